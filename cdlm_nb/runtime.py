@@ -1,0 +1,174 @@
+"""The notebook session: seeds, device, versions, quiet progress bars, and where results go.
+
+Every notebook calls `setup(...)` once, right after its `parameters` cell, then `record(name, value)` for its
+key figures and `save_figure(fig, name)` for its plots. `cdlm-nb run` gathers both from the run folder.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import math
+import os
+import platform
+import random
+from dataclasses import dataclass
+from numbers import Real
+from pathlib import Path
+
+from .errors import ConfigError
+from .paths import run_dir as default_run_dir
+from .profiles import Profile, get_profile
+
+HEADLESS_ENV = "CDLM_NB_HEADLESS"  # set by `cdlm-nb run`: no widgets, no progress bars
+LIBRARIES = ("torch", "transformers", "datasets", "tokenizers", "numpy", "papermill")
+
+
+@dataclass(frozen=True)
+class Session:
+    """What one notebook run knows about itself."""
+
+    profile: Profile
+    notebook: str
+    run_dir: Path
+    device: str
+    headless: bool
+
+    @property
+    def metrics_path(self) -> Path:
+        return self.run_dir / "metrics" / f"{self.notebook}.json"
+
+    @property
+    def figures_dir(self) -> Path:
+        return self.run_dir / "figures"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.run_dir / "models"
+
+
+_SESSION: Session | None = None
+
+
+def is_headless() -> bool:
+    """True under `cdlm-nb run`/papermill/CI, where widgets cannot be shown and progress bars only add noise."""
+    return os.environ.get(HEADLESS_ENV, "") not in ("", "0") or os.environ.get("CI", "") not in ("", "0", "false")
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python, NumPy and torch so a re-run gives the same numbers."""
+    import numpy as np
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def detect_device() -> str:
+    """'cuda', 'mps' or 'cpu' — the best accelerator torch can see."""
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda"
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+def library_versions() -> dict[str, str]:
+    """Installed versions of the libraries the numbers depend on."""
+    versions = {"python": platform.python_version()}
+    for name in LIBRARIES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def setup(profile: str, notebook: str, run_dir: str | os.PathLike | None = None, verbose: bool = True) -> Session:
+    """Start a notebook session: resolve the profile, seed, pick the device, make the run folder.
+
+    The previous metrics of this notebook are cleared so `results.json` only ever holds numbers from the run
+    that just happened.
+    """
+    global _SESSION
+    resolved = get_profile(profile)
+    headless = is_headless()
+    if headless:
+        os.environ.setdefault("TQDM_DISABLE", "1")
+        os.environ.setdefault("MPLBACKEND", "Agg")
+    seed_everything(resolved.seed)
+    device = detect_device()
+    session = Session(resolved, notebook, default_run_dir(resolved.name, run_dir), device, headless)
+    session.metrics_path.parent.mkdir(parents=True, exist_ok=True)
+    session.metrics_path.unlink(missing_ok=True)
+    _SESSION = session
+    if verbose:
+        print(f"profile {resolved.name!r}: {resolved.description}")
+        print(f"device: {device}   run folder: {session.run_dir}")
+        print("versions: " + ", ".join(f"{k} {v}" for k, v in library_versions().items()))
+        if resolved.name == "gpu" and device == "cpu":
+            print(
+                "hint: the gpu profile wants a GPU. On Colab: Runtime > Change runtime type > GPU, "
+                "then run again; or set PROFILE = 'cpu'."
+            )
+    return session
+
+
+def current_session() -> Session:
+    """The session `setup()` started; a clear error if a notebook forgot to call it."""
+    if _SESSION is None:
+        raise ConfigError("no session: call cdlm_nb.setup(PROFILE, notebook=...) at the top of the notebook")
+    return _SESSION
+
+
+def record(name: str, value: float) -> float:
+    """Keep a key figure of this notebook; `cdlm-nb run` gathers them into results.json `metrics`.
+
+    Names are slash-separated paths such as `perplexity/cdlm`; values must be finite numbers.
+    """
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"record({name!r}, ...) needs a number, got {type(value).__name__}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"record({name!r}, {value}) is not finite; fix the computation rather than record it")
+    session = current_session()
+    path = session.metrics_path
+    metrics = json.loads(path.read_text()) if path.exists() else {}
+    metrics[name] = value
+    path.write_text(json.dumps(metrics, indent=2, sort_keys=True))
+    return value
+
+
+def save_figure(fig, name: str, dpi: int = 120) -> Path:
+    """Save a matplotlib figure as `runs/<profile>/figures/<notebook>__<name>.png` and return the path."""
+    session = current_session()
+    session.figures_dir.mkdir(parents=True, exist_ok=True)
+    path = session.figures_dir / f"{session.notebook}__{name}.png"
+    fig.savefig(path, dpi=dpi, bbox_inches="tight")
+    return path
+
+
+def progress(iterable=None, **kwargs):
+    """A tqdm.auto progress bar (widget in Jupyter, text in a terminal) that stays silent when headless."""
+    from tqdm.auto import tqdm
+
+    kwargs.setdefault("disable", is_headless())
+    return tqdm(iterable, **kwargs)
+
+
+def matmul_gflops(size: int = 512, repeats: int = 5) -> float:
+    """A one-second sanity check of the machine: float32 matrix-multiply throughput in GFLOP/s."""
+    import time
+
+    import torch
+
+    a, b = torch.randn(size, size), torch.randn(size, size)
+    a @ b  # warm-up
+    start = time.perf_counter()
+    for _ in range(repeats):
+        a @ b
+    seconds = time.perf_counter() - start
+    return 2 * size**3 * repeats / seconds / 1e9
