@@ -1,8 +1,9 @@
 """Run profiles, defined in one place: `smoke` (CI, seconds), `cpu` (offline default, minutes) and `gpu`
 (the papers' setting: Longformer-base, 4,096 tokens, real corpora from the hub).
 
-A notebook's `parameters` cell holds only `PROFILE = "cpu"`; the next cell calls `get_profile(PROFILE)` and
-reads its section (e.g. `profile.world`). Each section is a frozen dataclass so a typo fails loudly.
+A notebook's `parameters` cell holds only `PROFILE = "cpu"`; the next cell calls `setup(PROFILE, ...)` and
+reads the sections it needs (e.g. `session.profile.world`). Each section is a frozen dataclass with one value
+per profile, so a typo fails loudly and the three settings sit side by side.
 """
 
 from __future__ import annotations
@@ -12,6 +13,15 @@ from typing import Any
 
 from .errors import ConfigError
 
+PROFILE_NAMES = ("smoke", "cpu", "gpu")
+
+# ---------------------------------------------------------------------------------------------------------
+# Sections: one frozen dataclass per concept, and a dict {profile name: value} beside it.
+# ---------------------------------------------------------------------------------------------------------
+
+
+# ---------------------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -20,11 +30,11 @@ class Profile:
     name: str
     description: str
     data_source: str  # "embedded" (generated offline) or "hub" (the real corpora, downloaded)
-    seed: int = 13
-    minutes_budget: float = 0.0  # wall-clock budget for the whole suite on its target machine
+    seed: int
+    minutes_budget: float  # wall-clock budget for the whole suite on its target machine (0: not budgeted)
 
     def override(self, **changes: Any) -> "Profile":
-        """A copy with some top-level fields replaced; unknown names raise ConfigError."""
+        """A copy with some fields replaced; unknown names raise ConfigError."""
         known = {f.name for f in fields(self)}
         unknown = sorted(set(changes) - known)
         if unknown:
@@ -32,31 +42,28 @@ class Profile:
         return replace(self, **changes)
 
 
+def _build(name: str, description: str, data_source: str, minutes_budget: float) -> Profile:
+    return Profile(
+        name=name,
+        description=description,
+        data_source=data_source,
+        seed=13,
+        minutes_budget=minutes_budget,
+    )
+
+
 PROFILES: dict[str, Profile] = {
-    "smoke": Profile(
-        name="smoke",
-        description="tiny models and data; checks every notebook executes (CI, about a minute each)",
-        data_source="embedded",
-        minutes_budget=8,
-    ),
-    "cpu": Profile(
-        name="cpu",
-        description="the offline default: embedded world, tiny Longformer, minutes on a 2-core CPU",
-        data_source="embedded",
-        minutes_budget=20,
-    ),
-    "gpu": Profile(
-        name="gpu",
-        description="the papers' setting: Longformer-base, 4,096 tokens, real corpora from the hub, one GPU",
-        data_source="hub",
-        minutes_budget=0,  # hours; not budgeted
-    ),
+    "smoke": _build("smoke", "tiny models and data; checks that every notebook executes (CI)", "embedded", 8),
+    "cpu": _build("cpu", "the offline default: embedded world, tiny Longformer, minutes on a 2-core CPU",
+                  "embedded", 20),
+    "gpu": _build("gpu", "the papers' setting: Longformer-base, 4,096 tokens, real corpora from the hub, one GPU",
+                  "hub", 0),
 }
 
 
 def profile_names() -> list[str]:
     """The valid profile names, in increasing size."""
-    return list(PROFILES)
+    return list(PROFILE_NAMES)
 
 
 def get_profile(name: str) -> Profile:
