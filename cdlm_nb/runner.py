@@ -105,13 +105,13 @@ def summary_markdown(results: dict) -> str:
 
 
 def run_notebooks(profile: str = "cpu", only: list[str] | None = None, output: str | None = None,
-                  log_output: bool = False, echo=print) -> dict:
+                  log_output: bool = False, echo=print, folder: Path | None = None) -> dict:
     """Execute the chosen notebooks in order; write results.json and summary.md; return the results dict.
 
     Stops at nothing: every notebook runs even if an earlier one failed, so one report shows all failures.
     """
     get_profile(profile)  # fail fast on an unknown profile
-    notebooks = select_notebooks(discover_notebooks(), only)
+    notebooks = select_notebooks(discover_notebooks(folder), only)
     out_dir = default_run_dir(profile, output)
     out_dir.mkdir(parents=True, exist_ok=True)
     os.environ[HEADLESS_ENV] = "1"  # inherited by the kernels papermill starts

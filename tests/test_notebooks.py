@@ -1,0 +1,75 @@
+"""Notebook hygiene: every tutorial notebook is clean, numbered, parameterised and badged."""
+
+import ast
+import re
+
+import nbformat
+import pytest
+
+from cdlm_nb.paths import notebooks_dir
+from cdlm_nb.runner import NOTEBOOK_NAME, discover_notebooks
+
+NOTEBOOKS = discover_notebooks()
+
+
+def test_there_are_notebooks_and_all_are_numbered():
+    assert NOTEBOOKS, "no notebooks found"
+    stray = [p.name for p in notebooks_dir().glob("*.ipynb") if not NOTEBOOK_NAME.match(p.name)]
+    assert stray == [], f"rename to NN_snake_name.ipynb: {stray}"
+    numbers = [p.name[:2] for p in NOTEBOOKS]
+    assert len(numbers) == len(set(numbers)), f"duplicate notebook numbers: {numbers}"
+
+
+@pytest.fixture(params=NOTEBOOKS, ids=lambda p: p.stem)
+def notebook(request):
+    return request.param, nbformat.read(request.param, as_version=4)
+
+
+def test_no_outputs_or_execution_counts(notebook):
+    path, nb = notebook
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            assert cell.outputs == [], f"{path.name} cell {i} has outputs"
+            assert cell.execution_count is None, f"{path.name} cell {i} has an execution count"
+
+
+def test_kernel_is_python3(notebook):
+    path, nb = notebook
+    assert nb.metadata.get("kernelspec", {}).get("name") == "python3", path.name
+
+
+def test_first_cell_is_markdown_with_title_badges_and_timing(notebook):
+    path, nb = notebook
+    first = nb.cells[0]
+    assert first.cell_type == "markdown", f"{path.name}: first cell must be markdown"
+    assert first.source.startswith(f"# {path.name[:2]} "), f"{path.name}: title must start with '# {path.name[:2]} '"
+    assert f"colab.research.google.com/github/" in first.source and path.name in first.source
+    assert "mybinder.org/v2/gh/" in first.source
+    assert "What you will learn" in first.source
+    assert re.search(r"smoke.*cpu.*gpu", first.source, re.S), f"{path.name}: give the time per profile"
+
+
+def test_exactly_one_parameters_cell_of_literals(notebook):
+    path, nb = notebook
+    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1, f"{path.name}: {len(tagged)} cells tagged parameters"
+    tree = ast.parse(tagged[0].source)
+    names = []
+    for node in tree.body:
+        assert isinstance(node, ast.Assign) and len(node.targets) == 1, (
+            f"{path.name}: the parameters cell may only assign literals ({ast.unparse(node)})")
+        ast.literal_eval(node.value)  # raises ValueError on anything but a literal
+        names.append(node.targets[0].id)
+    assert names[:2] == ["PROFILE", "RUN_DIR"], f"{path.name}: start parameters with PROFILE and RUN_DIR"
+
+
+def test_setup_is_called_with_the_notebooks_own_name(notebook):
+    path, nb = notebook
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert f'notebook="{path.stem}"' in code, f"{path.name}: call cdlm_nb.setup(PROFILE, notebook=\"{path.stem}\", ...)"
+
+
+def test_colab_install_is_guarded(notebook):
+    path, nb = notebook
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert '"google.colab" in sys.modules' in code, f"{path.name}: add the guarded Colab install cell"

@@ -1,0 +1,86 @@
+import json
+import math
+
+import pytest
+
+import cdlm_nb
+from cdlm_nb import runtime
+from cdlm_nb.errors import ConfigError
+
+
+def test_record_writes_this_notebooks_metrics(session):
+    cdlm_nb.record("perplexity/cdlm", 12.5)
+    cdlm_nb.record("perplexity/local", 14)
+    saved = json.loads(session.metrics_path.read_text())
+    assert saved == {"perplexity/cdlm": 12.5, "perplexity/local": 14.0}
+    assert session.metrics_path.name == "99_test.json"
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf])
+def test_record_refuses_non_finite_numbers(session, bad):
+    with pytest.raises(ValueError, match="not finite"):
+        cdlm_nb.record("x", bad)
+
+
+@pytest.mark.parametrize("bad", ["12", None, True])
+def test_record_refuses_non_numbers(session, bad):
+    with pytest.raises(TypeError, match="needs a number"):
+        cdlm_nb.record("x", bad)
+
+
+def test_setup_clears_the_previous_runs_metrics(tmp_path):
+    first = cdlm_nb.setup("smoke", notebook="01_x", run_dir=tmp_path, verbose=False)
+    cdlm_nb.record("a", 1)
+    cdlm_nb.setup("smoke", notebook="01_x", run_dir=tmp_path, verbose=False)
+    assert not first.metrics_path.exists()
+
+
+def test_setup_rejects_an_unknown_profile(tmp_path):
+    with pytest.raises(ConfigError, match="choose one of"):
+        cdlm_nb.setup("fast", notebook="01_x", run_dir=tmp_path)
+
+
+def test_setup_seeds_torch_reproducibly(tmp_path):
+    import torch
+
+    cdlm_nb.setup("smoke", notebook="01_x", run_dir=tmp_path, verbose=False)
+    a = torch.rand(3)
+    cdlm_nb.setup("smoke", notebook="01_x", run_dir=tmp_path, verbose=False)
+    assert torch.equal(a, torch.rand(3))
+
+
+def test_save_figure_names_the_file_after_the_notebook(session):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    path = cdlm_nb.save_figure(fig, "curve")
+    plt.close(fig)
+    assert path == session.figures_dir / "99_test__curve.png"
+    assert path.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_headless_detection(monkeypatch):
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("CDLM_NB_HEADLESS", raising=False)
+    assert not runtime.is_headless()
+    monkeypatch.setenv("CDLM_NB_HEADLESS", "1")
+    assert runtime.is_headless()
+
+
+def test_progress_is_silent_when_headless(monkeypatch):
+    monkeypatch.setenv("CDLM_NB_HEADLESS", "1")
+    assert runtime.progress(range(3)).disable
+
+
+def test_device_is_one_torch_knows():
+    assert runtime.detect_device() in {"cuda", "mps", "cpu"}
+
+
+def test_a_notebook_that_forgot_setup_gets_told(monkeypatch):
+    monkeypatch.setattr(runtime, "_SESSION", None)
+    with pytest.raises(ConfigError, match="call cdlm_nb.setup"):
+        cdlm_nb.record("x", 1)
