@@ -34,7 +34,28 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_run)
 
 
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_run]
+def _ecbplus_stats(args: argparse.Namespace) -> int:
+    import json
+
+    from .data.ecbplus import ecbplus_stats, format_stats, read_ecbplus, rows_to_datasets
+
+    rows, report = read_ecbplus(args.dir, validated_only=not args.all_sentences)
+    stats = ecbplus_stats(rows_to_datasets(rows))
+    for line in report.lines():
+        print(f"ecbplus-stats: {line}", file=sys.stderr)
+    print(json.dumps(stats, indent=2) if args.json else format_stats(stats))
+    return 0
+
+
+def _add_ecbplus_stats(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("ecbplus-stats", help="ECB+ statistics per standard split (the CDLM paper's Table 7)")
+    p.add_argument("dir", help="the ECB+ release folder (holding ECB+/ and the sentences CSV) or its ECB+ folder")
+    p.add_argument("--json", action="store_true", help='print {"train": {...}, "dev": {...}, ...} as JSON')
+    p.add_argument("--all-sentences", action="store_true", help="count every sentence, not only the validated ones")
+    p.set_defaults(func=_ecbplus_stats)
+
+
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_run, _add_ecbplus_stats]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -27,7 +27,7 @@ MENTION_FEATURES = {
     "end": Value("int32"),  # one past the last token
     "text": Value("string"),  # " ".join(tokens[start:end]), kept for checking and reading
     "cluster_id": Value("string"),  # gold cluster; unique ids for singletons
-    "singleton": Value("bool"),  # no other mention in the corpus shares its cluster
+    "singleton": Value("bool"),  # no other mention of the same kind and topic shares its cluster
 }
 
 #: Coreference corpus: one row per document with its tokenised sentences and gold mentions.

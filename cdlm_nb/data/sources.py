@@ -1,0 +1,124 @@
+"""Reading what the real-corpus loaders read: local files (JSON, JSON lines, CSV) and the Hugging Face hub.
+
+Every failure becomes a `DataError` that names the file, the line or row, and what to do, or an `OfflineError`
+that says what to download and where to put it. Nothing here knows about a particular corpus.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+import sys
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import httpx
+from datasets import Dataset, load_dataset
+from datasets.exceptions import DatasetNotFoundError
+from huggingface_hub.errors import LocalEntryNotFoundError
+
+from ..errors import DataError, OfflineError
+
+#: The hub branch where the dataset viewer keeps a Parquet copy of every public dataset, scripted ones included.
+PARQUET_EXPORT = "refs/convert/parquet"
+#: Long fields (whole PAN documents) exceed the csv module's default 128 kB limit.
+_CSV_FIELD_LIMIT = min(sys.maxsize, 2**31 - 1)
+
+
+def require_path(path: str | Path, *, what: str, fix: str) -> Path:
+    """`path` as a Path if it exists, else a DataError naming it, what it should hold and how to get it."""
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise DataError(f"{what} not found at {path}. {fix}")
+    return path
+
+
+def read_json(path: Path) -> object:
+    """Parse a JSON file; a syntax error names the file and line."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            return json.load(handle)
+    except json.JSONDecodeError as error:
+        raise DataError(f"{path}, line {error.lineno}: malformed JSON ({error.msg}).") from error
+
+
+def read_json_lines(path: Path) -> Iterator[tuple[int, dict]]:
+    """Yield `(line_number, object)` for each non-blank line of a JSON-lines file (1-based line numbers)."""
+    with path.open(encoding="utf-8") as handle:
+        for line_number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise DataError(f"{path}, line {line_number}: malformed JSON ({error.msg}).") from error
+            if not isinstance(record, dict):
+                raise DataError(f"{path}, line {line_number}: expected a JSON object, got {type(record).__name__}.")
+            yield line_number, record
+
+
+def read_csv_rows(path: Path, *, columns: int, header: bool) -> Iterator[tuple[int, list[str]]]:
+    """Yield `(line_number, row)` for each CSV record, after checking it has exactly `columns` fields.
+
+    `line_number` is the physical line the record starts on (records may span lines inside quotes); with
+    `header=True` the first record is checked and skipped.
+    """
+    csv.field_size_limit(_CSV_FIELD_LIMIT)
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.reader(handle)
+        start, header_pending = 1, header
+        for row in reader:
+            if row:  # blank lines come back as []
+                if len(row) != columns:
+                    raise DataError(
+                        f"{path}, row starting on line {start}: expected {columns} comma-separated columns, "
+                        f"found {len(row)}. Check the quoting of that row."
+                    )
+                if header_pending:
+                    header_pending = False
+                else:
+                    yield start, row
+            start = reader.line_num + 1
+
+
+def require_unique(ids: Iterable[str], *, source: str | Path, field: str) -> None:
+    """Raise a DataError naming the first repeated id: a duplicate would make splits and lookups ambiguous."""
+    repeated = [value for value, count in Counter(ids).items() if count > 1]
+    if repeated:
+        raise DataError(
+            f"{source}: {len(repeated)} duplicate value(s) of `{field}`, e.g. {repeated[0]!r}. "
+            "Remove the repeated records (or load the files separately)."
+        )
+
+
+def log_skips(logger: logging.Logger, corpus: str, source: str | Path, kept: int, skipped: dict[str, int]) -> None:
+    """Warn about what a loader skipped, with one count per reason; silent when nothing was skipped."""
+    reasons = ", ".join(f"{count} {reason}" for reason, count in skipped.items() if count)
+    if reasons:
+        logger.warning("%s %s: kept %d; skipped %s.", corpus, source, kept, reasons)
+
+
+def _load_hub_or_parquet_export(hub_id: str, config: str | None, split: str) -> Dataset:
+    """`load_dataset`, falling back to the hub's automatic Parquet export when the repository's main branch
+    still holds a loading script (which `datasets` >= 4 refuses to run); the export keeps one folder per config."""
+    try:
+        return load_dataset(hub_id, config, split=split)
+    except RuntimeError as error:
+        if "scripts are no longer supported" not in str(error):
+            raise
+        return load_dataset(hub_id, split=split, revision=PARQUET_EXPORT, data_dir=config or "default")
+
+
+def load_hub_split(hub_id: str, *, split: str, config: str | None = None, manual: str) -> Dataset:
+    """One split of a hub dataset; offline (or not cached) -> OfflineError that says `manual`: what to do instead."""
+    try:
+        return _load_hub_or_parquet_export(hub_id, config, split)
+    except DatasetNotFoundError as error:
+        raise DataError(f"The hub dataset {hub_id!r} could not be found ({error}). {manual}") from error
+    except (ConnectionError, httpx.TransportError, LocalEntryNotFoundError) as error:
+        raise OfflineError(
+            f"Could not download {hub_id!r} (split {split!r}) from the Hugging Face hub: "
+            f"{type(error).__name__}. {manual}"
+        ) from error
