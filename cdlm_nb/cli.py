@@ -55,7 +55,65 @@ def _add_ecbplus_stats(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_ecbplus_stats)
 
 
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_run, _add_ecbplus_stats]
+def _score_coref(args: argparse.Namespace) -> int:
+    import json
+
+    from .conll import score_conll_files
+    from .metrics import format_scores
+
+    scores = score_conll_files(args.key, args.response, remove_singletons=args.remove_singletons,
+                               shared_ids=not args.within_document_ids)
+    print(json.dumps(scores.to_dict(), indent=2) if args.json else format_scores(scores))
+    return 0
+
+
+def _add_score_coref(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("score-coref", help="score a CoNLL-2012 coreference response (MUC, B3, CEAF-e, LEA, CoNLL)")
+    p.add_argument("key", help="the gold CoNLL file")
+    p.add_argument("response", help="the system CoNLL file (same documents and tokens as the key)")
+    p.add_argument("--json", action="store_true", help='print {"muc": {"recall", "precision", "f1"}, ..., "conll": f1}')
+    p.add_argument("--remove-singletons", action="store_true", help="drop one-mention clusters from key and response")
+    p.add_argument("--within-document-ids", action="store_true",
+                   help="cluster ids are local to each #begin document block (default: shared across the file)")
+    p.set_defaults(func=_score_coref)
+
+
+def _coref_baseline(args: argparse.Namespace) -> int:
+    import json
+
+    from .baselines import head_lemma_scores
+    from .data.ecbplus import read_ecbplus, split_of_topic
+    from .errors import DataError
+    from .metrics import format_scores
+
+    rows, report = read_ecbplus(args.dir)
+    for line in report.lines():
+        print(f"coref-baseline: {line}", file=sys.stderr)
+    present = sorted({split_of_topic(row["topic"]) for row in rows})
+    if args.split not in present:
+        raise DataError(f"split {args.split!r} is not in {args.dir} (splits present: {', '.join(present) or 'none'}); "
+                        "ECB+ test topics are 36-45, dev 2 5 12 18 21 23 34 35, train the rest")
+    scores = head_lemma_scores([row for row in rows if split_of_topic(row["topic"]) == args.split])
+    if args.json:
+        print(json.dumps({kind: s.to_dict() for kind, s in scores.items()}, indent=2))
+    else:
+        title = "Same head-lemma, ECB+ {split}, {kind} mentions"
+        tables = [format_scores(s, title.format(split=args.split, kind=kind)) for kind, s in scores.items()]
+        print("\n\n".join(tables))
+    return 0
+
+
+def _add_coref_baseline(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("coref-baseline", help="score the same-head-lemma baseline on ECB+ gold mentions")
+    p.add_argument("dir", help="the ECB+ release folder (holding ECB+/ and the sentences CSV) or its ECB+ folder")
+    p.add_argument("--split", required=True, choices=("train", "dev", "test"), help="the standard split to score")
+    p.add_argument("--json", action="store_true", help='print {"event": {"muc": ..., "conll": f1}, "entity": {...}}')
+    p.set_defaults(func=_coref_baseline)
+
+
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
+    _add_run, _add_ecbplus_stats, _add_score_coref, _add_coref_baseline
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,223 @@
+"""CoNLL-2012 reading and writing, rows -> clusterings, and the `cdlm-nb score-coref` command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cdlm_nb.cli import main
+from cdlm_nb.conll import (
+    ConllDocument,
+    coref_clusters,
+    document_key,
+    read_conll,
+    score_conll_files,
+    write_conll,
+    write_coref_conll,
+)
+from cdlm_nb.errors import ConfigError, DataError
+from cdlm_nb.metrics import score_coreference
+
+# Two documents in two blocks; cluster 1 ("Obama") crosses them, cluster 5 nests a mention inside another.
+TWO_BLOCKS = """\
+#begin document (doc1); part 000
+doc1 0 0 Barack (1|(2)
+doc1 0 1 Obama 1)
+doc1 0 2 visited (4)
+doc1 0 3 Paris (3)
+doc1 0 4 . -
+
+doc1 1 0 He (1)
+doc1 1 1 left -
+#end document
+#begin document (doc2); part 000
+doc2 0 0 Obama (1)
+doc2 0 1 spoke (4)
+doc2 0 2 to -
+doc2 0 3 the (5
+doc2 0 4 leader -
+doc2 0 5 of -
+doc2 0 6 the (5
+doc2 0 7 party 5)|5)
+#end document
+"""
+
+
+def as_sets(clusters) -> set[frozenset]:
+    return {frozenset(cluster) for cluster in clusters}
+
+
+def test_read_two_blocks_with_shared_ids(tmp_path):
+    path = tmp_path / "key.conll"
+    path.write_text(TWO_BLOCKS)
+    parsed = read_conll(path)
+    assert [doc.key for doc in parsed.documents] == ["doc1", "doc2"]
+    assert [len(s) for s in parsed.documents[0].sentences] == [5, 2]
+    assert parsed.documents[0].sentences[1][0] == ("doc1", "1", "0", "He")
+    assert parsed.clusters == {
+        "2": [("doc1", 0, 1)],
+        "1": [("doc1", 0, 2), ("doc1", 5, 6), ("doc2", 0, 1)],  # token offsets over the whole block
+        "4": [("doc1", 2, 3), ("doc2", 1, 2)],
+        "3": [("doc1", 3, 4)],
+        "5": [("doc2", 6, 8), ("doc2", 3, 8)],  # the inner (later-opened) mention closes first
+    }
+
+
+def test_within_document_ids_keep_blocks_apart(tmp_path):
+    path = tmp_path / "key.conll"
+    path.write_text(TWO_BLOCKS)
+    clusters = read_conll(path, shared_ids=False).clusters
+    assert clusters[("doc1", "1")] == [("doc1", 0, 2), ("doc1", 5, 6)]
+    assert clusters[("doc2", "1")] == [("doc2", 0, 1)]
+
+
+def test_document_key_of_headers():
+    assert document_key("(ECB+/ecbplus_all); part 000") == "ECB+/ecbplus_all"
+    assert document_key("(bc/cnn/00/cnn_0000); part 002") == "bc/cnn/00/cnn_0000; part 002"
+    assert document_key("dev_events") == "dev_events"  # Cattan et al.'s gold files have no part
+
+
+def test_write_then_read_gives_the_same_clusters(tmp_path):
+    documents = [
+        ConllDocument("a", [[("w0",), ("w1",), ("w2",)], [("w3",), ("w4",)]]),
+        ConllDocument("b", [[("v0",), ("v1",), ("v2",), ("v3",)]]),
+    ]
+    clusters = [
+        [("a", 0, 3), ("a", 1, 3), ("b", 2, 3)],  # nested mentions of one cluster, ending on the same token
+        [("a", 0, 1), ("a", 3, 5), ("b", 0, 4)],  # one-token mention sharing a start with a longer one
+        [("a", 2, 4)],  # crosses a sentence break
+        [("b", 1, 3), ("b", 3, 4)],
+    ]
+    path = write_conll(tmp_path / "out.conll", documents, clusters)
+    parsed = read_conll(path)
+    assert as_sets(parsed.clustering()) == as_sets(clusters)
+    assert [doc.sentences for doc in parsed.documents] == [doc.sentences for doc in documents]
+    assert "#begin document (a); part 000" in path.read_text()
+
+
+# A tiny COREF_FEATURES corpus: two documents of one subtopic.
+ROWS = [
+    {
+        "doc_id": "1_1ecb", "topic": "1", "subtopic": "1_ecb", "sentence_ids": [0, 2],
+        "sentences": [["Lohan", "checked", "into", "rehab"], ["She", "entered", "rehab", "again"]],
+        "mentions": [
+            {"mention_id": "m1", "kind": "entity", "sentence": 0, "start": 0, "end": 1, "cluster_id": "LOHAN"},
+            {"mention_id": "m2", "kind": "event", "sentence": 0, "start": 1, "end": 3, "cluster_id": "CHECKIN"},
+            {"mention_id": "m3", "kind": "entity", "sentence": 0, "start": 3, "end": 4, "cluster_id": "REHAB"},
+            {"mention_id": "m4", "kind": "entity", "sentence": 1, "start": 0, "end": 1, "cluster_id": "LOHAN"},
+            {"mention_id": "m5", "kind": "event", "sentence": 1, "start": 1, "end": 2, "cluster_id": "CHECKIN"},
+            {"mention_id": "m6", "kind": "entity", "sentence": 1, "start": 2, "end": 3, "cluster_id": "REHAB"},
+        ],
+    },
+    {
+        "doc_id": "1_2ecb", "topic": "1", "subtopic": "1_ecb", "sentence_ids": [1],
+        "sentences": [["Lindsay", "Lohan", "went", "to", "rehab"]],
+        "mentions": [
+            {"mention_id": "n1", "kind": "entity", "sentence": 0, "start": 0, "end": 2, "cluster_id": "LOHAN"},
+            {"mention_id": "n2", "kind": "event", "sentence": 0, "start": 2, "end": 3, "cluster_id": "CHECKIN"},
+            {"mention_id": "n3", "kind": "entity", "sentence": 0, "start": 4, "end": 5, "cluster_id": "REHAB2"},
+        ],
+    },
+]
+
+
+def test_coref_clusters_gold_and_predicted():
+    assert coref_clusters(ROWS, "event") == [[("1_1ecb", 1, 3), ("1_1ecb", 5, 6), ("1_2ecb", 2, 3)]]
+    # document-level offsets: sentence 1 of 1_1ecb starts at token 4
+    gold_entities = coref_clusters(ROWS, "entity")
+    assert gold_entities[0] == [("1_1ecb", 0, 1), ("1_1ecb", 4, 5), ("1_2ecb", 0, 2)]
+    predicted = coref_clusters(ROWS, "event", {"m2": "x", "m5": "y", "n2": "x"})
+    assert predicted == [[("1_1ecb", 1, 3), ("1_2ecb", 2, 3)], [("1_1ecb", 5, 6)]]
+
+
+def test_coref_clusters_rejects_incomplete_or_foreign_assignments():
+    with pytest.raises(DataError, match="1 event mention"):
+        coref_clusters(ROWS, "event", {"m2": "x", "m5": "y"})
+    with pytest.raises(DataError, match="not event mentions"):
+        coref_clusters(ROWS, "event", {"m2": "x", "m5": "y", "n2": "x", "m1": "z"})
+    with pytest.raises(ConfigError):
+        coref_clusters(ROWS, "events")
+
+
+def test_rows_round_trip_through_conll(tmp_path):
+    key = coref_clusters(ROWS, "entity")
+    path = write_coref_conll(tmp_path / "key.conll", ROWS, key)
+    parsed = read_conll(path)
+    assert as_sets(parsed.clustering()) == as_sets(key)  # one block per document: identical mentions
+    assert parsed.documents[0].sentences[1][0] == ("1_1ecb", "2", "0", "She")
+
+
+def test_single_block_files_score_like_in_memory_clusters(tmp_path):
+    key = coref_clusters(ROWS, "entity")
+    response = coref_clusters(ROWS, "entity", {"m1": 0, "m3": 1, "m4": 0, "m6": 2, "n1": 2, "n3": 1})
+    key_path = write_coref_conll(tmp_path / "key.conll", ROWS, key, block="dev_entities")
+    response_path = write_coref_conll(tmp_path / "response.conll", ROWS, response, block="dev_entities")
+    assert key_path.read_text().count("#begin document") == 1
+    assert score_conll_files(key_path, response_path) == score_coreference(key, response)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("#begin document (d); part 000\nd 0 0 a (1\nd 0 1 b -\n#end document\n", "line 2: mention '(1'"),
+        ("#begin document (d); part 000\nd 0 0 a 1)\n#end document\n", "line 2: '1)' closes"),
+        ("#begin document (d); part 000\nd 0 0 a (1]\n#end document\n", "line 2: malformed coreference"),
+        ("#begin document (d); part 000\nd 0 0 a (1)|\n#end document\n", "line 2: malformed coreference"),
+        ("#begin document (d); part 000\nlonely\n#end document\n", "line 2: malformed line"),
+        ("d 0 0 a -\n", "line 1: token line outside"),
+        ("#begin document (d); part 000\nd 0 0 a -\n", "has no '#end document'"),
+        ("#begin document (d); part 000\n#begin document (e); part 000\n", "line 2: '#begin document' inside"),
+        ("#end document\n", "line 1: '#end document' without"),
+        ("\n", "no '#begin document' line"),
+        ("#begin document (d); part 000\n#end document\n#begin document (d); part 000\n#end document\n",
+         "line 3: document 'd' appears twice"),
+    ],
+)
+def test_malformed_files_name_file_and_line(tmp_path, text, message):
+    path = tmp_path / "bad.conll"
+    path.write_text(text)
+    with pytest.raises(DataError, match="bad.conll") as error:
+        read_conll(path)
+    assert message in str(error.value)
+
+
+def test_key_and_response_must_cover_the_same_documents(tmp_path):
+    key = tmp_path / "key.conll"
+    key.write_text(TWO_BLOCKS)
+    other = tmp_path / "other.conll"
+    other.write_text(TWO_BLOCKS.replace("doc2", "doc3"))
+    with pytest.raises(DataError, match=r"in the key but not in the response: 'doc2'.*not in the key: 'doc3'"):
+        score_conll_files(key, other)
+    shorter = tmp_path / "shorter.conll"
+    shorter.write_text(TWO_BLOCKS.replace("doc1 1 1 left -\n", ""))
+    with pytest.raises(DataError, match=r"'doc1' \(7 vs 6 tokens\)"):
+        score_conll_files(key, shorter)
+
+
+def test_score_coref_cli_table_and_json(tmp_path, capsys):
+    key = tmp_path / "key.conll"
+    key.write_text(TWO_BLOCKS)
+    # Response: "He" not linked to Obama (own cluster 9); everything else as in the key.
+    response = tmp_path / "response.conll"
+    response.write_text(TWO_BLOCKS.replace("doc1 1 0 He (1)", "doc1 1 0 He (9)"))
+    assert main(["score-coref", str(key), str(response)]) == 0
+    table = capsys.readouterr().out
+    # MUC: key cluster 1 {Obama1, He, Obama2} is split in two parts -> recall (3-2 + 1 + 1)/(2 + 1 + 1) = 3/4;
+    # precision: response cluster 1 {Obama1, Obama2} -> 1, cluster 4 -> 1, cluster 5 -> 1: 3/3.
+    assert "MUC        75.00  100.00   85.71" in table
+    assert main(["score-coref", str(key), str(response), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert set(result) == {"muc", "bcub", "ceafe", "lea", "conll"}
+    assert result["muc"] == pytest.approx({"recall": 0.75, "precision": 1.0, "f1": 6 / 7})
+    assert all(0 <= result[m][k] <= 1 for m in ("muc", "bcub", "ceafe", "lea") for k in result[m])
+    # Without singletons: key {1: 3 mentions, 4: 2, 5: 2}, response {1: 2, 4: 2, 5: 2} -> the same MUC.
+    assert main(["score-coref", str(key), str(response), "--json", "--remove-singletons"]) == 0
+    assert json.loads(capsys.readouterr().out)["muc"]["recall"] == pytest.approx(0.75)
+
+
+def test_score_coref_cli_reports_bad_input(tmp_path, capsys):
+    key = tmp_path / "key.conll"
+    key.write_text(TWO_BLOCKS)
+    assert main(["score-coref", str(key), str(tmp_path / "missing.conll")]) == 2
+    assert "missing.conll" in capsys.readouterr().err
