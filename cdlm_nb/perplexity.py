@@ -1,0 +1,213 @@
+"""Cross-document perplexity (seed 003, Section 3.1, Table 1): how well does each pretrained model predict masked
+tokens of held-out clusters when it can see all of the cluster's documents?
+
+Protocol. The held-out clusters are packed exactly as in pretraining (`cdlm_nb.inputs.pack_clusters`) and 15 % of
+their tokens are masked with a fixed seed; the masks depend only on (seed, tokens), so every model sees the same
+masked positions. Each model keeps its pretraining attention pattern: CDLM and Rand CDLM give the masked tokens
+global attention, Prefix CDLM the first 15 % of the input, Longformer and Local CDLM local attention only.
+Perplexity = exp(total NLL of the masked tokens / number of masked tokens), i.e. exp of the token-level loss.
+
+Uncertainty. Held-out clusters are resampled with replacement (bootstrap, percentile interval). Because all
+models are scored on the same masked tokens, the difference between two models is judged with a *paired*
+bootstrap (the same resampled clusters for both), which removes the shared difficulty of the clusters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .errors import ConfigError, DataError
+from .masking import IGNORE_INDEX, CrossDocumentMLMCollator
+from .pretraining import LABELS, collator_variant
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from datasets import Dataset
+    from matplotlib.figure import Figure
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+EVAL_MASK_SEED = 2021  # the evaluation masks; the same for every model
+
+
+@dataclass(frozen=True)
+class PerplexityResult:
+    """A model's perplexity on held-out clusters, its bootstrap interval, and the per-cluster sums behind them."""
+
+    variant: str
+    ppl: float
+    ci_low: float
+    ci_high: float
+    n_tokens: int  # masked (predicted) tokens scored
+    n_clusters: int
+    cluster_ids: tuple[str, ...] = field(repr=False, default=())
+    nll_sums: tuple[float, ...] = field(repr=False, default=())  # per cluster: summed NLL of its masked tokens
+    token_counts: tuple[int, ...] = field(repr=False, default=())  # per cluster: masked tokens
+
+
+def token_nll(model: "PreTrainedModel", batch: dict) -> tuple["np.ndarray", "np.ndarray"]:
+    """Per-row summed negative log-likelihood of the labelled (masked) tokens, and how many there are."""
+    import torch
+    import torch.nn.functional as F
+
+    inputs = {key: value.to(model.device) for key, value in batch.items() if key != "labels"}
+    labels = batch["labels"].to(model.device)
+    scored = labels != IGNORE_INDEX
+    with torch.no_grad():
+        logits = model(**inputs).logits[scored].float()  # only the masked positions: (n_masked, vocabulary)
+    nll = F.cross_entropy(logits, labels[scored], reduction="none")
+    rows = scored.nonzero()[:, 0]
+    sums = torch.zeros(len(labels), device=nll.device).index_add_(0, rows, nll)
+    return sums.cpu().numpy(), scored.sum(dim=1).cpu().numpy()
+
+
+def evaluate_perplexity(
+    model: "PreTrainedModel",
+    tokenizer: "PreTrainedTokenizerBase",
+    dataset: "Dataset",
+    variant: str,
+    seed: int = EVAL_MASK_SEED,
+    batch_size: int = 8,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+) -> PerplexityResult:
+    """Cross-document perplexity of `model` on packed held-out examples (`input_ids`, `cluster_id`).
+
+    `variant` is the model's pretraining variant and picks its attention pattern; `seed` fixes the masks.
+    """
+    from .runtime import progress
+
+    if "input_ids" not in dataset.column_names:
+        raise DataError("evaluate_perplexity needs packed examples with `input_ids` (cdlm_nb.inputs.pack_clusters)")
+    if len(dataset) == 0:
+        raise DataError("evaluate_perplexity got an empty held-out dataset")
+    collate = CrossDocumentMLMCollator(tokenizer, variant=collator_variant(variant), seed=seed)
+    groups = dataset["cluster_id"] if "cluster_id" in dataset.column_names else [str(i) for i in range(len(dataset))]
+    was_training = model.training
+    model.eval()
+    sums, counts = [], []
+    for start in progress(range(0, len(dataset), batch_size), desc=f"perplexity {variant}"):
+        rows = dataset[start:start + batch_size]["input_ids"]
+        nll, n = token_nll(model, collate([{"input_ids": row} for row in rows]))
+        sums.extend(nll.tolist())
+        counts.extend(n.tolist())
+    model.train(was_training)
+
+    cluster_ids, nll_sums, token_counts = _sum_by_cluster(groups, sums, counts)
+    low, high = bootstrap_interval(np.array(nll_sums), np.array(token_counts), n_resamples, confidence, seed)
+    return PerplexityResult(
+        variant=variant,
+        ppl=perplexity(np.array(nll_sums), np.array(token_counts)),
+        ci_low=low,
+        ci_high=high,
+        n_tokens=int(sum(token_counts)),
+        n_clusters=len(cluster_ids),
+        cluster_ids=tuple(cluster_ids),
+        nll_sums=tuple(nll_sums),
+        token_counts=tuple(token_counts),
+    )
+
+
+def perplexity(nll_sums: "np.ndarray", token_counts: "np.ndarray") -> float:
+    """exp(total NLL / total tokens): the exponentiated token-level cross-entropy."""
+    total = token_counts.sum()
+    if total == 0:
+        raise DataError("no masked tokens to score: the held-out examples have no maskable tokens")
+    return float(np.exp(nll_sums.sum() / total))
+
+
+def bootstrap_interval(nll_sums: "np.ndarray", token_counts: "np.ndarray", n_resamples: int = 1000,
+                       confidence: float = 0.95, seed: int = EVAL_MASK_SEED) -> tuple[float, float]:
+    """Percentile bootstrap interval of the perplexity, resampling clusters with replacement."""
+    resampled = _resample_indices(len(nll_sums), n_resamples, confidence, seed)
+    values = np.exp(nll_sums[resampled].sum(axis=1) / token_counts[resampled].sum(axis=1))
+    return _percentiles(values, confidence)
+
+
+def paired_difference(result: PerplexityResult, reference: PerplexityResult, n_resamples: int = 1000,
+                      confidence: float = 0.95, seed: int = EVAL_MASK_SEED) -> tuple[float, float, float]:
+    """ppl(result) - ppl(reference) and its paired-bootstrap interval (same resampled clusters for both)."""
+    if result.cluster_ids != reference.cluster_ids:
+        raise ConfigError("paired_difference needs two results on the same held-out clusters, in the same order")
+    if result.token_counts != reference.token_counts:
+        raise ConfigError("paired_difference needs the same masked tokens: evaluate both with the same seed")
+    counts = np.array(result.token_counts)
+    a, b = np.array(result.nll_sums), np.array(reference.nll_sums)
+    resampled = _resample_indices(len(counts), n_resamples, confidence, seed)
+    total = counts[resampled].sum(axis=1)
+    values = np.exp(a[resampled].sum(axis=1) / total) - np.exp(b[resampled].sum(axis=1) / total)
+    low, high = _percentiles(values, confidence)
+    return result.ppl - reference.ppl, low, high
+
+
+def perplexity_table(results: list[PerplexityResult], reference: str | None = "cdlm", n_resamples: int = 1000,
+                     confidence: float = 0.95) -> "pd.DataFrame":
+    """Table 1 as a DataFrame: perplexity with its interval, and the paired difference to `reference`."""
+    import pandas as pd
+
+    by_variant = {result.variant: result for result in results}
+    base = by_variant.get(reference) if reference else None
+    rows = []
+    for result in results:
+        row = {
+            "model": LABELS.get(result.variant, result.variant),
+            "perplexity": result.ppl,
+            "ci_low": result.ci_low,
+            "ci_high": result.ci_high,
+            "masked_tokens": result.n_tokens,
+            "clusters": result.n_clusters,
+        }
+        if base is not None and result is not base:
+            diff, low, high = paired_difference(result, base, n_resamples, confidence)
+            row.update({f"minus_{reference}": diff, "diff_ci_low": low, "diff_ci_high": high,
+                        "significant": bool(low > 0 or high < 0)})
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("model")
+
+
+def plot_perplexity(results: list[PerplexityResult]) -> "Figure":
+    """Bar chart of the perplexities with their bootstrap intervals as error bars (lower is better)."""
+    import matplotlib.pyplot as plt
+
+    names = [LABELS.get(result.variant, result.variant) for result in results]
+    values = np.array([result.ppl for result in results])
+    errors = np.array([[result.ppl - result.ci_low for result in results],
+                       [result.ci_high - result.ppl for result in results]])
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.bar(names, values, yerr=errors, capsize=4,
+           color=["tab:orange" if result.variant == "cdlm" else "tab:blue" for result in results])
+    ax.set_ylabel("cross-document perplexity")
+    ax.set_title("Held-out clusters, 15 % masked (lower is better)")
+    ax.tick_params(axis="x", rotation=20)
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------------------------
+def _sum_by_cluster(groups: list[str], sums: list[float],
+                    counts: list[int]) -> tuple[list[str], list[float], list[int]]:
+    """Add up the rows of each cluster (a cluster may give several examples), in order of first appearance."""
+    totals: dict[str, list[float]] = {}
+    for group, nll, n in zip(groups, sums, counts):
+        entry = totals.setdefault(group, [0.0, 0])
+        entry[0] += nll
+        entry[1] += n
+    return list(totals), [entry[0] for entry in totals.values()], [int(entry[1]) for entry in totals.values()]
+
+
+def _resample_indices(n: int, n_resamples: int, confidence: float, seed: int) -> "np.ndarray":
+    if not 0.0 < confidence < 1.0:
+        raise ConfigError(f"confidence must be in (0, 1), got {confidence}")
+    if n_resamples < 1:
+        raise ConfigError(f"n_resamples must be >= 1, got {n_resamples}")
+    if n == 0:
+        raise DataError("no held-out clusters to resample")
+    return np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+
+
+def _percentiles(values: "np.ndarray", confidence: float) -> tuple[float, float]:
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(values, [tail, 1.0 - tail])
+    return float(low), float(high)

