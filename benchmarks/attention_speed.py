@@ -82,8 +82,12 @@ def random_batch(kind: str, size: Size, length: int, batch_size: int, device: st
     return {key: value.to(device) for key, value in batch.items()}
 
 
-def measure(kind: str, size: Size, length: int, batch_size: int, device: str, steps: int) -> dict:
-    """Seconds per training step (after one warm-up step), tokens/s and peak memory in MiB."""
+def measure(kind: str, size: Size, length: int, batch_size: int, device: str, steps: int, warmup: int = 6) -> dict:
+    """Seconds per training step (after `warmup` untimed steps), tokens/s and peak memory in MiB.
+
+    In a fresh CPU process the first few Longformer steps are several times slower than the later ones (memory
+    being mapped while the allocator settles), hence several warm-up steps rather than one.
+    """
     import torch
     import transformers  # noqa: F401  (imported before the baseline: its own memory is not the model's)
 
@@ -101,7 +105,8 @@ def measure(kind: str, size: Size, length: int, batch_size: int, device: str, st
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
 
-    step()  # warm-up: allocations, kernels, optimizer state
+    for _ in range(warmup):  # allocations, kernels, optimizer state
+        step()
     if device == "cuda":
         torch.cuda.synchronize()
     start = time.perf_counter()
@@ -125,11 +130,13 @@ def _measure_in_child(queue, *args) -> None:
         queue.put({"model": args[0], "length": args[2], "error": f"{type(exc).__name__}: {exc}"[:120]})
 
 
-def measure_isolated(kind: str, size: Size, length: int, batch_size: int, device: str, steps: int) -> dict:
+def measure_isolated(kind: str, size: Size, length: int, batch_size: int, device: str, steps: int,
+                     warmup: int) -> dict:
     """`measure` in a fresh process, so the CPU peak-memory figure belongs to this measurement alone."""
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
-    child = context.Process(target=_measure_in_child, args=(queue, kind, size, length, batch_size, device, steps))
+    arguments = (queue, kind, size, length, batch_size, device, steps, warmup)
+    child = context.Process(target=_measure_in_child, args=arguments)
     child.start()
     result = queue.get()
     child.join()
@@ -163,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base", action="store_true", help="Longformer-base size (768 x 12 layers) instead of tiny")
     parser.add_argument("--lengths", default=",".join(map(str, LENGTHS)), help="comma-separated sequence lengths")
     parser.add_argument("--batch-size", type=int, default=1)
-    parser.add_argument("--steps", type=int, default=2, help="timed steps after the warm-up step")
+    parser.add_argument("--steps", type=int, default=2, help="timed steps")
+    parser.add_argument("--warmup", type=int, default=6, help="untimed steps before them")
     parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda when available)")
     parser.add_argument("--eager", action="store_true", help="also time dense attention without a fused kernel")
     args = parser.parse_args(argv)
@@ -178,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for length in lengths:
         for kind in ("longformer", "dense", *(["dense-eager"] if args.eager else [])):
-            rows.append(measure_isolated(kind, size, length, args.batch_size, device, args.steps))
+            rows.append(measure_isolated(kind, size, length, args.batch_size, device, args.steps, args.warmup))
             print(f"  {kind} {length}: {rows[-1]}", file=sys.stderr)
     print(markdown_table(rows))
     return 0

@@ -130,8 +130,9 @@ def pack_random_documents(
 ) -> "Dataset":
     """Rand CDLM inputs: as many examples as `pack_clusters`, each of documents from *different* random clusters.
 
-    For each example, clusters are visited in random order and one random document of each is appended until the
-    next would pass `max_length` — the same amount and kind of text as CDLM, but unrelated documents.
+    Each example stands in for one cluster's CDLM example: it holds as many documents as that cluster, one random
+    document from each of as many distinct random clusters (stopping early if the next would pass `max_length`) —
+    the same amount and kind of text as CDLM, but unrelated documents.
     """
     rng = random.Random(seed)
     clusters, n_skipped = _eligible_clusters(dataset, min_documents)
@@ -147,13 +148,13 @@ def pack_random_documents(
         return encoded[c][d]
 
     rows = []
-    for cluster_id, _ in clusters:
+    for cluster_id, documents in clusters:
         for _ in range(examples_per_cluster):
             picks, length = [], 0 if sentence_markers else 2
-            for c in _distinct_indices(rng, len(clusters)):  # draw until one document more would not fit
+            for c in _distinct_indices(rng, len(clusters)):  # as many documents as the cluster, or until full
                 picks.append((c, rng.randrange(len(clusters[c][1]))))
                 length += len(block(*picks[-1]))
-                if length > max_length:
+                if length > max_length or len(picks) == len(documents):
                     break
             blocks = [block(c, d) for c, d in picks]
             example = _pack_blocks(blocks, list(range(len(blocks))), tokenizer, max_length, sentence_markers)

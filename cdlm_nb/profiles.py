@@ -49,9 +49,9 @@ PRETRAIN = {
         bootstrap_resamples=200,
     ),
     "cpu": PretrainConfig(
-        variants=("longformer", "local", "rand", "prefix", "cdlm"), max_steps=100, per_device_batch_size=8,
-        gradient_accumulation_steps=1, learning_rate=1e-3, warmup_steps=12, lr_power=3.0, weight_decay=0.01,
-        fp16=True, max_length=1024, logging_steps=5, save_steps=50, seeds=(13,), eval_batch_size=8,
+        variants=("longformer", "local", "rand", "prefix", "cdlm"), max_steps=500, per_device_batch_size=4,
+        gradient_accumulation_steps=1, learning_rate=3e-3, warmup_steps=50, lr_power=3.0, weight_decay=0.01,
+        fp16=True, max_length=1024, logging_steps=10, save_steps=100, seeds=(13,), eval_batch_size=8,
         bootstrap_resamples=1000,
     ),
     "gpu": PretrainConfig(

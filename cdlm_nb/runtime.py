@@ -55,6 +55,16 @@ def is_headless() -> bool:
     return os.environ.get(HEADLESS_ENV, "") not in ("", "0") or os.environ.get("CI", "") not in ("", "0", "false")
 
 
+def quiet_progress_bars() -> None:
+    """Silence the progress bars of tqdm, transformers and datasets (headless runs log, they don't animate)."""
+    import datasets
+    import transformers
+
+    os.environ.setdefault("TQDM_DISABLE", "1")
+    transformers.utils.logging.disable_progress_bar()
+    datasets.disable_progress_bars()
+
+
 def seed_everything(seed: int) -> None:
     """Seed Python, NumPy and torch so a re-run gives the same numbers."""
     import numpy as np
@@ -97,7 +107,7 @@ def setup(profile: str, notebook: str, run_dir: str | os.PathLike | None = None,
     resolved = get_profile(profile)
     headless = is_headless()
     if headless:
-        os.environ.setdefault("TQDM_DISABLE", "1")
+        quiet_progress_bars()
     seed_everything(resolved.seed)
     device = detect_device()
     session = Session(resolved, notebook, default_run_dir(resolved.name, run_dir), device, headless)
