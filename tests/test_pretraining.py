@@ -229,6 +229,7 @@ def test_script_config_errors_name_the_field(tmp_path):
 def test_cli_pretrain_runs_under_torchrun_with_two_processes(tmp_path):
     """`torchrun --nproc_per_node 2 -m cdlm_nb pretrain` on CPU (gloo): both processes train, one saves."""
     import os
+    import signal
     import subprocess
     import sys
 
@@ -236,9 +237,17 @@ def test_cli_pretrain_runs_under_torchrun_with_two_processes(tmp_path):
     env = {**os.environ, "CDLM_NB_HEADLESS": "1", "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
                "-m", "cdlm_nb", "pretrain", "--config", config, "--json"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=240, env=env)
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(done.stdout[done.stdout.index("["):])
+    # Own process group, so a hung run is killed with its workers rather than left behind as orphans.
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                               start_new_session=True)
+    try:
+        stdout, stderr = process.communicate(timeout=240)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        stdout, stderr = process.communicate()
+        pytest.fail(f"torchrun did not finish in 240 s:\n{stderr[-3000:]}")
+    assert process.returncode == 0, stderr[-3000:]
+    report = json.loads(stdout[stdout.index("["):])
     assert [(row["variant"], row["steps"]) for row in report] == [("cdlm", 2)]
     saved = json.loads((tmp_path / "run" / "models" / "cdlm" / "pretraining.json").read_text())
     assert saved["setup"]["config"]["max_steps"] == 2 and saved["tokens"] > 0
