@@ -457,6 +457,20 @@ def render_pair_input(item: PairInput, tokenizer: "PreTrainedTokenizerBase") -> 
     return text
 
 
+def preview_pair(rows: Sequence[Mapping[str, Any]], model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
+                 kind: str, max_length: int) -> str:
+    """One candidate pair as the cross-encoder sees it (a cross-document coreferent pair where there is one),
+    headed by its two mentions; adds the `<m>`/`</m>` markers to `tokenizer` and `model`."""
+    special = add_mention_markers(tokenizer, model)
+    documents = tokenize_documents(rows, tokenizer)
+    pairs, _ = candidate_pairs(group_mentions(collect_mentions(rows, kind), "subtopic"))
+    pair = next((p for p in pairs if p.label and p.first.doc_id != p.second.doc_id), pairs[0])
+    item = build_pair_input(pair, documents, special, encoder_max_length(model, special.pad, max_length))
+    header = (f"mentions: {pair.first.text!r} ({pair.first.doc_id}) and {pair.second.text!r} ({pair.second.doc_id}), "
+              f"coreferent: {bool(pair.label)}; {len(item.input_ids)} tokens, {len(item.global_positions)} global")
+    return f"{header}\n\n{render_pair_input(item, tokenizer)}"
+
+
 @dataclass
 class EncodingStats:
     """How pair inputs were shaped: lengths, truncations and split within-document pairs."""

@@ -431,3 +431,12 @@ def test_evaluation_groups_gold_or_predicted():
     assert sorted(m.mention_id for group in predicted.values() for m in group) == ["a1", "a2", "a3", "b1", "b2"]
     with pytest.raises(ConfigError, match="grouping"):
         evaluation_groups(corpus(), mentions, "topic")
+
+
+def test_preview_pair_shows_a_cross_document_coreferent_pair(tokenizer, encoder, special):
+    from cdlm_nb.coreference import preview_pair
+
+    text = preview_pair(corpus(), encoder, tokenizer, "event", max_length=256)
+    header, body = text.split("\n\n", 1)
+    assert "(1_1ecb)" in header and "(1_2ecb)" in header and "coreferent: True" in header
+    assert "[<m>]" in body and "[</m>]" in body and body.count("<doc-s>") == 2
