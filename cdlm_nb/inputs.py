@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import logging
 import random
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .data.text import split_sentences
 from .errors import ConfigError, DataError
 from .tokenization import document_separator_ids, sequence_markers
 
@@ -33,7 +33,6 @@ logger = logging.getLogger(__name__)
 
 MIN_CLUSTER_DOCUMENTS = 3  # the paper packs only clusters of at least three documents
 NO_DOCUMENT = -1  # doc_ids value of the sequence-level <s> and </s>
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 @dataclass
@@ -60,11 +59,6 @@ def packed_features():
             "truncated": Value("bool"),  # the single first document was cut to max_length
         }
     )
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split plain text after `.`, `!` or `?` followed by white space (enough for the sentence markers)."""
-    return [sentence for sentence in _SENTENCE_END.split(text.strip()) if sentence]
 
 
 def encode_document(text: str, tokenizer: "PreTrainedTokenizerBase", sentence_markers: bool = False) -> list[int]:
