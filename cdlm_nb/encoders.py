@@ -57,6 +57,8 @@ def tiny_longformer(config: "EncoderConfig", tokenizer: "PreTrainedTokenizerBase
         num_hidden_layers=config.num_layers,
         num_attention_heads=config.num_heads,
         intermediate_size=config.intermediate_size,
+        hidden_dropout_prob=config.dropout,
+        attention_probs_dropout_prob=config.dropout,
         attention_window=config.attention_window,
         max_position_embeddings=position_capacity(config.max_length, tokenizer.pad_token_id),
         pad_token_id=tokenizer.pad_token_id,
@@ -118,16 +120,26 @@ def longformerize(model_name_or_path: str, max_length: int, attention_window: in
         for i, layer in enumerate(target.encoder.layer):
             for name in _LAYER_WEIGHTS:
                 _copy_module(layer.get_submodule(name), weights, f"encoder.layer.{i}.{name}")
+        offset = pad + 1 if src.model_type in _OFFSET_POSITIONS else 0
+        _extend_positions(target.embeddings.position_embeddings.weight,
+                          weights["embeddings.position_embeddings.weight"], source_offset=offset, target_offset=pad + 1)
+    copy_global_from_local(model)
+    model.tie_weights()
+    add_document_separators(tokenizer, model)
+    return Encoder(model, tokenizer)
+
+
+def copy_global_from_local(model: "LongformerForMaskedLM") -> None:
+    """Initialise every layer's global Q/K/V projections from its local ones (Beltagy et al.'s recipe), so that a
+    model trained with local attention only starts its global attention from what its local attention learned."""
+    import torch
+
+    with torch.no_grad():
+        for layer in model.longformer.encoder.layer:
             attention = layer.attention.self
             for local, global_ in ((attention.query, attention.query_global), (attention.key, attention.key_global),
                                    (attention.value, attention.value_global)):
                 global_.load_state_dict(local.state_dict())
-        offset = pad + 1 if src.model_type in _OFFSET_POSITIONS else 0
-        _extend_positions(target.embeddings.position_embeddings.weight,
-                          weights["embeddings.position_embeddings.weight"], source_offset=offset, target_offset=pad + 1)
-    model.tie_weights()
-    add_document_separators(tokenizer, model)
-    return Encoder(model, tokenizer)
 
 
 def _copy_module(module, weights: dict, prefix: str) -> None:

@@ -1,7 +1,8 @@
 """Notebook-level steps shared by notebooks 02, 03, 04 and 07, so that they all see the same clusters and models.
 
 - `load_pretraining_clusters(profile)`: the pretraining clusters and the held-out ones (embedded world or Multi-News);
-- `initial_encoder(profile, clusters)`: the one starting model (and tokenizer) every variant is pretrained from;
+- `initial_encoder(profile, clusters)`: the encoder (and tokenizer) as the profile builds it, seeded;
+- `pretrain_base(...)`: the one starting model every variant continues from (tiny encoders: after a base stage);
 - `pretrain_variants(...)`: notebook 02's loop: reuse finished models, resume interrupted ones, train the rest;
 - `load_pretrained_models(...)`: notebook 02's models for the later notebooks, with one clear error if any is missing;
 - `heldout_examples(...)`, `paper_table1()`, `perplexity_findings(...)`: notebook 03's inputs, reference and reading.
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
     from .encoders import Encoder
     from .perplexity import PerplexityResult
-    from .profiles import Profile
+    from .profiles import PretrainConfig, Profile
 
 #: Table 1's two columns, in the paper's order: Multi-News validation and test (the world's dev and test topics).
 HELDOUT_SPLITS = ("validation", "test")
@@ -92,15 +93,48 @@ def initial_encoder(profile: "Profile", clusters: PretrainingClusters) -> "Encod
     return load_encoder(profile.encoder, texts)
 
 
+def pretrain_base(profile: "Profile", encoder: "Encoder", clusters: PretrainingClusters,
+                  run_dir: str | os.PathLike, resume: bool = True, echo=print) -> tuple["Encoder", PretrainResult | None]:
+    """The model every variant starts from, and the base-stage run that made it (None when there is none).
+
+    A pretrained encoder (Longformer-base) is returned as it is. A random tiny one is first trained by
+    single-document MLM with local attention (`base_stage_config`; trained once, then reused), as Longformer-base
+    was, and its global Q/K/V are then copied from the local ones, as Beltagy et al. initialised them. Every
+    variant so starts from a model that already reads text, as in the paper.
+    """
+    from .encoders import Encoder, copy_global_from_local
+    from .pretraining import base_stage_config
+
+    config = profile.pretrain
+    if starts_pretrained(profile) or config.base_steps <= 0:
+        return encoder, None
+    base = base_stage_config(config)
+    done = finished_result(run_dir, "base", profile, len(clusters.train), base) if resume else None
+    if done is not None:
+        echo(f"{LABELS['base']}: finished model found in {done.model_dir}, reused ({done.steps} steps)")
+        result = done
+    else:
+        echo(f"{LABELS['base']}: pretraining {base.max_steps} steps on single documents of up to "
+             f"{base.max_length} tokens ...")
+        result = pretrain("base", base, encoder.model, encoder.tokenizer, clusters.train, run_dir, resume=resume,
+                          sentence_markers=profile.encoder.sentence_markers)
+        echo(f"    {result.steps} steps in {result.seconds:.1f} s; last logged loss {result.final_loss:.3f}")
+    model = load_pretrained(run_dir, "base").model
+    copy_global_from_local(model)
+    return Encoder(model, encoder.tokenizer), result
+
+
 # ---------------------------------------------------------------------------------------------------------------
-def finished_result(run_dir: str | os.PathLike, variant: str, profile: "Profile", n_train: int) -> PretrainResult | None:
-    """The saved result of a finished run of `variant` with this profile's setup, or None (not run, or changed)."""
+def finished_result(run_dir: str | os.PathLike, variant: str, profile: "Profile", n_train: int,
+                    config: "PretrainConfig | None" = None) -> PretrainResult | None:
+    """The saved result of a finished run of `variant` with this profile's setup (or `config`), or None (not run,
+    or changed)."""
     path = model_dir(run_dir, variant) / RESULT_FILE
     if not path.is_file() or not (path.parent / "model.safetensors").is_file():
         return None
+    config = config or profile.pretrain
     saved = json.loads(path.read_text()).get("setup", {})
-    expected = {"variant": variant, "seed": profile.pretrain.seeds[0], "config": asdict(profile.pretrain),
-                "examples": n_train}
+    expected = {"variant": variant, "seed": config.seeds[0], "config": asdict(config), "examples": n_train}
     return load_result(run_dir, variant) if saved == json.loads(json.dumps(expected)) else None
 
 
@@ -210,6 +244,23 @@ def heldout_examples(clusters: "Dataset", tokenizer: "PreTrainedTokenizerBase", 
 
     return pack_clusters(clusters, tokenizer, profile.pretrain.max_length, seed=profile.seed,
                          sentence_markers=profile.encoder.sentence_markers, min_documents=HELDOUT_MIN_DOCUMENTS)
+
+
+def answer_location_table(models: dict[str, "Encoder"], tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
+                          profile: "Profile") -> "pd.DataFrame":
+    """Test perplexity of every model split by where the masked token's answer is visible (`perplexity.
+    ANSWER_LOCATIONS`, with the profile's local window); the last row counts the masked tokens of each column."""
+    import pandas as pd
+
+    from .perplexity import perplexity_by_answer_location
+
+    tables = {LABELS[variant]: perplexity_by_answer_location(
+                  encoder.model, tokenizer, examples, variant, window=profile.encoder.attention_window,
+                  batch_size=profile.pretrain.eval_batch_size)
+              for variant, encoder in models.items()}
+    table = pd.DataFrame({model: t["perplexity"] for model, t in tables.items()}).T
+    counts = next(iter(tables.values()))["masked_tokens"].rename("masked tokens")
+    return pd.concat([table, counts.to_frame().T])
 
 
 def paper_table1() -> "pd.DataFrame":

@@ -186,6 +186,64 @@ def plot_perplexity(results: list[PerplexityResult]) -> "Figure":
 
 
 # ---------------------------------------------------------------------------------------------------------------
+#: Where the answer to a masked token is visible in its input, checked in this order (`answer_locations`).
+ANSWER_LOCATIONS = ("local window", "own document, outside the window", "another document only", "nowhere")
+
+
+def answer_locations(input_ids: "np.ndarray", labels: "np.ndarray", doc_ids: "np.ndarray", window: int) -> "np.ndarray":
+    """For each predicted position of one row, the index into ANSWER_LOCATIONS of the nearest place where its
+    original token is visible in the (masked) input: within `window // 2` tokens, elsewhere in its own document,
+    only in another document, or nowhere. Only "another document only" needs attention across documents."""
+    positions = np.flatnonzero(labels != IGNORE_INDEX)
+    locations = np.empty(len(positions), dtype=int)
+    half = window // 2
+    for k, i in enumerate(positions):
+        same = input_ids == labels[i]
+        same[i] = False
+        near = same[max(0, i - half):i + half + 1].any()
+        own = same & (doc_ids == doc_ids[i])
+        other = same & (doc_ids != doc_ids[i]) & (doc_ids >= 0)
+        locations[k] = 0 if near else 1 if own.any() else 2 if other.any() else 3
+    return locations
+
+
+def perplexity_by_answer_location(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
+                                  dataset: "Dataset", variant: str, window: int, seed: int = EVAL_MASK_SEED,
+                                  batch_size: int = 8) -> "pd.DataFrame":
+    """`evaluate_perplexity`'s masked tokens split by where their answer is visible (`answer_locations`):
+    perplexity and token count per location. Tells whether a model gains on the tokens only another document
+    gives away, or on the ones its local window already shows. Needs `doc_ids` (packed examples)."""
+    import pandas as pd
+    import torch
+    import torch.nn.functional as F
+
+    if "doc_ids" not in dataset.column_names:
+        raise DataError("perplexity_by_answer_location needs packed examples with `doc_ids` (inputs.pack_clusters)")
+    collate = CrossDocumentMLMCollator(tokenizer, variant=collator_variant(variant), seed=seed)
+    nll_sums, counts = np.zeros(len(ANSWER_LOCATIONS)), np.zeros(len(ANSWER_LOCATIONS), dtype=int)
+    was_training = model.training
+    model.eval()
+    for start in range(0, len(dataset), batch_size):
+        rows = dataset[start:start + batch_size]
+        batch = collate([{"input_ids": ids} for ids in rows["input_ids"]])
+        scored = batch["labels"] != IGNORE_INDEX
+        with torch.no_grad():
+            inputs = {key: value.to(model.device) for key, value in batch.items() if key != "labels"}
+            logits = model(**inputs).logits[scored.to(model.device)].float().cpu()
+        nll = F.cross_entropy(logits, batch["labels"][scored], reduction="none").numpy()
+        offset = 0
+        for r, doc_ids in enumerate(rows["doc_ids"]):
+            n = len(doc_ids)
+            labels = batch["labels"][r, :n].numpy()
+            where = answer_locations(batch["input_ids"][r, :n].numpy(), labels, np.asarray(doc_ids), window)
+            np.add.at(nll_sums, where, nll[offset:offset + len(where)])
+            np.add.at(counts, where, 1)
+            offset += len(where)
+    model.train(was_training)
+    ppl = [float(np.exp(total / n)) if n else float("nan") for total, n in zip(nll_sums, counts)]
+    return pd.DataFrame({"perplexity": ppl, "masked_tokens": counts}, index=pd.Index(ANSWER_LOCATIONS, name="answer"))
+
+
 def _sum_by_cluster(groups: list[str], sums: list[float],
                     counts: list[int]) -> tuple[list[str], list[float], list[int]]:
     """Add up the rows of each cluster (a cluster may give several examples), in order of first appearance."""

@@ -12,16 +12,19 @@ clusters; they differ only in their inputs and in which tokens get global attent
 | `cdlm`       | related documents                                   | the masked tokens     |
 | `release`    | related documents                                   | the released code's   |
 
-What "Longformer (not further pretrained)" means here. In the paper, Longformer-base is the starting point of all
-ablations and was itself pretrained with a plain MLM over single documents with local attention only. Our tiny
-models start from random weights, so an untrained "Longformer" would be a meaningless baseline (perplexity near
-the vocabulary size). Its natural analogue is a model trained with the same budget (steps, batch, learning-rate
-schedule) by standard single-document MLM: each example holds one document, attention is local only. It is
-Longformer's own objective, without cross-document inputs; "local" then isolates the effect of concatenating
-related documents, "rand" that of relatedness, "cdlm" vs "prefix" that of *which* tokens are global.
+Where the models start. In the paper every ablation continues from Longformer-base, itself pretrained (by
+Beltagy et al.) with single-document MLM and local attention. Tiny models get the same history in small: a shared
+`base` model trained once by single-document MLM from random weights (`base_stage_config`), whose global Q/K/V are
+then copied from its local ones (`experiments.pretrain_base`). From random weights, none of the tiny variants
+learned to use context within a CPU budget (all ended near a unigram model). "Longformer" is then the base trained
+for the same number of further steps by its own objective (single documents, local attention): the paper's
+Longformer row without extra pretraining would otherwise have seen fewer steps than the others. "local" isolates
+the effect of concatenating related documents, "rand" that of relatedness, "cdlm" vs "prefix" that of *which*
+tokens are global.
 
 Hyper-parameters follow seed 000 Appendix B (Beltagy et al.'s setting): AdamW with RoBERTa's betas (0.9, 0.98),
-epsilon 1e-6 and weight decay 0.01, linear warm-up then power-3 polynomial decay, fp16 on CUDA. An interrupted run
+epsilon 1e-6 and weight decay 0.01, linear warm-up then power-3 polynomial decay, fp16 on CUDA (the cpu profile:
+peak 1e-3 and a linear decay, for runs of minutes from a tiny base). An interrupted run
 resumes from its last checkpoint (`<run_dir>/checkpoints/<model>/`); a finished one is saved as
 `<run_dir>/models/<model>/` (safetensors, with its tokenizer and `pretraining.json`) and its checkpoints removed.
 """
@@ -40,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from .errors import ConfigError, DataError
 from .inputs import pack_clusters, pack_random_documents
-from .masking import CrossDocumentMLMCollator
+from .masking import IGNORE_INDEX, CrossDocumentMLMCollator
 
 if TYPE_CHECKING:
     from datasets import Dataset
@@ -49,8 +52,10 @@ if TYPE_CHECKING:
 
     from .profiles import PretrainConfig
 
-#: The models of Table 1 (seed 003), in the paper's row order, plus the released code's attention pattern.
-MODEL_VARIANTS = ("longformer", "local", "rand", "prefix", "cdlm", "release")
+#: The models of Table 1 (seed 003), in the paper's row order, plus the released code's attention pattern, plus
+#: `base`: the shared starting model that tiny encoders first get by single-document MLM (`base_stage_config`).
+MODEL_VARIANTS = ("longformer", "local", "rand", "prefix", "cdlm", "release", "base")
+SINGLE_DOCUMENT_VARIANTS = ("longformer", "base")  # one document per input, local attention only
 LABELS = {
     "longformer": "Longformer",
     "local": "Local CDLM",
@@ -58,6 +63,7 @@ LABELS = {
     "prefix": "Prefix CDLM",
     "cdlm": "CDLM",
     "release": "CDLM (released pattern)",
+    "base": "Base (single-document MLM)",
 }
 #: RoBERTa's optimizer settings (Liu et al., 2019), which CDLM keeps (seed 000, Appendix B).
 ADAM_BETAS = (0.9, 0.98)
@@ -98,10 +104,37 @@ class PretrainResult:
 
 
 # ---------------------------------------------------------------------------------------------------------------
+def predict_masked_positions_only(model: "PreTrainedModel") -> "PreTrainedModel":
+    """Make a LongformerForMaskedLM run its LM head on the predicted (labelled) positions only when given labels.
+
+    The loss is the same; the vocabulary projection of the other 85 % of the tokens is skipped, which is most of
+    a tiny model's cost (~1.7x faster training on CPU). Only this instance changes; it saves and loads as usual.
+    """
+    import types
+
+    model.forward = types.MethodType(_forward_on_predicted_positions, model)
+    return model
+
+
+def _forward_on_predicted_positions(self, input_ids=None, attention_mask=None, global_attention_mask=None,
+                                    labels=None, **kwargs):
+    import torch.nn.functional as F
+    from transformers.modeling_outputs import MaskedLMOutput
+
+    if labels is None:  # no labels: the usual forward, logits for every position
+        return type(self).forward(self, input_ids=input_ids, attention_mask=attention_mask,
+                                  global_attention_mask=global_attention_mask, **kwargs)
+    hidden = self.longformer(input_ids, attention_mask=attention_mask, global_attention_mask=global_attention_mask,
+                             **kwargs)[0]
+    predicted = labels != IGNORE_INDEX
+    logits = self.lm_head(hidden[predicted])  # (n predicted, vocabulary)
+    return MaskedLMOutput(loss=F.cross_entropy(logits.float(), labels[predicted]), logits=logits)
+
+
 def collator_variant(variant: str) -> str:
-    """The attention pattern a model was pretrained with (`longformer` is a local-attention MLM)."""
+    """The attention pattern a model was pretrained with (`longformer` and `base` are local-attention MLMs)."""
     check_variant(variant)
-    return "local" if variant == "longformer" else variant
+    return "local" if variant in SINGLE_DOCUMENT_VARIANTS else variant
 
 
 def check_variant(variant: str) -> None:
@@ -145,7 +178,7 @@ def pretraining_inputs(variant: str, clusters: "Dataset", tokenizer: "PreTrained
     """
     check_variant(variant)
     options = {"seed": seed, "sentence_markers": sentence_markers}
-    if variant == "longformer":
+    if variant in SINGLE_DOCUMENT_VARIANTS:
         source, pack, options["min_documents"] = single_document_clusters(clusters), pack_clusters, 1
     else:
         source, pack = clusters, pack_random_documents if variant == "rand" else pack_clusters
@@ -155,6 +188,15 @@ def pretraining_inputs(variant: str, clusters: "Dataset", tokenizer: "PreTrained
     if len(examples) == 0:
         raise DataError(f"no {variant} pretraining examples: {examples.info.description}")
     return examples
+
+
+def base_stage_config(config: "PretrainConfig") -> "PretrainConfig":
+    """The settings of the base stage: `config`'s optimizer and schedule, with its base steps, batch and length."""
+    from dataclasses import replace
+
+    return replace(config, variants=("base",), max_steps=config.base_steps, per_device_batch_size=config.base_batch_size,
+                   gradient_accumulation_steps=1, max_length=config.base_max_length,
+                   warmup_steps=min(config.warmup_steps, config.base_steps))
 
 
 def training_arguments(config: "PretrainConfig", variant: str, output_dir: str | os.PathLike, seed: int,
@@ -243,7 +285,7 @@ def pretrain(
     with args.main_process_first(desc=f"packing {variant} inputs"):
         examples = pretraining_inputs(variant, train_clusters, tokenizer, config.max_length,
                                       config.max_steps * effective_batch, seed, sentence_markers)
-    model = copy.deepcopy(initial_model)
+    model = predict_masked_positions_only(copy.deepcopy(initial_model))
     model.train()
     # Longformer's MLM head takes **kwargs but ignores `num_items_in_batch`: without this the Trainer would neither
     # divide the loss by the accumulation steps nor stop multiplying it by the number of processes
@@ -278,10 +320,11 @@ def pretrain(
         resumed_from_step=resumed_step,
     )
     trainer.save_model(str(final_dir))  # every process calls it; only the main one writes
-    if trainer.is_world_process_zero():
-        (final_dir / "training_args.bin").unlink(missing_ok=True)  # a pickle; the setup is in pretraining.json
-        (final_dir / RESULT_FILE).write_text(json.dumps({**result.to_json(), "setup": setup}, indent=2))
-        shutil.rmtree(checkpoints)
+    with args.main_process_first(desc="saving the model"):  # the others return once the model is complete
+        if trainer.is_world_process_zero():
+            (final_dir / "training_args.bin").unlink(missing_ok=True)  # a pickle; the setup is in pretraining.json
+            (final_dir / RESULT_FILE).write_text(json.dumps({**result.to_json(), "setup": setup}, indent=2))
+            shutil.rmtree(checkpoints)
     return result
 
 
@@ -347,15 +390,22 @@ def load_result(run_dir: str | os.PathLike, variant: str, seed: int | None = Non
     return PretrainResult(**data)
 
 
-def plot_loss_curves(results: list[PretrainResult]) -> "Figure":
-    """Training loss against step, one line per model: do the variants learn at the same pace?"""
+def plot_loss_curves(results: list[PretrainResult], base: PretrainResult | None = None) -> "Figure":
+    """Training loss against step, one line per model: do the variants learn at the same pace? With `base`, its
+    curve comes first (grey) and the variants continue from its last step, as they continue from its weights."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
+    start = 0
+    if base is not None and base.loss_history:
+        steps, losses = zip(*base.loss_history)
+        ax.plot(steps, losses, color="0.6", label=LABELS[base.variant])
+        start = base.steps
     for result in results:
         if result.loss_history:
             steps, losses = zip(*result.loss_history)
-            ax.plot(steps, losses, label=LABELS[result.variant], marker="." if len(steps) < 30 else None)
+            ax.plot([start + step for step in steps], losses, label=LABELS[result.variant],
+                    marker="." if len(steps) < 30 else None)
     ax.set_xlabel("optimizer step")
     ax.set_ylabel("training MLM loss")
     ax.set_title("Cross-document MLM pretraining")
@@ -412,14 +462,18 @@ def _override(section, changes: dict | None, where: str):
 
 
 def pretrain_from_config(path: str | os.PathLike) -> list[PretrainResult]:
-    """Run `pretrain` for each variant of a JSON config file: the script behind `cdlm-nb pretrain`.
+    """Run `pretrain` for each variant of a JSON config file: the script behind `cdlm-nb pretrain`. Like notebook 02,
+    a random tiny encoder first gets the shared base stage (`experiments.pretrain_base`).
 
     Every process of a `torchrun` / `accelerate launch` job runs this same function; the Trainer splits the
     batches. The effective batch is per-device batch x gradient accumulation x number of processes.
     """
+    from dataclasses import replace
+
     from transformers import set_seed
 
     from .encoders import load_encoder
+    from .experiments import PretrainingClusters, pretrain_base
     from .paths import run_dir as default_run_dir
     from .profiles import get_profile
 
@@ -436,8 +490,11 @@ def pretrain_from_config(path: str | os.PathLike) -> list[PretrainResult]:
     clusters = _training_clusters(settings, profile, path)
     set_seed(seed)
     initial = load_encoder(encoder, texts=[doc for docs in clusters["documents"] for doc in docs])
-    return [pretrain(variant, config, initial.model, initial.tokenizer, clusters, output,
-                     resume=settings.get("resume", True), seed=seed, sentence_markers=encoder.sentence_markers)
+    profile = replace(profile, pretrain=config, encoder=encoder)
+    resume = settings.get("resume", True)
+    start, _ = pretrain_base(profile, initial, PretrainingClusters(str(path), clusters, {}), output, resume=resume)
+    return [pretrain(variant, config, start.model, start.tokenizer, clusters, output, resume=resume, seed=seed,
+                     sentence_markers=encoder.sentence_markers)
             for variant in variants]
 
 

@@ -39,6 +39,10 @@ class PretrainConfig:
     seeds: tuple[int, ...]  # pretraining seeds; the first is the default run, more seeds measure seed noise
     eval_batch_size: int  # sequences per forward pass in the perplexity evaluation
     bootstrap_resamples: int  # resamples of held-out clusters for the perplexity interval
+    base_steps: int  # random-init (tiny) encoders only: single-document MLM steps that make the shared starting
+    #                  model, as Longformer-base was for the paper (0: start from the encoder as it is)
+    base_batch_size: int  # single documents per step in that base stage
+    base_max_length: int  # tokens per input in the base stage (longer documents are cut, and counted)
 
 
 PRETRAIN = {
@@ -46,19 +50,19 @@ PRETRAIN = {
         variants=("longformer", "local", "rand", "prefix", "cdlm"), max_steps=4, per_device_batch_size=2,
         gradient_accumulation_steps=1, learning_rate=1e-3, warmup_steps=1, lr_power=3.0, weight_decay=0.01,
         fp16=True, max_length=256, logging_steps=1, save_steps=1000, seeds=(13,), eval_batch_size=8,
-        bootstrap_resamples=200,
+        bootstrap_resamples=200, base_steps=4, base_batch_size=4, base_max_length=64,
     ),
-    "cpu": PretrainConfig(
-        variants=("longformer", "local", "rand", "prefix", "cdlm"), max_steps=500, per_device_batch_size=4,
-        gradient_accumulation_steps=1, learning_rate=3e-3, warmup_steps=50, lr_power=3.0, weight_decay=0.01,
+    "cpu": PretrainConfig(  # lr 3e-3 left every tiny model at the unigram plateau; power 3 decays too early
+        variants=("longformer", "local", "rand", "prefix", "cdlm"), max_steps=1000, per_device_batch_size=4,
+        gradient_accumulation_steps=1, learning_rate=1e-3, warmup_steps=50, lr_power=1.0, weight_decay=0.01,
         fp16=True, max_length=1024, logging_steps=10, save_steps=100, seeds=(13,), eval_batch_size=8,
-        bootstrap_resamples=1000,
+        bootstrap_resamples=1000, base_steps=1500, base_batch_size=16, base_max_length=256,
     ),
     "gpu": PretrainConfig(
         variants=("longformer", "local", "rand", "prefix", "cdlm"), max_steps=25_000, per_device_batch_size=8,
         gradient_accumulation_steps=8, learning_rate=3e-5, warmup_steps=500, lr_power=3.0, weight_decay=0.01,
         fp16=True, max_length=4096, logging_steps=50, save_steps=1000, seeds=(13,), eval_batch_size=4,
-        bootstrap_resamples=1000,
+        bootstrap_resamples=1000, base_steps=0, base_batch_size=0, base_max_length=0,
     ),
 }
 
@@ -102,13 +106,14 @@ class EncoderConfig:
     intermediate_size: int  # tiny only: feed-forward width
     vocab_size: int  # tiny only: byte-level BPE trained on the corpus texts
     sentence_markers: bool  # <s> ... </s> around each sentence inside <doc-s> ... </doc-s> (the released code)
+    dropout: float = 0.1  # tiny only: hidden and attention dropout (0 for runs of minutes, which do not overfit)
 
 
 ENCODER = {
     "smoke": EncoderConfig(kind="tiny", max_length=512, attention_window=32, hidden_size=64, num_layers=2,
-                           num_heads=2, intermediate_size=128, vocab_size=2000, sentence_markers=False),
+                           num_heads=2, intermediate_size=128, vocab_size=2000, sentence_markers=False, dropout=0.0),
     "cpu": EncoderConfig(kind="tiny", max_length=1024, attention_window=64, hidden_size=128, num_layers=2,
-                         num_heads=2, intermediate_size=512, vocab_size=4000, sentence_markers=False),
+                         num_heads=2, intermediate_size=512, vocab_size=4000, sentence_markers=False, dropout=0.0),
     "gpu": EncoderConfig(kind="longformer-base", max_length=4096, attention_window=512, hidden_size=768,
                          num_layers=12, num_heads=12, intermediate_size=3072, vocab_size=50265,
                          sentence_markers=False),

@@ -7,6 +7,7 @@ import torch
 from cdlm_nb.encoders import (
     HUB_MODELS,
     Encoder,
+    copy_global_from_local,
     from_hub,
     load_encoder,
     longformerize,
@@ -125,3 +126,14 @@ def test_load_encoder_dispatches_on_kind(tokenizer):
         load_encoder(config)
     with pytest.raises(ConfigError, match="unknown encoder kind"):
         load_encoder(replace(config, kind="gpt"))
+
+
+
+def test_copy_global_from_local_initialises_the_global_projections(tokenizer):
+    model = tiny_longformer(get_profile("smoke").encoder, tokenizer)
+    copy_global_from_local(model)
+    for layer in model.longformer.encoder.layer:
+        attention = layer.attention.self
+        assert torch.equal(attention.key_global.weight, attention.key.weight)
+        assert torch.equal(attention.query_global.bias, attention.query.bias)
+        assert torch.equal(attention.value_global.weight, attention.value.weight)

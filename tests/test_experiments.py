@@ -185,3 +185,32 @@ def test_pretrain_variants_trains_once_then_reuses_the_finished_model(tmp_path, 
     assert experiments.throughput_table(again).loc["Local CDLM", "tokens"] == first[0].tokens
     experiments.pretrain_variants(profile, tiny_encoder, clusters, tmp_path, resume=False, echo=messages.append)
     assert "pretraining 2 steps" in messages[-2]
+
+
+@pytest.mark.slow
+def test_pretrain_base_trains_once_then_reuses_the_base_model(tmp_path, tiny_encoder):
+    import torch
+    from datasets import Dataset
+
+    from cdlm_nb.data.schemas import CLUSTER_FEATURES
+
+    rows = [{"cluster_id": f"c{c}", "summary": "",
+             "documents": [f"word{c} name{c % 7} said word{d}" for d in range(3)]} for c in range(6)]
+    clusters = experiments.PretrainingClusters("test", Dataset.from_list(rows, features=CLUSTER_FEATURES), {})
+    smoke = get_profile("smoke")
+    profile = smoke.override(
+        pretrain=replace(smoke.pretrain, base_steps=2, base_batch_size=2, base_max_length=16, max_length=128))
+    messages = []
+    start, result = experiments.pretrain_base(profile, tiny_encoder, clusters, tmp_path, echo=messages.append)
+    assert result.steps == 2 and "pretraining 2 steps" in messages[0]
+    attention = start.model.longformer.encoder.layer[0].attention.self
+    assert torch.equal(attention.query_global.weight, attention.query.weight)
+    assert not torch.equal(start.model.longformer.embeddings.word_embeddings.weight,
+                           tiny_encoder.model.longformer.embeddings.word_embeddings.weight)  # trained; input untouched
+    again, _ = experiments.pretrain_base(profile, tiny_encoder, clusters, tmp_path, echo=messages.append)
+    assert "reused" in messages[-1]
+    assert torch.equal(again.model.longformer.embeddings.position_embeddings.weight,
+                       start.model.longformer.embeddings.position_embeddings.weight)
+    unchanged, none = experiments.pretrain_base(profile.override(pretrain=replace(profile.pretrain, base_steps=0)),
+                                                tiny_encoder, clusters, tmp_path)
+    assert unchanged is tiny_encoder and none is None

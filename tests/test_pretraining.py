@@ -77,11 +77,11 @@ def test_variants_map_to_their_attention_pattern():
 def test_every_profile_keeps_the_paper_schedule_shape():
     for name in ("smoke", "cpu", "gpu"):
         config = get_profile(name).pretrain
-        assert config.lr_power == 3.0 and config.warmup_steps < config.max_steps
-        assert config.max_length <= get_profile(name).encoder.max_length
+        assert config.lr_power >= 1.0 and config.warmup_steps < config.max_steps  # warm-up, then polynomial decay
+        assert max(config.max_length, config.base_max_length) <= get_profile(name).encoder.max_length
     gpu = get_profile("gpu").pretrain
     assert (gpu.max_length, gpu.per_device_batch_size * gpu.gradient_accumulation_steps) == (4096, 64)
-    assert (gpu.learning_rate, gpu.warmup_steps, gpu.max_steps, gpu.fp16) == (3e-5, 500, 25_000, True)
+    assert (gpu.learning_rate, gpu.warmup_steps, gpu.max_steps, gpu.fp16, gpu.lr_power) == (3e-5, 500, 25_000, True, 3.0)
 
 
 def test_inputs_per_variant(clusters, tokenizer):
@@ -252,3 +252,36 @@ def test_cli_pretrain_runs_under_torchrun_with_two_processes(tmp_path):
     saved = json.loads((tmp_path / "run" / "models" / "cdlm" / "pretraining.json").read_text())
     assert saved["setup"]["config"]["max_steps"] == 2 and saved["tokens"] > 0
     assert (tmp_path / "run" / "models" / "cdlm" / "model.safetensors").is_file()
+
+
+def test_predicting_masked_positions_only_keeps_the_loss(model, tokenizer, clusters):
+    import copy
+
+    import torch
+
+    from cdlm_nb.masking import IGNORE_INDEX, CrossDocumentMLMCollator
+    from cdlm_nb.pretraining import predict_masked_positions_only, pretraining_inputs
+
+    rows = pretraining_inputs("cdlm", clusters, tokenizer, 128, n_examples=1, seed=0)["input_ids"][:3]
+    batch = CrossDocumentMLMCollator(tokenizer, variant="cdlm", seed=0)([{"input_ids": row} for row in rows])
+    full = model.eval()(**batch)
+    fast_model = predict_masked_positions_only(copy.deepcopy(model)).eval()
+    fast = fast_model(**batch)
+    predicted = batch["labels"] != IGNORE_INDEX
+    assert torch.allclose(fast.loss, full.loss, atol=1e-5)
+    assert torch.allclose(fast.logits, full.logits[predicted], atol=1e-5)
+    without_labels = {key: value for key, value in batch.items() if key != "labels"}
+    assert fast_model(**without_labels).logits.shape == full.logits.shape  # no labels: every position, as usual
+    assert type(fast_model).forward is type(model).forward  # only the instance changed: it saves and loads as usual
+
+
+def test_base_stage_config_takes_the_base_fields():
+    from cdlm_nb.pretraining import base_stage_config, collator_variant
+
+    config = get_profile("cpu").pretrain
+    base = base_stage_config(config)
+    assert (base.max_steps, base.per_device_batch_size, base.max_length) == (
+        config.base_steps, config.base_batch_size, config.base_max_length)
+    assert base.learning_rate == config.learning_rate and base.variants == ("base",)
+    assert base.warmup_steps <= base.max_steps and collator_variant("base") == "local"
+    assert get_profile("gpu").pretrain.base_steps == 0  # Longformer-base is the paper's starting point
