@@ -468,6 +468,7 @@ def pretrain_from_config(path: str | os.PathLike) -> list[PretrainResult]:
     Every process of a `torchrun` / `accelerate launch` job runs this same function; the Trainer splits the
     batches. The effective batch is per-device batch x gradient accumulation x number of processes.
     """
+    import sys
     from dataclasses import replace
 
     from transformers import set_seed
@@ -492,7 +493,8 @@ def pretrain_from_config(path: str | os.PathLike) -> list[PretrainResult]:
     initial = load_encoder(encoder, texts=[doc for docs in clusters["documents"] for doc in docs])
     profile = replace(profile, pretrain=config, encoder=encoder)
     resume = settings.get("resume", True)
-    start, _ = pretrain_base(profile, initial, PretrainingClusters(str(path), clusters, {}), output, resume=resume)
+    start, _ = pretrain_base(profile, initial, PretrainingClusters(str(path), clusters, {}), output, resume=resume,
+                             echo=lambda message: print(message, file=sys.stderr))
     return [pretrain(variant, config, start.model, start.tokenizer, clusters, output, resume=resume, seed=seed,
                      sentence_markers=encoder.sentence_markers)
             for variant in variants]

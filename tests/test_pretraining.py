@@ -247,8 +247,9 @@ def test_cli_pretrain_runs_under_torchrun_with_two_processes(tmp_path):
         stdout, stderr = process.communicate()
         pytest.fail(f"torchrun did not finish in 240 s:\n{stderr[-3000:]}")
     assert process.returncode == 0, stderr[-3000:]
-    report = json.loads(stdout[stdout.index("["):])
+    report = json.loads(stdout)  # progress messages go to stderr: stdout is the JSON report only
     assert [(row["variant"], row["steps"]) for row in report] == [("cdlm", 2)]
+    assert (tmp_path / "run" / "models" / "base" / "model.safetensors").is_file()  # the shared base stage ran first
     saved = json.loads((tmp_path / "run" / "models" / "cdlm" / "pretraining.json").read_text())
     assert saved["setup"]["config"]["max_steps"] == 2 and saved["tokens"] > 0
     assert (tmp_path / "run" / "models" / "cdlm" / "model.safetensors").is_file()
