@@ -93,8 +93,8 @@ def initial_encoder(profile: "Profile", clusters: PretrainingClusters) -> "Encod
     return load_encoder(profile.encoder, texts)
 
 
-def pretrain_base(profile: "Profile", encoder: "Encoder", clusters: PretrainingClusters,
-                  run_dir: str | os.PathLike, resume: bool = True, echo=print) -> tuple["Encoder", PretrainResult | None]:
+def pretrain_base(profile: "Profile", encoder: "Encoder", clusters: PretrainingClusters, run_dir: str | os.PathLike,
+                  resume: bool = True, echo=print) -> tuple["Encoder", PretrainResult | None]:
     """The model every variant starts from, and the base-stage run that made it (None when there is none).
 
     A pretrained encoder (Longformer-base) is returned as it is. A random tiny one is first trained by

@@ -194,8 +194,9 @@ def base_stage_config(config: "PretrainConfig") -> "PretrainConfig":
     """The settings of the base stage: `config`'s optimizer and schedule, with its base steps, batch and length."""
     from dataclasses import replace
 
-    return replace(config, variants=("base",), max_steps=config.base_steps, per_device_batch_size=config.base_batch_size,
-                   gradient_accumulation_steps=1, max_length=config.base_max_length,
+    return replace(config, variants=("base",), max_steps=config.base_steps,
+                   per_device_batch_size=config.base_batch_size, gradient_accumulation_steps=1,
+                   max_length=config.base_max_length,
                    warmup_steps=min(config.warmup_steps, config.base_steps))
 
 

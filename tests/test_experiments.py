@@ -166,15 +166,20 @@ def test_heldout_clusters_give_one_example_each_within_the_pretraining_length():
     assert max(len(ids) for ids in examples["input_ids"]) <= profile.pretrain.max_length
 
 
-@pytest.mark.slow
-def test_pretrain_variants_trains_once_then_reuses_the_finished_model(tmp_path, tiny_encoder):
+def word_clusters() -> experiments.PretrainingClusters:
+    """Six training clusters of three four-word documents, for the pretraining loops."""
     from datasets import Dataset
 
     from cdlm_nb.data.schemas import CLUSTER_FEATURES
 
     rows = [{"cluster_id": f"c{c}", "summary": "",
              "documents": [f"word{c} name{c % 7} said word{d}" for d in range(3)]} for c in range(6)]
-    clusters = experiments.PretrainingClusters("test", Dataset.from_list(rows, features=CLUSTER_FEATURES), {})
+    return experiments.PretrainingClusters("test", Dataset.from_list(rows, features=CLUSTER_FEATURES), {})
+
+
+@pytest.mark.slow
+def test_pretrain_variants_trains_once_then_reuses_the_finished_model(tmp_path, tiny_encoder):
+    clusters = word_clusters()
     smoke = get_profile("smoke")
     profile = smoke.override(pretrain=replace(smoke.pretrain, variants=("local",), max_steps=2, max_length=128))
     messages = []
@@ -190,13 +195,7 @@ def test_pretrain_variants_trains_once_then_reuses_the_finished_model(tmp_path, 
 @pytest.mark.slow
 def test_pretrain_base_trains_once_then_reuses_the_base_model(tmp_path, tiny_encoder):
     import torch
-    from datasets import Dataset
-
-    from cdlm_nb.data.schemas import CLUSTER_FEATURES
-
-    rows = [{"cluster_id": f"c{c}", "summary": "",
-             "documents": [f"word{c} name{c % 7} said word{d}" for d in range(3)]} for c in range(6)]
-    clusters = experiments.PretrainingClusters("test", Dataset.from_list(rows, features=CLUSTER_FEATURES), {})
+    clusters = word_clusters()
     smoke = get_profile("smoke")
     profile = smoke.override(
         pretrain=replace(smoke.pretrain, base_steps=2, base_batch_size=2, base_max_length=16, max_length=128))
