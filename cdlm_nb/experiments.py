@@ -109,16 +109,8 @@ def pretrain_base(profile: "Profile", encoder: "Encoder", clusters: PretrainingC
     if starts_pretrained(profile) or config.base_steps <= 0:
         return encoder, None
     base = base_stage_config(config)
-    done = finished_result(run_dir, "base", profile, len(clusters.train), base) if resume else None
-    if done is not None:
-        echo(f"{LABELS['base']}: finished model found in {done.model_dir}, reused ({done.steps} steps)")
-        result = done
-    else:
-        echo(f"{LABELS['base']}: pretraining {base.max_steps} steps on single documents of up to "
-             f"{base.max_length} tokens ...")
-        result = pretrain("base", base, encoder.model, encoder.tokenizer, clusters.train, run_dir, resume=resume,
-                          sentence_markers=profile.encoder.sentence_markers)
-        echo(f"    {result.steps} steps in {result.seconds:.1f} s; last logged loss {result.final_loss:.3f}")
+    result = reuse_or_pretrain("base", base, profile, encoder, clusters, run_dir, resume, echo,
+                               inputs=f" on single documents of up to {base.max_length} tokens")
     model = load_pretrained(run_dir, "base").model
     copy_global_from_local(model)
     return Encoder(model, encoder.tokenizer), result
@@ -162,7 +154,6 @@ def pretrain_variants(profile: "Profile", encoder: "Encoder", clusters: Pretrain
     """
     results = []
     for variant in profile.pretrain.variants:
-        done = finished_result(run_dir, variant, profile, len(clusters.train)) if resume else None
         if variant == "longformer" and starts_pretrained(profile):
             echo(f"{LABELS[variant]}: the starting checkpoint ({profile.encoder.kind}), saved without further training")
             results.append(save_unchanged(variant, encoder, run_dir, profile.encoder.kind, profile.seed))
@@ -171,17 +162,26 @@ def pretrain_variants(profile: "Profile", encoder: "Encoder", clusters: Pretrain
 
             echo(f"{LABELS[variant]}: the released biu-nlp/cdlm checkpoint, saved without further training")
             results.append(save_unchanged(variant, from_hub("cdlm-release"), run_dir, "biu-nlp/cdlm", profile.seed))
-        elif done is not None:
-            echo(f"{LABELS[variant]}: finished model found in {done.model_dir}, reused ({done.steps} steps)")
-            results.append(done)
         else:
-            echo(f"{LABELS[variant]}: pretraining {profile.pretrain.max_steps} steps ...")
-            result = pretrain(variant, profile.pretrain, encoder.model, encoder.tokenizer, clusters.train, run_dir,
-                              resume=resume, sentence_markers=profile.encoder.sentence_markers)
-            resumed = f", resumed from step {result.resumed_from_step}" if result.resumed_from_step else ""
-            echo(f"    {result.steps} steps in {result.seconds:.1f} s{resumed}; last logged loss {result.final_loss:.3f}")
-            results.append(result)
+            results.append(reuse_or_pretrain(variant, profile.pretrain, profile, encoder, clusters, run_dir, resume,
+                                             echo))
     return results
+
+
+def reuse_or_pretrain(variant: str, config: "PretrainConfig", profile: "Profile", encoder: "Encoder",
+                      clusters: PretrainingClusters, run_dir: str | os.PathLike, resume: bool, echo,
+                      inputs: str = "") -> PretrainResult:
+    """One run of `pretrain`, or its finished model when `resume` finds one with the same setup; says which."""
+    done = finished_result(run_dir, variant, profile, len(clusters.train), config) if resume else None
+    if done is not None:
+        echo(f"{LABELS[variant]}: finished model found in {done.model_dir}, reused ({done.steps} steps)")
+        return done
+    echo(f"{LABELS[variant]}: pretraining {config.max_steps} steps{inputs} ...")
+    result = pretrain(variant, config, encoder.model, encoder.tokenizer, clusters.train, run_dir, resume=resume,
+                      sentence_markers=profile.encoder.sentence_markers)
+    resumed = f", resumed from step {result.resumed_from_step}" if result.resumed_from_step else ""
+    echo(f"    {result.steps} steps in {result.seconds:.1f} s{resumed}; last logged loss {result.final_loss:.3f}")
+    return result
 
 
 def input_summary(profile: "Profile", clusters: PretrainingClusters, tokenizer: "PreTrainedTokenizerBase") -> "pd.DataFrame":

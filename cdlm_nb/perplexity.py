@@ -47,8 +47,8 @@ class PerplexityResult:
     token_counts: tuple[int, ...] = field(repr=False, default=())  # per cluster: masked tokens
 
 
-def token_nll(model: "PreTrainedModel", batch: dict) -> tuple["np.ndarray", "np.ndarray"]:
-    """Per-row summed negative log-likelihood of the labelled (masked) tokens, and how many there are."""
+def masked_token_nll(model: "PreTrainedModel", batch: dict) -> "np.ndarray":
+    """Negative log-likelihood of every labelled (masked) token of a collated batch, row by row, left to right."""
     import torch
     import torch.nn.functional as F
 
@@ -57,10 +57,15 @@ def token_nll(model: "PreTrainedModel", batch: dict) -> tuple["np.ndarray", "np.
     scored = labels != IGNORE_INDEX
     with torch.no_grad():
         logits = model(**inputs).logits[scored].float()  # only the masked positions: (n_masked, vocabulary)
-    nll = F.cross_entropy(logits, labels[scored], reduction="none")
-    rows = scored.nonzero()[:, 0]
-    sums = torch.zeros(len(labels), device=nll.device).index_add_(0, rows, nll)
-    return sums.cpu().numpy(), scored.sum(dim=1).cpu().numpy()
+    return F.cross_entropy(logits, labels[scored], reduction="none").cpu().numpy()
+
+
+def token_nll(model: "PreTrainedModel", batch: dict) -> tuple["np.ndarray", "np.ndarray"]:
+    """Per-row summed negative log-likelihood of the labelled (masked) tokens, and how many there are."""
+    scored = (batch["labels"] != IGNORE_INDEX).numpy()
+    sums = np.zeros(len(scored))
+    np.add.at(sums, scored.nonzero()[0], masked_token_nll(model, batch))
+    return sums, scored.sum(axis=1)
 
 
 def evaluate_perplexity(
@@ -214,8 +219,6 @@ def perplexity_by_answer_location(model: "PreTrainedModel", tokenizer: "PreTrain
     perplexity and token count per location. Tells whether a model gains on the tokens only another document
     gives away, or on the ones its local window already shows. Needs `doc_ids` (packed examples)."""
     import pandas as pd
-    import torch
-    import torch.nn.functional as F
 
     if "doc_ids" not in dataset.column_names:
         raise DataError("perplexity_by_answer_location needs packed examples with `doc_ids` (inputs.pack_clusters)")
@@ -226,11 +229,7 @@ def perplexity_by_answer_location(model: "PreTrainedModel", tokenizer: "PreTrain
     for start in range(0, len(dataset), batch_size):
         rows = dataset[start:start + batch_size]
         batch = collate([{"input_ids": ids} for ids in rows["input_ids"]])
-        scored = batch["labels"] != IGNORE_INDEX
-        with torch.no_grad():
-            inputs = {key: value.to(model.device) for key, value in batch.items() if key != "labels"}
-            logits = model(**inputs).logits[scored.to(model.device)].float().cpu()
-        nll = F.cross_entropy(logits, batch["labels"][scored], reduction="none").numpy()
+        nll = masked_token_nll(model, batch)
         offset = 0
         for r, doc_ids in enumerate(rows["doc_ids"]):
             n = len(doc_ids)
