@@ -142,6 +142,20 @@ def copy_global_from_local(model: "LongformerForMaskedLM") -> None:
                 global_.load_state_dict(local.state_dict())
 
 
+def copy_positions_out(model: "LongformerForMaskedLM", trained: int) -> None:
+    """Repeat the first `trained` position embeddings over all later positions (the Longformer recipe), so that a
+    model trained on short inputs starts every position it has not trained from one it has."""
+    import torch
+
+    if trained <= 0:
+        raise ConfigError(f"trained positions must be positive, got {trained}")
+    start = model.config.pad_token_id + 1  # Longformer numbers positions from pad_token_id + 1
+    weight = model.longformer.embeddings.position_embeddings.weight
+    with torch.no_grad():
+        source = weight[:start + trained].clone()
+        _extend_positions(weight, source, source_offset=start, target_offset=start)
+
+
 def _copy_module(module, weights: dict, prefix: str) -> None:
     """Load `prefix.weight` / `prefix.bias` from a source state dict into `module` (shapes must match)."""
     module.load_state_dict({name: weights[f"{prefix}.{name}"] for name, _ in module.named_parameters()})

@@ -98,11 +98,12 @@ def pretrain_base(profile: "Profile", encoder: "Encoder", clusters: PretrainingC
     """The model every variant starts from, and the base-stage run that made it (None when there is none).
 
     A pretrained encoder (Longformer-base) is returned as it is. A random tiny one is first trained by
-    single-document MLM with local attention (`base_stage_config`; trained once, then reused), as Longformer-base
-    was, and its global Q/K/V are then copied from the local ones, as Beltagy et al. initialised them. Every
-    variant so starts from a model that already reads text, as in the paper.
+    single-document MLM with local attention (`base_stage_config`; trained once, then reused). Then, as Beltagy
+    et al. made Longformer-base from RoBERTa, its trained positions are copied out to the full length and its
+    global Q/K/V copied from the local ones. Every variant so starts from a model that already reads text at
+    every position, as in the paper.
     """
-    from .encoders import Encoder, copy_global_from_local
+    from .encoders import Encoder, copy_global_from_local, copy_positions_out
     from .pretraining import base_stage_config
 
     config = profile.pretrain
@@ -112,6 +113,7 @@ def pretrain_base(profile: "Profile", encoder: "Encoder", clusters: PretrainingC
     result = reuse_or_pretrain("base", base, profile, encoder, clusters, run_dir, resume, echo,
                                inputs=f" on single documents of up to {base.max_length} tokens")
     model = load_pretrained(run_dir, "base").model
+    copy_positions_out(model, trained=base.max_length)
     copy_global_from_local(model)
     return Encoder(model, encoder.tokenizer), result
 
@@ -261,6 +263,21 @@ def answer_location_table(models: dict[str, "Encoder"], tokenizer: "PreTrainedTo
     table = pd.DataFrame({model: t["perplexity"] for model, t in tables.items()}).T
     counts = next(iter(tables.values()))["masked_tokens"].rename("masked tokens")
     return pd.concat([table, counts.to_frame().T])
+
+
+def attention_reach_table(models: dict[str, "Encoder"], tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
+                          profile: "Profile") -> "pd.DataFrame":
+    """Where the masked tokens of the models that make them global (CDLM, Rand CDLM) attend, per layer, in percent
+    (`perplexity.global_attention_reach`, with the profile's local window); empty when no model does."""
+    import pandas as pd
+
+    from .perplexity import global_attention_reach
+
+    tables = {LABELS[variant]: 100 * global_attention_reach(
+                  encoder.model, tokenizer, examples, variant, window=profile.encoder.attention_window,
+                  batch_size=profile.pretrain.eval_batch_size)
+              for variant, encoder in models.items() if variant in ("cdlm", "rand")}
+    return pd.concat(tables, names=["model"]) if tables else pd.DataFrame()
 
 
 def paper_table1() -> "pd.DataFrame":

@@ -243,6 +243,58 @@ def perplexity_by_answer_location(model: "PreTrainedModel", tokenizer: "PreTrain
     return pd.DataFrame({"perplexity": ppl, "masked_tokens": counts}, index=pd.Index(ANSWER_LOCATIONS, name="answer"))
 
 
+#: Where a global masked token's attention falls, relative to the token (`global_attention_reach`).
+REACH_BINS = ("within 2 tokens", "rest of the local window", "own document, beyond the window", "other documents",
+              "outside any document")
+
+
+def reach_bins(position: int, doc_ids: "np.ndarray", window: int) -> "np.ndarray":
+    """For every position of one row, the index into REACH_BINS of where it lies as seen from `position`."""
+    distance = np.abs(np.arange(len(doc_ids)) - position)
+    own = doc_ids == doc_ids[position]
+    return np.select([doc_ids < 0, distance <= 2, distance <= window // 2, own], [4, 0, 1, 2], default=3)
+
+
+def global_attention_reach(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset",
+                           variant: str, window: int, seed: int = EVAL_MASK_SEED, batch_size: int = 8) -> "pd.DataFrame":
+    """Per layer, the mean share of a masked token's global attention (averaged over heads) in each of REACH_BINS,
+    on the same masks as `evaluate_perplexity`. Only for variants whose masked tokens are global (CDLM, Rand): it
+    shows whether they still read their neighbours, or spend their attention on other documents."""
+    import pandas as pd
+    import torch
+
+    if "doc_ids" not in dataset.column_names:
+        raise DataError("global_attention_reach needs packed examples with `doc_ids` (inputs.pack_clusters)")
+    collate = CrossDocumentMLMCollator(tokenizer, variant=collator_variant(variant), seed=seed)
+    encoder = model.base_model
+    totals, count = np.zeros((model.config.num_hidden_layers, len(REACH_BINS))), 0
+    was_training = model.training
+    model.eval()
+    for start in range(0, len(dataset), batch_size):
+        rows = dataset[start:start + batch_size]
+        batch = collate([{"input_ids": ids} for ids in rows["input_ids"]])
+        with torch.no_grad():
+            outputs = encoder(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
+                              global_attention_mask=batch["global_attention_mask"], output_attentions=True)
+        for r, doc_ids in enumerate(rows["doc_ids"]):
+            n, doc_ids = len(doc_ids), np.asarray(doc_ids)
+            global_positions = np.flatnonzero(batch["global_attention_mask"][r, :n].numpy())
+            predicted = set(np.flatnonzero(batch["labels"][r, :n].numpy() != IGNORE_INDEX).tolist())
+            for k, i in enumerate(global_positions):
+                if i not in predicted:
+                    continue
+                bins = reach_bins(i, doc_ids, window)
+                for layer, probs in enumerate(outputs.global_attentions):  # (batch, heads, seq, global tokens)
+                    np.add.at(totals[layer], bins, probs[r, :, :n, k].mean(0).numpy())
+                count += 1
+    model.train(was_training)
+    if count == 0:
+        raise ConfigError(f"variant {variant!r} gives no masked token global attention; global_attention_reach is "
+                          "for the variants that do (cdlm, rand)")
+    return pd.DataFrame(totals / count, columns=list(REACH_BINS),
+                        index=pd.Index([f"layer {layer + 1}" for layer in range(len(totals))], name="attention"))
+
+
 def _sum_by_cluster(groups: list[str], sums: list[float],
                     counts: list[int]) -> tuple[list[str], list[float], list[int]]:
     """Add up the rows of each cluster (a cluster may give several examples), in order of first appearance."""

@@ -8,6 +8,7 @@ from cdlm_nb.encoders import (
     HUB_MODELS,
     Encoder,
     copy_global_from_local,
+    copy_positions_out,
     from_hub,
     load_encoder,
     longformerize,
@@ -137,3 +138,16 @@ def test_copy_global_from_local_initialises_the_global_projections(tokenizer):
         assert torch.equal(attention.key_global.weight, attention.key.weight)
         assert torch.equal(attention.query_global.bias, attention.query.bias)
         assert torch.equal(attention.value_global.weight, attention.value.weight)
+
+
+def test_copy_positions_out_repeats_the_trained_positions(tokenizer):
+    model = tiny_longformer(get_profile("smoke").encoder, tokenizer)
+    weight = model.longformer.embeddings.position_embeddings.weight
+    start = model.config.pad_token_id + 1
+    before = weight.detach().clone()
+    copy_positions_out(model, trained=10)
+    assert torch.equal(weight[:start + 10], before[:start + 10])  # padding row and trained positions kept
+    for position in range(10, weight.shape[0] - start):
+        assert torch.equal(weight[start + position], before[start + position % 10])
+    with pytest.raises(ConfigError, match="trained positions"):
+        copy_positions_out(model, trained=0)

@@ -204,6 +204,9 @@ def test_pretrain_base_trains_once_then_reuses_the_base_model(tmp_path, tiny_enc
     assert result.steps == 2 and "pretraining 2 steps" in messages[0]
     attention = start.model.longformer.encoder.layer[0].attention.self
     assert torch.equal(attention.query_global.weight, attention.query.weight)
+    positions = start.model.longformer.embeddings.position_embeddings.weight
+    first = start.model.config.pad_token_id + 1  # the trained positions 0-15, copied out to the full length
+    assert torch.equal(positions[first + 16:first + 32], positions[first:first + 16])
     assert not torch.equal(start.model.longformer.embeddings.word_embeddings.weight,
                            tiny_encoder.model.longformer.embeddings.word_embeddings.weight)  # trained; input untouched
     again, _ = experiments.pretrain_base(profile, tiny_encoder, clusters, tmp_path, echo=messages.append)
