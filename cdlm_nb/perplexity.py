@@ -24,6 +24,8 @@ from .masking import IGNORE_INDEX, CrossDocumentMLMCollator
 from .pretraining import LABELS, collator_variant
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     import pandas as pd
     from datasets import Dataset
     from matplotlib.figure import Figure
@@ -68,6 +70,25 @@ def token_nll(model: "PreTrainedModel", batch: dict) -> tuple["np.ndarray", "np.
     return sums, scored.sum(axis=1)
 
 
+def masked_batches(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset", variant: str,
+                   seed: int = EVAL_MASK_SEED, batch_size: int = 8, desc: str | None = None) -> "Iterator[tuple[dict, dict]]":
+    """The held-out examples in batches, each as (its rows, the collated batch with the evaluation masks and
+    `variant`'s attention pattern). The masks depend only on (seed, tokens), so every model sees the same ones;
+    `model` is in eval mode meanwhile and goes back to its mode after. `desc` shows a progress bar."""
+    from .runtime import progress
+
+    collate = CrossDocumentMLMCollator(tokenizer, variant=collator_variant(variant), seed=seed)
+    starts = range(0, len(dataset), batch_size)
+    was_training = model.training
+    model.eval()
+    try:
+        for start in progress(starts, desc=desc) if desc else starts:
+            rows = dataset[start:start + batch_size]
+            yield rows, collate([{"input_ids": ids} for ids in rows["input_ids"]])
+    finally:
+        model.train(was_training)
+
+
 def evaluate_perplexity(
     model: "PreTrainedModel",
     tokenizer: "PreTrainedTokenizerBase",
@@ -82,23 +103,16 @@ def evaluate_perplexity(
 
     `variant` is the model's pretraining variant and picks its attention pattern; `seed` fixes the masks.
     """
-    from .runtime import progress
-
     if "input_ids" not in dataset.column_names:
         raise DataError("evaluate_perplexity needs packed examples with `input_ids` (cdlm_nb.inputs.pack_clusters)")
     if len(dataset) == 0:
         raise DataError("evaluate_perplexity got an empty held-out dataset")
-    collate = CrossDocumentMLMCollator(tokenizer, variant=collator_variant(variant), seed=seed)
     groups = dataset["cluster_id"] if "cluster_id" in dataset.column_names else [str(i) for i in range(len(dataset))]
-    was_training = model.training
-    model.eval()
     sums, counts = [], []
-    for start in progress(range(0, len(dataset), batch_size), desc=f"perplexity {variant}"):
-        rows = dataset[start:start + batch_size]["input_ids"]
-        nll, n = token_nll(model, collate([{"input_ids": row} for row in rows]))
+    for _, batch in masked_batches(model, tokenizer, dataset, variant, seed, batch_size, desc=f"perplexity {variant}"):
+        nll, n = token_nll(model, batch)
         sums.extend(nll.tolist())
         counts.extend(n.tolist())
-    model.train(was_training)
 
     cluster_ids, nll_sums, token_counts = _sum_by_cluster(groups, sums, counts)
     low, high = bootstrap_interval(np.array(nll_sums), np.array(token_counts), n_resamples, confidence, seed)
@@ -220,15 +234,9 @@ def perplexity_by_answer_location(model: "PreTrainedModel", tokenizer: "PreTrain
     gives away, or on the ones its local window already shows. Needs `doc_ids` (packed examples)."""
     import pandas as pd
 
-    if "doc_ids" not in dataset.column_names:
-        raise DataError("perplexity_by_answer_location needs packed examples with `doc_ids` (inputs.pack_clusters)")
-    collate = CrossDocumentMLMCollator(tokenizer, variant=collator_variant(variant), seed=seed)
+    _require_doc_ids(dataset, "perplexity_by_answer_location")
     nll_sums, counts = np.zeros(len(ANSWER_LOCATIONS)), np.zeros(len(ANSWER_LOCATIONS), dtype=int)
-    was_training = model.training
-    model.eval()
-    for start in range(0, len(dataset), batch_size):
-        rows = dataset[start:start + batch_size]
-        batch = collate([{"input_ids": ids} for ids in rows["input_ids"]])
+    for rows, batch in masked_batches(model, tokenizer, dataset, variant, seed, batch_size):
         nll = masked_token_nll(model, batch)
         offset = 0
         for r, doc_ids in enumerate(rows["doc_ids"]):
@@ -238,7 +246,6 @@ def perplexity_by_answer_location(model: "PreTrainedModel", tokenizer: "PreTrain
             np.add.at(nll_sums, where, nll[offset:offset + len(where)])
             np.add.at(counts, where, 1)
             offset += len(where)
-    model.train(was_training)
     ppl = [float(np.exp(total / n)) if n else float("nan") for total, n in zip(nll_sums, counts)]
     return pd.DataFrame({"perplexity": ppl, "masked_tokens": counts}, index=pd.Index(ANSWER_LOCATIONS, name="answer"))
 
@@ -263,16 +270,10 @@ def global_attention_reach(model: "PreTrainedModel", tokenizer: "PreTrainedToken
     import pandas as pd
     import torch
 
-    if "doc_ids" not in dataset.column_names:
-        raise DataError("global_attention_reach needs packed examples with `doc_ids` (inputs.pack_clusters)")
-    collate = CrossDocumentMLMCollator(tokenizer, variant=collator_variant(variant), seed=seed)
+    _require_doc_ids(dataset, "global_attention_reach")
     encoder = model.base_model
     totals, count = np.zeros((model.config.num_hidden_layers, len(REACH_BINS))), 0
-    was_training = model.training
-    model.eval()
-    for start in range(0, len(dataset), batch_size):
-        rows = dataset[start:start + batch_size]
-        batch = collate([{"input_ids": ids} for ids in rows["input_ids"]])
+    for rows, batch in masked_batches(model, tokenizer, dataset, variant, seed, batch_size):
         with torch.no_grad():
             outputs = encoder(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
                               global_attention_mask=batch["global_attention_mask"], output_attentions=True)
@@ -287,12 +288,16 @@ def global_attention_reach(model: "PreTrainedModel", tokenizer: "PreTrainedToken
                 for layer, probs in enumerate(outputs.global_attentions):  # (batch, heads, seq, global tokens)
                     np.add.at(totals[layer], bins, probs[r, :, :n, k].mean(0).numpy())
                 count += 1
-    model.train(was_training)
     if count == 0:
         raise ConfigError(f"variant {variant!r} gives no masked token global attention; global_attention_reach is "
                           "for the variants that do (cdlm, rand)")
     return pd.DataFrame(totals / count, columns=list(REACH_BINS),
                         index=pd.Index([f"layer {layer + 1}" for layer in range(len(totals))], name="attention"))
+
+
+def _require_doc_ids(dataset: "Dataset", caller: str) -> None:
+    if "doc_ids" not in dataset.column_names:
+        raise DataError(f"{caller} needs packed examples with `doc_ids` (inputs.pack_clusters)")
 
 
 def _sum_by_cluster(groups: list[str], sums: list[float],
