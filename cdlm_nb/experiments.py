@@ -271,12 +271,13 @@ def attention_reach_table(models: dict[str, "Encoder"], tokenizer: "PreTrainedTo
     (`perplexity.global_attention_reach`, with the profile's local window); empty when no model does."""
     import pandas as pd
 
+    from .masking import MASKED_GLOBAL_VARIANTS
     from .perplexity import global_attention_reach
 
     tables = {LABELS[variant]: 100 * global_attention_reach(
                   encoder.model, tokenizer, examples, variant, window=profile.encoder.attention_window,
                   batch_size=profile.pretrain.eval_batch_size)
-              for variant, encoder in models.items() if variant in ("cdlm", "rand")}
+              for variant, encoder in models.items() if variant in MASKED_GLOBAL_VARIANTS}
     return pd.concat(tables, names=["model"]) if tables else pd.DataFrame()
 
 

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 Variant = Literal["cdlm", "rand", "local", "prefix", "release"]
 VARIANTS: tuple[str, ...] = get_args(Variant)
+MASKED_GLOBAL_VARIANTS = ("cdlm", "rand")  # global attention on exactly the masked (predicted) tokens
 IGNORE_INDEX = -100  # label of positions that are not predicted (ignored by the cross-entropy loss)
 
 #: English personal pronouns; the released code kept masked pronouns out of global attention.
@@ -151,7 +152,7 @@ class CrossDocumentMLMCollator:
         """The variant's global attention (1 = global) for one unpadded row, given its original tokens."""
         length = len(row)
         pattern = torch.zeros(length, dtype=torch.long)
-        if self.variant in ("cdlm", "rand"):
+        if self.variant in MASKED_GLOBAL_VARIANTS:
             pattern[predicted] = 1
         elif self.variant == "prefix":
             pattern[: max(1, round(self.prefix_fraction * length))] = 1

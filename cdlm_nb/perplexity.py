@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .errors import ConfigError, DataError
-from .masking import IGNORE_INDEX, CrossDocumentMLMCollator
+from .masking import IGNORE_INDEX, MASKED_GLOBAL_VARIANTS, CrossDocumentMLMCollator
 from .pretraining import LABELS, collator_variant
 
 if TYPE_CHECKING:
@@ -290,7 +290,7 @@ def global_attention_reach(model: "PreTrainedModel", tokenizer: "PreTrainedToken
                 count += 1
     if count == 0:
         raise ConfigError(f"variant {variant!r} gives no masked token global attention; global_attention_reach is "
-                          "for the variants that do (cdlm, rand)")
+                          f"for the variants that do ({', '.join(MASKED_GLOBAL_VARIANTS)})")
     return pd.DataFrame(totals / count, columns=list(REACH_BINS),
                         index=pd.Index([f"layer {layer + 1}" for layer in range(len(totals))], name="attention"))
 
