@@ -5,7 +5,8 @@
 - `pretrain_base(...)`: the one starting model every variant continues from (tiny encoders: after a base stage);
 - `pretrain_variants(...)`: notebook 02's loop: reuse finished models, resume interrupted ones, train the rest;
 - `load_pretrained_models(...)`: notebook 02's models for the later notebooks, with one clear error if any is missing;
-- `heldout_examples(...)`, `paper_table1()`, `perplexity_findings(...)`: notebook 03's inputs, reference and reading.
+- `heldout_examples(...)`, `paper_table1()`, `perplexity_findings(...)`: notebook 03's inputs, reference and reading;
+- `answer_location_table(...)`, `attention_reach_table(...)`: notebook 03's look at where CDLM gains or loses.
 
 Pretraining inputs per variant (related clusters, unrelated documents for Rand, single documents for Longformer)
 are packed inside `cdlm_nb.pretraining.pretrain` from the same training clusters and seed.

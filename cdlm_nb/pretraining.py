@@ -14,8 +14,9 @@ clusters; they differ only in their inputs and in which tokens get global attent
 
 Where the models start. In the paper every ablation continues from Longformer-base, itself pretrained (by
 Beltagy et al.) with single-document MLM and local attention. Tiny models get the same history in small: a shared
-`base` model trained once by single-document MLM from random weights (`base_stage_config`), whose global Q/K/V are
-then copied from its local ones (`experiments.pretrain_base`). From random weights, none of the tiny variants
+`base` model trained once by single-document MLM from random weights (`base_stage_config`), whose trained positions
+are then copied out to the full length and whose global Q/K/V are copied from its local ones
+(`experiments.pretrain_base`), as Longformer-base was made from RoBERTa. From random weights, none of the tiny variants
 learned to use context within a CPU budget (all ended near a unigram model). "Longformer" is then the base trained
 for the same number of further steps by its own objective (single documents, local attention): the paper's
 Longformer row without extra pretraining would otherwise have seen fewer steps than the others. "local" isolates
