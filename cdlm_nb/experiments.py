@@ -104,7 +104,6 @@ def pretrain_base(profile: "Profile", encoder: "Encoder", clusters: PretrainingC
     global Q/K/V copied from the local ones. Every variant so starts from a model that already reads text at
     every position, as in the paper.
     """
-    from .encoders import Encoder, copy_global_from_local, copy_positions_out
     from .pretraining import base_stage_config
 
     config = profile.pretrain
@@ -113,10 +112,31 @@ def pretrain_base(profile: "Profile", encoder: "Encoder", clusters: PretrainingC
     base = base_stage_config(config)
     result = reuse_or_pretrain("base", base, profile, encoder, clusters, run_dir, resume, echo,
                                inputs=f" on single documents of up to {base.max_length} tokens")
-    model = load_pretrained(run_dir, "base").model
-    copy_positions_out(model, trained=base.max_length)
-    copy_global_from_local(model)
-    return Encoder(model, encoder.tokenizer), result
+    return _after_longformer_recipe(load_pretrained(run_dir, "base"), trained=base.max_length), result
+
+
+def _after_longformer_recipe(base: "Encoder", trained: int) -> "Encoder":
+    """The base-stage model with its `trained` positions copied out and its global Q/K/V copied from the local ones."""
+    from .encoders import copy_global_from_local, copy_positions_out
+
+    copy_positions_out(base.model, trained=trained)
+    copy_global_from_local(base.model)
+    return base
+
+
+def starting_model(profile: "Profile", run_dir: str | os.PathLike) -> "Encoder | None":
+    """The model every variant of notebook 02 started from: the saved base-stage model after the Longformer recipe,
+    or the pretrained encoder itself (Longformer-base); None for a random tiny start with no base stage."""
+    from .encoders import load_encoder
+
+    if starts_pretrained(profile):
+        return load_encoder(profile.encoder)
+    if profile.pretrain.base_steps <= 0:
+        return None
+    if not (model_dir(run_dir, "base") / "model.safetensors").is_file():
+        raise DataError(f"notebook 02 has not saved the base-stage model under {Path(run_dir) / 'models'}. Run "
+                        f"notebook 02 first: `cdlm-nb run --profile {profile.name} --only 02 --output {run_dir}`")
+    return _after_longformer_recipe(load_pretrained(run_dir, "base"), trained=profile.pretrain.base_max_length)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -267,18 +287,21 @@ def answer_location_table(models: dict[str, "Encoder"], tokenizer: "PreTrainedTo
 
 
 def attention_reach_table(models: dict[str, "Encoder"], tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
-                          profile: "Profile") -> "pd.DataFrame":
+                          profile: "Profile", start: "Encoder | None" = None) -> "pd.DataFrame":
     """Where the masked tokens of the models that make them global (CDLM, Rand CDLM) attend, per layer, in percent
-    (`perplexity.global_attention_reach`, with the profile's local window); empty when no model does."""
+    (`perplexity.global_attention_reach`, with the profile's local window); empty when no model does. With `start`
+    (`starting_model`), a first row shows where the same masked tokens looked before any CD-MLM training."""
     import pandas as pd
 
     from .masking import MASKED_GLOBAL_VARIANTS
     from .perplexity import global_attention_reach
 
-    tables = {LABELS[variant]: 100 * global_attention_reach(
+    measured = ([("start", start, "cdlm")] if start is not None else []) + [
+        (variant, encoder, variant) for variant, encoder in models.items() if variant in MASKED_GLOBAL_VARIANTS]
+    tables = {LABELS[name]: 100 * global_attention_reach(
                   encoder.model, tokenizer, examples, variant, window=profile.encoder.attention_window,
                   batch_size=profile.pretrain.eval_batch_size)
-              for variant, encoder in models.items() if variant in MASKED_GLOBAL_VARIANTS}
+              for name, encoder, variant in measured}
     return pd.concat(tables, names=["model"]) if tables else pd.DataFrame()
 
 

@@ -65,6 +65,7 @@ LABELS = {
     "cdlm": "CDLM",
     "release": "CDLM (released pattern)",
     "base": "Base (single-document MLM)",
+    "start": "Start (before CD-MLM)",
 }
 #: RoBERTa's optimizer settings (Liu et al., 2019), which CDLM keeps (seed 000, Appendix B).
 ADAM_BETAS = (0.9, 0.98)

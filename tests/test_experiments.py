@@ -216,3 +216,25 @@ def test_pretrain_base_trains_once_then_reuses_the_base_model(tmp_path, tiny_enc
     unchanged, none = experiments.pretrain_base(profile.override(pretrain=replace(profile.pretrain, base_steps=0)),
                                                 tiny_encoder, clusters, tmp_path)
     assert unchanged is tiny_encoder and none is None
+    reloaded = experiments.starting_model(profile, tmp_path)  # what notebook 03 measures as the start
+    for name, weight in start.model.state_dict().items():
+        assert torch.equal(reloaded.model.state_dict()[name], weight), name
+    with pytest.raises(DataError, match="base-stage model.*--only 02"):
+        experiments.starting_model(profile, tmp_path / "elsewhere")
+    assert experiments.starting_model(profile.override(pretrain=replace(profile.pretrain, base_steps=0)),
+                                      tmp_path) is None
+
+
+def test_attention_reach_table_puts_the_start_first_and_skips_local_models(tiny_encoder):
+    from cdlm_nb.inputs import pack_clusters
+
+    profile = get_profile("smoke")
+    examples = pack_clusters(word_clusters().train, tiny_encoder.tokenizer, 64)
+    models = {"local": tiny_encoder, "cdlm": tiny_encoder}
+    reach = experiments.attention_reach_table(models, tiny_encoder.tokenizer, examples, profile, start=tiny_encoder)
+    assert list(reach.index.get_level_values("model").unique()) == ["Start (before CD-MLM)", "CDLM"]
+    # the same weights and the same masks give the same shares; each row sums to 100 %
+    np.testing.assert_allclose(reach.loc["Start (before CD-MLM)"].to_numpy(), reach.loc["CDLM"].to_numpy())
+    np.testing.assert_allclose(reach.sum(axis=1), 100.0, atol=1e-4)
+    assert experiments.attention_reach_table({"local": tiny_encoder}, tiny_encoder.tokenizer, examples,
+                                             profile).empty
