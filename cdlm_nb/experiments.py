@@ -5,6 +5,7 @@
 - `pretrain_base(...)`: the one starting model every variant continues from (tiny encoders: after a base stage);
 - `pretrain_variants(...)`: notebook 02's loop: reuse finished models, resume interrupted ones, train the rest;
 - `load_pretrained_models(...)`: notebook 02's models for the later notebooks, with one clear error if any is missing;
+- `starting_model(...)`: the model notebook 02's variants started from, reloaded for notebook 03;
 - `heldout_examples(...)`, `paper_table1()`, `perplexity_findings(...)`: notebook 03's inputs, reference and reading;
 - `answer_location_table(...)`, `attention_reach_table(...)`: notebook 03's look at where CDLM gains or loses.
 
