@@ -134,10 +134,8 @@ def starting_model(profile: "Profile", run_dir: str | os.PathLike) -> "Encoder |
         return load_encoder(profile.encoder)
     if profile.pretrain.base_steps <= 0:
         return None
-    if not (model_dir(run_dir, "base") / "model.safetensors").is_file():
-        raise DataError(f"notebook 02 has not saved the base-stage model under {Path(run_dir) / 'models'}. Run "
-                        f"notebook 02 first: `cdlm-nb run --profile {profile.name} --only 02 --output {run_dir}`")
-    return _after_longformer_recipe(load_pretrained(run_dir, "base"), trained=profile.pretrain.base_max_length)
+    base = load_pretrained_models(run_dir, profile, variants=("base",))["base"]
+    return _after_longformer_recipe(base, trained=profile.pretrain.base_max_length)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -219,7 +219,7 @@ def test_pretrain_base_trains_once_then_reuses_the_base_model(tmp_path, tiny_enc
     reloaded = experiments.starting_model(profile, tmp_path)  # what notebook 03 measures as the start
     for name, weight in start.model.state_dict().items():
         assert torch.equal(reloaded.model.state_dict()[name], weight), name
-    with pytest.raises(DataError, match="base-stage model.*--only 02"):
+    with pytest.raises(DataError, match=r"saved the pretrained model\(s\) \['base'\].*--only 02"):
         experiments.starting_model(profile, tmp_path / "elsewhere")
     assert experiments.starting_model(profile.override(pretrain=replace(profile.pretrain, base_steps=0)),
                                       tmp_path) is None
