@@ -54,12 +54,16 @@ def masked_token_nll(model: "PreTrainedModel", batch: dict) -> "np.ndarray":
     import torch
     import torch.nn.functional as F
 
-    inputs = {key: value.to(model.device) for key, value in batch.items() if key != "labels"}
     labels = batch["labels"].to(model.device)
     scored = labels != IGNORE_INDEX
     with torch.no_grad():
-        logits = model(**inputs).logits[scored].float()  # only the masked positions: (n_masked, vocabulary)
+        logits = model(**model_inputs(model, batch)).logits[scored].float()  # only the masked positions: (n_masked, vocabulary)
     return F.cross_entropy(logits, labels[scored], reduction="none").cpu().numpy()
+
+
+def model_inputs(model: "PreTrainedModel", batch: dict) -> dict:
+    """A collated batch without its labels, on the model's device (the eval batches are built on the CPU)."""
+    return {key: value.to(model.device) for key, value in batch.items() if key != "labels"}
 
 
 def token_nll(model: "PreTrainedModel", batch: dict) -> tuple["np.ndarray", "np.ndarray"]:
@@ -275,8 +279,8 @@ def global_attention_reach(model: "PreTrainedModel", tokenizer: "PreTrainedToken
     totals, count = np.zeros((model.config.num_hidden_layers, len(REACH_BINS))), 0
     for rows, batch in masked_batches(model, tokenizer, dataset, variant, seed, batch_size):
         with torch.no_grad():
-            outputs = encoder(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
-                              global_attention_mask=batch["global_attention_mask"], output_attentions=True)
+            outputs = encoder(**model_inputs(model, batch), output_attentions=True)
+        attentions = [probs.float().cpu() for probs in outputs.global_attentions or ()]  # (batch, heads, seq, global)
         for r, doc_ids in enumerate(rows["doc_ids"]):
             n, doc_ids = len(doc_ids), np.asarray(doc_ids)
             global_positions = np.flatnonzero(batch["global_attention_mask"][r, :n].numpy())
@@ -285,7 +289,7 @@ def global_attention_reach(model: "PreTrainedModel", tokenizer: "PreTrainedToken
                 if i not in predicted:
                     continue
                 bins = reach_bins(i, doc_ids, window)
-                for layer, probs in enumerate(outputs.global_attentions):  # (batch, heads, seq, global tokens)
+                for layer, probs in enumerate(attentions):
                     np.add.at(totals[layer], bins, probs[r, :, :n, k].mean(0).numpy())
                 count += 1
     if count == 0:
