@@ -1,10 +1,11 @@
 """cdlm_nb — the helper package behind the cdlm-notebooks tutorial.
 
-The notebooks call a few well-named functions per step; the logic lives here, one module per concept.
+The notebooks call a few well-named functions per step; the logic lives here: a flat shared layer (tokenization,
+inputs, masking, attention_pattern, encoders, variants, plots, data/) and one subpackage per stage or task.
 """
 
 from .profiles import get_profile, profile_names
-from .runtime import current_session, progress, record, save_figure, setup
+from .runtime import current_session, progress, record, record_all, save_figure, setup
 
 __version__ = "0.1.0"
-__all__ = ["get_profile", "profile_names", "setup", "current_session", "record", "save_figure", "progress"]
+__all__ = ["get_profile", "profile_names", "setup", "current_session", "record", "record_all", "save_figure", "progress"]

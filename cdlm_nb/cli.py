@@ -58,8 +58,8 @@ def _add_ecbplus_stats(sub: argparse._SubParsersAction) -> None:
 def _score_coref(args: argparse.Namespace) -> int:
     import json
 
-    from .conll import score_conll_files
-    from .metrics import format_scores
+    from .coref.conll import score_conll_files
+    from .coref.metrics import format_scores
 
     scores = score_conll_files(args.key, args.response, remove_singletons=args.remove_singletons,
                                shared_ids=not args.within_document_ids)
@@ -81,10 +81,10 @@ def _add_score_coref(sub: argparse._SubParsersAction) -> None:
 def _coref_baseline(args: argparse.Namespace) -> int:
     import json
 
-    from .baselines import head_lemma_scores
+    from .coref.baselines import head_lemma_scores
     from .data.ecbplus import read_ecbplus, split_of_topic
     from .errors import DataError
-    from .metrics import format_scores
+    from .coref.metrics import format_scores
 
     rows, report = read_ecbplus(args.dir)
     for line in report.lines():

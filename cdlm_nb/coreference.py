@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .conll import MENTION_KINDS
+from .coref.conll import MENTION_KINDS
+from .coref.mentions import (Mention, MentionPair, WordIds, check_mention, collect_mentions, gold_clusters,
+                             group_mentions, tokenize_documents)
 from .errors import ConfigError, DataError
 from .runtime import progress
 from .tokenization import document_separator_ids, sequence_markers
@@ -44,85 +46,6 @@ CONTEXTS = ("document", "sentences")  # full documents (CDLM) or only the mentio
 # ---------------------------------------------------------------------------------------------------------
 # Mentions and documents
 # ---------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Mention:
-    """A gold mention, located in its document and its topic/subtopic (the groups pairs are drawn from)."""
-
-    mention_id: str
-    doc_id: str
-    topic: str
-    subtopic: str
-    kind: str  # "event" or "entity"
-    cluster_id: str
-    sentence: int  # index into the document's sentences
-    start: int  # first token within the sentence
-    end: int  # one past the last token
-    text: str
-
-
-def check_mention(row: Mapping[str, Any], mention: Mapping[str, Any]) -> None:
-    """Raise DataError naming the document and mention when the mention's sentence or span is not in the document."""
-    doc_id, mention_id = row["doc_id"], mention["mention_id"]
-    sentences = row["sentences"]
-    index, start, end = mention["sentence"], mention["start"], mention["end"]
-    if not 0 <= index < len(sentences):
-        raise DataError(
-            f"document {doc_id!r}, mention {mention_id!r}: sentence index {index} is out of range (the document "
-            f"has {len(sentences)} sentences); fix the loader or the corpus file"
-        )
-    length = len(sentences[index])
-    if not 0 <= start < end <= length:
-        raise DataError(
-            f"document {doc_id!r}, mention {mention_id!r}: span [{start}, {end}) lies outside sentence {index} "
-            f"({length} tokens); spans are end-exclusive token offsets within the sentence"
-        )
-
-
-def collect_mentions(dataset: Iterable[Mapping[str, Any]], kind: str) -> list[Mention]:
-    """All gold mentions of one kind ("event" / "entity") in a COREF_FEATURES dataset, checked, in corpus order."""
-    if kind not in MENTION_KINDS:
-        raise ConfigError(f"mention kind {kind!r} is unknown; use one of {MENTION_KINDS}")
-    mentions = []
-    for row in dataset:
-        for mention in row["mentions"]:
-            check_mention(row, mention)
-            if mention["kind"] == kind:
-                mentions.append(Mention(
-                    mention_id=mention["mention_id"], doc_id=row["doc_id"], topic=row["topic"],
-                    subtopic=row["subtopic"], kind=kind, cluster_id=mention["cluster_id"],
-                    sentence=mention["sentence"], start=mention["start"], end=mention["end"], text=mention["text"],
-                ))
-    return mentions
-
-
-def gold_clusters(mentions: Iterable[Mention]) -> list[list[str]]:
-    """The gold (key) clusters as lists of mention ids, singletons included."""
-    clusters: dict[str, list[str]] = defaultdict(list)
-    for mention in mentions:
-        clusters[mention.cluster_id].append(mention.mention_id)
-    return list(clusters.values())
-
-
-#: A document as subword ids: sentences -> words -> the word's subword ids.
-WordIds = list[list[list[int]]]
-
-
-def tokenize_documents(dataset: Iterable[Mapping[str, Any]],
-                       tokenizer: "PreTrainedTokenizerBase") -> dict[str, WordIds]:
-    """Subword ids of every word of every document, keyed by doc_id (one tokenizer call per document).
-
-    Words are encoded with a leading space (" word"), as in fine-tuning on running text, so a word's ids do
-    not depend on its neighbours and a mention's tokens are known exactly.
-    """
-    documents = {}
-    for row in dataset:
-        words = [word for sentence in row["sentences"] for word in sentence]
-        ids = tokenizer([" " + word for word in words], add_special_tokens=False)["input_ids"] if words else []
-        flat = iter(ids)
-        documents[row["doc_id"]] = [[next(flat) for _ in sentence] for sentence in row["sentences"]]
-    return documents
 
 
 @dataclass(frozen=True)
@@ -235,19 +158,6 @@ def split_summary(splits: Mapping[str, Any]) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class MentionPair:
-    """Two mentions of one group; `first` comes before `second` in corpus order."""
-
-    first: Mention
-    second: Mention
-
-    @property
-    def label(self) -> int:
-        """1 when both mentions are in the same gold cluster."""
-        return int(self.first.cluster_id == self.second.cluster_id)
-
-
 @dataclass
 class PairStats:
     """What pair construction kept and dropped, for the notebook to report."""
@@ -257,16 +167,6 @@ class PairStats:
     positives: int = 0
     dropped: int = 0  # pairs removed by a cap or by negative sampling
     per_group: dict[str, int] = field(default_factory=dict)  # pairs kept per group
-
-
-def group_mentions(mentions: Iterable[Mention], by: str) -> dict[str, list[Mention]]:
-    """Mentions grouped by 'topic' or 'subtopic' (pairs are only ever formed inside a group)."""
-    if by not in ("topic", "subtopic"):
-        raise ConfigError(f"group_by={by!r} is unknown; use 'topic' or 'subtopic'")
-    groups: dict[str, list[Mention]] = defaultdict(list)
-    for mention in mentions:
-        groups[getattr(mention, by)].append(mention)
-    return dict(groups)
 
 
 def candidate_pairs(groups: Mapping[str, Sequence[Mention]], max_pairs_per_group: int | None = None,
@@ -706,7 +606,7 @@ GROUPINGS = ("subtopic", "predicted")  # gold subtopics, or topics predicted by 
 def evaluation_groups(rows, mentions: Sequence[Mention], grouping: str) -> dict[str, list[Mention]]:
     """The groups candidate pairs are formed in: gold subtopics, or predicted topics (TF-IDF document clustering,
     the released code's test setting; see clustering.predict_topics)."""
-    from .clustering import predict_topics
+    from .coref.clustering import predict_topics
 
     if grouping not in GROUPINGS:
         raise ConfigError(f"grouping={grouping!r} is unknown; use one of {GROUPINGS}")
@@ -722,7 +622,7 @@ def evaluation_groups(rows, mentions: Sequence[Mention], grouping: str) -> dict[
 def score_split(scorer, rows, kind: str, documents: Mapping[str, WordIds], special: SpecialIds, max_length: int,
                 config, context: str, seed: int, device: str, grouping: str = "subtopic") -> SplitScoring:
     """Score every (capped) candidate pair inside each group and build the clustering trees."""
-    from .clustering import build_dendrograms, pair_probabilities
+    from .coref.clustering import build_dendrograms, pair_probabilities
 
     mentions = collect_mentions(rows, kind)
     groups = evaluation_groups(rows, mentions, grouping)
@@ -743,9 +643,9 @@ def run_coreference(model_name: str, encoder: "PreTrainedModel", tokenizer: "Pre
     pairs within gold subtopics (`grouping="subtopic"`) or within topics predicted by a document clustering
     (`"predicted"`, the released code's test setting).
     """
-    from .clustering import cut_dendrograms, tune_threshold
-    from .conll import coref_clusters
-    from .metrics import score_coreference
+    from .coref.clustering import cut_dendrograms, tune_threshold
+    from .coref.conll import coref_clusters
+    from .coref.metrics import score_coreference
 
     special = add_mention_markers(tokenizer, encoder)
     max_length = encoder_max_length(encoder, special.pad, config.max_length)

@@ -20,7 +20,7 @@ from .errors import ConfigError, OfflineError
 from .tokenization import add_document_separators, train_tokenizer
 
 if TYPE_CHECKING:
-    from transformers import LongformerForMaskedLM, PreTrainedTokenizerBase
+    from transformers import LongformerForMaskedLM, PreTrainedModel, PreTrainedTokenizerBase
 
     from .profiles import EncoderConfig
 
@@ -35,6 +35,14 @@ class Encoder(NamedTuple):
 def position_capacity(max_length: int, pad_token_id: int) -> int:
     """Position embeddings a Longformer needs for `max_length` tokens (positions start at pad_token_id + 1)."""
     return max_length + pad_token_id + 1
+
+
+def max_input_length(model: "PreTrainedModel", wanted: int | None = None) -> int:
+    """The longest input `model`'s position embeddings allow (positions start at pad_token_id + 1), capped at
+    `wanted`: the one rule for every input builder (pretraining, pairs, analysis)."""
+    config = model.config
+    capacity = config.max_position_embeddings - (config.pad_token_id or 0) - 1
+    return capacity if wanted is None else min(wanted, capacity)
 
 
 def tiny_longformer(config: "EncoderConfig", tokenizer: "PreTrainedTokenizerBase") -> "LongformerForMaskedLM":

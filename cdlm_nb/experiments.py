@@ -22,7 +22,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import DataError
+from .data.corpora import HELDOUT_SPLITS, PretrainingClusters
+from .data.corpora import pretraining_clusters as load_pretraining_clusters
 from .pretraining import LABELS, RESULT_FILE, PretrainResult, load_pretrained, load_result, model_dir, pretrain
+from .variants import load_pretrained_models as _load_models
+from .variants import shared_tokenizer
+
+
+def load_pretrained_models(run_dir, profile, variants=None):
+    """Notebook 02's models for a profile (all of `profile.pretrain.variants` unless `variants` names some)."""
+    return _load_models(run_dir, tuple(variants or profile.pretrain.variants), profile.name)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,8 +42,6 @@ if TYPE_CHECKING:
     from .perplexity import PerplexityResult
     from .profiles import PretrainConfig, Profile
 
-#: Table 1's two columns, in the paper's order: Multi-News validation and test (the world's dev and test topics).
-HELDOUT_SPLITS = ("validation", "test")
 HELDOUT_MIN_DOCUMENTS = 2  # a held-out cluster needs a second document for cross-document context
 
 #: Cross-document perplexity on Multi-News (lower is better), as printed in the two versions of the paper.
@@ -46,36 +53,6 @@ PAPER_TABLE1 = {
     "final": {"longformer": (3.89, 3.94), "local": (3.78, 3.84), "rand": (3.68, 3.81), "prefix": (3.20, 3.41),
               "cdlm": (3.23, 3.39)},
 }
-
-
-@dataclass(frozen=True)
-class PretrainingClusters:
-    """CLUSTER_FEATURES datasets: the clusters to pretrain on and the held-out clusters of Table 1."""
-
-    source: str  # where they come from, in words
-    train: "Dataset"
-    heldout: dict[str, "Dataset"]  # "validation", "test"
-
-    def sizes(self) -> dict[str, int]:
-        """Clusters per split."""
-        return {"train": len(self.train), **{name: len(data) for name, data in self.heldout.items()}}
-
-
-def load_pretraining_clusters(profile: "Profile") -> PretrainingClusters:
-    """The embedded world's clusters (split by topic), or Multi-News from the hub for `data_source="hub"`."""
-    if profile.data_source == "embedded":
-        from .data.world import generate_world
-
-        world = generate_world(profile.world)
-        return PretrainingClusters(f"embedded world (seed {profile.world.seed})", world.clusters["train"],
-                                   {"validation": world.clusters["dev"], "test": world.clusters["test"]})
-    from .data.multinews import CDLM_MIN_DOCUMENTS, load_multinews
-
-    return PretrainingClusters(
-        "Multi-News (hub)",
-        load_multinews(split="train", min_documents=CDLM_MIN_DOCUMENTS),
-        {split: load_multinews(split=split) for split in HELDOUT_SPLITS},
-    )
 
 
 def starts_pretrained(profile: "Profile") -> bool:
@@ -233,32 +210,6 @@ def throughput_table(results: list[PretrainResult]) -> "pd.DataFrame":
 
 
 # ---------------------------------------------------------------------------------------------------------------
-def load_pretrained_models(run_dir: str | os.PathLike, profile: "Profile",
-                           variants: tuple[str, ...] | None = None) -> dict[str, "Encoder"]:
-    """Notebook 02's models (variant -> Encoder); a DataError naming every missing one and the command to run."""
-    variants = variants or profile.pretrain.variants
-    missing = [v for v in variants if not (model_dir(run_dir, v) / "model.safetensors").is_file()]
-    if missing:
-        raise DataError(
-            f"notebook 02 has not saved the pretrained model(s) {missing} under {Path(run_dir) / 'models'}. Run "
-            f"notebook 02 first with the same profile and run folder, e.g. `cdlm-nb run --profile {profile.name} "
-            f"--only 02 --output {run_dir}`"
-        )
-    return {variant: load_pretrained(run_dir, variant) for variant in variants}
-
-
-def shared_tokenizer(models: dict[str, "Encoder"]) -> "PreTrainedTokenizerBase":
-    """The tokenizer all models share; a DataError if their vocabularies differ (the masks would not be shared)."""
-    tokenizers = {variant: encoder.tokenizer for variant, encoder in models.items()}
-    first_variant, first = next(iter(tokenizers.items()))
-    vocabulary = first.get_vocab()
-    differ = [variant for variant, tokenizer in tokenizers.items() if tokenizer.get_vocab() != vocabulary]
-    if differ:
-        raise DataError(f"the models {differ} use another vocabulary than {first_variant!r}: re-run notebook 02 "
-                        "with resume off (RESUME = False) so every model starts from the same tokenizer")
-    return first
-
-
 def heldout_examples(clusters: "Dataset", tokenizer: "PreTrainedTokenizerBase", profile: "Profile") -> "Dataset":
     """Held-out clusters packed as in pretraining (one example per cluster, fixed seed), from 2 documents up:
     the paper's 5,622 Multi-News validation and test clusters include the 2-document ones."""

@@ -11,6 +11,10 @@ sequence-level `<s>`/`</s>`. With a BERT tokenizer, `<s>`/`</s>` are `[CLS]`/`[S
 `doc_ids` gives, for every token, the position (0, 1, ...) of its document in the example (separators belong to
 their document; the sequence's `<s>`/`</s>` get -1): notebooks colour tokens by document with it.
 `pack_random_documents` builds the Rand CDLM inputs: the same packing, but each document from a different cluster.
+
+Inputs of two documents (coreference pairs, attention-analysis pairs, document matching) follow one room policy:
+`share_room` splits the tokens between the two documents and `window_start` cuts a long one to a window centred
+on what must stay (a mention).
 """
 
 from __future__ import annotations
@@ -160,6 +164,27 @@ def pack_random_documents(
         f"{_count_truncated(rows)} over-long first documents truncated"
     )
     return _to_dataset(rows, summary)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+def share_room(length1: int, length2: int, room: int) -> tuple[int, int]:
+    """Token budgets of two documents sharing `room`: as much as each needs; when both are long, a document gets
+    what the other leaves but at least half (the first gets the smaller half when `room` is odd)."""
+    if length1 + length2 <= room:
+        return length1, length2
+    first = min(length1, max(room // 2, room - length2))
+    return first, room - first
+
+
+def window_start(length: int, span: Sequence[int], budget: int) -> int | None:
+    """Where a window of `budget` tokens of a `length`-token document starts so that it holds the positions
+    `span`, centred on them (clamped to the document); 0 when it all fits; None when `span` alone is too long."""
+    if length <= budget:
+        return 0
+    low, high = min(span), max(span) + 1
+    if high - low > budget:
+        return None
+    return max(0, min(low - (budget - (high - low)) // 2, length - budget))
 
 
 # ---------------------------------------------------------------------------------------------------------------

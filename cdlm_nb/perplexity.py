@@ -21,7 +21,8 @@ import numpy as np
 
 from .errors import ConfigError, DataError
 from .masking import IGNORE_INDEX, MASKED_GLOBAL_VARIANTS, CrossDocumentMLMCollator
-from .pretraining import LABELS, collator_variant
+from .variants import DISPLAY_NAMES as LABELS
+from .variants import attention_pattern_of as collator_variant
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -45,6 +45,11 @@ from typing import TYPE_CHECKING
 from .errors import ConfigError, DataError
 from .inputs import pack_clusters, pack_random_documents
 from .masking import IGNORE_INDEX, CrossDocumentMLMCollator
+from .variants import (DISPLAY_NAMES, MODEL_VARIANTS, RESULT_FILE, SINGLE_DOCUMENT_VARIANTS, PretrainResult,
+                       check_variant, load_pretrained, load_result, model_dir, model_name)
+from .variants import attention_pattern_of as collator_variant
+
+LABELS = DISPLAY_NAMES
 
 if TYPE_CHECKING:
     from datasets import Dataset
@@ -53,56 +58,12 @@ if TYPE_CHECKING:
 
     from .profiles import PretrainConfig
 
-#: The models of Table 1 (seed 003), in the paper's row order, plus the released code's attention pattern, plus
-#: `base`: the shared starting model that tiny encoders first get by single-document MLM (`base_stage_config`).
-MODEL_VARIANTS = ("longformer", "local", "rand", "prefix", "cdlm", "release", "base")
-SINGLE_DOCUMENT_VARIANTS = ("longformer", "base")  # one document per input, local attention only
-LABELS = {
-    "longformer": "Longformer",
-    "local": "Local CDLM",
-    "rand": "Rand CDLM",
-    "prefix": "Prefix CDLM",
-    "cdlm": "CDLM",
-    "release": "CDLM (released pattern)",
-    "base": "Base (single-document MLM)",
-    "start": "Start (before CD-MLM)",
-}
 #: RoBERTa's optimizer settings (Liu et al., 2019), which CDLM keeps (seed 000, Appendix B).
 ADAM_BETAS = (0.9, 0.98)
 ADAM_EPSILON = 1e-6
 #: At most this many different random packings per cluster are materialised; the Trainer cycles over them.
 MAX_PACKINGS_PER_CLUSTER = 4
-RESULT_FILE = "pretraining.json"
 SETUP_FILE = "pretrain_setup.json"
-
-
-@dataclass
-class PretrainResult:
-    """What one pretraining run produced: the model folder, its loss curve and its throughput."""
-
-    variant: str
-    seed: int
-    model_dir: Path
-    steps: int  # optimizer steps reached
-    loss_history: list[tuple[int, float]] = field(default_factory=list)  # (step, mean training loss since last log)
-    lr_history: list[tuple[int, float]] = field(default_factory=list)  # (step, learning rate): warm-up, then decay
-    seconds: float = 0.0  # wall-clock training time of this session (a resumed run counts only its own part)
-    tokens: int = 0  # non-padding input tokens of this session, all processes together (`release`: with padding)
-    resumed_from_step: int = 0  # 0 for a fresh run
-
-    @property
-    def tokens_per_second(self) -> float:
-        return self.tokens / self.seconds if self.seconds > 0 else float("nan")
-
-    @property
-    def final_loss(self) -> float:
-        return self.loss_history[-1][1] if self.loss_history else float("nan")
-
-    def to_json(self) -> dict:
-        data = asdict(self)
-        data["model_dir"] = str(self.model_dir)
-        data["tokens_per_second"] = self.tokens_per_second
-        return data
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -131,31 +92,6 @@ def _forward_on_predicted_positions(self, input_ids=None, attention_mask=None, g
     predicted = labels != IGNORE_INDEX
     logits = self.lm_head(hidden[predicted])  # (n predicted, vocabulary)
     return MaskedLMOutput(loss=F.cross_entropy(logits.float(), labels[predicted]), logits=logits)
-
-
-def collator_variant(variant: str) -> str:
-    """The attention pattern a model was pretrained with (`longformer` and `base` are local-attention MLMs)."""
-    check_variant(variant)
-    return "local" if variant in SINGLE_DOCUMENT_VARIANTS else variant
-
-
-def check_variant(variant: str) -> None:
-    """Raise a ConfigError naming the valid model variants."""
-    if variant not in MODEL_VARIANTS:
-        raise ConfigError(f"unknown pretraining variant {variant!r}; choose one of {list(MODEL_VARIANTS)}")
-
-
-def model_name(variant: str, seed: int | None = None, config: "PretrainConfig | None" = None) -> str:
-    """Folder name of a model: the variant for the default (first) seed, `<variant>-seed<seed>` for others."""
-    check_variant(variant)
-    default_seed = config.seeds[0] if config is not None else None
-    return variant if seed is None or seed == default_seed else f"{variant}-seed{seed}"
-
-
-def model_dir(run_dir: str | os.PathLike, variant: str, seed: int | None = None,
-              config: "PretrainConfig | None" = None) -> Path:
-    """`<run_dir>/models/<model name>`: where `pretrain` saves and `load_pretrained` looks."""
-    return Path(run_dir) / "models" / model_name(variant, seed, config)
 
 
 def single_document_clusters(clusters: "Dataset") -> "Dataset":
@@ -360,39 +296,6 @@ def _tokens_at(checkpoint: str | None) -> int:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-def load_pretrained(run_dir: str | os.PathLike, variant: str, seed: int | None = None,
-                    config: "PretrainConfig | None" = None):
-    """The `Encoder` (model, tokenizer) that notebook 02 pretrained as `variant`; a clear error when it is missing."""
-    from transformers import AutoTokenizer, LongformerForMaskedLM
-
-    from .encoders import Encoder
-
-    folder = model_dir(run_dir, variant, seed, config)
-    if not (folder / "model.safetensors").is_file():
-        profile = Path(run_dir).name
-        raise DataError(
-            f"no pretrained {LABELS[variant]} model at {folder}: run notebook 02 "
-            f"(or `cdlm-nb run --only 02 --profile {profile}`) with the same run folder first"
-        )
-    return Encoder(LongformerForMaskedLM.from_pretrained(folder, use_safetensors=True),
-                   AutoTokenizer.from_pretrained(folder))
-
-
-def load_result(run_dir: str | os.PathLike, variant: str, seed: int | None = None,
-                config: "PretrainConfig | None" = None) -> PretrainResult:
-    """The `PretrainResult` saved beside a pretrained model (loss curve, time, tokens)."""
-    path = model_dir(run_dir, variant, seed, config) / RESULT_FILE
-    if not path.is_file():
-        raise DataError(f"{path} is missing: run notebook 02 to pretrain {variant!r}")
-    data = json.loads(path.read_text())
-    data.pop("tokens_per_second", None)
-    data.pop("setup", None)
-    data["model_dir"] = Path(data["model_dir"])
-    for key in ("loss_history", "lr_history"):
-        data[key] = [tuple(point) for point in data[key]]
-    return PretrainResult(**data)
-
-
 def plot_loss_curves(results: list[PretrainResult], base: PretrainResult | None = None) -> "Figure":
     """Training loss against step, one line per model: do the variants learn at the same pace? With `base`, its
     curve comes first (grey) and the variants continue from its last step, as they continue from its weights."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from .errors import ConfigError
+from .variants import PAPER_MODELS
 
 PROFILE_NAMES = ("smoke", "cpu", "gpu")
 
@@ -49,19 +50,19 @@ class PretrainConfig:
 
 PRETRAIN = {
     "smoke": PretrainConfig(
-        variants=("longformer", "local", "rand", "prefix", "cdlm"), max_steps=4, per_device_batch_size=2,
+        variants=PAPER_MODELS, max_steps=4, per_device_batch_size=2,
         gradient_accumulation_steps=1, learning_rate=1e-3, warmup_steps=1, lr_power=3.0, weight_decay=0.01,
         fp16=True, max_length=256, logging_steps=1, save_steps=1000, seeds=(13,), eval_batch_size=8,
         bootstrap_resamples=200, base_steps=4, base_batch_size=4, base_max_length=64,
     ),
     "cpu": PretrainConfig(  # measured: lr 3e-3 left every tiny model on the unigram plateau; 1e-3, linear decay learns
-        variants=("longformer", "local", "rand", "prefix", "cdlm"), max_steps=1000, per_device_batch_size=4,
+        variants=PAPER_MODELS, max_steps=1000, per_device_batch_size=4,
         gradient_accumulation_steps=1, learning_rate=1e-3, warmup_steps=50, lr_power=1.0, weight_decay=0.01,
         fp16=True, max_length=1024, logging_steps=10, save_steps=100, seeds=(13,), eval_batch_size=8,
         bootstrap_resamples=1000, base_steps=1500, base_batch_size=16, base_max_length=128,
     ),
     "gpu": PretrainConfig(
-        variants=("longformer", "local", "rand", "prefix", "cdlm"), max_steps=25_000, per_device_batch_size=8,
+        variants=PAPER_MODELS, max_steps=25_000, per_device_batch_size=8,
         gradient_accumulation_steps=8, learning_rate=3e-5, warmup_steps=500, lr_power=3.0, weight_decay=0.01,
         fp16=True, max_length=4096, logging_steps=50, save_steps=1000, seeds=(13,), eval_batch_size=4,
         bootstrap_resamples=1000, base_steps=0, base_batch_size=0, base_max_length=0,
@@ -84,13 +85,13 @@ class AttentionConfig:
 
 ATTENTION = {
     "smoke": AttentionConfig(n_pairs=10, kinds=("event", "entity"),
-                             models=("longformer", "local", "rand", "prefix", "cdlm"), max_length=256,
+                             models=PAPER_MODELS, max_length=256,
                              exclude_punctuation=True, batch_size=16),
     "cpu": AttentionConfig(n_pairs=50, kinds=("event", "entity"),  # 1,000 forward passes: ~1 min on 2 cores
-                           models=("longformer", "local", "rand", "prefix", "cdlm"), max_length=512,
+                           models=PAPER_MODELS, max_length=512,
                            exclude_punctuation=True, batch_size=16),
     "gpu": AttentionConfig(n_pairs=1000, kinds=("event", "entity"),
-                           models=("longformer", "local", "rand", "prefix", "cdlm"), max_length=4096,
+                           models=PAPER_MODELS, max_length=4096,
                            exclude_punctuation=True, batch_size=4),
 }
 
@@ -161,7 +162,7 @@ COREF = {
                        max_train_pairs=160, epochs=1, batch_size=16, grad_accumulation=1, learning_rate=5e-4,
                        score_batch_size=32, eval_subtopics=3, max_pairs_per_subtopic=100,
                        thresholds=_FINE_THRESHOLDS, ecbplus_topics=(1, 3, 2, 5)),
-    "gpu": CorefConfig(models=("longformer", "local", "rand", "prefix", "cdlm"), kinds=("event", "entity"),
+    "gpu": CorefConfig(models=PAPER_MODELS, kinds=("event", "entity"),
                        sentences_ablation=True, max_length=4096, hidden_sizes=(1024,), activation="tanh",
                        dropout=0.1, negative_ratio=5.0, max_train_pairs=None, epochs=10, batch_size=4,
                        grad_accumulation=32, learning_rate=1e-5, score_batch_size=32, eval_subtopics=None,
@@ -220,11 +221,18 @@ class Profile:
 
     def override(self, **changes: Any) -> "Profile":
         """A copy with some fields replaced; unknown names raise ConfigError."""
-        known = {f.name for f in fields(self)}
-        unknown = sorted(set(changes) - known)
-        if unknown:
-            raise ConfigError(f"unknown profile field(s) {unknown}; valid: {sorted(known)}")
-        return replace(self, **changes)
+        return override(self, changes, "profile")
+
+
+def override(section: Any, changes: dict | None, where: str) -> Any:
+    """A copy of a frozen config dataclass with `changes` (JSON lists become tuples); unknown field names raise a
+    ConfigError that says `where` they came from and lists the valid ones."""
+    changes = dict(changes or {})
+    known = {f.name for f in fields(section)}
+    unknown = sorted(set(changes) - known)
+    if unknown:
+        raise ConfigError(f"{where}: unknown {type(section).__name__} field(s) {unknown}; valid: {sorted(known)}")
+    return replace(section, **{k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()})
 
 
 def _build(name: str, description: str, data_source: str, minutes_budget: float) -> Profile:

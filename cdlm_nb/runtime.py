@@ -12,6 +12,7 @@ import math
 import os
 import platform
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from numbers import Real
 from pathlib import Path
@@ -149,6 +150,18 @@ def record(name: str, value: float) -> float:
     metrics[name] = value
     path.write_text(json.dumps(metrics, indent=2, sort_keys=True))
     return value
+
+
+def record_all(metrics: Mapping[str, float], prefix: str = "") -> dict[str, float]:
+    """`record` every figure of a mapping, e.g. the one a report function returns: `{"perplexity/cdlm": 3.4}`.
+
+    With `prefix`, names are `prefix/name`. Returns what was recorded, so a notebook can show it.
+    """
+    recorded = {}
+    for name, value in metrics.items():
+        full = f"{prefix.rstrip('/')}/{name}" if prefix else name
+        recorded[full] = record(full, value)
+    return recorded
 
 
 def save_figure(fig, name: str, dpi: int = 120) -> Path:

@@ -25,3 +25,39 @@ def session(tmp_path, monkeypatch):
 
     monkeypatch.setenv("CDLM_NB_HEADLESS", "1")
     return cdlm_nb.setup("smoke", notebook="99_test", run_dir=tmp_path, verbose=False)
+
+
+@pytest.fixture(scope="session")
+def world_texts() -> list[str]:
+    """Every document of the smoke profile's embedded world: real-looking English, generated offline."""
+    from cdlm_nb.data.corpora import world
+    from cdlm_nb.profiles import get_profile
+
+    clusters = world(get_profile("smoke").world).clusters
+    return [doc for split in clusters.values() for docs in split["documents"] for doc in docs]
+
+
+@pytest.fixture(scope="session")
+def tiny_tokenizer(world_texts):
+    """One byte-level BPE (with `<doc-s>`/`</doc-s>`) for every test that needs a tokenizer; byte fallback means any
+    text encodes. Session-scoped: do not add tokens to it (copy it first)."""
+    from cdlm_nb.tokenization import train_tokenizer
+
+    return train_tokenizer(world_texts, vocab_size=500, model_max_length=1024)
+
+
+TINY_ENCODER = dict(kind="tiny", max_length=256, attention_window=8, hidden_size=32, num_layers=2, num_heads=2,
+                    intermediate_size=64, vocab_size=500, sentence_markers=False, dropout=0.0)
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder(tiny_tokenizer):
+    """A seeded random tiny LongformerForMaskedLM (`TINY_ENCODER`) with `tiny_tokenizer`. Session-scoped: tests
+    that train or change it work on `copy.deepcopy(tiny_encoder.model)`."""
+    from transformers import set_seed
+
+    from cdlm_nb.encoders import Encoder, tiny_longformer
+    from cdlm_nb.profiles import EncoderConfig
+
+    set_seed(0)
+    return Encoder(tiny_longformer(EncoderConfig(**TINY_ENCODER), tiny_tokenizer).eval(), tiny_tokenizer)

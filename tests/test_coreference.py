@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cdlm_nb.clustering import build_dendrograms, cluster_mentions, cut_dendrograms, pair_probabilities, tune_threshold
+from cdlm_nb.coref.clustering import build_dendrograms, cluster_mentions, cut_dendrograms, pair_probabilities, tune_threshold
 from cdlm_nb.coreference import (
     MentionPair,
     add_mention_markers,
@@ -312,7 +312,7 @@ def test_unscored_pairs_count_as_not_coreferent():
 
 
 def test_tune_threshold_picks_the_best_dev_score():
-    from cdlm_nb.metrics import score_coreference
+    from cdlm_nb.coref.metrics import score_coreference
 
     trees = build_dendrograms({"g": ["a", "b", "c"]}, pair_probabilities([("a", "b"), ("a", "c"), ("b", "c")],
                                                                           [0.8, 0.45, 0.35]))
@@ -325,7 +325,7 @@ def test_tune_threshold_picks_the_best_dev_score():
 
 
 def test_predict_topics_groups_documents_by_words():
-    from cdlm_nb.clustering import predict_topics
+    from cdlm_nb.coref.clustering import predict_topics
 
     topics = predict_topics({
         "q1": "earthquake struck the coastal town, quake damage",
@@ -395,7 +395,7 @@ def test_render_pair_input_brackets_global_tokens(tokenizer, special, documents,
 
 def test_results_table_puts_paper_rows_above_ours():
     from cdlm_nb.coreference import PAPER_EVENT_ROWS, TABLE_COLUMNS, results_table
-    from cdlm_nb.metrics import score_coreference
+    from cdlm_nb.coref.metrics import score_coreference
 
     perfect = score_coreference([["a", "b"], ["c"]], [["a", "b"], ["c"]])
     table = results_table({"CDLM": perfect}, PAPER_EVENT_ROWS, "ours")

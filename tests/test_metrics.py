@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.optimize import linear_sum_assignment
 
-from cdlm_nb.metrics import (
+from cdlm_nb.coref.metrics import (
     PRF,
     CorefInputWarning,
     canonical_clusters,

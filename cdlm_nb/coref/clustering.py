@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .errors import ConfigError, DataError
+from ..errors import ConfigError, DataError
 
 if TYPE_CHECKING:
     import numpy as np

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from .conll import MENTION_KINDS, coref_clusters
-from .errors import ConfigError
+from ..errors import ConfigError
 from .metrics import CorefScores, score_coreference
 
 Lemmatizer = Callable[[str], str]

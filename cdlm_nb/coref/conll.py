@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError, DataError
+from ..errors import ConfigError, DataError
 from .metrics import CorefScores, Mention, score_coreference
 
 _BEGIN = "#begin document"

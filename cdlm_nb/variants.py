@@ -1,0 +1,181 @@
+"""The model registry: which models the tutorial compares, what they are called, where they are saved, how they load.
+
+Every later notebook (perplexity, coreference, attention analysis, matching ...) reads notebook 02's models
+through this module, so evaluation never depends on training code.
+
+| model        | inputs                                             | global attention (its *pattern*) |
+|--------------|----------------------------------------------------|----------------------------------|
+| `longformer` | one document per input (single-document MLM)       | none                             |
+| `local`      | related documents of one cluster, concatenated     | none                             |
+| `rand`       | unrelated documents, each from a different cluster | the masked tokens                |
+| `prefix`     | related documents                                  | the first 15 % of the tokens     |
+| `cdlm`       | related documents                                  | the masked tokens                |
+| `release`    | related documents                                  | the authors' released code's     |
+| `base`       | one document per input                             | none (the shared starting model) |
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import ConfigError, DataError
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
+
+    from .encoders import Encoder
+    from .profiles import PretrainConfig
+
+#: The models of the CDLM paper's Table 1, in its row order: what every profile pretrains and compares.
+PAPER_MODELS = ("longformer", "local", "rand", "prefix", "cdlm")
+#: Every model name the registry knows (`release`: the released code's pattern; `base`: the shared start).
+MODEL_VARIANTS = (*PAPER_MODELS, "release", "base")
+SINGLE_DOCUMENT_VARIANTS = ("longformer", "base")  # one document per input, local attention only
+DISPLAY_NAMES = {
+    "longformer": "Longformer",
+    "local": "Local CDLM",
+    "rand": "Rand CDLM",
+    "prefix": "Prefix CDLM",
+    "cdlm": "CDLM",
+    "release": "CDLM (released pattern)",
+    "base": "Base (single-document MLM)",
+    "start": "Start (before CD-MLM)",
+}
+RESULT_FILE = "pretraining.json"  # beside each saved model: its loss curve, throughput and run setup
+
+
+def display_name(variant: str) -> str:
+    """The readable name of a model (`cdlm` -> `CDLM`); unknown names are returned as they are."""
+    return DISPLAY_NAMES.get(variant, variant)
+
+
+def check_variant(variant: str) -> None:
+    """Raise a ConfigError naming the valid models."""
+    if variant not in MODEL_VARIANTS:
+        raise ConfigError(f"unknown model {variant!r}; choose one of {list(MODEL_VARIANTS)}")
+
+
+def attention_pattern_of(variant: str) -> str:
+    """The masking pattern (`cdlm_nb.masking`) a model is trained with: single-document models use `local`."""
+    check_variant(variant)
+    return "local" if variant in SINGLE_DOCUMENT_VARIANTS else variant
+
+
+@dataclass
+class PretrainResult:
+    """What one pretraining run produced: the model folder, its loss curve and its throughput."""
+
+    variant: str
+    seed: int
+    model_dir: Path
+    steps: int  # optimizer steps reached
+    loss_history: list[tuple[int, float]] = field(default_factory=list)  # (step, mean training loss since last log)
+    lr_history: list[tuple[int, float]] = field(default_factory=list)  # (step, learning rate): warm-up, then decay
+    seconds: float = 0.0  # wall-clock training time of this session (a resumed run counts only its own part)
+    tokens: int = 0  # non-padding input tokens of this session, all processes together (`release`: with padding)
+    resumed_from_step: int = 0  # 0 for a fresh run
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.tokens / self.seconds if self.seconds > 0 else float("nan")
+
+    @property
+    def final_loss(self) -> float:
+        return self.loss_history[-1][1] if self.loss_history else float("nan")
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["model_dir"] = str(self.model_dir)
+        data["tokens_per_second"] = self.tokens_per_second
+        return data
+
+
+def run_setup(variant: str, seed: int, config: "PretrainConfig", n_examples: int) -> dict:
+    """The fingerprint of a pretraining run: a saved model or checkpoint is reused only when it matches (as JSON)."""
+    return json.loads(json.dumps({"variant": variant, "seed": seed, "config": asdict(config), "examples": n_examples}))
+
+
+def model_name(variant: str, seed: int | None = None, config: "PretrainConfig | None" = None) -> str:
+    """Folder name of a model: the variant for the default (first) seed, `<variant>-seed<seed>` for others."""
+    check_variant(variant)
+    default_seed = config.seeds[0] if config is not None else None
+    return variant if seed is None or seed == default_seed else f"{variant}-seed{seed}"
+
+
+def model_dir(run_dir: str | os.PathLike, variant: str, seed: int | None = None,
+              config: "PretrainConfig | None" = None) -> Path:
+    """`<run_dir>/models/<model name>`: where pretraining saves and `load_pretrained` looks."""
+    return Path(run_dir) / "models" / model_name(variant, seed, config)
+
+
+def _missing_models_error(run_dir: str | os.PathLike, missing: list[str], profile: str | None) -> DataError:
+    """One message for every missing model: what is missing, where, and the command that makes it."""
+    profile = profile or Path(run_dir).name  # run folders default to runs/<profile>
+    return DataError(
+        f"notebook 02 has not saved the pretrained model(s) {missing} under {Path(run_dir) / 'models'}. Run "
+        f"notebook 02 first with the same profile and run folder, e.g. `cdlm-nb run --profile {profile} "
+        f"--only 02 --output {run_dir}`"
+    )
+
+
+def load_pretrained(run_dir: str | os.PathLike, variant: str, seed: int | None = None,
+                    config: "PretrainConfig | None" = None, profile: str | None = None) -> "Encoder":
+    """The `Encoder` (model, tokenizer) that notebook 02 saved as `variant`; a clear error when it is missing."""
+    from transformers import AutoTokenizer, LongformerForMaskedLM
+
+    from .encoders import Encoder
+
+    folder = model_dir(run_dir, variant, seed, config)
+    if not (folder / "model.safetensors").is_file():
+        raise _missing_models_error(run_dir, [folder.name], profile)
+    return Encoder(LongformerForMaskedLM.from_pretrained(folder, use_safetensors=True),
+                   AutoTokenizer.from_pretrained(folder))
+
+
+def load_pretrained_models(run_dir: str | os.PathLike, variants: tuple[str, ...],
+                           profile: str | None = None) -> dict[str, "Encoder"]:
+    """Notebook 02's models (variant -> Encoder); one DataError naming every missing one and the command to run
+    (with `--profile profile`, by default the run folder's name)."""
+    missing = [v for v in variants if not (model_dir(run_dir, v) / "model.safetensors").is_file()]
+    if missing:
+        raise _missing_models_error(run_dir, missing, profile)
+    return {variant: load_pretrained(run_dir, variant) for variant in variants}
+
+
+def load_result(run_dir: str | os.PathLike, variant: str, seed: int | None = None,
+                config: "PretrainConfig | None" = None) -> PretrainResult:
+    """The `PretrainResult` saved beside a pretrained model (loss curve, time, tokens)."""
+    path = model_dir(run_dir, variant, seed, config) / RESULT_FILE
+    if not path.is_file():
+        raise DataError(f"{path} is missing: run notebook 02 to pretrain {variant!r}")
+    data = json.loads(path.read_text())
+    data.pop("tokens_per_second", None)
+    data.pop("setup", None)
+    data["model_dir"] = Path(data["model_dir"])
+    for key in ("loss_history", "lr_history"):
+        data[key] = [tuple(point) for point in data[key]]
+    return PretrainResult(**data)
+
+
+def saved_setup(run_dir: str | os.PathLike, variant: str) -> dict | None:
+    """The run setup saved beside a finished model (`run_setup`), or None when there is no finished model."""
+    path = model_dir(run_dir, variant) / RESULT_FILE
+    if not path.is_file() or not (path.parent / "model.safetensors").is_file():
+        return None
+    return json.loads(path.read_text()).get("setup", {})
+
+
+def shared_tokenizer(models: dict[str, "Encoder"]) -> "PreTrainedTokenizerBase":
+    """The tokenizer all models share; a DataError if their vocabularies differ (the masks would not be shared)."""
+    tokenizers = {variant: encoder.tokenizer for variant, encoder in models.items()}
+    first_variant, first = next(iter(tokenizers.items()))
+    vocabulary = first.get_vocab()
+    differ = [variant for variant, tokenizer in tokenizers.items() if tokenizer.get_vocab() != vocabulary]
+    if differ:
+        raise DataError(f"the models {differ} use another vocabulary than {first_variant!r}: re-run notebook 02 "
+                        "with resume off (RESUME = False) so every model starts from the same tokenizer")
+    return first
