@@ -243,11 +243,11 @@ def attention_reach_table(models: dict[str, "Encoder"], tokenizer: "PreTrainedTo
     (`starting_model`), a first row shows where the same masked tokens looked before any CD-MLM training."""
     import pandas as pd
 
-    from .masking import MASKED_GLOBAL_VARIANTS
+    from .masking import MASKED_GLOBAL_PATTERNS
     from .perplexity import global_attention_reach
 
     measured = ([("start", start, "cdlm")] if start is not None else []) + [
-        (variant, encoder, variant) for variant, encoder in models.items() if variant in MASKED_GLOBAL_VARIANTS]
+        (variant, encoder, variant) for variant, encoder in models.items() if variant in MASKED_GLOBAL_PATTERNS]
     tables = {LABELS[name]: 100 * global_attention_reach(
                   encoder.model, tokenizer, examples, variant, window=profile.encoder.attention_window,
                   batch_size=profile.pretrain.eval_batch_size)

@@ -235,7 +235,7 @@ def attention_statistics(collator: "CrossDocumentMLMCollator", examples: Iterabl
 def reads_witness(collator: "CrossDocumentMLMCollator", input_ids: Sequence[int], target: Sequence[int],
                   witness: Sequence[int], window: int) -> bool:
     """With the `target` tokens predicted, can they attend to the `witness` tokens in one layer, under the global
-    attention `collator.variant` gives? (The probe of notebook 01: a masked fact and its statement elsewhere.)"""
+    attention `collator.pattern` gives? (The probe of notebook 01: a masked fact and its statement elsewhere.)"""
     import torch
 
     row = torch.as_tensor(list(input_ids), dtype=torch.long)

@@ -1,11 +1,12 @@
 """Cross-document masked language modeling (CD-MLM): BERT's masking plus a global-attention pattern.
 
-`CrossDocumentMLMCollator(tokenizer, variant=...)` is a drop-in `data_collator` for the HF `Trainer`: it pads a
+`CrossDocumentMLMCollator(tokenizer, pattern=...)` is a drop-in `data_collator` for the HF `Trainer`: it pads a
 batch of `{"input_ids": [...]}` rows and returns `input_ids`, `attention_mask`, `global_attention_mask` and
 `labels` (-100 where nothing is predicted). Masking follows BERT, as the paper says: 15 % of the maskable tokens
 of each row (at least one) are predicted; of those 80 % become `<mask>`, 10 % a random ordinary token and 10 % stay
 unchanged. Special tokens (`<s>`, `</s>`, `<pad>`, `<unk>`, `<mask>`), the document separators and padding are never
-predicted. The variants differ only in which tokens get global attention (seed 003, Sections 2.2 and 3):
+predicted. The *patterns* differ only in which tokens get global attention (CDLM paper, Sections 2.2 and 3;
+a model's pattern is `variants.attention_pattern_of(model)`):
 
 - `cdlm`    the predicted tokens (all 15 %, whatever they were replaced by) — the paper's pattern;
 - `rand`    the same attention as `cdlm`; Rand CDLM differs in its inputs (`inputs.pack_random_documents`);
@@ -37,9 +38,9 @@ from .tokenization import document_separator_ids
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
-Variant = Literal["cdlm", "rand", "local", "prefix", "release"]
-VARIANTS: tuple[str, ...] = get_args(Variant)
-MASKED_GLOBAL_VARIANTS = ("cdlm", "rand")  # global attention on exactly the masked (predicted) tokens
+Pattern = Literal["cdlm", "rand", "local", "prefix", "release"]
+PATTERNS: tuple[str, ...] = get_args(Pattern)
+MASKED_GLOBAL_PATTERNS = ("cdlm", "rand")  # global attention on exactly the masked (predicted) tokens
 IGNORE_INDEX = -100  # label of positions that are not predicted (ignored by the cross-entropy loss)
 
 #: English personal pronouns; the released code kept masked pronouns out of global attention.
@@ -60,25 +61,25 @@ class MaskedRow:
 
 @dataclass
 class CrossDocumentMLMCollator:
-    """Pads a batch, masks 15 % of its tokens (80/10/10) and sets the global attention of `variant`.
+    """Pads a batch, masks 15 % of its tokens (80/10/10) and sets the global attention of `pattern`.
 
     `seed=None` draws from torch's global generator (training; seeded by `Trainer`); an int makes the masks a
     function of (seed, row tokens) only, for evaluation. `pad_to_multiple_of` can pad to the attention window.
     """
 
     tokenizer: "PreTrainedTokenizerBase"
-    variant: Variant = "cdlm"
+    pattern: Pattern = "cdlm"
     mlm_probability: float = 0.15
     seed: int | None = None
-    prefix_fraction: float = 0.15  # share of each row made global by the `prefix` variant
+    prefix_fraction: float = 0.15  # share of each row made global by the `prefix` pattern
     pad_to_multiple_of: int | None = None
     _never_predicted: torch.Tensor = field(init=False, repr=False)
     _random_pool: torch.Tensor = field(init=False, repr=False)
     _pronoun_ids: torch.Tensor = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.variant not in VARIANTS:
-            raise ConfigError(f"unknown CD-MLM variant {self.variant!r}; choose one of {list(VARIANTS)}")
+        if self.pattern not in PATTERNS:
+            raise ConfigError(f"unknown CD-MLM attention pattern {self.pattern!r}; choose one of {list(PATTERNS)}")
         for name in ("mlm_probability", "prefix_fraction"):
             if not 0.0 < getattr(self, name) < 1.0:
                 raise ConfigError(f"{name} must be in (0, 1), got {getattr(self, name)}")
@@ -113,7 +114,7 @@ class CrossDocumentMLMCollator:
             labels[i, :length] = row.labels
             attention_mask[i, :length] = 1
             global_attention_mask[i, :length] = self.global_pattern(rows[i], row.predicted)
-        if self.variant == "release":
+        if self.pattern == "release":
             attention_mask[:] = 1  # the released code passed no attention mask: padding is attended
         return {
             "input_ids": input_ids,
@@ -149,14 +150,14 @@ class CrossDocumentMLMCollator:
         return MaskedRow(inputs, labels, predicted)
 
     def global_pattern(self, row: torch.Tensor, predicted: torch.Tensor) -> torch.Tensor:
-        """The variant's global attention (1 = global) for one unpadded row, given its original tokens."""
+        """The pattern's global attention (1 = global) for one unpadded row, given its original tokens."""
         length = len(row)
         pattern = torch.zeros(length, dtype=torch.long)
-        if self.variant in MASKED_GLOBAL_VARIANTS:
+        if self.pattern in MASKED_GLOBAL_PATTERNS:
             pattern[predicted] = 1
-        elif self.variant == "prefix":
+        elif self.pattern == "prefix":
             pattern[: max(1, round(self.prefix_fraction * length))] = 1
-        elif self.variant == "release":
+        elif self.pattern == "release":
             pattern[predicted & ~torch.isin(row, self._pronoun_ids)] = 1
             pattern[: int(predicted.sum())] = 1
         return pattern
@@ -169,7 +170,7 @@ class CrossDocumentMLMCollator:
 
 
 def _pronoun_token_ids(tokenizer: "PreTrainedTokenizerBase") -> set[int]:
-    """Vocabulary entries that are a whole pronoun (with or without a BPE space marker), for the `release` variant."""
+    """Vocabulary entries that are a whole pronoun (with or without a BPE space marker), for the `release` pattern."""
     ids = set()
     for token, index in tokenizer.get_vocab().items():
         if token.lstrip("Ġ▁").lower() in PRONOUNS:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .errors import ConfigError, DataError
-from .masking import IGNORE_INDEX, MASKED_GLOBAL_VARIANTS, CrossDocumentMLMCollator
+from .masking import IGNORE_INDEX, MASKED_GLOBAL_PATTERNS, CrossDocumentMLMCollator
 from .variants import DISPLAY_NAMES as LABELS
 from .variants import attention_pattern_of as collator_variant
 
@@ -82,7 +82,7 @@ def masked_batches(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase
     `model` is in eval mode meanwhile and goes back to its mode after. `desc` shows a progress bar."""
     from .runtime import progress
 
-    collate = CrossDocumentMLMCollator(tokenizer, variant=collator_variant(variant), seed=seed)
+    collate = CrossDocumentMLMCollator(tokenizer, pattern=collator_variant(variant), seed=seed)
     starts = range(0, len(dataset), batch_size)
     was_training = model.training
     model.eval()
@@ -295,7 +295,7 @@ def global_attention_reach(model: "PreTrainedModel", tokenizer: "PreTrainedToken
                 count += 1
     if count == 0:
         raise ConfigError(f"variant {variant!r} gives no masked token global attention; global_attention_reach is "
-                          f"for the variants that do ({', '.join(MASKED_GLOBAL_VARIANTS)})")
+                          f"for the variants that do ({', '.join(MASKED_GLOBAL_PATTERNS)})")
     return pd.DataFrame(totals / count, columns=list(REACH_BINS),
                         index=pd.Index([f"layer {layer + 1}" for layer in range(len(totals))], name="attention"))
 

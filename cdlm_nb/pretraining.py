@@ -232,7 +232,7 @@ def pretrain(
     trainer = Trainer(
         model=model,
         args=args,
-        data_collator=CrossDocumentMLMCollator(tokenizer, variant=collator_variant(variant)),
+        data_collator=CrossDocumentMLMCollator(tokenizer, pattern=collator_variant(variant)),
         train_dataset=examples.select_columns(["input_ids"]),
         processing_class=tokenizer,
         callbacks=callbacks,

@@ -17,7 +17,7 @@ from cdlm_nb.encoders import (
     tiny_longformer,
 )
 from cdlm_nb.errors import ConfigError, OfflineError
-from cdlm_nb.masking import VARIANTS, CrossDocumentMLMCollator
+from cdlm_nb.masking import PATTERNS, CrossDocumentMLMCollator
 from cdlm_nb.profiles import get_profile
 from cdlm_nb.tokenization import document_separator_ids, train_tokenizer
 
@@ -45,13 +45,13 @@ def test_tiny_longformer_matches_its_profile(tokenizer, profile):
     assert config.attention_window < 80
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", PATTERNS)
 def test_tiny_longformer_trains_on_every_collator_variant(tokenizer, variant):
     config = get_profile("smoke").encoder
     torch.manual_seed(0)
     model = tiny_longformer(config, tokenizer)
     rows = [{"input_ids": torch.randint(7, len(tokenizer), (n,)).tolist()} for n in (200, 90)]
-    batch = CrossDocumentMLMCollator(tokenizer, variant=variant, seed=0)(rows)
+    batch = CrossDocumentMLMCollator(tokenizer, pattern=variant, seed=0)(rows)
     output = model(**batch)
     assert output.logits.shape == (*batch["input_ids"].shape, len(tokenizer))
     assert torch.isfinite(output.loss)

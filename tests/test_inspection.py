@@ -138,7 +138,7 @@ def test_replacement_counts_classify_predicted_positions():
 def test_masking_statistics_measure_bert_proportions(tokenizer):
     rng = random.Random(0)
     rows = [pack_cluster(DOCUMENTS, tokenizer, 200, rng).input_ids for _ in range(4)]
-    stats = masking_statistics(CrossDocumentMLMCollator(tokenizer, variant="cdlm"), rows, draws=100)
+    stats = masking_statistics(CrossDocumentMLMCollator(tokenizer, pattern="cdlm"), rows, draws=100)
     assert stats["mask_rate"] == pytest.approx(0.15, abs=0.01)
     assert stats["mask_share"] == pytest.approx(0.8, abs=0.04)
     assert stats["random_share"] == pytest.approx(0.1, abs=0.03)
@@ -204,8 +204,8 @@ def test_can_attend():
 def test_attention_statistics_average_over_examples(tokenizer):
     rng = random.Random(0)
     examples = [vars(pack_cluster(DOCUMENTS, tokenizer, 200, rng)) for _ in range(3)]
-    cdlm = attention_statistics(CrossDocumentMLMCollator(tokenizer, variant="cdlm", seed=1), examples, window=4)
-    local = attention_statistics(CrossDocumentMLMCollator(tokenizer, variant="local", seed=1), examples, window=4)
+    cdlm = attention_statistics(CrossDocumentMLMCollator(tokenizer, pattern="cdlm", seed=1), examples, window=4)
+    local = attention_statistics(CrossDocumentMLMCollator(tokenizer, pattern="local", seed=1), examples, window=4)
     assert cdlm["cross_doc_reach"] == 1.0 and cdlm["global_fraction"] == pytest.approx(0.15, abs=0.03)
     assert local["global_fraction"] == 0.0 and 0.0 <= local["cross_doc_reach"] < 0.05
     assert cdlm["examples"] == 3 and cdlm["single_document"] == 0
@@ -214,7 +214,7 @@ def test_attention_statistics_average_over_examples(tokenizer):
 def test_reads_witness_depends_on_the_variant(tokenizer):
     ids = list(range(10, 60))  # ordinary tokens, one long row
     target, witness = [45, 46], [3, 4]
-    assert reads_witness(CrossDocumentMLMCollator(tokenizer, variant="cdlm"), ids, target, witness, window=8)
-    assert not reads_witness(CrossDocumentMLMCollator(tokenizer, variant="local"), ids, target, witness, window=8)
-    assert reads_witness(CrossDocumentMLMCollator(tokenizer, variant="prefix"), ids, target, witness, window=8)
-    assert not reads_witness(CrossDocumentMLMCollator(tokenizer, variant="prefix"), ids, target, [20], window=8)
+    assert reads_witness(CrossDocumentMLMCollator(tokenizer, pattern="cdlm"), ids, target, witness, window=8)
+    assert not reads_witness(CrossDocumentMLMCollator(tokenizer, pattern="local"), ids, target, witness, window=8)
+    assert reads_witness(CrossDocumentMLMCollator(tokenizer, pattern="prefix"), ids, target, witness, window=8)
+    assert not reads_witness(CrossDocumentMLMCollator(tokenizer, pattern="prefix"), ids, target, [20], window=8)

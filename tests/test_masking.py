@@ -5,7 +5,7 @@ import torch
 
 from cdlm_nb.errors import ConfigError
 from cdlm_nb.inputs import pack_cluster
-from cdlm_nb.masking import IGNORE_INDEX, PRONOUNS, VARIANTS, CrossDocumentMLMCollator
+from cdlm_nb.masking import IGNORE_INDEX, PRONOUNS, PATTERNS, CrossDocumentMLMCollator
 from cdlm_nb.tokenization import train_tokenizer
 
 WORDS = ("court judge police said monday fire earthquake killed people city mayor announced plan storm coast "
@@ -47,7 +47,7 @@ def originals(features, width, pad_id):
 
 def test_never_masked_rule_and_labels_over_many_batches(tokenizer, rows):
     torch.manual_seed(0)
-    collator = CrossDocumentMLMCollator(tokenizer, variant="cdlm")
+    collator = CrossDocumentMLMCollator(tokenizer, pattern="cdlm")
     protected = torch.tensor(sorted(set(tokenizer.all_special_ids)))
     n_predicted = n_maskable = 0
     for features, batch in batches(collator, rows):
@@ -85,9 +85,9 @@ def test_80_10_10_replacement_proportions(tokenizer, rows):
     assert counts["same"] / total == pytest.approx(0.1, abs=0.015)
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", PATTERNS)
 def test_global_attention_patterns(tokenizer, rows, variant):
-    collator = CrossDocumentMLMCollator(tokenizer, variant=variant)
+    collator = CrossDocumentMLMCollator(tokenizer, pattern=variant)
     for features, batch in batches(collator, rows, n=50):
         glob = batch["global_attention_mask"].bool()
         predicted = batch["labels"] != IGNORE_INDEX
@@ -115,14 +115,14 @@ def test_global_attention_patterns(tokenizer, rows, variant):
 
 
 def test_cdlm_keeps_the_first_token_local(tokenizer, rows):
-    batch = CrossDocumentMLMCollator(tokenizer, variant="cdlm")(rows[:8])
+    batch = CrossDocumentMLMCollator(tokenizer, pattern="cdlm")(rows[:8])
     assert (batch["input_ids"][:, 0] == tokenizer.cls_token_id).all()
     assert not batch["global_attention_mask"][:, 0].any()
 
 
 def test_release_pattern_has_about_twice_the_global_tokens_of_cdlm(tokenizer, rows):
-    cdlm = CrossDocumentMLMCollator(tokenizer, variant="cdlm", seed=0)(rows)
-    release = CrossDocumentMLMCollator(tokenizer, variant="release", seed=0)(rows)
+    cdlm = CrossDocumentMLMCollator(tokenizer, pattern="cdlm", seed=0)(rows)
+    release = CrossDocumentMLMCollator(tokenizer, pattern="release", seed=0)(rows)
     assert torch.equal(cdlm["labels"], release["labels"])  # same seed, same masks
     ratio = release["global_attention_mask"].sum() / cdlm["global_attention_mask"].sum()
     assert 1.6 < ratio < 2.0
@@ -161,8 +161,8 @@ def test_padding_to_a_multiple_and_extra_keys(tokenizer, rows):
 
 
 def test_bad_settings_raise_config_error(tokenizer):
-    with pytest.raises(ConfigError, match="unknown CD-MLM variant"):
-        CrossDocumentMLMCollator(tokenizer, variant="global")
+    with pytest.raises(ConfigError, match="unknown CD-MLM attention pattern"):
+        CrossDocumentMLMCollator(tokenizer, pattern="global")
     with pytest.raises(ConfigError, match="mlm_probability"):
         CrossDocumentMLMCollator(tokenizer, mlm_probability=1.5)
     with pytest.raises(ConfigError, match="empty batch"):

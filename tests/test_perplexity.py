@@ -185,7 +185,7 @@ def test_global_attention_reach_of_uniform_attention_is_the_share_of_positions(h
         torch.nn.init.zeros_(layer.attention.self.query_global.weight)
         torch.nn.init.zeros_(layer.attention.self.query_global.bias)
     reach = global_attention_reach(uniform, tokenizer, examples, "cdlm", window=8, batch_size=4)
-    batch = CrossDocumentMLMCollator(tokenizer, variant="cdlm", seed=EVAL_MASK_SEED)(
+    batch = CrossDocumentMLMCollator(tokenizer, pattern="cdlm", seed=EVAL_MASK_SEED)(
         [{"input_ids": ids} for ids in examples["input_ids"]])  # masks depend on (seed, tokens) only
     expected, count = np.zeros(len(REACH_BINS)), 0
     for r, doc_ids in enumerate(examples["doc_ids"]):

@@ -264,7 +264,7 @@ def test_predicting_masked_positions_only_keeps_the_loss(model, tokenizer, clust
     from cdlm_nb.pretraining import predict_masked_positions_only, pretraining_inputs
 
     rows = pretraining_inputs("cdlm", clusters, tokenizer, 128, n_examples=1, seed=0)["input_ids"][:3]
-    batch = CrossDocumentMLMCollator(tokenizer, variant="cdlm", seed=0)([{"input_ids": row} for row in rows])
+    batch = CrossDocumentMLMCollator(tokenizer, pattern="cdlm", seed=0)([{"input_ids": row} for row in rows])
     full = model.eval()(**batch)
     fast_model = predict_masked_positions_only(copy.deepcopy(model)).eval()
     fast = fast_model(**batch)
