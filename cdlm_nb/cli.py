@@ -15,10 +15,11 @@ from .profiles import profile_names
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .runner import run_notebooks
+    from .runner import parse_parameters, run_notebooks
 
     only = [key.strip() for key in args.only.split(",") if key.strip()] if args.only else None
-    results = run_notebooks(args.profile, only, args.output, log_output=args.log_output)
+    parameters = parse_parameters(args.parameters)
+    results = run_notebooks(args.profile, only, args.output, log_output=args.log_output, parameters=parameters)
     failed = [nb for nb in results["notebooks"] if nb["status"] != "ok"]
     for nb in failed:
         print(f"FAILED {nb['name']}: {nb['error']}", file=sys.stderr)
@@ -30,6 +31,9 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--profile", default="cpu", choices=profile_names(), help="run profile (default: cpu)")
     p.add_argument("--only", help="comma-separated notebook numbers or names, e.g. 01,03")
     p.add_argument("--output", help="output folder (default: runs/<profile>)")
+    p.add_argument("-p", "--parameter", nargs=2, action="append", dest="parameters", metavar=("NAME", "VALUE"),
+                   help="set a parameters-cell value in every chosen notebook that declares NAME (repeatable); "
+                        "VALUE is a JSON/YAML literal: 2, 1e-4, true, ecbplus, '[\"cdlm\"]'")
     p.add_argument("--log-output", action="store_true", help="stream the notebooks' output to the terminal")
     p.set_defaults(func=_run)
 
@@ -115,7 +119,8 @@ def _pretrain(args: argparse.Namespace) -> int:
     import json
     import os
 
-    from .pretraining import LABELS, pretrain_from_config
+    from .pretraining.script import pretrain_from_config
+    from .variants import display_name
 
     results = pretrain_from_config(args.config)
     if int(os.environ.get("RANK", "0")) != 0:
@@ -123,7 +128,7 @@ def _pretrain(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([result.to_json() for result in results], indent=2))
     for result in results if not args.json else []:
-        print(f"{LABELS[result.variant]:<12} {result.steps} steps, final loss {result.final_loss:.3f}, "
+        print(f"{display_name(result.variant):<12} {result.steps} steps, final loss {result.final_loss:.3f}, "
               f"{result.seconds:.0f} s, {result.tokens_per_second:,.0f} tokens/s -> {result.model_dir}")
     return 0
 

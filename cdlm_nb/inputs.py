@@ -1,12 +1,12 @@
 """Cross-document inputs: whole documents of one cluster, concatenated with `<doc-s>`/`</doc-s>` separators.
 
-An example (seed 003, Section 2.3) takes a cluster of >= 3 related documents, shuffles them, and appends whole
+An example (CDLM paper §2.3) takes a cluster of >= 3 related documents, shuffles them, and appends whole
 documents until the next one would pass `max_length`; documents are never cut, except when the *first* document
 alone is longer than `max_length`: it is then truncated (its `</doc-s>` kept) and counted, so no cluster is lost.
 
-Layout (the paper's):               `<s> <doc-s> doc1 </doc-s> <doc-s> doc2 </doc-s> ... </s>`
-`sentence_markers=True` (the code's): `<doc-s> <s> sent </s> <s> sent </s> </doc-s> <doc-s> ...` with no
-sequence-level `<s>`/`</s>`. With a BERT tokenizer, `<s>`/`</s>` are `[CLS]`/`[SEP]`.
+Layout (the CDLM paper's):            `<s> <doc-s> doc1 </doc-s> <doc-s> doc2 </doc-s> ... </s>`
+`sentence_markers=True` (the authors' released code): `<doc-s> <s> sent </s> <s> sent </s> </doc-s> <doc-s> ...`
+with no sequence-level `<s>`/`</s>`. With a BERT tokenizer, `<s>`/`</s>` are `[CLS]`/`[SEP]`.
 
 `doc_ids` gives, for every token, the position (0, 1, ...) of its document in the example (separators belong to
 their document; the sequence's `<s>`/`</s>` get -1): notebooks colour tokens by document with it.
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-MIN_CLUSTER_DOCUMENTS = 3  # the paper packs only clusters of at least three documents
+MIN_CLUSTER_DOCUMENTS = 3  # the CDLM paper (§2.3) packs only clusters of at least three documents
 NO_DOCUMENT = -1  # doc_ids value of the sequence-level <s> and </s>
 
 

@@ -2,7 +2,8 @@
 
 `CrossDocumentMLMCollator(tokenizer, pattern=...)` is a drop-in `data_collator` for the HF `Trainer`: it pads a
 batch of `{"input_ids": [...]}` rows and returns `input_ids`, `attention_mask`, `global_attention_mask` and
-`labels` (-100 where nothing is predicted). Masking follows BERT, as the paper says: 15 % of the maskable tokens
+`labels` (-100 where nothing is predicted). `collators_by_pattern` builds one collator per pattern, and
+`replacement_counts` / `masking_statistics` measure what the masking did (notebook 01). Masking follows BERT, as the paper says: 15 % of the maskable tokens
 of each row (at least one) are predicted; of those 80 % become `<mask>`, 10 % a random ordinary token and 10 % stay
 unchanged. Special tokens (`<s>`, `</s>`, `<pad>`, `<unk>`, `<mask>`), the document separators and padding are never
 predicted. The *patterns* differ only in which tokens get global attention (CDLM paper, Sections 2.2 and 3;
@@ -27,6 +28,7 @@ with the seed and the row's own tokens, so every model sees the same masks whate
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
@@ -113,7 +115,7 @@ class CrossDocumentMLMCollator:
             input_ids[i, :length] = row.input_ids
             labels[i, :length] = row.labels
             attention_mask[i, :length] = 1
-            global_attention_mask[i, :length] = self.global_pattern(rows[i], row.predicted)
+            global_attention_mask[i, :length] = self.global_attention(rows[i], row.predicted)
         if self.pattern == "release":
             attention_mask[:] = 1  # the released code passed no attention mask: padding is attended
         return {
@@ -149,18 +151,19 @@ class CrossDocumentMLMCollator:
         inputs[to_random] = self._random_pool[picks]
         return MaskedRow(inputs, labels, predicted)
 
-    def global_pattern(self, row: torch.Tensor, predicted: torch.Tensor) -> torch.Tensor:
-        """The pattern's global attention (1 = global) for one unpadded row, given its original tokens."""
+    def global_attention(self, row: torch.Tensor, predicted: torch.Tensor) -> torch.Tensor:
+        """The pattern's global attention (1 = global) for one unpadded row, given its original tokens and which
+        positions are predicted: the few lines that make CD-MLM cross-document."""
         length = len(row)
-        pattern = torch.zeros(length, dtype=torch.long)
-        if self.pattern in MASKED_GLOBAL_PATTERNS:
-            pattern[predicted] = 1
+        is_global = torch.zeros(length, dtype=torch.long)
+        if self.pattern in MASKED_GLOBAL_PATTERNS:  # cdlm, rand: exactly the predicted tokens
+            is_global[predicted] = 1
         elif self.pattern == "prefix":
-            pattern[: max(1, round(self.prefix_fraction * length))] = 1
+            is_global[: max(1, round(self.prefix_fraction * length))] = 1
         elif self.pattern == "release":
-            pattern[predicted & ~torch.isin(row, self._pronoun_ids)] = 1
-            pattern[: int(predicted.sum())] = 1
-        return pattern
+            is_global[predicted & ~torch.isin(row, self._pronoun_ids)] = 1
+            is_global[: int(predicted.sum())] = 1
+        return is_global  # local: none
 
     def _generator_for(self, row: torch.Tensor) -> torch.Generator | None:
         if self.seed is None:
@@ -176,3 +179,52 @@ def _pronoun_token_ids(tokenizer: "PreTrainedTokenizerBase") -> set[int]:
         if token.lstrip("Ġ▁").lower() in PRONOUNS:
             ids.add(index)
     return ids
+
+
+def collators_by_pattern(tokenizer: "PreTrainedTokenizerBase", patterns: tuple[str, ...] = PATTERNS,
+                         **settings: Any) -> dict[str, CrossDocumentMLMCollator]:
+    """`{pattern: CrossDocumentMLMCollator(tokenizer, pattern=pattern, **settings)}`: with one `seed`, every
+    pattern masks the same tokens, so they differ only in their global attention."""
+    return {pattern: CrossDocumentMLMCollator(tokenizer, pattern=pattern, **settings) for pattern in patterns}
+
+
+def replacement_counts(input_ids, labels, mask_token_id: int) -> dict[str, int]:
+    """How the predicted positions (label != -100) were fed to the model: `<mask>`, a random token, or unchanged.
+
+    A random replacement that happens to draw the original token counts as unchanged (what the model sees).
+    """
+    inputs, labels = torch.as_tensor(input_ids).cpu(), torch.as_tensor(labels).cpu()
+    if inputs.shape != labels.shape:
+        raise ConfigError(f"input_ids {tuple(inputs.shape)} and labels {tuple(labels.shape)} differ in shape")
+    predicted = labels != IGNORE_INDEX
+    masked = predicted & (inputs == mask_token_id)
+    unchanged = predicted & (inputs == labels)
+    return {"mask": int(masked.sum()), "random": int((predicted & ~masked & ~unchanged).sum()),
+            "unchanged": int(unchanged.sum())}
+
+
+def masking_statistics(collator: CrossDocumentMLMCollator, rows: Sequence[Sequence[int]],
+                       draws: int) -> dict[str, float]:
+    """Mask each row `draws` times with `collator` and measure: the share of maskable tokens predicted
+    (`mask_rate`) and how the predicted ones were replaced (`mask_share`, `random_share`, `unchanged_share`)."""
+    if draws < 1 or not rows:
+        raise ConfigError(f"masking_statistics needs rows and draws >= 1, got {len(rows)} rows and draws={draws}")
+    maskable = predicted = 0
+    counts = {"mask": 0, "random": 0, "unchanged": 0}
+    for _ in range(draws):
+        for ids in rows:
+            row = torch.as_tensor(list(ids), dtype=torch.long)
+            masked = collator.mask_row(row)
+            maskable += int(collator.maskable(row).sum())
+            predicted += int(masked.predicted.sum())
+            replaced = replacement_counts(masked.input_ids, masked.labels, collator.tokenizer.mask_token_id)
+            for kind, n in replaced.items():
+                counts[kind] += n
+    if maskable == 0 or predicted == 0:
+        raise ConfigError("masking_statistics: the rows have no maskable tokens")
+    return {"mask_rate": predicted / maskable, **{f"{kind}_share": n / predicted for kind, n in counts.items()}}
+
+
+def masking_metrics(statistics: dict[str, float]) -> dict[str, float]:
+    """The recorded keys of notebook 01 for `masking_statistics`: `masking/<name>`."""
+    return {f"masking/{name}": value for name, value in statistics.items()}

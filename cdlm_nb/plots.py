@@ -3,9 +3,9 @@
 - `facts_html`: a cluster's documents with every statement of one fact highlighted (HTML);
 - `plot_packed_input`: the tokens of one packed input as wrapped text, coloured by document, with the predicted
   (masked) tokens outlined and the global-attention tokens underlined;
-- `plot_attention_pattern`: which token can attend to which (`inspection.attention_kinds`), local band and
+- `plot_attention_pattern`: which token can attend to which (`attention_pattern.attention_kinds`), local band and
   global rows/columns in two colours, document boundaries as lines;
-- `plot_variants`: one such heatmap per CD-MLM variant, side by side.
+- `plot_patterns`: one such heatmap per CD-MLM attention pattern (`masking.PATTERNS`), side by side.
 
 Each returns a matplotlib Figure; save it with `cdlm_nb.save_figure(fig, name)`.
 """
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .errors import ConfigError
-from .inspection import GLOBAL_ATTENTION, LOCAL_ATTENTION, attention_kinds, global_fraction
+from .attention_pattern import GLOBAL_ATTENTION, LOCAL_ATTENTION, attention_kinds, global_fraction
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -235,17 +235,18 @@ def plot_attention_pattern(attention_mask, global_attention_mask, window: int, d
     return fig
 
 
-def plot_variants(batches: Mapping[str, Mapping], window: int, doc_ids: Sequence[int] | None = None) -> "Figure":
-    """One attention heatmap per variant, side by side, from `{variant: collated batch}` (row 0 of each)."""
+def plot_patterns(batches: Mapping[str, Mapping], window: int, doc_ids: Sequence[int] | None = None) -> "Figure":
+    """One attention heatmap per attention pattern, side by side, from `{pattern: collated batch}` (row 0 of
+    each)."""
     import matplotlib.pyplot as plt
 
     if not batches:
-        raise ConfigError("plot_variants got no batches")
+        raise ConfigError("plot_patterns got no batches")
     fig, axes = plt.subplots(1, len(batches), figsize=(3.3 * len(batches), 3.9), squeeze=False)
-    for ax, (variant, batch) in zip(axes[0], batches.items()):
+    for ax, (pattern, batch) in zip(axes[0], batches.items()):
         attention, is_global = batch["attention_mask"][0], batch["global_attention_mask"][0]
         share = global_fraction(is_global, attention)
-        draw_attention_pattern(ax, attention, is_global, window, doc_ids, f"{variant}: {share:.0%} global")
+        draw_attention_pattern(ax, attention, is_global, window, doc_ids, f"{pattern}: {share:.0%} global")
         ax.tick_params(labelsize=7)
         ax.xaxis.label.set_size(8)
         ax.yaxis.label.set_size(8)

@@ -23,7 +23,7 @@ PROFILE_NAMES = ("smoke", "cpu", "gpu")
 
 @dataclass(frozen=True)
 class PretrainConfig:
-    """Cross-document MLM pretraining (seed 000 Section 4 / Appendix B; seed 003 Section 2.3)."""
+    """Cross-document MLM pretraining (CDLM paper §2.3 and Appendix B; CDLM preprint (v1) §4)."""
 
     variants: tuple[str, ...]  # models notebook 02 trains: "longformer" (single-document MLM) and the CD-MLM ablations
     max_steps: int  # optimizer steps per variant (paper: 25k)
@@ -72,7 +72,7 @@ PRETRAIN = {
 
 @dataclass(frozen=True)
 class AttentionConfig:
-    """Attention percentile-rank analysis of the pretrained models (seed 003 Section 3.5, Table 6)."""
+    """Attention percentile-rank analysis of the pretrained models (CDLM paper §3.5, Table 6)."""
 
     n_pairs: int  # positive pairs per mention kind, and as many negatives (paper: 1,000 + 1,000 per kind)
     kinds: tuple[str, ...]  # mention kinds analysed separately (paper: events and entities)
@@ -125,11 +125,11 @@ ENCODER = {
 
 @dataclass(frozen=True)
 class CorefConfig:
-    """Cross-document coreference with the pairwise cross-encoder (seed 003 §3.2; seed 000 §5.2, Appendix B.1)."""
+    """Cross-document coreference with the pairwise cross-encoder (CDLM paper §3.2; CDLM preprint (v1) §5.2, B.1)."""
 
-    models: tuple[str, ...]  # notebook 02's encoders fine-tuned, one scorer each (paper: Tables 2-3)
-    kinds: tuple[str, ...]  # mention kinds resolved: "event" (Table 2), "entity" (Table 3)
-    sentences_ablation: bool  # also fine-tune CDLM on the mentions' sentences only (seed 003 Table 3)
+    models: tuple[str, ...]  # notebook 02's encoders fine-tuned, one scorer each (CDLM paper, Tables 2-3)
+    kinds: tuple[str, ...]  # mention kinds resolved: "event", "entity" (both in the CDLM paper's Table 2)
+    sentences_ablation: bool  # also fine-tune CDLM on the mentions' sentences only (CDLM paper, Table 3)
     max_length: int  # tokens per pair input (paper: 4,096); capped by the encoder's position embeddings
     hidden_sizes: tuple[int, ...]  # MLP hidden layers (paper: (1024,) + tanh; released code: (768, 128) + ReLU)
     activation: str  # "tanh" (paper) or "relu" (released code)
@@ -140,7 +140,7 @@ class CorefConfig:
     epochs: int  # paper: 10
     batch_size: int  # pairs per forward pass
     grad_accumulation: int  # effective batch = batch_size x grad_accumulation (paper: 128)
-    learning_rate: float  # AdamW (paper: 1e-5 for Longformer-base; tiny models need more)
+    learning_rate: float  # AdamW (the authors' released code: 1e-5 for Longformer-base; tiny models need more)
     score_batch_size: int  # pairs per forward pass when scoring
     eval_subtopics: int | None  # score only the first N gold subtopics of dev and of test (CPU budget; the
     #                             rest is counted and reported); None = all

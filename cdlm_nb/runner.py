@@ -1,16 +1,22 @@
 """`cdlm-nb run`: execute the notebooks in order with papermill and gather what they recorded.
 
 Writes to `runs/<profile>/`: the executed notebooks, `figures/`, `results.json` and `summary.md`.
+Parameters given with `-p NAME VALUE` go into every chosen notebook whose `parameters` cell declares NAME.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
+import sys
+import tempfile
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .errors import ConfigError
 from .paths import notebooks_dir, run_dir as default_run_dir
@@ -18,6 +24,8 @@ from .profiles import get_profile
 from .runtime import HEADLESS_ENV
 
 NOTEBOOK_NAME = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
+RUNNER_PARAMETERS = {"PROFILE": "--profile", "RUN_DIR": "--output"}  # set by the runner itself
+PROGRESS_EVERY_S = 10.0  # at most one progress line per this many seconds: readable live, short in CI logs
 
 
 @dataclass
@@ -26,6 +34,7 @@ class NotebookResult:
     seconds: float
     status: str  # "ok" | "failed"
     error: str | None = None
+    parameters: dict[str, Any] = field(default_factory=dict)  # the `-p` values injected into this notebook
 
 
 def discover_notebooks(folder: Path | None = None) -> list[Path]:
@@ -50,6 +59,92 @@ def select_notebooks(notebooks: list[Path], only: list[str] | None) -> list[Path
     return [p for p in notebooks if p in chosen]
 
 
+def parse_parameter_value(text: str) -> Any:
+    """A `-p NAME VALUE` value as a literal: JSON first (`2`, `1e-4`, `["cdlm"]`, `true`), then YAML (`[a, b]`).
+
+    A bare word stays a string (`ecbplus`); so does anything YAML reads as a non-JSON type (a date, say).
+    """
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    if not text.strip():
+        return text
+    import yaml
+
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return text
+    return value
+
+
+def parse_parameters(pairs: Sequence[Sequence[str]] | None) -> dict[str, Any]:
+    """`[("EPOCHS", "2"), ("DATA", "ecbplus")]` -> `{"EPOCHS": 2, "DATA": "ecbplus"}`; a name given twice is an error."""
+    parameters: dict[str, Any] = {}
+    for name, text in pairs or []:
+        if not name.isidentifier():
+            raise ConfigError(f"-p {name!r}: a parameter name is a Python identifier, e.g. -p EPOCHS 2")
+        if name in RUNNER_PARAMETERS:
+            raise ConfigError(f"-p {name}: the runner sets {name} itself; use {RUNNER_PARAMETERS[name]} instead")
+        if name in parameters:
+            raise ConfigError(f"-p {name} is given twice ({parameters[name]!r} and {text!r}); give it once")
+        parameters[name] = parse_parameter_value(text)
+    return parameters
+
+
+def declared_parameters(path: Path) -> dict[str, str]:
+    """The names a notebook's `parameters` cell assigns, in order, with their defaults' source text (papermill's
+    own reading of the cell)."""
+    import papermill
+
+    return {name: info["default"] for name, info in papermill.inspect_notebook(str(path)).items()}
+
+
+def check_parameter_type(name: str, value: Any, default: str, notebook: str) -> None:
+    """Refuse a value whose type cannot stand in for the notebook's default (a word where a number is declared).
+
+    A default of None accepts anything, and null fits any default; an int is fine where a float is declared; a
+    default that is not a literal is not checked.
+    """
+    try:
+        declared = ast.literal_eval(default)
+    except (ValueError, SyntaxError):
+        return
+    if declared is None or value is None:
+        return
+    wanted = type(declared)
+    ok = isinstance(value, wanted) and not (isinstance(value, bool) and wanted is not bool)
+    ok = ok or (wanted is float and isinstance(value, int) and not isinstance(value, bool))
+    if not ok:
+        kind = wanted.__name__
+        article = "an" if kind[0] in "aeiou" else "a"
+        raise ConfigError(f"-p {name} {json.dumps(value)}: {notebook} declares {name} = {default} ({kind}); "
+                          f"give {article} {kind} literal, e.g. -p {name} '{json.dumps(declared)}'")
+
+
+def parameters_per_notebook(notebooks: Sequence[Path], parameters: Mapping[str, Any]) -> dict[Path, dict[str, Any]]:
+    """The user's parameters each notebook declares, type-checked against its defaults. A name that no chosen
+    notebook declares is an error."""
+    declared = {path: declared_parameters(path) for path in notebooks} if parameters else {}
+    unused = [name for name in parameters if not any(name in names for names in declared.values())]
+    if unused:
+        listing = "; ".join(f"{path.stem}: {', '.join(names) or '(none)'}" for path, names in declared.items())
+        raise ConfigError(f"parameter(s) {', '.join(unused)} not declared by any chosen notebook "
+                          f"({', '.join(p.stem for p in notebooks) or 'none chosen'}); they declare: {listing}")
+    per_notebook = {}
+    for path in notebooks:
+        names = declared.get(path, {})
+        per_notebook[path] = {k: v for k, v in parameters.items() if k in names}
+        for name, value in per_notebook[path].items():
+            check_parameter_type(name, value, names[name], path.stem)
+    return per_notebook
+
+
 def describe_failure(exc: Exception) -> str:
     """`cell N: ExceptionName: message` for a papermill failure, else the exception itself."""
     cell = getattr(exc, "cell_index", None)
@@ -60,25 +155,86 @@ def describe_failure(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def execute_notebook(path: Path, out_dir: Path, profile: str, log_output: bool = False) -> NotebookResult:
-    """Run one notebook with papermill (kernel `python3`, cwd `notebooks/`), injecting PROFILE and RUN_DIR."""
+class CellProgress:
+    """nbclient cell hooks that print `cell n/N` and the elapsed time, at most one line per `every` seconds.
+
+    A line is printed when a code cell starts or ends and `every` seconds have passed since the last line, so a
+    long cell is announced when it starts and timed when it ends, while a run of quick cells prints nothing.
+    """
+
+    def __init__(self, total: int, echo: Callable[[str], Any] = print, every: float = PROGRESS_EVERY_S,
+                 clock: Callable[[], float] = time.perf_counter):
+        self.total, self.echo, self.every, self.clock = total, echo, every, clock
+        self.start = self.last_line = clock()
+        self.count = 0
+        self.cell_start = self.start
+
+    def _maybe_echo(self, text: str) -> None:
+        now = self.clock()
+        if now - self.last_line >= self.every:
+            self.echo(f"      cell {self.count}/{self.total} {text}, {now - self.start:.0f} s elapsed")
+            self.last_line = now
+
+    def on_cell_execute(self, cell=None, cell_index=None, **_) -> None:
+        self.count += 1
+        self.cell_start = self.clock()
+        self._maybe_echo("running")
+
+    def on_cell_executed(self, cell=None, cell_index=None, **_) -> None:
+        self._maybe_echo(f"done in {self.clock() - self.cell_start:.0f} s")
+
+    def hooks(self) -> dict[str, Callable[..., None]]:
+        return {"on_cell_execute": self.on_cell_execute, "on_cell_executed": self.on_cell_executed}
+
+
+def count_code_cells(path: Path) -> int:
+    """The code cells nbclient will execute (non-empty), counting the one papermill injects for parameters."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    return 1 + sum(1 for cell in nb.cells if cell.cell_type == "code" and cell.source.strip())
+
+
+def kernel_config(folder: str):
+    """Kernel-manager settings for talking to the kernel over local sockets in `folder`, not unencrypted TCP.
+
+    Over TCP, ipykernel warns on every start that traffic is unencrypted; IPC sockets are files only this user can
+    reach, so the warning does not apply. Windows has no IPC transport: there it stays TCP (and warns).
+    """
+    from traitlets.config import Config
+
+    if sys.platform == "win32":
+        return Config()
+    return Config({"KernelManager": {"transport": "ipc", "ip": os.path.join(folder, "kernel")}})
+
+
+def execute_notebook(path: Path, out_dir: Path, profile: str, log_output: bool = False,
+                     parameters: Mapping[str, Any] | None = None, echo: Callable[[str], Any] = print,
+                     progress_every: float = PROGRESS_EVERY_S) -> NotebookResult:
+    """Run one notebook with papermill (kernel `python3`, cwd `notebooks/`), injecting PROFILE, RUN_DIR and
+    `parameters`; report progress through `echo`."""
     import papermill
 
     (out_dir / "metrics" / f"{path.stem}.json").unlink(missing_ok=True)  # only this run's numbers count
+    parameters = dict(parameters or {})
+    progress = CellProgress(count_code_cells(path), echo, progress_every)
     start = time.perf_counter()
     try:
-        papermill.execute_notebook(
-            str(path),
-            str(out_dir / path.name),
-            parameters={"PROFILE": profile, "RUN_DIR": str(out_dir)},
-            kernel_name="python3",
-            cwd=str(path.parent),
-            progress_bar=False,
-            log_output=log_output,
-        )
+        with tempfile.TemporaryDirectory(prefix="cdlm-nb-kernel-") as sockets:
+            papermill.execute_notebook(
+                str(path),
+                str(out_dir / path.name),
+                parameters={"PROFILE": profile, "RUN_DIR": str(out_dir), **parameters},
+                kernel_name="python3",
+                cwd=str(path.parent),
+                progress_bar=False,
+                log_output=log_output,
+                config=kernel_config(sockets),
+                **progress.hooks(),
+            )
     except Exception as exc:  # papermill re-raises the cell's exception as PapermillExecutionError
-        return NotebookResult(path.stem, time.perf_counter() - start, "failed", describe_failure(exc))
-    return NotebookResult(path.stem, time.perf_counter() - start, "ok")
+        return NotebookResult(path.stem, time.perf_counter() - start, "failed", describe_failure(exc), parameters)
+    return NotebookResult(path.stem, time.perf_counter() - start, "ok", None, parameters)
 
 
 def gather_metrics(out_dir: Path, names: list[str]) -> dict[str, float]:
@@ -93,8 +249,11 @@ def gather_metrics(out_dir: Path, names: list[str]) -> dict[str, float]:
 
 def summary_markdown(results: dict) -> str:
     """results.json as a readable table."""
-    lines = [f"# Run summary — profile `{results['profile']}`", "", "| notebook | status | seconds | error |",
-             "|---|---|---:|---|"]
+    lines = [f"# Run summary — profile `{results['profile']}`", ""]
+    if results.get("parameters"):
+        lines += ["Parameters: " + ", ".join(f"`{k} = {json.dumps(v)}`" for k, v in results["parameters"].items()),
+                  ""]
+    lines += ["| notebook | status | seconds | error |", "|---|---|---:|---|"]
     for nb in results["notebooks"]:
         error = (nb["error"] or "").replace("|", "\\|").replace("\n", " ")
         lines.append(f"| {nb['name']} | {nb['status']} | {nb['seconds']:.1f} | {error} |")
@@ -105,26 +264,34 @@ def summary_markdown(results: dict) -> str:
 
 
 def run_notebooks(profile: str = "cpu", only: list[str] | None = None, output: str | None = None,
-                  log_output: bool = False, echo=print, folder: Path | None = None) -> dict:
+                  log_output: bool = False, echo=print, folder: Path | None = None,
+                  parameters: Mapping[str, Any] | None = None, progress_every: float = PROGRESS_EVERY_S) -> dict:
     """Execute the chosen notebooks in order; write results.json and summary.md; return the results dict.
 
-    Stops at nothing: every notebook runs even if an earlier one failed, so one report shows all failures.
+    `parameters` (`{"EPOCHS": 2}`) go into the notebooks that declare them; one no chosen notebook declares is a
+    ConfigError before anything runs. Stops at nothing: every notebook runs even if an earlier one failed, so
+    one report shows all failures.
     """
     get_profile(profile)  # fail fast on an unknown profile
     notebooks = select_notebooks(discover_notebooks(folder), only)
+    parameters = dict(parameters or {})
+    per_notebook = parameters_per_notebook(notebooks, parameters)
     out_dir = default_run_dir(profile, output)
     out_dir.mkdir(parents=True, exist_ok=True)
     os.environ[HEADLESS_ENV] = "1"  # inherited by the kernels papermill starts
     os.environ.setdefault("TQDM_DISABLE", "1")
     results: list[NotebookResult] = []
     for i, path in enumerate(notebooks, 1):
-        echo(f"[{i}/{len(notebooks)}] {path.stem} (profile {profile}) ...")
-        result = execute_notebook(path, out_dir, profile, log_output)
+        given = per_notebook[path]
+        extra = "".join(f", {k}={json.dumps(v)}" for k, v in given.items())
+        echo(f"[{i}/{len(notebooks)}] {path.stem} (profile {profile}{extra}) ...")
+        result = execute_notebook(path, out_dir, profile, log_output, given, echo, progress_every)
         results.append(result)
         suffix = f" — {result.error}" if result.error else ""
         echo(f"      {result.status} in {result.seconds:.1f} s{suffix}")
     payload = {
         "profile": profile,
+        "parameters": parameters,
         "notebooks": [asdict(r) for r in results],
         "metrics": gather_metrics(out_dir, [r.name for r in results]),
     }

@@ -71,7 +71,7 @@ def train_tokenizer(
 def add_document_separators(tokenizer: "PreTrainedTokenizerBase", model: "PreTrainedModel | None" = None) -> int:
     """Add `<doc-s>`/`</doc-s>` as special tokens (if missing) and grow `model`'s embeddings to the tokenizer.
 
-    New embedding rows are drawn at random, as the paper says ("randomly initialized"): N(0, initializer_range),
+    New rows are drawn at random, as the CDLM paper says (§2.3, "randomly initialized"): N(0, initializer_range),
     i.e. `resize_token_embeddings(..., mean_resizing=False)`. transformers' default (`mean_resizing=True`) would
     instead sample around the mean of the old rows with covariance 1e-9 x theirs, i.e. practically the mean
     embedding. Separators already in the vocabulary as ordinary added tokens (as in `biu-nlp/cdlm`'s

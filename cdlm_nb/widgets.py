@@ -1,6 +1,6 @@
 """Interactive explorers that still work headless.
 
-`explore(render, variant=["cdlm", "local"], mask_rate=(0.05, 0.5, 0.05))` displays ipywidgets controls (the
+`explore(render, pattern=["cdlm", "local"], mask_rate=(0.05, 0.5, 0.05))` displays ipywidgets controls (the
 abbreviations of `ipywidgets.interact`: a list is a dropdown, a `(min, max, step)` tuple a slider, a bool a
 checkbox, or pass a widget) and re-renders on every change. Under `cdlm-nb run`, papermill or CI
 (`runtime.is_headless()`), it renders once with the values the controls would start at and shows that instead,

@@ -12,6 +12,7 @@ from cdlm_nb.encoders import (
     from_hub,
     load_encoder,
     longformerize,
+    max_input_length,
     minilm_path,
     position_capacity,
     tiny_longformer,
@@ -19,7 +20,7 @@ from cdlm_nb.encoders import (
 from cdlm_nb.errors import ConfigError, OfflineError
 from cdlm_nb.masking import PATTERNS, CrossDocumentMLMCollator
 from cdlm_nb.profiles import get_profile
-from cdlm_nb.tokenization import document_separator_ids, train_tokenizer
+from cdlm_nb.tokenization import document_separator_ids
 
 TEXTS = [
     "A magnitude 6.1 earthquake struck the coast of Peru on Tuesday.",
@@ -29,8 +30,8 @@ TEXTS = [
 
 
 @pytest.fixture(scope="module")
-def tokenizer():
-    return train_tokenizer(TEXTS, vocab_size=400)
+def tokenizer(tiny_tokenizer):
+    return tiny_tokenizer
 
 
 @pytest.mark.parametrize("profile", ["smoke", "cpu"])
@@ -46,7 +47,7 @@ def test_tiny_longformer_matches_its_profile(tokenizer, profile):
 
 
 @pytest.mark.parametrize("variant", PATTERNS)
-def test_tiny_longformer_trains_on_every_collator_variant(tokenizer, variant):
+def test_tiny_longformer_trains_on_every_attention_pattern(tokenizer, variant):
     config = get_profile("smoke").encoder
     torch.manual_seed(0)
     model = tiny_longformer(config, tokenizer)
@@ -59,6 +60,14 @@ def test_tiny_longformer_trains_on_every_collator_variant(tokenizer, variant):
     grads = [p.grad for p in model.longformer.encoder.layer[0].attention.self.query_global.parameters()]
     # global Q/K/V are trained only when some token is global
     assert any(g is not None and g.abs().sum() > 0 for g in grads) == (variant != "local")
+
+
+def test_max_input_length_is_the_position_capacity_capped_at_wanted(tokenizer):
+    config = get_profile("smoke").encoder
+    model = tiny_longformer(config, tokenizer)
+    assert max_input_length(model) == config.max_length  # positions start after pad_token_id
+    assert max_input_length(model, wanted=100) == 100
+    assert max_input_length(model, wanted=10 * config.max_length) == config.max_length
 
 
 def test_tiny_longformer_rejects_bad_sizes(tokenizer):

@@ -5,7 +5,16 @@ import torch
 
 from cdlm_nb.errors import ConfigError
 from cdlm_nb.inputs import pack_cluster
-from cdlm_nb.masking import IGNORE_INDEX, PRONOUNS, PATTERNS, CrossDocumentMLMCollator
+from cdlm_nb.masking import (
+    IGNORE_INDEX,
+    PATTERNS,
+    PRONOUNS,
+    CrossDocumentMLMCollator,
+    collators_by_pattern,
+    masking_metrics,
+    masking_statistics,
+    replacement_counts,
+)
 from cdlm_nb.tokenization import train_tokenizer
 
 WORDS = ("court judge police said monday fire earthquake killed people city mayor announced plan storm coast "
@@ -85,9 +94,9 @@ def test_80_10_10_replacement_proportions(tokenizer, rows):
     assert counts["same"] / total == pytest.approx(0.1, abs=0.015)
 
 
-@pytest.mark.parametrize("variant", PATTERNS)
-def test_global_attention_patterns(tokenizer, rows, variant):
-    collator = CrossDocumentMLMCollator(tokenizer, pattern=variant)
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_global_attention_patterns(tokenizer, rows, pattern):
+    collator = CrossDocumentMLMCollator(tokenizer, pattern=pattern)
     for features, batch in batches(collator, rows, n=50):
         glob = batch["global_attention_mask"].bool()
         predicted = batch["labels"] != IGNORE_INDEX
@@ -96,22 +105,22 @@ def test_global_attention_patterns(tokenizer, rows, variant):
         assert not glob[padding].any()
         assert not predicted[padding].any()
         assert (batch["input_ids"][padding] == tokenizer.pad_token_id).all()
-        if variant == "release":
+        if pattern == "release":
             assert batch["attention_mask"].all()  # the released code attends padding
         else:
             assert torch.equal(batch["attention_mask"].bool(), ~padding)
         for row, length in enumerate(lengths):
             expected = torch.zeros(glob.shape[1], dtype=torch.bool)
-            if variant in ("cdlm", "rand"):
+            if pattern in ("cdlm", "rand"):
                 expected = predicted[row].clone()  # the <s> token stays local: it is never predicted
-            elif variant == "prefix":
+            elif pattern == "prefix":
                 expected[: round(0.15 * length)] = True
-            elif variant == "release":
+            elif pattern == "release":
                 tokens = tokenizer.convert_ids_to_tokens(batch["labels"][row].clamp(min=0).tolist())
                 pronoun = torch.tensor([t.lstrip("Ġ").lower() in PRONOUNS for t in tokens])
                 expected = predicted[row] & ~pronoun
                 expected[: int(predicted[row].sum())] = True
-            assert torch.equal(glob[row], expected), (variant, row)
+            assert torch.equal(glob[row], expected), (pattern, row)
 
 
 def test_cdlm_keeps_the_first_token_local(tokenizer, rows):
@@ -167,3 +176,41 @@ def test_bad_settings_raise_config_error(tokenizer):
         CrossDocumentMLMCollator(tokenizer, mlm_probability=1.5)
     with pytest.raises(ConfigError, match="empty batch"):
         CrossDocumentMLMCollator(tokenizer)([])
+
+
+def test_replacement_counts_classify_predicted_positions():
+    labels = torch.tensor([IGNORE_INDEX, 10, 11, 12, IGNORE_INDEX])
+    inputs = torch.tensor([7, 4, 99, 12, 8])  # 4 = <mask>
+    assert replacement_counts(inputs, labels, mask_token_id=4) == {"mask": 1, "random": 1, "unchanged": 1}
+
+
+def test_masking_statistics_measure_bert_proportions(tokenizer, rows):
+    ids = [row["input_ids"] for row in rows[:8]]
+    stats = masking_statistics(CrossDocumentMLMCollator(tokenizer, pattern="cdlm"), ids, draws=50)
+    assert stats["mask_rate"] == pytest.approx(0.15, abs=0.01)
+    assert stats["mask_share"] == pytest.approx(0.8, abs=0.04)
+    assert stats["random_share"] == pytest.approx(0.1, abs=0.03)
+    assert stats["unchanged_share"] == pytest.approx(0.1, abs=0.03)
+    with pytest.raises(ConfigError):
+        masking_statistics(CrossDocumentMLMCollator(tokenizer, rows), rows, draws=0)
+    assert masking_metrics(stats) == {f"masking/{name}": value for name, value in stats.items()}
+
+
+def test_collators_by_pattern_mask_the_same_tokens(tokenizer, rows):
+    collators = collators_by_pattern(tokenizer, seed=3)
+    assert list(collators) == list(PATTERNS) and all(c.pattern == p for p, c in collators.items())
+    labels = [collator(rows[:4])["labels"] for collator in collators.values()]
+    assert all(torch.equal(labels[0], other) for other in labels[1:])
+
+
+def test_notebook_01_prints_the_global_attention_rule_from_the_package():
+    """Notebook 01 shows the few lines that are CDLM by printing this method's source: keep the name it prints."""
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).resolve().parents[1] / "notebooks" / "01_cross_document_masking.ipynb"
+    cells = [c.source for c in nbformat.read(path, as_version=4).cells
+             if "worked-example" in c.metadata.get("tags", [])]
+    assert any("getsource(CrossDocumentMLMCollator.global_attention)" in source for source in cells)
+    assert callable(CrossDocumentMLMCollator.global_attention)

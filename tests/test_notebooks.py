@@ -73,3 +73,41 @@ def test_colab_install_is_guarded(notebook):
     path, nb = notebook
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     assert '"google.colab" in sys.modules' in code, f"{path.name}: add the guarded Colab install cell"
+
+
+MAX_LOGIC_LINES = 12
+EXEMPT_TAGS = {"worked-example", "parameters"}  # a worked example is long on purpose; parameters are settings
+
+
+def logic_lines(source: str) -> int:
+    """Lines of logic in a code cell: every line that is neither blank nor only a comment.
+
+    Deliberately simple: a call spread over three lines counts three, so long calls push towards a package function.
+    """
+    return sum(1 for line in source.splitlines() if line.strip() and not line.strip().startswith("#"))
+
+
+def test_logic_lines_skip_blanks_and_comments():
+    assert logic_lines("# setup\nx = 1\n\n  # note\nf(x,\n  y)  # two lines\n") == 3
+
+
+def test_code_cells_are_short(notebook):
+    path, nb = notebook
+    long_cells = {i: logic_lines(c.source) for i, c in enumerate(nb.cells)
+                  if c.cell_type == "code" and not EXEMPT_TAGS & set(c.metadata.get("tags", []))
+                  and logic_lines(c.source) > MAX_LOGIC_LINES}
+    assert not long_cells, (f"{path.name}: cells {long_cells} (index: lines) exceed {MAX_LOGIC_LINES} lines of "
+                            "logic; move the code into a cdlm_nb function or tag the cell worked-example")
+
+
+FORBIDDEN = re.compile(r"seed 00|REFERENCE_NOTES", re.IGNORECASE)
+CITED_FILES = sorted([*notebooks_dir().parent.joinpath("cdlm_nb").rglob("*.py"), *notebooks_dir().glob("*.ipynb"),
+                      notebooks_dir().parent / "README.md"])
+
+
+@pytest.mark.parametrize("path", CITED_FILES, ids=lambda p: p.relative_to(notebooks_dir().parent).as_posix())
+def test_papers_are_cited_by_name_not_by_internal_notes(path):
+    hits = [f"line {n}: {line.strip()[:80]}" for n, line in enumerate(path.read_text().splitlines(), 1)
+            if FORBIDDEN.search(line)]
+    assert not hits, (f"{path.name}: cite papers by name (e.g. 'the CDLM paper, Table 6'), not 'seed 00…' or "
+                      f"REFERENCE_NOTES:\n" + "\n".join(hits))

@@ -8,7 +8,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from cdlm_nb.errors import ConfigError  # noqa: E402
-from cdlm_nb.inspection import GLOBAL_ATTENTION, LOCAL_ATTENTION, NO_ATTENTION  # noqa: E402
+from cdlm_nb.attention_pattern import GLOBAL_ATTENTION, LOCAL_ATTENTION, NO_ATTENTION  # noqa: E402
 from cdlm_nb.plots import (  # noqa: E402
     PATTERN_COLOURS,
     _layout,
@@ -17,7 +17,7 @@ from cdlm_nb.plots import (  # noqa: E402
     facts_html,
     plot_attention_pattern,
     plot_packed_input,
-    plot_variants,
+    plot_patterns,
     readable_tokens,
 )
 from cdlm_nb.tokenization import train_tokenizer  # noqa: E402
@@ -78,17 +78,17 @@ def test_plot_attention_pattern_draws_the_kinds_in_their_colours():
     assert matplotlib.colors.to_hex(image.cmap(image.norm(GLOBAL_ATTENTION))) == PATTERN_COLOURS[GLOBAL_ATTENTION]
 
 
-def test_plot_variants_has_one_panel_per_variant():
+def test_plot_patterns_has_one_panel_per_pattern():
     n = len(DOC_IDS)
     batches = {
         "local": {"attention_mask": torch.ones(1, n, dtype=torch.long), "global_attention_mask": torch.zeros(1, n)},
         "cdlm": {"attention_mask": torch.ones(1, n, dtype=torch.long),
                  "global_attention_mask": torch.tensor([[1] + [0] * (n - 1)])},
     }
-    fig = plot_variants(batches, window=4, doc_ids=DOC_IDS)
+    fig = plot_patterns(batches, window=4, doc_ids=DOC_IDS)
     assert [ax.get_title() for ax in fig.axes] == ["local: 0% global", f"cdlm: {1 / n:.0%} global"]
     with pytest.raises(ConfigError):
-        plot_variants({}, window=4)
+        plot_patterns({}, window=4)
 
 
 def test_facts_html_marks_each_statement_of_the_fact():

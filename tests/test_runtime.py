@@ -76,8 +76,15 @@ def test_progress_is_silent_when_headless(monkeypatch):
     assert runtime.progress(range(3)).disable
 
 
-def test_device_is_one_torch_knows():
-    assert runtime.detect_device() in {"cuda", "mps", "cpu"}
+@pytest.mark.parametrize("cuda, mps, expected", [
+    (True, True, "cuda"), (False, True, "mps"), (False, False, "cpu"),
+])
+def test_device_prefers_cuda_then_mps_then_cpu(monkeypatch, cuda, mps, expected):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: cuda)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: mps)
+    assert runtime.detect_device() == expected
 
 
 def test_a_notebook_that_forgot_setup_gets_told(monkeypatch):

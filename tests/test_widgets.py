@@ -3,21 +3,21 @@ import pytest
 from cdlm_nb.widgets import default_values, explore, show
 
 
-def render(variant="local", mask_rate=0.15, example=0):
-    return f"{variant}|{mask_rate}|{example}"
+def render(pattern="local", mask_rate=0.15, example=0):
+    return f"{pattern}|{mask_rate}|{example}"
 
 
 def test_default_values_prefer_the_functions_own_defaults():
-    values = default_values(render, variant=["cdlm", "local"], mask_rate=(0.05, 0.5, 0.05), example=(0, 9, 1))
-    assert values == {"variant": "local", "mask_rate": pytest.approx(0.15), "example": 0}
+    values = default_values(render, pattern=["cdlm", "local"], mask_rate=(0.05, 0.5, 0.05), example=(0, 9, 1))
+    assert values == {"pattern": "local", "mask_rate": pytest.approx(0.15), "example": 0}
 
 
 def test_default_values_follow_ipywidgets_without_defaults():
-    def plain(variant, rate, flag):
+    def plain(pattern, rate, flag):
         return None
 
-    values = default_values(plain, variant=["cdlm", "local"], rate=(0, 10, 2), flag=True)
-    assert values == {"variant": "cdlm", "rate": 4, "flag": True}  # first option, slider middle on a step
+    values = default_values(plain, pattern=["cdlm", "local"], rate=(0, 10, 2), flag=True)
+    assert values == {"pattern": "cdlm", "rate": 4, "flag": True}  # first option, slider middle on a step
 
 
 def test_explore_renders_once_statically_when_headless(monkeypatch, capsys):
@@ -28,8 +28,8 @@ def test_explore_renders_once_statically_when_headless(monkeypatch, capsys):
         calls.append(values)
         return render(**values)
 
-    explore(recording, variant=["cdlm", "local"], mask_rate=(0.05, 0.5, 0.05), example=(0, 9, 1))
-    assert calls == [{"variant": "cdlm", "mask_rate": pytest.approx(0.25), "example": 4}]
+    explore(recording, pattern=["cdlm", "local"], mask_rate=(0.05, 0.5, 0.05), example=(0, 9, 1))
+    assert calls == [{"pattern": "cdlm", "mask_rate": pytest.approx(0.25), "example": 4}]
     assert "cdlm|0.25" in capsys.readouterr().out  # IPython's display prints the text repr outside a kernel
 
 
@@ -41,11 +41,11 @@ def test_explore_displays_an_interactive_panel_otherwise(monkeypatch):
     monkeypatch.delenv("CI", raising=False)
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
-    assert explore(render, variant=["cdlm", "local"], example=(0, 9, 1)) is None
+    assert explore(render, pattern=["cdlm", "local"], example=(0, 9, 1)) is None
     first_render, panel = shown  # the panel renders once when built (into its output area), then is displayed
     assert first_render == "local|0.15|0" and isinstance(panel, ipywidgets.interactive)
     controls = [w.description for w in panel.children if isinstance(w, ipywidgets.ValueWidget)]
-    assert controls == ["variant", "example"]  # mask_rate has no control: it keeps its default, no slider
+    assert controls == ["pattern", "example"]  # mask_rate has no control: it keeps its default, no slider
     panel.close()
 
 

@@ -1,2 +1,4 @@
-"""Cross-document coreference (notebook 04): gold mentions, CoNLL I/O and the official scores, the same-head-lemma
-baseline, agglomerative clustering, and the pairwise cross-encoder fine-tuned from notebook 02's models."""
+"""Cross-document coreference (notebook 04): gold mentions (`mentions`), candidate and training pairs (`pairs`),
+the pair inputs (`inputs`), the pair scorer (`model`) and its training (`training`), clustering, CoNLL I/O and the
+official scores (`clustering`, `conll`, `metrics`), the same-head-lemma baseline (`baselines`), the experiment of
+the notebook (`experiment`) and its tables and figure (`report`, `figures`)."""

@@ -27,7 +27,7 @@ from ..errors import ConfigError
 from .metrics import CorefScores, score_coreference
 
 Lemmatizer = Callable[[str], str]
-GROUPINGS = ("subtopic", "topic", "corpus")
+LEMMA_GROUPINGS = ("subtopic", "topic", "corpus")
 
 #: Irregular and exceptional verb forms -> lemma (frequent news verbs, and forms the suffix rules get wrong).
 IRREGULAR_VERBS = {
@@ -202,8 +202,8 @@ def head_lemma_assignment(
     rows: Iterable[Mapping[str, Any]], kind: str, *, lemmatizer: Lemmatizer = lemmatize, group_by: str = "subtopic",
 ) -> dict[str, str]:
     """mention_id -> predicted cluster label "<group>/<head lemma>" for every `kind` mention of the rows."""
-    if group_by not in GROUPINGS:
-        raise ConfigError(f"group_by must be one of {GROUPINGS}, not {group_by!r}")
+    if group_by not in LEMMA_GROUPINGS:
+        raise ConfigError(f"group_by must be one of {LEMMA_GROUPINGS}, not {group_by!r}")
     assignment = {}
     for row in rows:
         group = "" if group_by == "corpus" else row[group_by]

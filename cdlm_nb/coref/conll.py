@@ -10,11 +10,11 @@ documents of a file, so `(7` in two blocks is the same entity. The whole corpus 
 be one block per document. (`shared_ids=False` reads ids as local to their block, as in within-document
 CoNLL-2012 files.)
 
-Mention identity: `(document key, start, end)`, with start/end token offsets counted over the whole block
-(sentence breaks ignored, end exclusive). The document key is NAME for part 000 (or no part) and
-"NAME; part NNN" otherwise. Counting tokens over the block makes the identity independent of how sentences
-are split, and the in-memory mentions of `coref_clusters` use the same scheme with doc_id as the key, so a
-file written with one block per document reads back to exactly those mentions.
+Mention identity (`metrics.MentionKey`): `(document key, start, end)`, with start/end token offsets counted over the
+whole block (sentence breaks ignored, end exclusive). The document key is NAME for part 000 (or no part) and "NAME;
+part NNN" otherwise. Counting tokens over the block makes the identity independent of how sentences are split, and
+the in-memory mentions of `coref_clusters` use the same scheme with doc_id as the key, so a file written with one
+block per document reads back to exactly those mentions.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, DataError
-from .metrics import CorefScores, Mention, score_coreference
+from .metrics import CorefScores, MentionKey, score_coreference
 
 _BEGIN = "#begin document"
 _END = "#end document"
@@ -55,9 +55,9 @@ class ConllFile:
 
     path: str
     documents: list[ConllDocument]
-    clusters: dict[Hashable, list[Mention]]
+    clusters: dict[Hashable, list[MentionKey]]
 
-    def clustering(self) -> list[list[Mention]]:
+    def clustering(self) -> list[list[MentionKey]]:
         """The clusters as a list of mention lists, the scorer's input."""
         return list(self.clusters.values())
 
@@ -98,7 +98,7 @@ class _OpenBlock:
         self.position = 0
         self.open_spans: dict[str, list[tuple[int, int]]] = {}  # cluster id -> [(start token, line number)]
 
-    def add_token(self, columns: list[str], line: int, where: str) -> list[tuple[str, Mention]]:
+    def add_token(self, columns: list[str], line: int, where: str) -> list[tuple[str, MentionKey]]:
         """Store one token line; return the (cluster id, mention) pairs it completes."""
         if not self.doc.sentences:
             self.doc.sentences.append([])
@@ -143,7 +143,7 @@ def read_conll(path: str | os.PathLike, *, shared_ids: bool = True) -> ConllFile
     if not path.is_file():
         raise DataError(f"CoNLL file {str(path)!r} does not exist")
     documents: list[ConllDocument] = []
-    clusters: dict[Hashable, list[Mention]] = {}
+    clusters: dict[Hashable, list[MentionKey]] = {}
     block: _OpenBlock | None = None
     with path.open(encoding="utf-8") as handle:
         for number, raw in enumerate(handle, start=1):
@@ -220,7 +220,7 @@ def score_conll_files(
 
 
 def _annotations(
-    clusters: Sequence[Iterable[Mention]], documents: Sequence[ConllDocument]
+    clusters: Sequence[Iterable[MentionKey]], documents: Sequence[ConllDocument]
 ) -> dict[str, list[list[str]]]:
     """Per document and token, the coreference parts to write: closings first, then one-token mentions, then
     openings, so that reading left to right pairs every closing with the right opening. (Two mentions of one
@@ -243,7 +243,7 @@ def _annotations(
 
 
 def write_conll(path: str | os.PathLike, documents: Sequence[ConllDocument],
-                clusters: Iterable[Iterable[Mention]]) -> Path:
+                clusters: Iterable[Iterable[MentionKey]]) -> Path:
     """Write documents with `clusters` (mentions as (document key, start, end)) as CoNLL-2012; ids are 0, 1, ...
     in cluster order and shared across the file's documents."""
     clusters = [list(cluster) for cluster in clusters]
@@ -277,7 +277,7 @@ def _sentence_offsets(row: Mapping[str, Any]) -> list[int]:
     return offsets
 
 
-def mention_key(row: Mapping[str, Any], mention: Mapping[str, Any], offsets: Sequence[int] | None = None) -> Mention:
+def mention_key(row: Mapping[str, Any], mention: Mapping[str, Any], offsets: Sequence[int] | None = None) -> MentionKey:
     """A mention's identity for scoring: (doc_id, start, end) as token offsets within the whole document."""
     offsets = _sentence_offsets(row) if offsets is None else offsets
     sentence, start, end = mention["sentence"], mention["start"], mention["end"]
@@ -289,12 +289,12 @@ def mention_key(row: Mapping[str, Any], mention: Mapping[str, Any], offsets: Seq
 
 def coref_clusters(
     rows: Iterable[Mapping[str, Any]], kind: str, assignment: Mapping[str, Hashable] | None = None,
-) -> list[list[Mention]]:
+) -> list[list[MentionKey]]:
     """The clusters of `kind` mentions: the gold key when `assignment` is None, else the response grouping
     mentions by `assignment[mention_id]` (a predicted cluster label). Every mention must be assigned."""
     if kind not in MENTION_KINDS:
         raise ConfigError(f"mention kind {kind!r} is unknown; use one of {MENTION_KINDS}")
-    clusters: dict[Hashable, list[Mention]] = {}
+    clusters: dict[Hashable, list[MentionKey]] = {}
     unassigned = []
     used = set()
     for row in rows:
@@ -334,7 +334,7 @@ def conll_documents(rows: Iterable[Mapping[str, Any]]) -> list[ConllDocument]:
 
 
 def write_coref_conll(
-    path: str | os.PathLike, rows: Iterable[Mapping[str, Any]], clusters: Iterable[Iterable[Mention]],
+    path: str | os.PathLike, rows: Iterable[Mapping[str, Any]], clusters: Iterable[Iterable[MentionKey]],
     *, block: str | None = None,
 ) -> Path:
     """Write a key or response clustering of COREF_FEATURES rows (from `coref_clusters`) as CoNLL.

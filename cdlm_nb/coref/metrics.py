@@ -28,8 +28,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-Mention = Hashable
-Cluster = tuple[Mention, ...]
+MentionKey = Hashable  # a mention as the metrics see it: any hashable id (conll: (doc key, start, end))
+Cluster = tuple[MentionKey, ...]
 
 #: The metrics reported by `score_coreference`, in table order, with their display names.
 METRIC_NAMES = {"muc": "MUC", "bcub": "B3", "ceafe": "CEAF-e", "lea": "LEA"}
@@ -92,12 +92,12 @@ def _union_find(size: int, links: Iterable[tuple[int, int]]) -> list[int]:
 
 
 def canonical_clusters(
-    clusters: Iterable[Iterable[Mention]], *, remove_singletons: bool = False, name: str = "clustering"
+    clusters: Iterable[Iterable[MentionKey]], *, remove_singletons: bool = False, name: str = "clustering"
 ) -> list[Cluster]:
     """Return `clusters` as a partition: repeated mentions kept once, clusters sharing a mention merged, and
     optionally no singletons. Warns (CorefInputWarning) with counts when the input was not a partition."""
     raw = [list(cluster) for cluster in clusters]
-    owner: dict[Mention, int] = {}
+    owner: dict[MentionKey, int] = {}
     shared: list[tuple[int, int]] = []  # (cluster, earlier cluster holding the same mention)
     for index, cluster in enumerate(raw):
         for mention in cluster:
@@ -106,7 +106,7 @@ def canonical_clusters(
             else:
                 owner[mention] = index
     roots = _union_find(len(raw), shared)
-    merged: dict[int, list[Mention]] = {}
+    merged: dict[int, list[MentionKey]] = {}
     for index, cluster in enumerate(raw):
         if cluster:
             merged.setdefault(roots[index], []).extend(cluster)
@@ -124,12 +124,12 @@ def canonical_clusters(
     return result
 
 
-def _assignment(clusters: Sequence[Cluster]) -> dict[Mention, int]:
+def _assignment(clusters: Sequence[Cluster]) -> dict[MentionKey, int]:
     """Map each mention to the index of its cluster (clusters must be a partition)."""
     return {mention: index for index, cluster in enumerate(clusters) for mention in cluster}
 
 
-def _muc_side(clusters: Sequence[Cluster], other: dict[Mention, int]) -> tuple[int, int]:
+def _muc_side(clusters: Sequence[Cluster], other: dict[MentionKey, int]) -> tuple[int, int]:
     """Vilain et al.: sum of |C| - |partitions of C by the other side| (an unmatched mention is its own
     partition), over sum of |C| - 1."""
     num = den = 0
@@ -148,7 +148,7 @@ def muc(key: Sequence[Cluster], response: Sequence[Cluster]) -> PRF:
     return _prf(r_num, r_den, p_num, p_den)
 
 
-def _bcub_side(clusters: Sequence[Cluster], other: dict[Mention, int]) -> tuple[float, int]:
+def _bcub_side(clusters: Sequence[Cluster], other: dict[MentionKey, int]) -> tuple[float, int]:
     """Bagga & Baldwin: per mention, |own cluster ∩ its cluster on the other side| / |own cluster|, summed."""
     num, den = 0.0, 0
     for cluster in clusters:
@@ -194,7 +194,7 @@ def ceaf_e(key: Sequence[Cluster], response: Sequence[Cluster]) -> PRF:
     return _prf(similarity, len(key), similarity, len(response))
 
 
-def _lea_side(clusters: Sequence[Cluster], other: dict[Mention, int], other_sizes: list[int]) -> tuple[float, int]:
+def _lea_side(clusters: Sequence[Cluster], other: dict[MentionKey, int], other_sizes: list[int]) -> tuple[float, int]:
     """Moosavi & Strube 2016: importance |C| times the fraction of C's links kept on the other side; a
     singleton has one self-link, kept when its mention is a singleton there too (coval's convention)."""
     num, den = 0.0, 0
@@ -219,7 +219,7 @@ def lea(key: Sequence[Cluster], response: Sequence[Cluster]) -> PRF:
 
 
 def score_coreference(
-    key: Iterable[Iterable[Mention]], response: Iterable[Iterable[Mention]], *, remove_singletons: bool = False
+    key: Iterable[Iterable[MentionKey]], response: Iterable[Iterable[MentionKey]], *, remove_singletons: bool = False
 ) -> CorefScores:
     """Score a response clustering against the key with MUC, B3, CEAF-e and LEA (CoNLL F1 as a property)."""
     key = canonical_clusters(key, remove_singletons=remove_singletons, name="key")

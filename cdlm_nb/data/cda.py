@@ -1,4 +1,4 @@
-"""The CDA benchmark (Zhou et al., 2020; seed 004) for document matching, as CDLM evaluates it.
+"""The CDA benchmark (the CDA paper: Zhou, Pappas, Smith, EMNLP 2020) for document matching, as CDLM evaluates it.
 
 Each benchmark file (AAN, OC, S2ORC, PAN; train / dev / test) is a CSV without a header and with three columns:
 `label` (1 = related, 0 = not), `doc1`, `doc2`. `load_cda(path)` reads one into `PAIR_FEATURES` rows:

@@ -1,4 +1,4 @@
-"""Long-document classification corpora used by AoSE (seed 001): IMDB, 20 Newsgroups and MIND news topics.
+"""Long-document classification corpora used by AoSE (Abdaoui & Dutta): IMDB, 20 Newsgroups and MIND news topics.
 
 Each loader returns `classification_features(label_names)` rows (`text`, `label`) with the label names sorted,
 so label ids never depend on file order (two splits with different label sets, e.g. MIND train and dev, can be

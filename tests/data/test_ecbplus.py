@@ -1,4 +1,5 @@
-"""ECB+ loader: the paper's Table 7 on the shared sample (topics 1-35), and clear errors on tiny broken corpora."""
+"""ECB+ loader: the CDLM preprint (v1)'s Table 7 on the shared sample (topics 1-35), and clear errors on tiny
+broken corpora."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from cdlm_nb.cli import main
 from cdlm_nb.data import ecbplus
+from cdlm_nb.data.ecbplus import download as ecbplus_download
 from cdlm_nb.data.ecbplus import (
     ecbplus_stats,
     format_stats,
@@ -23,7 +25,7 @@ from cdlm_nb.data.ecbplus import (
 from cdlm_nb.data.schemas import COREF_FEATURES
 from cdlm_nb.errors import ConfigError, DataError, OfflineError
 
-# CDLM paper (seed 000), Appendix A.2, Table 7: mentions and clusters as event/entity. Its "Docs 594" for train
+# CDLM preprint (v1), Appendix A.2, Table 7: mentions and clusters as event/entity. Its "Docs 594" for train
 # cannot be right (the 25 train topics hold 575 files, 574 with validated sentences, as in Cattan et al.'s
 # statistics); its dev count, 196, is reproduced.
 TABLE7 = {
@@ -286,7 +288,7 @@ def test_download_offline_says_what_to_fetch(tmp_path, monkeypatch):
     def offline(url, timeout):
         raise urllib.error.URLError("no network")
 
-    monkeypatch.setattr(ecbplus.urllib.request, "urlopen", offline)
+    monkeypatch.setattr(ecbplus_download.urllib.request, "urlopen", offline)
     with pytest.raises(OfflineError, match=r"ECB%2B\.zip.*github.com/cltl/ecbPlus"):
         ecbplus.download_ecbplus(tmp_path / "ecbplus")
 
@@ -300,7 +302,7 @@ def test_download_extracts_the_release_layout(tmp_path, monkeypatch):
         zipped.writestr("ECB+/../../evil.xml", b"<x/>")
     payload = {ecbplus.ECBPLUS_ZIP_URL: archive.getvalue(),
                ecbplus.ECBPLUS_CSV_URL: (source / ecbplus.SENTENCES_CSV).read_bytes()}
-    monkeypatch.setattr(ecbplus.urllib.request, "urlopen", lambda url, timeout: _Response(payload[url]))
+    monkeypatch.setattr(ecbplus_download.urllib.request, "urlopen", lambda url, timeout: _Response(payload[url]))
     dest = ecbplus.download_ecbplus(tmp_path / "ecbplus")
     assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()) == [
         "ECB+/1/1_1ecb.xml", ecbplus.SENTENCES_CSV]

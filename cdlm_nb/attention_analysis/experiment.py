@@ -1,0 +1,50 @@
+"""The notebook-07 experiment: every pretrained model of notebook 02 analyses the same mention pairs, and keeps
+a few pairs whole (every token's score) for the figures."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..coref.mentions import MentionPair
+from ..variants import load_pretrained
+from .ranking import PairAttention
+from .run import analyse_pairs, explain_pairs
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from transformers import PreTrainedTokenizerBase
+
+    from ..profiles import AttentionConfig
+
+
+@dataclass
+class ModelAnalyses:
+    """What the models produced: one results row per (model, pair), and the kept pairs analysed in full."""
+
+    results: "pd.DataFrame"  # rows of `run.analyse_pairs`, all models and kinds
+    examples: dict[str, dict[int, PairAttention | str]]  # model -> index into the shown pairs -> analysis or skip
+    tokenizers: dict[str, "PreTrainedTokenizerBase"]  # model -> its tokenizer (to decode the examples)
+
+
+def analyse_models(run_dir: str | os.PathLike, config: "AttentionConfig", pairs: Mapping[str, Sequence[MentionPair]],
+                   shown: Sequence[MentionPair], corpus: Sequence[Mapping[str, Any]], device: Any = "cpu",
+                   profile: str | None = None) -> ModelAnalyses:
+    """Load each of `config.models` (a clear error if notebook 02 has not saved it), analyse every kind's pairs
+    and explain the `shown` pairs in full; one model in memory at a time."""
+    import pandas as pd
+
+    results, examples, tokenizers = [], {}, {}
+    settings = dict(max_length=config.max_length, exclude_punctuation=config.exclude_punctuation,
+                    batch_size=config.batch_size)
+    for variant in config.models:
+        model, tokenizer = load_pretrained(run_dir, variant, profile=profile)
+        model.to(device)
+        tokenizers[variant] = tokenizer
+        for kind in config.kinds:
+            results.append(analyse_pairs(model, tokenizer, pairs[kind], corpus, model_name=variant, **settings))
+        examples[variant] = dict(explain_pairs(model, tokenizer, shown, corpus, **settings))
+        del model
+    return ModelAnalyses(pd.concat(results, ignore_index=True), examples, tokenizers)

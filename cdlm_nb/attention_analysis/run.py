@@ -1,0 +1,119 @@
+"""Running one model on mention pairs: one forward pass per batch with global attention on each row's source
+span, both attention directions read out of Hugging Face's Longformer output, every pair ranked.
+
+Where the two directions live (transformers 5.x, `output_attentions=True`; row b of a padded batch, x = |S| =
+that row's global tokens, columns in increasing position order):
+
+* α_ij — `outputs.attentions[-1][b, :, :, :x]`: each token's attention row starts with its probabilities for
+  the global keys (the window part after them has the global positions masked out, so nothing is counted
+  twice). Shape (heads, seq, x).
+* α_ji — `outputs.global_attentions[-1][b, :, :, :x]`: the probabilities each global token computed over every
+  position (with the separate query_global/key_global projections), transposed by HF to (heads, seq, x). It is
+  *not* trimmed of Longformer's internal padding to a multiple of the window, so it is cut to the input length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..coref.mentions import MentionPair
+from ..encoders import max_input_length
+from ..errors import ConfigError
+from ..runtime import progress
+from .inputs import AttentionInput, encode_mention_pairs
+from .pairs import pair_label
+from .ranking import PairAttention, excluded_token_ids, rank_target, token_scores
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+
+def last_layer_source_attention(outputs: Any, row: int, n_source: int, seq_len: int) -> tuple[np.ndarray, np.ndarray]:
+    """(attn_to, attn_from), each (heads, seq, |S|), for batch row `row` of a Longformer output whose only global
+    tokens are that row's source span: α_ij = `attentions[-1][row, :, :seq_len, :|S|]` and
+    α_ji = `global_attentions[-1][row, :, :seq_len, :|S|]` (a row's own global tokens come first, in position
+    order; columns beyond them belong to longer rows of the batch and hold zeros; rows are cut to the input's
+    `seq_len`, dropping batch padding and the window padding HF leaves in `global_attentions`)."""
+    global_attentions = getattr(outputs, "global_attentions", None)
+    if global_attentions is None or outputs.attentions is None:
+        raise ConfigError("the model returned no global_attentions: the analysis needs a Longformer called with "
+                          "output_attentions=True and a non-empty global_attention_mask")
+    local = outputs.attentions[-1][row]  # (heads, seq, max |S| in batch + window + 1)
+    global_ = global_attentions[-1][row]  # (heads, padded seq, max |S| in batch)
+    if global_.shape[-1] < n_source:
+        raise ConfigError(f"expected {n_source} global tokens (the source span), the model reports {global_.shape[-1]}")
+    attn_to = local[:, :seq_len, :n_source].detach().float().cpu().numpy()
+    attn_from = global_[:, :seq_len, :n_source].detach().float().cpu().numpy()
+    return attn_to, attn_from
+
+
+def source_token_scores(model: "PreTrainedModel", items: Sequence[AttentionInput]) -> list[np.ndarray]:
+    """s(i|S) for every position of each of `items`: one padded forward pass of the batch, global attention on
+    each row's source span only (padding is masked, so a row's scores do not depend on its batch)."""
+    import torch
+
+    device = next(model.parameters()).device
+    width = max(len(item.input_ids) for item in items)
+    input_ids = torch.full((len(items), width), model.config.pad_token_id, dtype=torch.long)
+    attention_mask = torch.zeros_like(input_ids)
+    global_mask = torch.zeros_like(input_ids)
+    for row, item in enumerate(items):
+        input_ids[row, :len(item.input_ids)] = torch.tensor(item.input_ids)
+        attention_mask[row, :len(item.input_ids)] = 1
+        global_mask[row, item.source_positions] = 1
+    with torch.inference_mode():
+        outputs = model.base_model(input_ids=input_ids.to(device), attention_mask=attention_mask.to(device),
+                                   global_attention_mask=global_mask.to(device), output_attentions=True)
+    scores = []
+    for row, item in enumerate(items):
+        directions = last_layer_source_attention(outputs, row, len(item.source_positions), len(item.input_ids))
+        scores.append(token_scores(*directions, item.source_positions))
+    return scores
+
+
+def explain_pairs(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", pairs: Sequence[MentionPair],
+                  coref_dataset: Iterable[Mapping[str, Any]], max_length: int, exclude_punctuation: bool = True,
+                  batch_size: int = 8) -> Iterator[tuple[int, PairAttention | str]]:
+    """(index into `pairs`, its analysis or the reason it was skipped), lazily: the skipped pairs first, then the
+    others in batches of similar input length (one forward pass per batch)."""
+    model.eval()
+    excluded = excluded_token_ids(tokenizer, exclude_punctuation)
+    items = encode_mention_pairs(pairs, coref_dataset, tokenizer, max_input_length(model, max_length))
+    yield from ((i, item) for i, item in enumerate(items) if isinstance(item, str))
+    encoded = sorted((i for i, item in enumerate(items) if not isinstance(item, str)),
+                     key=lambda i: len(items[i].input_ids))
+    for start in range(0, len(encoded), batch_size):
+        batch = encoded[start:start + batch_size]
+        for i, scores in zip(batch, source_token_scores(model, [items[i] for i in batch])):
+            yield i, rank_target(pairs[i], items[i], scores, excluded)
+
+
+def _result_record(model_name: str, index: int, pair: MentionPair, result: PairAttention | str) -> dict[str, Any]:
+    """One row of `analyse_pairs`: the pair, and its score and rank or the reason it was skipped."""
+    row = {"model": model_name, "pair": index, "kind": pair.first.kind, "label": pair_label(pair),
+           "source": pair.first.text, "target": pair.second.text, "source_doc": pair.first.doc_id,
+           "target_doc": pair.second.doc_id, "score": np.nan, "percentile": np.nan, "candidates": 0,
+           "length": 0, "truncated_documents": 0, "status": result if isinstance(result, str) else "ok"}
+    if not isinstance(result, str):
+        row.update(score=result.target_score, percentile=result.percentile, candidates=len(result.candidates),
+                   length=len(result.item.input_ids), truncated_documents=result.item.truncated_documents)
+    return row
+
+
+def analyse_pairs(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", pairs: Sequence[MentionPair],
+                  coref_dataset: Iterable[Mapping[str, Any]], model_name: str, max_length: int,
+                  exclude_punctuation: bool = True, batch_size: int = 8) -> "pd.DataFrame":
+    """One row per pair: model, pair (index into `pairs`), kind, label (pos/neg), s(T|S) and its percentile rank,
+    plus the input's length, truncated documents and a status ("ok" or why the pair was skipped: skips are kept,
+    never dropped)."""
+    import pandas as pd
+
+    rows = {}
+    analyses = explain_pairs(model, tokenizer, pairs, coref_dataset, max_length, exclude_punctuation, batch_size)
+    for i, result in progress(analyses, total=len(pairs), desc=f"attention {model_name}"):
+        rows[i] = _result_record(model_name, i, pairs[i], result)
+    return pd.DataFrame([rows[i] for i in range(len(pairs))])

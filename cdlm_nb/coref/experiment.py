@@ -1,0 +1,255 @@
+"""The coreference experiment of notebook 04: pick the evaluation data, fine-tune one pair scorer per pretrained
+encoder on train, tune the clustering threshold on dev, cluster and score test (CDLM paper §3.2, Tables 2-3)."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..encoders import max_input_length
+from ..errors import ConfigError, DataError
+from ..variants import display_name, load_pretrained
+from .clustering import Dendrogram
+from .inputs import EncodingStats, SpecialIds, add_mention_markers, encode_pairs
+from .mentions import Mention, WordIds, collect_mentions, gold_clusters, group_mentions, tokenize_documents
+from .metrics import CorefScores
+from .pairs import PairStats, candidate_pairs, training_pairs
+from .training import ScoringResult, score_pairs, train_scorer
+
+if TYPE_CHECKING:
+    from datasets import Dataset
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+    from ..encoders import Encoder
+    from ..profiles import CorefConfig, Profile
+    from .model import PairScorer
+
+#: Where dev/test candidate pairs come from: gold subtopics, or topics predicted by a document clustering.
+EVALUATION_GROUPINGS = ("subtopic", "predicted")
+SENTENCES_ONLY = "cdlm_sentences"  # the run name of the "sentences only" ablation (CDLM paper, Table 3)
+
+
+# --- the data --------------------------------------------------------------------------------------------------
+@dataclass
+class CorefData:
+    """The train/dev/test splits a run uses, where they came from, and what the CPU cap left out."""
+
+    source: str  # "embedded" or "ecbplus"
+    splits: dict[str, Any]  # split name -> COREF_FEATURES dataset
+    notes: list[str]
+    left_out: dict[str, int]  # dev/test -> gold subtopics left out by CorefConfig.eval_subtopics
+
+    def describe(self, eval_subtopics: int | None) -> str:
+        """What was chosen, in the notebook's words."""
+        return "\n".join([*self.notes, f"subtopics left out by the CPU cap (eval_subtopics={eval_subtopics}): "
+                                       f"{self.left_out}"])
+
+
+def limit_subtopics(dataset: "Dataset", n: int | None) -> tuple["Dataset", int]:
+    """The documents of the first `n` gold subtopics (corpus order) and how many subtopics were left out."""
+    subtopics = list(dict.fromkeys(dataset["subtopic"]))
+    if n is None or len(subtopics) <= n:
+        return dataset, 0
+    kept = set(subtopics[:n])
+    return dataset.select([i for i, name in enumerate(dataset["subtopic"]) if name in kept]), len(subtopics) - n
+
+
+def coref_data(profile: "Profile", data: str = "auto", ecbplus_dir: str | None = None,
+               run_dir: str | Path | None = None) -> CorefData:
+    """Notebook 04's corpus: `data` "auto" is the profile's (ECB+ for hub profiles, else the embedded world);
+    dev and test keep their first `profile.coref.eval_subtopics` subtopics."""
+    from ..data.corpora import coref_splits
+
+    source = data if data != "auto" else ("ecbplus" if profile.data_source == "hub" else "embedded")
+    splits, notes = coref_splits(profile, source, ecbplus_dir, run_dir)
+    left_out = {}
+    for name in ("dev", "test"):
+        splits[name], left_out[name] = limit_subtopics(splits[name], profile.coref.eval_subtopics)
+    return CorefData(source, splits, notes, left_out)
+
+
+# --- one run -----------------------------------------------------------------------------------------------------
+@dataclass
+class SplitScoring:
+    """One evaluation split: its candidate pairs, their probabilities and the clustering inputs."""
+
+    mentions: list[Mention]
+    pair_stats: PairStats
+    encoding: EncodingStats
+    scoring: ScoringResult
+    dendrograms: dict[str, Dendrogram]  # group -> merge tree
+
+
+@dataclass
+class CorefRun:
+    """Everything one fine-tuned scorer produced, for the notebook's tables and plots."""
+
+    model: str
+    kind: str
+    context: str
+    max_length: int
+    train_pairs: PairStats
+    train_encoding: EncodingStats
+    losses: list[float]
+    train_seconds: float
+    threshold: float
+    dev_curve: list[tuple[float, float]]  # (threshold, dev CoNLL F1)
+    dev: SplitScoring
+    test: SplitScoring
+    test_scores: CorefScores
+    test_clusters: list[list[str]]
+
+
+Rows = Sequence[Mapping[str, Any]]  # COREF_FEATURES rows: a datasets.Dataset or a list of dicts
+
+
+def evaluation_groups(rows: Rows, mentions: Sequence[Mention], grouping: str) -> dict[str, list[Mention]]:
+    """The groups candidate pairs are formed in: gold subtopics, or predicted topics (TF-IDF document clustering,
+    the authors' released code's test setting; see clustering.predict_topics)."""
+    from .clustering import predict_topics
+
+    if grouping not in EVALUATION_GROUPINGS:
+        raise ConfigError(f"grouping={grouping!r} is unknown; use one of {EVALUATION_GROUPINGS}")
+    if grouping == "subtopic":
+        return group_mentions(mentions, "subtopic")
+    topic_of = predict_topics({row["doc_id"]: " ".join(w for s in row["sentences"] for w in s) for row in rows})
+    groups: dict[str, list[Mention]] = defaultdict(list)
+    for mention in mentions:
+        groups[topic_of[mention.doc_id]].append(mention)
+    return dict(groups)
+
+
+def score_split(scorer: "PairScorer", rows: Rows, kind: str, documents: Mapping[str, WordIds], special: SpecialIds,
+                max_length: int, config: "CorefConfig", context: str, seed: int, device: str,
+                grouping: str = "subtopic") -> SplitScoring:
+    """Score every (capped) candidate pair inside each group and build the clustering trees."""
+    from .clustering import build_dendrograms, pair_probabilities
+
+    mentions = collect_mentions(rows, kind)
+    groups = evaluation_groups(rows, mentions, grouping)
+    pairs, pair_stats = candidate_pairs(groups, config.max_pairs_per_subtopic, seed)
+    inputs, encoding = encode_pairs(pairs, documents, special, max_length, context)
+    scoring = score_pairs(scorer, inputs, pad_id=special.pad, batch_size=config.score_batch_size, device=device)
+    table = pair_probabilities(((p.first.mention_id, p.second.mention_id) for p in pairs), scoring.probabilities)
+    trees = build_dendrograms({name: [m.mention_id for m in members] for name, members in groups.items()}, table)
+    return SplitScoring(mentions, pair_stats, encoding, scoring, trees)
+
+
+def run_coreference(model_name: str, encoder: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
+                    splits: Mapping[str, Any], config: "CorefConfig", kind: str, *, context: str = "document",
+                    grouping: str = "subtopic", device: str = "cpu", seed: int = 13) -> CorefRun:
+    """Fine-tune a pairwise scorer on `splits["train"]`, pick the threshold on "dev", cluster and score "test".
+
+    Training pairs are drawn within gold topics; dev and test candidate pairs within gold subtopics
+    (`grouping="subtopic"`) or within topics predicted by a document clustering (`"predicted"`, the authors'
+    released code's test setting).
+    """
+    from .clustering import cut_dendrograms, tune_threshold
+    from .conll import coref_clusters
+    from .metrics import score_coreference
+    from .model import build_pair_scorer
+
+    special = add_mention_markers(tokenizer, encoder)
+    max_length = max_input_length(encoder, config.max_length)
+    documents = {}
+    for name in ("train", "dev", "test"):
+        documents.update(tokenize_documents(splits[name], tokenizer))
+
+    groups = group_mentions(collect_mentions(splits["train"], kind), "topic")
+    pairs, train_stats = training_pairs(groups, config.negative_ratio, config.max_train_pairs, seed)
+    inputs, train_encoding = encode_pairs(pairs, documents, special, max_length, context)
+    scorer = build_pair_scorer(encoder, config.hidden_sizes, config.activation, config.dropout)
+    start = time.perf_counter()
+    losses = train_scorer(scorer, inputs, [p.label for p in pairs], pad_id=special.pad, epochs=config.epochs,
+                          batch_size=config.batch_size, learning_rate=config.learning_rate,
+                          grad_accumulation=config.grad_accumulation, device=device, seed=seed)
+    train_seconds = time.perf_counter() - start
+
+    scored = {name: score_split(scorer, splits[name], kind, documents, special, max_length, config, context, seed,
+                                device, grouping) for name in ("dev", "test")}
+    threshold, curve = tune_threshold(scored["dev"].dendrograms, gold_clusters(scored["dev"].mentions),
+                                      config.thresholds, lambda key, response: score_coreference(key, response).conll)
+    clusters = cut_dendrograms(scored["test"].dendrograms, threshold)
+    assignment = {mention: index for index, cluster in enumerate(clusters) for mention in cluster}
+    test_rows = list(splits["test"])
+    scores = score_coreference(coref_clusters(test_rows, kind), coref_clusters(test_rows, kind, assignment))
+    scorer.to("cpu")
+    return CorefRun(model_name, kind, context, max_length, train_stats, train_encoding, losses, train_seconds,
+                    threshold, curve, scored["dev"], scored["test"], scores, clusters)
+
+
+# --- every pretrained encoder ------------------------------------------------------------------------------------
+@dataclass
+class PretrainedShelf:
+    """Notebook 02's models, loaded fresh for each run (fine-tuning changes them); a missing one is said once,
+    with how to make it, and skipped."""
+
+    run_dir: Path
+    profile: str
+    missing: list[str] = field(default_factory=list)
+
+    def load(self, variant: str) -> "Encoder | None":
+        """The saved model, or None (after printing why and what to run) when it is missing."""
+        try:
+            return load_pretrained(self.run_dir, variant, profile=self.profile)
+        except DataError as error:
+            if variant not in self.missing:
+                self.missing.append(variant)
+                print(f"skipping {display_name(variant)}: {error}")
+            return None
+
+    def last_available(self, variants: Sequence[str]) -> "Encoder | None":
+        """The model of the last of `variants` that exists (the example of the pair preview)."""
+        return next((encoder for encoder in map(self.load, variants[::-1]) if encoder is not None), None)
+
+    def missing_note(self) -> str:
+        """What to run to fill the gaps ('' when nothing is missing)."""
+        if not self.missing:
+            return ""
+        return (f"missing models {self.missing}: run notebook 02 first, e.g. `cdlm-nb run --only 02 --profile "
+                f"{self.profile}`, with the same RUN_DIR")
+
+
+CorefRuns = dict[tuple[str, str], CorefRun]  # (model, kind) -> run
+
+
+def fine_tune_models(shelf: PretrainedShelf, splits: Mapping[str, Any], config: "CorefConfig", *,
+                     grouping: str = "subtopic", device: str = "cpu", seed: int = 13) -> CorefRuns:
+    """`run_coreference` for every model of `config.models` and every kind of `config.kinds`, each from a fresh
+    copy of the pretrained model; one line per run is printed."""
+    runs: CorefRuns = {}
+    for variant in config.models:
+        for kind in config.kinds:
+            encoder = shelf.load(variant)
+            if encoder is None:
+                break
+            run = run_coreference(variant, encoder.model, encoder.tokenizer, splits, config, kind,
+                                  grouping=grouping, device=device, seed=seed)
+            runs[variant, kind] = run
+            print(f"{display_name(variant):<12} {kind:<6} test CoNLL F1 {100 * run.test_scores.conll:5.1f}  "
+                  f"(threshold {run.threshold}, {run.train_seconds:.0f} s training)")
+    if shelf.missing:
+        print(f"\n{shelf.missing_note()}")
+    return runs
+
+
+def sentences_ablation(shelf: PretrainedShelf, splits: Mapping[str, Any], config: "CorefConfig", *,
+                       grouping: str = "subtopic", device: str = "cpu", seed: int = 13) -> CorefRuns:
+    """CDLM fine-tuned and scored on the mentions' sentences only, first kind only (CDLM paper, Table 3); empty
+    when the profile skips the ablation or does not fine-tune CDLM."""
+    if not config.sentences_ablation or "cdlm" not in config.models:
+        return {}
+    runs: CorefRuns = {}
+    for kind in config.kinds[:1]:
+        encoder = shelf.load("cdlm")
+        if encoder is None:
+            continue
+        run = run_coreference(SENTENCES_ONLY, encoder.model, encoder.tokenizer, splits, config, kind,
+                              context="sentences", grouping=grouping, device=device, seed=seed)
+        runs[SENTENCES_ONLY, kind] = run
+        print(f"CDLM, sentences only, {kind}: test CoNLL F1 {100 * run.test_scores.conll:.1f}")
+    return runs

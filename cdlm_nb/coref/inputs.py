@@ -1,0 +1,237 @@
+"""One pair input of the cross-encoder (CDLM paper §3.2; CDLM preprint (v1) §5.2, Appendix B.1):
+
+    <s> <doc-s> DOC1 (… <m> mention i </m> …) </doc-s> <doc-s> DOC2 (… <m> mention j </m> …) </doc-s> </s>
+
+Both *whole* documents go in (a within-document pair uses its one document, both mentions marked). They share
+the length by `cdlm_nb.inputs.share_room`, and a document longer than its share is cut to a window centred on its
+mention (`cdlm_nb.inputs.window_start`; the authors' released code cuts each to ~2,044 tokens, keeping the half
+of the document that holds the mention). Cuts are counted, never silent. Global attention goes to `<s>`, the
+`<m>`/`</m>` markers and the mention tokens. The "sentences only" ablation (CDLM paper, Table 3) keeps only the
+sentence(s) holding the mention(s): the input of the sentence-based prior work (Zeng et al., Yu et al. 2020).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..encoders import max_input_length
+from ..errors import ConfigError, DataError
+from ..inputs import share_room, window_start
+from ..tokenization import document_separator_ids, sequence_markers
+from .mentions import Mention, MentionPair, WordIds, collect_mentions, group_mentions, tokenize_documents
+from .pairs import candidate_pairs
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+MENTION_START = "<m>"
+MENTION_END = "</m>"
+MENTION_MARKERS = (MENTION_START, MENTION_END)
+CONTEXTS = ("document", "sentences")  # full documents (CDLM) or only the mentions' sentences (the ablation)
+SPECIAL_TOKENS_PER_PAIR = 6  # <s>, </s> and <doc-s>/</doc-s> around each of two documents
+
+
+@dataclass(frozen=True)
+class SpecialIds:
+    """The ids a pair input is built from."""
+
+    cls: int
+    sep: int
+    pad: int
+    doc_start: int
+    doc_end: int
+    mention_start: int
+    mention_end: int
+
+
+def add_mention_markers(tokenizer: "PreTrainedTokenizerBase", model: "PreTrainedModel | None" = None) -> SpecialIds:
+    """Add `<m>`/`</m>` as special tokens (if missing), grow `model`'s embeddings (random rows), return the ids.
+
+    The tokenizer must already hold `<doc-s>`/`</doc-s>` (cdlm_nb.tokenization.add_document_separators).
+    """
+    missing = [token for token in MENTION_MARKERS if token not in tokenizer.get_vocab()]
+    if missing:
+        tokenizer.add_special_tokens({"extra_special_tokens": missing}, replace_extra_special_tokens=False)
+    if model is not None and model.get_input_embeddings().num_embeddings < len(tokenizer):
+        model.resize_token_embeddings(len(tokenizer), mean_resizing=False)
+    doc_start, doc_end = document_separator_ids(tokenizer)
+    cls, sep = sequence_markers(tokenizer)
+    if tokenizer.pad_token_id is None:
+        raise ConfigError(f"tokenizer {type(tokenizer).__name__} has no padding token")
+    vocab = tokenizer.get_vocab()
+    return SpecialIds(cls, sep, tokenizer.pad_token_id, doc_start, doc_end, vocab[MENTION_START], vocab[MENTION_END])
+
+
+@dataclass(frozen=True)
+class PairInput:
+    """One encoded pair: token ids plus the positions the model reads."""
+
+    input_ids: list[int]
+    global_positions: list[int]  # <s>, <m>, </m> and the mention tokens
+    first_positions: list[int]  # tokens of mention i (summed into m_i)
+    second_positions: list[int]  # tokens of mention j
+    truncated_documents: int  # documents cut to a window around their mention(s)
+    split_document: bool  # a within-document pair whose mentions do not fit one window: two windows instead
+
+
+@dataclass
+class _Segment:
+    """One `<doc-s> … </doc-s>` segment body: ids, and positions within it."""
+
+    ids: list[int]
+    mentions: dict[str, list[int]]  # mention_id -> token positions
+    markers: list[int]  # positions of <m> and </m>
+    truncated: bool = False
+
+
+def _marked_document(words: WordIds, sentences: Sequence[int], mentions: Sequence[Mention],
+                     special: SpecialIds) -> _Segment:
+    """The kept sentences' ids in order, with `<m>` before and `</m>` after each of `mentions`."""
+    part = _Segment(ids=[], mentions={m.mention_id: [] for m in mentions}, markers=[])
+
+    def close(sentence: int, word: int) -> None:
+        for m in sorted(mentions, key=lambda m: -m.start):  # inner mentions close first
+            if m.sentence == sentence and m.end == word:
+                part.markers.append(len(part.ids))
+                part.ids.append(special.mention_end)
+
+    for sentence in sentences:
+        for word, word_ids in enumerate(words[sentence]):
+            close(sentence, word)
+            for m in sorted(mentions, key=lambda m: -m.end):  # outer mentions open first
+                if m.sentence == sentence and m.start == word:
+                    part.markers.append(len(part.ids))
+                    part.ids.append(special.mention_start)
+            for m in mentions:
+                if m.sentence == sentence and m.start <= word < m.end:
+                    part.mentions[m.mention_id].extend(range(len(part.ids), len(part.ids) + len(word_ids)))
+            part.ids.extend(word_ids)
+        close(sentence, len(words[sentence]))
+    return part
+
+
+def _cut_to_window(part: _Segment, budget: int) -> _Segment | None:
+    """`part` cut to `budget` tokens centred on its marked mentions; None if the mentions alone do not fit."""
+    start = window_start(len(part.ids), part.markers, budget)
+    if start is None:
+        return None
+    if len(part.ids) <= budget:
+        return part
+
+    def shift(positions: list[int]) -> list[int]:
+        return [p - start for p in positions]
+
+    return _Segment(ids=part.ids[start:start + budget], mentions={k: shift(v) for k, v in part.mentions.items()},
+                    markers=shift(part.markers), truncated=True)
+
+
+def _segment(documents: Mapping[str, WordIds], mentions: Sequence[Mention], special: SpecialIds,
+             context: str) -> _Segment:
+    """One document holding `mentions`, marked, as the whole document or only the mentions' sentences."""
+    doc_id = mentions[0].doc_id
+    if doc_id not in documents:
+        raise DataError(f"mention {mentions[0].mention_id!r} refers to document {doc_id!r}, which was not tokenised")
+    words = documents[doc_id]
+    sentences = range(len(words)) if context == "document" else sorted({m.sentence for m in mentions})
+    return _marked_document(words, sentences, mentions, special)
+
+
+def build_pair_input(pair: MentionPair, documents: Mapping[str, WordIds], special: SpecialIds, max_length: int,
+                     context: str = "document") -> PairInput:
+    """`<s> <doc-s> DOC1 </doc-s> [<doc-s> DOC2 </doc-s>] </s>` for one pair, documents cut to fit `max_length`.
+
+    A within-document pair is one segment with both mentions marked when both fit one window; otherwise (and
+    for a cross-document pair) each mention gets its own segment, the two sharing the length.
+    """
+    if context not in CONTEXTS:
+        raise ConfigError(f"context={context!r} is unknown; use one of {CONTEXTS}")
+    first, second = pair.first, pair.second
+    parts: list[_Segment | None] = [None]
+    if first.doc_id == second.doc_id:
+        parts = [_cut_to_window(_segment(documents, [first, second], special, context), max_length - 4)]
+    split = first.doc_id == second.doc_id and parts[0] is None
+    if parts[0] is None:
+        whole = [_segment(documents, [m], special, context) for m in (first, second)]
+        budgets = share_room(len(whole[0].ids), len(whole[1].ids), max_length - SPECIAL_TOKENS_PER_PAIR)
+        parts = [_cut_to_window(part, budget) for part, budget in zip(whole, budgets)]
+        if any(part is None for part in parts):
+            raise ConfigError(f"max_length={max_length} is too short to hold mention {first.mention_id!r} or "
+                              f"{second.mention_id!r} with its markers; raise CorefConfig.max_length")
+    ids, global_positions = [special.cls], [0]
+    positions: dict[str, list[int]] = {}
+    for part in parts:
+        ids.append(special.doc_start)
+        offset = len(ids)
+        ids.extend(part.ids)
+        ids.append(special.doc_end)
+        global_positions += [offset + p for p in part.markers]
+        for mention_id, mention_positions in part.mentions.items():
+            positions.setdefault(mention_id, [offset + p for p in mention_positions])
+            global_positions += [offset + p for p in mention_positions]
+    ids.append(special.sep)
+    return PairInput(ids, sorted(set(global_positions)), positions[first.mention_id], positions[second.mention_id],
+                     sum(part.truncated for part in parts), split)
+
+
+@dataclass
+class EncodingStats:
+    """How pair inputs were shaped: lengths, truncations and split within-document pairs."""
+
+    pairs: int
+    truncated_pairs: int  # pairs with at least one document cut to a window
+    truncated_documents: int
+    split_documents: int
+    mean_length: float
+    max_length: int
+
+
+def encode_pairs(pairs: Sequence[MentionPair], documents: Mapping[str, WordIds], special: SpecialIds, max_length: int,
+                 context: str = "document") -> tuple[list[PairInput], EncodingStats]:
+    """Build every pair's input and count the truncations (reported, never silent)."""
+    inputs = [build_pair_input(pair, documents, special, max_length, context) for pair in pairs]
+    lengths = [len(item.input_ids) for item in inputs] or [0]
+    stats = EncodingStats(
+        pairs=len(inputs),
+        truncated_pairs=sum(item.truncated_documents > 0 for item in inputs),
+        truncated_documents=sum(item.truncated_documents for item in inputs),
+        split_documents=sum(item.split_document for item in inputs),
+        mean_length=sum(lengths) / len(lengths),
+        max_length=max(lengths),
+    )
+    return inputs, stats
+
+
+def render_pair_input(item: PairInput, tokenizer: "PreTrainedTokenizerBase") -> str:
+    """The pair input as readable text: subwords glued into words, runs of tokens with global attention in
+    [brackets] (a mention split into subwords shows as one bracketed word)."""
+    tokens = tokenizer.convert_ids_to_tokens(item.input_ids)
+    specials, global_positions = set(tokenizer.all_special_tokens), set(item.global_positions)
+    words: list[list[tuple[str, bool]]] = []  # per word: (subword, has global attention)
+    previous_special = True
+    for position, token in enumerate(tokens):
+        special = token in specials
+        if special or previous_special or token.startswith("\u0120") or not words:  # "Ġ": a byte-level BPE word start
+            words.append([])
+        words[-1].append((token if special else token.lstrip("\u0120"), position in global_positions))
+        previous_special = special
+    return " ".join("".join(f"[{text}]" if is_global else text
+                            for is_global, run in itertools.groupby(word, key=lambda piece: piece[1])
+                            for text in ["".join(piece for piece, _ in run)])
+                    for word in words)
+
+
+def preview_pair(rows: Sequence[Mapping[str, Any]], model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
+                 kind: str, max_length: int) -> str:
+    """One candidate pair as the cross-encoder sees it (a cross-document coreferent pair where there is one),
+    headed by its two mentions; adds the `<m>`/`</m>` markers to `tokenizer` and `model`."""
+    special = add_mention_markers(tokenizer, model)
+    documents = tokenize_documents(rows, tokenizer)
+    pairs, _ = candidate_pairs(group_mentions(collect_mentions(rows, kind), "subtopic"))
+    pair = next((p for p in pairs if p.label and p.first.doc_id != p.second.doc_id), pairs[0])
+    item = build_pair_input(pair, documents, special, max_input_length(model, max_length))
+    header = (f"mentions: {pair.first.text!r} ({pair.first.doc_id}) and {pair.second.text!r} ({pair.second.doc_id}), "
+              f"coreferent: {bool(pair.label)}; {len(item.input_ids)} tokens, {len(item.global_positions)} global")
+    return f"{header}\n\n{render_pair_input(item, tokenizer)}"

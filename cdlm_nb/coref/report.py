@@ -1,0 +1,188 @@
+"""Notebook 04's tables and numbers: the data table, results in the papers' layout (CDLM paper, Tables 2-3), the
+cost table, the metrics the notebook records, and readings computed from them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..variants import display_name
+from .conll import MENTION_KINDS
+from .experiment import SENTENCES_ONLY, CorefRuns
+from .mentions import collect_mentions, gold_clusters
+from .metrics import CorefScores
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: Table columns: (metric, R/P/F1) for MUC, B3, CEAF-e and LEA, then (CoNLL, F1); values in percent.
+TABLE_COLUMNS = [(metric, part) for metric in ("MUC", "B3", "CEAF-e", "LEA") for part in ("R", "P", "F1")] + \
+    [("CoNLL", "F1")]
+NR = None  # not reported
+
+#: ECB+ test, event coreference, gold mentions: the CDLM preprint (v1), Table 2; the CDLM row is also the CDLM
+#: paper's Table 2, which adds Allaway et al. (2021). The "Longformer" / "Rand CDLM" rows are the preprint's.
+PAPER_EVENT_ROWS: dict[str, tuple[float | None, ...]] = {
+    "Same Head-Lemma": (76.5, 80.0, 78.2, 71.8, 85.0, 77.8, 75.5, 71.8, 73.6, 57.0, 72.0, 63.7, 76.5),
+    "Barhom et al. (2019)": (78.1, 84.0, 80.9, 76.8, 86.1, 81.2, 79.6, 73.3, 76.3, 64.6, 72.3, 68.3, 79.5),
+    "Meged et al. (2020)": (78.8, 84.7, 81.6, 75.9, 85.9, 80.6, 81.1, 74.8, 77.8, 64.7, 73.4, 68.8, 80.0),
+    "Cattan et al. (2020)": (85.1, 81.9, 83.5, 82.1, 82.7, 82.4, 75.2, 78.9, 77.0, 68.8, 72.0, 70.4, 81.0),
+    "Zeng et al. (2020)": (85.6, 89.3, 87.5, 77.6, 89.7, 83.2, 84.5, 80.1, 82.3, NR, NR, NR, 84.3),
+    "Yu et al. (2020)": (88.1, 85.1, 86.6, 86.1, 84.7, 85.4, 79.6, 83.1, 81.3, NR, NR, NR, 84.4),
+    "Allaway et al. (2021)": (81.7, 82.8, 82.2, 80.8, 81.5, 81.1, 79.8, 78.4, 79.1, NR, NR, NR, 80.8),
+    "Longformer": (85.2, 88.8, 86.9, 83.8, 87.7, 85.7, 83.4, 79.0, 81.1, 75.1, 77.3, 76.2, 84.6),
+    "Rand CDLM": (81.8, 88.8, 85.2, 83.9, 84.5, 84.2, 83.3, 79.1, 81.1, 72.6, 74.4, 73.5, 83.5),
+    "CDLM": (87.1, 89.2, 88.1, 84.9, 87.9, 86.4, 83.3, 81.2, 82.2, 76.7, 77.2, 76.9, 85.6),
+}
+#: ECB+ test, entity coreference: the CDLM paper, Table 2 (Barhom, Cattan, Allaway, CDLM); the CDLM preprint (v1),
+#: Table 3 for the head-lemma, Longformer and Rand CDLM rows, whose extracted text keeps only MUC F1 and CoNLL F1.
+PAPER_ENTITY_ROWS: dict[str, tuple[float | None, ...]] = {
+    "Same Head-Lemma": (NR, NR, 76.7, NR, NR, NR, NR, NR, NR, NR, NR, NR, 67.4),
+    "Barhom et al. (2019)": (81.0, 80.8, 80.9, 66.8, 75.5, 70.9, 62.5, 62.8, 62.7, 53.5, 63.8, 58.2, 71.5),
+    "Cattan et al. (2020)": (85.7, 81.7, 83.6, 70.7, 74.8, 72.7, 59.3, 67.4, 63.1, 56.8, 65.8, 61.0, 73.1),
+    "Allaway et al. (2021)": (83.9, 84.7, 84.3, 74.5, 70.5, 72.4, 70.0, 68.1, 69.2, NR, NR, NR, 75.3),
+    "Longformer": (NR, NR, 87.9, NR, NR, NR, NR, NR, NR, NR, NR, NR, 80.4),
+    "Rand CDLM": (NR, NR, 87.7, NR, NR, NR, NR, NR, NR, NR, NR, NR, 80.2),
+    "CDLM": (88.1, 91.8, 89.9, 82.5, 81.7, 82.1, 81.2, 72.9, 76.8, 76.4, 73.0, 74.7, 82.9),
+}
+PAPER_ROWS = {"event": PAPER_EVENT_ROWS, "entity": PAPER_ENTITY_ROWS}
+#: The CDLM paper, Table 3: ablations, CoNLL F1 on ECB+ test event coreference.
+PAPER_ABLATION_CONLL: dict[str, float] = {
+    "CDLM": 85.6, "CDLM, sentences only": 84.2, "Longformer": 84.6, "Local CDLM": 84.7, "Rand CDLM": 84.1,
+    "Prefix CDLM": 85.1,
+}
+LEMMA_ROW = "Same Head-Lemma"
+
+
+def row_label(run_name: str) -> str:
+    """The table row of a run: the model's display name, or "CDLM, sentences only" for the ablation."""
+    return "CDLM, sentences only" if run_name == SENTENCES_ONLY else display_name(run_name)
+
+
+def split_table(splits: Mapping[str, Any]) -> "pd.DataFrame":
+    """Per split: topics, subtopics, documents, mentions and clusters of each kind (the notebook's data table)."""
+    import pandas as pd
+
+    rows = []
+    for name, dataset in splits.items():
+        row = {"split": name, "topics": len(set(dataset["topic"])), "subtopics": len(set(dataset["subtopic"])),
+               "documents": len(dataset)}
+        for kind in MENTION_KINDS:
+            mentions = collect_mentions(dataset, kind)
+            row[f"{kind} mentions"] = len(mentions)
+            row[f"{kind} clusters"] = len(gold_clusters(mentions))
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("split")
+
+
+def scores_in_percent(scores: CorefScores) -> tuple[float, ...]:
+    """A CorefScores as one table row in percent: R, P, F1 of MUC, B3, CEAF-e, LEA, then CoNLL F1."""
+    values = []
+    for name in ("muc", "bcub", "ceafe", "lea"):
+        prf = getattr(scores, name)
+        values += [100 * prf.recall, 100 * prf.precision, 100 * prf.f1]
+    return (*values, 100 * scores.conll)
+
+
+def results_table(ours: Mapping[str, CorefScores], paper: Mapping[str, Sequence[float | None]],
+                  ours_label: str) -> "pd.DataFrame":
+    """The papers' table layout: the paper's rows (ECB+ test) above ours (`{row label: CorefScores}`)."""
+    import pandas as pd
+
+    rows = {("paper: ECB+ test", label): values for label, values in paper.items()}
+    rows |= {(ours_label, label): scores_in_percent(scores) for label, scores in ours.items()}
+    table = pd.DataFrame.from_dict(rows, orient="index", columns=pd.MultiIndex.from_tuples(TABLE_COLUMNS))
+    table.index = pd.MultiIndex.from_tuples(table.index, names=["source", "model"])
+    return table.astype(float).round(1)
+
+
+def ours_label(source: str, profile: str) -> str:
+    """The source label of our rows, e.g. "ours: embedded test (cpu)"."""
+    return f"ours: {source} test ({profile})"
+
+
+def paper_tables(lemma: Mapping[str, CorefScores], runs: CorefRuns, label: str) -> dict[str, "pd.DataFrame"]:
+    """One `results_table` per mention kind that was run: the same-head-lemma baseline and every run below the
+    paper's rows."""
+    tables = {}
+    for kind, paper in PAPER_ROWS.items():
+        if kind not in lemma:
+            continue
+        ours = {LEMMA_ROW: lemma[kind]}
+        ours |= {row_label(name): run.test_scores for (name, k), run in runs.items() if k == kind}
+        tables[kind] = results_table(ours, paper, label)
+    return tables
+
+
+def ablation_table(runs: CorefRuns, label: str) -> "pd.DataFrame":
+    """The CDLM paper's Table 3 (CoNLL F1, event coreference) beside ours, in the paper's row order."""
+    import pandas as pd
+
+    ours = {row_label(name): 100 * run.test_scores.conll for (name, kind), run in runs.items() if kind == "event"}
+    return pd.DataFrame({"paper (ECB+ test)": pd.Series(PAPER_ABLATION_CONLL),
+                         label: pd.Series(ours, dtype=float)}).reindex(list(PAPER_ABLATION_CONLL)).round(1)
+
+
+def cost_table(runs: CorefRuns) -> "pd.DataFrame":
+    """Per run: training pairs and time, scored test pairs, what the caps dropped, truncations and throughput."""
+    import pandas as pd
+
+    return pd.DataFrame([{
+        "model": row_label(name), "kind": kind, "max length": run.max_length,
+        "train pairs": run.train_pairs.pairs, "train positives": run.train_pairs.positives,
+        "train pairs left out": run.train_pairs.dropped, "train s": round(run.train_seconds, 1),
+        "test pairs": run.test.pair_stats.pairs,
+        "pairs / group": round(run.test.pair_stats.pairs / max(run.test.pair_stats.groups, 1), 1),
+        "dropped by cap": run.test.pair_stats.dropped, "mean tokens": round(run.test.encoding.mean_length),
+        "truncated pairs": run.test.encoding.truncated_pairs, "split docs": run.test.encoding.split_documents,
+        "pairs / s": round(run.test.scoring.pairs_per_second, 1),
+    } for (name, kind), run in runs.items()])
+
+
+def pairs_per_group_summary(runs: CorefRuns) -> str:
+    """Count, mean, min and max of the scored candidate pairs per test group (of the first run; '' if none)."""
+    import pandas as pd
+
+    if not runs:
+        return ""
+    per_group = pd.Series(next(iter(runs.values())).test.pair_stats.per_group, name="scored pairs", dtype=float)
+    return ("scored candidate pairs per test subtopic:\n"
+            + per_group.describe()[["count", "mean", "min", "max"]].round(1).to_string())
+
+
+def coref_metrics(lemma: Mapping[str, CorefScores], runs: CorefRuns) -> dict[str, float]:
+    """What notebook 04 records: `coref/lemma/<kind>/conll`, `coref/<kind>/conll/<run>` (test CoNLL F1 in percent)
+    and `coref/<kind>/pairs_per_second/<run>` (test scoring throughput)."""
+    metrics = {f"coref/lemma/{kind}/conll": 100 * scores.conll for kind, scores in lemma.items()}
+    for (name, kind), run in runs.items():
+        metrics[f"coref/{kind}/conll/{name}"] = 100 * run.test_scores.conll
+    for (name, kind), run in runs.items():
+        metrics[f"coref/{kind}/pairs_per_second/{name}"] = run.test.scoring.pairs_per_second
+    return metrics
+
+
+def _paper_conll(kind: str, row: str) -> float | None:
+    return PAPER_ROWS[kind].get(row, (None,))[-1]
+
+
+def readings(lemma: Mapping[str, CorefScores], runs: CorefRuns) -> list[str]:
+    """Our differences in test CoNLL F1 beside the papers' (CDLM - Longformer, best scorer - same-head-lemma,
+    sentences only - CDLM), computed from the numbers of this run."""
+    conll = {(name, kind): 100 * run.test_scores.conll for (name, kind), run in runs.items()}
+    lines = []
+    for kind in lemma:
+        if ("cdlm", kind) in conll and ("longformer", kind) in conll:
+            paper = _paper_conll(kind, "CDLM") - _paper_conll(kind, "Longformer")
+            lines.append(f"{kind}: CDLM - Longformer = {conll['cdlm', kind] - conll['longformer', kind]:+.1f} "
+                         f"CoNLL F1 (paper: {paper:+.1f})")
+        scorers = {name: value for (name, k), value in conll.items() if k == kind and name != SENTENCES_ONLY}
+        if scorers:
+            best = max(scorers, key=scorers.get)
+            paper = _paper_conll(kind, "CDLM") - _paper_conll(kind, LEMMA_ROW)
+            lines.append(f"{kind}: best scorer ({row_label(best)}) - same-head-lemma = "
+                         f"{scorers[best] - 100 * lemma[kind].conll:+.1f} CoNLL F1 (paper, CDLM: {paper:+.1f})")
+        if (SENTENCES_ONLY, kind) in conll and ("cdlm", kind) in conll:
+            paper = PAPER_ABLATION_CONLL["CDLM, sentences only"] - PAPER_ABLATION_CONLL["CDLM"]
+            lines.append(f"{kind}: sentences only - whole documents (CDLM) = "
+                         f"{conll[SENTENCES_ONLY, kind] - conll['cdlm', kind]:+.1f} CoNLL F1 (paper: {paper:+.1f})")
+    return lines

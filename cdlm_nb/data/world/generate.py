@@ -1,0 +1,153 @@
+"""The world: `generate_world(config)` draws every topic, writes its clusters and builds the datasets.
+
+Topics are split into train/dev/test (the last `dev_topics + test_topics` are held out), so evaluation is on
+unseen events; the task datasets (`coref`, `pairs`, `qa`) use the first `task_topics` train topics and every
+held-out topic, the pretraining ones (`clusters`, `classification`, `facts`) every topic.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from datasets import Dataset, DatasetDict
+
+from ...errors import ConfigError
+from ...profiles import WorldConfig
+from ..schemas import CLUSTER_FEATURES, COREF_FEATURES, PAIR_FEATURES, QA_FEATURES, classification_features
+from .checks import check_config, check_lexicon
+from .documents import write_cluster
+from .facts import NameBook, Subtopic, draw_subtopic
+from .lexicon import EVENT_TYPES
+from .qa import bridge_question, qa_rows
+from .rows import FACT_FEATURES, coref_row, fact_rows, mark_singletons, pair_rows
+
+SPLITS = ("train", "dev", "test")
+LABEL_NAMES = [etype.name for etype in EVENT_TYPES]
+
+
+@dataclass
+class World:
+    """The generated world: every dataset as a train/dev/test `DatasetDict` split by topic."""
+
+    config: WorldConfig
+    topics: dict[str, list[str]]  # split -> topic ids
+    clusters: DatasetDict  # CLUSTER_FEATURES: pretraining clusters (every topic)
+    coref: DatasetDict  # COREF_FEATURES (task topics)
+    pairs: DatasetDict  # PAIR_FEATURES (task topics)
+    qa: DatasetDict  # QA_FEATURES (task topics)
+    classification: DatasetDict  # classification_features(LABEL_NAMES): a cluster's documents, long
+    facts: DatasetDict  # FACT_FEATURES: fact statements per document (every topic)
+    seconds: float  # generation time
+    skipped_questions: int  # bridge questions dropped because two events would share the question text
+
+    def describe(self) -> dict[str, Any]:
+        """Sizes and statistics a notebook can print or plot."""
+        documents = [docs for split in self.clusters.values() for docs in split["documents"]]
+        words = [len(text.split()) for docs in documents for text in docs]
+        mentions = [m for split in self.coref.values() for ms in split["mentions"] for m in ms]
+        docs_of: dict[tuple[str, str], set[str]] = {}
+        for split in self.coref.values():
+            for doc_id, ms in zip(split["doc_id"], split["mentions"]):
+                for m in ms:
+                    docs_of.setdefault((m["kind"], m["cluster_id"]), set()).add(doc_id)
+        cross_doc = Counter(kind for (kind, _), docs in docs_of.items() if len(docs) > 1)
+        correct = [c for split in self.facts.values() for c in split["correct"]]
+        support = [n for split in self.facts.values() for n, anchor in zip(split["support"], split["anchor"])
+                   if not anchor]
+        n_coref_docs = sum(len(split) for split in self.coref.values())
+        return {
+            "seed": self.config.seed,
+            "seconds": round(self.seconds, 2),
+            "topics": {split: len(ids) for split, ids in self.topics.items()},
+            "clusters": {split: len(ds) for split, ds in self.clusters.items()},
+            "documents": len(words),
+            "docs_per_cluster": dict(sorted(Counter(len(docs) for docs in documents).items())),
+            "words_per_doc": {"min": min(words), "mean": round(sum(words) / len(words), 1), "max": max(words)},
+            "coref_documents": {split: len(ds) for split, ds in self.coref.items()},
+            "mentions_per_doc": round(len(mentions) / max(n_coref_docs, 1), 1),
+            "mentions_by_kind": dict(Counter(m["kind"] for m in mentions)),
+            "cross_doc_clusters": dict(cross_doc),
+            "singleton_mentions": sum(m["singleton"] for m in mentions),
+            "pairs": {split: dict(Counter(ds["kind"])) for split, ds in self.pairs.items()},
+            "qa": {split: dict(Counter(ds["type"])) for split, ds in self.qa.items()},
+            "qa_skipped_ambiguous": self.skipped_questions,
+            "classification": {split: len(ds) for split, ds in self.classification.items()},
+            "fact_statements": len(correct),
+            "fact_wrong_share": round(correct.count(False) / max(len(correct), 1), 3),
+            # non-anchor fact statements that another document of the cluster states correctly too
+            "recoverable_fact_share": round(sum(n > 0 for n in support) / max(len(support), 1), 3),
+        }
+
+
+def _split_topics(config: WorldConfig) -> dict[str, list[str]]:
+    """Topic ids "1".."topics" per split: train first, then dev, then test."""
+    ids = [str(i) for i in range(1, config.topics + 1)]
+    n_train = config.topics - config.dev_topics - config.test_topics
+    return {"train": ids[:n_train], "dev": ids[n_train:n_train + config.dev_topics],
+            "test": ids[n_train + config.dev_topics:]}
+
+
+def generate_world(config: WorldConfig) -> World:
+    """Generate every dataset of the embedded world; a pure function of `config` (seed included)."""
+    started = time.perf_counter()
+    check_config(config)
+    problems = [f"{etype.name}: {p}" for etype in EVENT_TYPES for p in check_lexicon(etype)]
+    if problems:
+        raise ConfigError("cdlm_nb/data/world/lexicon.py has template problems:\n" + "\n".join(problems))
+    rng = random.Random(config.seed)
+    book = NameBook()
+    type_order = rng.sample(EVENT_TYPES, len(EVENT_TYPES))
+    topics = _split_topics(config)
+    subtopics: dict[str, list[Subtopic]] = {split: [] for split in SPLITS}
+    titles: Counter[str] = Counter()
+    for split in SPLITS:
+        for topic in topics[split]:
+            etype = type_order[(int(topic) - 1) % len(type_order)]
+            first = draw_subtopic(etype, topic, "a", rng, book, None)
+            second = draw_subtopic(etype, topic, "b", rng, book, first)
+            for subtopic in (first, second):
+                titles[subtopic.title] += 1  # QA supporting facts point at titles: keep them unique
+                if titles[subtopic.title] > 1:
+                    subtopic.title += f" ({titles[subtopic.title]})"
+                write_cluster(subtopic, config, rng, book)
+                subtopics[split].append(subtopic)
+
+    # bridge questions are only fair when their text names one event
+    texts = Counter(q[0] for split in subtopics.values() for s in split if (q := bridge_question(s)))
+    ambiguous = {text for text, count in texts.items() if count > 1}
+
+    task_topics = set(topics["train"][:config.task_topics]) | set(topics["dev"]) | set(topics["test"])
+    label_features = classification_features(LABEL_NAMES)
+    datasets: dict[str, dict[str, Dataset]] = {name: {} for name in
+                                               ("clusters", "coref", "pairs", "qa", "classification", "facts")}
+    every = [s for split in SPLITS for s in subtopics[split]]
+    for split in SPLITS:
+        everyone = subtopics[split]
+        task = [s for s in everyone if s.topic in task_topics]
+        split_rng = random.Random(f"{config.seed}/{split}")
+        coref = [coref_row(s, d) for s in task for d in s.documents]
+        mark_singletons(coref)
+        pool = everyone if len({s.topic for s in everyone}) > 1 else every
+        datasets["clusters"][split] = Dataset.from_list(
+            [{"cluster_id": s.id, "documents": [d.text for d in s.documents], "summary": s.article.text}
+             for s in everyone], features=CLUSTER_FEATURES)
+        datasets["coref"][split] = Dataset.from_list(coref, features=COREF_FEATURES)
+        datasets["pairs"][split] = Dataset.from_list(
+            pair_rows(task, pool, config.pairs_per_kind, split_rng), features=PAIR_FEATURES)
+        datasets["qa"][split] = Dataset.from_list(
+            qa_rows(task, config.qa_distractors, split_rng, ambiguous), features=QA_FEATURES)
+        datasets["classification"][split] = Dataset.from_list(
+            [{"text": "\n\n".join(d.text for d in s.documents), "label": LABEL_NAMES.index(s.etype.name)}
+             for s in everyone], features=label_features)
+        datasets["facts"][split] = Dataset.from_list(
+            [row for s in everyone for row in fact_rows(s)], features=FACT_FEATURES)
+    return World(
+        config=config, topics=topics, **{name: DatasetDict(parts) for name, parts in datasets.items()},
+        seconds=time.perf_counter() - started,
+        skipped_questions=sum(1 for s in every if s.topic in task_topics and (q := bridge_question(s))
+                              and q[0] in ambiguous),
+    )

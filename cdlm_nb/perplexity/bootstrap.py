@@ -1,0 +1,71 @@
+"""Perplexity and its uncertainty: exp of the token-level loss, a percentile bootstrap over held-out clusters, and
+the paired bootstrap of the difference between two models scored on the same masked tokens.
+
+Held-out clusters are resampled with replacement (the unit that varies between test sets). Because all models
+are scored on the same masked tokens, the difference between two models is judged with a *paired* bootstrap
+(the same resampled clusters for both), which removes the difficulty the clusters share.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import ConfigError, DataError
+
+if TYPE_CHECKING:
+    from .evaluate import PerplexityResult
+
+#: The seed of the bootstrap resamples (and of the evaluation masks, `evaluate.EVAL_MASK_SEED`).
+BOOTSTRAP_SEED = 2021
+
+
+def perplexity(nll_sums: np.ndarray, token_counts: np.ndarray) -> float:
+    """exp(total NLL / total tokens): the exponentiated token-level cross-entropy."""
+    total = token_counts.sum()
+    if total == 0:
+        raise DataError("no masked tokens to score: the held-out examples have no maskable tokens")
+    return float(np.exp(nll_sums.sum() / total))
+
+
+def bootstrap_interval(nll_sums: np.ndarray, token_counts: np.ndarray, n_resamples: int = 1000,
+                       confidence: float = 0.95, seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
+    """Percentile bootstrap interval of the perplexity, resampling clusters (one sum and count each) with replacement."""
+    resampled = _resample_indices(len(nll_sums), n_resamples, confidence, seed)
+    values = np.exp(nll_sums[resampled].sum(axis=1) / token_counts[resampled].sum(axis=1))
+    return _percentiles(values, confidence)
+
+
+def paired_difference(result: "PerplexityResult", reference: "PerplexityResult", n_resamples: int = 1000,
+                      confidence: float = 0.95, seed: int = BOOTSTRAP_SEED) -> tuple[float, float, float]:
+    """ppl(result) - ppl(reference) and its paired-bootstrap interval (same resampled clusters for both)."""
+    if result.cluster_ids != reference.cluster_ids:
+        raise ConfigError("paired_difference needs two results on the same held-out clusters, in the same order")
+    if result.token_counts != reference.token_counts:
+        raise ConfigError("paired_difference needs the same masked tokens: evaluate both with the same seed")
+    counts = np.array(result.token_counts)
+    a, b = np.array(result.nll_sums), np.array(reference.nll_sums)
+    resampled = _resample_indices(len(counts), n_resamples, confidence, seed)
+    total = counts[resampled].sum(axis=1)
+    values = np.exp(a[resampled].sum(axis=1) / total) - np.exp(b[resampled].sum(axis=1) / total)
+    low, high = _percentiles(values, confidence)
+    return result.ppl - reference.ppl, low, high
+
+
+def _resample_indices(n: int, n_resamples: int, confidence: float, seed: int) -> np.ndarray:
+    """`n_resamples` rows of `n` cluster indices drawn with replacement, after checking the parameters."""
+    if not 0.0 < confidence < 1.0:
+        raise ConfigError(f"confidence must be in (0, 1), got {confidence}")
+    if n_resamples < 1:
+        raise ConfigError(f"n_resamples must be >= 1, got {n_resamples}")
+    if n == 0:
+        raise DataError("no held-out clusters to resample")
+    return np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+
+
+def _percentiles(values: np.ndarray, confidence: float) -> tuple[float, float]:
+    """The central `confidence` interval of the resampled values."""
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(values, [tail, 1.0 - tail])
+    return float(low), float(high)

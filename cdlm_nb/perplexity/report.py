@@ -1,0 +1,238 @@
+"""Notebook 03's tables, figure and readings: Table 1 ours beside the CDLM paper's, the paired comparison with
+CDLM, the split by answer location, the attention reach, the computed findings, and the metrics it records."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..data.corpora import HELDOUT_SPLITS
+from ..errors import DataError
+from ..masking import MASKED_GLOBAL_PATTERNS
+from ..variants import DISPLAY_NAMES, attention_pattern_of, display_name, load_result
+from .answer_location import perplexity_by_answer_location
+from .bootstrap import paired_difference
+from .reach import global_attention_reach
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from datasets import Dataset
+    from matplotlib.figure import Figure
+    from transformers import PreTrainedTokenizerBase
+
+    from ..encoders import Encoder
+    from ..profiles import Profile
+    from .evaluate import PerplexityResult
+
+#: Cross-document perplexity on Multi-News (validation, test; lower is better) as printed in the two versions of
+#: the paper. "v1": the CDLM preprint (v1), Caciularu et al., "Cross-Document Language Modeling", arXiv:2101.00406v1
+#: (2021), Table 1; it has no Local or Prefix rows. "final": the CDLM paper, Caciularu et al., "CDLM:
+#: Cross-Document Language Modeling", Findings of EMNLP 2021 (arXiv:2101.00406v2), Table 1.
+PAPER_TABLE1 = {
+    "v1": {"longformer": (2.03, 2.34), "rand": (1.88, 1.93), "cdlm": (1.69, 1.76)},
+    "final": {"longformer": (3.89, 3.94), "local": (3.78, 3.84), "rand": (3.68, 3.81), "prefix": (3.20, 3.41),
+              "cdlm": (3.23, 3.39)},
+}
+CROSS_DOCUMENT = "another document only"  # the answer location that needs attention across documents
+_VARIANT_OF = {label: variant for variant, label in DISPLAY_NAMES.items()}  # a table's row name -> its model
+
+
+# --- Table 1 -----------------------------------------------------------------------------------------------------
+def paper_table1() -> "pd.DataFrame":
+    """The CDLM paper's Table 1 (both versions) with our model names; NaN where a version has no such row."""
+    import pandas as pd
+
+    variants = list(PAPER_TABLE1["final"])
+    columns = {f"paper {version} {split}": [PAPER_TABLE1[version].get(v, (float("nan"),) * 2)[i] for v in variants]
+               for version in PAPER_TABLE1 for i, split in enumerate(HELDOUT_SPLITS)}
+    return pd.DataFrame(columns, index=pd.Index([display_name(v) for v in variants], name="model"))
+
+
+def our_table1(scores: dict[str, list["PerplexityResult"]]) -> "pd.DataFrame":
+    """Our perplexity and 95 % interval per held-out split, beside `paper_table1()` (both versions), in the
+    paper's row order; a model we did not evaluate keeps its paper row with our columns empty."""
+    import pandas as pd
+
+    parts = []
+    for split, results in scores.items():
+        index = pd.Index([display_name(r.variant) for r in results], name="model")
+        parts.append(pd.DataFrame({f"ours {split}": [r.ppl for r in results],
+                                   f"ours {split} 95% CI": [f"[{r.ci_low:.2f}, {r.ci_high:.2f}]" for r in results]},
+                                  index=index))
+    ours, paper = pd.concat(parts, axis=1), paper_table1()
+    order = [*paper.index, *(model for model in ours.index if model not in paper.index)]
+    return ours.join(paper, how="outer").reindex(order)
+
+
+def perplexity_table(results: list["PerplexityResult"], reference: str | None = "cdlm", n_resamples: int = 1000,
+                     confidence: float = 0.95) -> "pd.DataFrame":
+    """Perplexity with its interval per model, and the paired difference to `reference` with its interval."""
+    import pandas as pd
+
+    by_variant = {result.variant: result for result in results}
+    base = by_variant.get(reference) if reference else None
+    rows = []
+    for result in results:
+        row = {"model": display_name(result.variant), "perplexity": result.ppl, "ci_low": result.ci_low,
+               "ci_high": result.ci_high, "masked_tokens": result.n_tokens, "clusters": result.n_clusters}
+        if base is not None and result is not base:
+            diff, low, high = paired_difference(result, base, n_resamples, confidence)
+            row.update({f"minus_{reference}": diff, "diff_ci_low": low, "diff_ci_high": high,
+                        "significant": bool(low > 0 or high < 0)})
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("model")
+
+
+def plot_perplexity(results: list["PerplexityResult"]) -> "Figure":
+    """Bar chart of the perplexities with their bootstrap intervals as error bars (lower is better)."""
+    import matplotlib.pyplot as plt
+
+    names = [display_name(result.variant) for result in results]
+    values = np.array([result.ppl for result in results])
+    errors = np.array([[result.ppl - result.ci_low for result in results],
+                       [result.ci_high - result.ppl for result in results]])
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.bar(names, values, yerr=errors, capsize=4,
+           color=["tab:orange" if result.variant == "cdlm" else "tab:blue" for result in results])
+    ax.set_ylabel("cross-document perplexity")
+    ax.set_title("Held-out clusters, 15 % masked (lower is better)")
+    ax.tick_params(axis="x", rotation=20)
+    fig.tight_layout()
+    return fig
+
+
+def training_tokens_table(results: list["PerplexityResult"], run_dir: str | os.PathLike) -> "pd.DataFrame":
+    """The tokens each model read in pretraining (notebook 02's saved result) beside its perplexity."""
+    import pandas as pd
+
+    return pd.DataFrame({"pretraining tokens": [load_result(run_dir, r.variant).tokens for r in results],
+                         "test perplexity": [r.ppl for r in results]},
+                        index=pd.Index([display_name(r.variant) for r in results], name="model"))
+
+
+# --- where CDLM gains or loses -----------------------------------------------------------------------------------
+def answer_location_table(models: dict[str, "Encoder"], tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
+                          profile: "Profile") -> "pd.DataFrame":
+    """Perplexity of every model split by where the masked token's answer is visible (`ANSWER_LOCATIONS`, with
+    the profile's local window); the last row counts the masked tokens of each column."""
+    import pandas as pd
+
+    tables = {display_name(variant): perplexity_by_answer_location(
+                  encoder.model, tokenizer, examples, variant, window=profile.encoder.attention_window,
+                  batch_size=profile.pretrain.eval_batch_size)
+              for variant, encoder in models.items()}
+    table = pd.DataFrame({model: t["perplexity"] for model, t in tables.items()}).T
+    counts = next(iter(tables.values()))["masked_tokens"].rename("masked tokens")
+    return pd.concat([table, counts.to_frame().T])
+
+
+def attention_reach_table(models: dict[str, "Encoder"], tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
+                          profile: "Profile", start: "Encoder | None" = None) -> "pd.DataFrame":
+    """Where the masked tokens of the models that make them global (CDLM, Rand CDLM) attend, per layer, in percent
+    (`global_attention_reach`, with the profile's local window); empty when no model does. With `start` (the
+    model every variant started from), a first row shows where the same masked tokens looked before CD-MLM."""
+    import pandas as pd
+
+    measured = ([("start", start, "cdlm")] if start is not None else []) + [
+        (variant, encoder, variant) for variant, encoder in models.items()
+        if attention_pattern_of(variant) in MASKED_GLOBAL_PATTERNS]
+    tables = {display_name(name): 100 * global_attention_reach(
+                  encoder.model, tokenizer, examples, variant, window=profile.encoder.attention_window,
+                  batch_size=profile.pretrain.eval_batch_size)
+              for name, encoder, variant in measured}
+    return pd.concat(tables, names=["model"]) if tables else pd.DataFrame()
+
+
+# --- readings computed from the numbers --------------------------------------------------------------------------
+def _by_variant(results: list["PerplexityResult"], reference: str) -> dict[str, "PerplexityResult"]:
+    """The results by model; a DataError when `reference` is not among them."""
+    by_variant = {result.variant: result for result in results}
+    if reference not in by_variant:
+        raise DataError(f"no {reference!r} result among {sorted(by_variant)}")
+    return by_variant
+
+
+def perplexity_findings(results: list["PerplexityResult"], reference: str = "cdlm", n_resamples: int = 1000,
+                        confidence: float = 0.95) -> list[str]:
+    """One sentence per other model saying, from the numbers, whether `reference` is lower beyond the paired
+    bootstrap interval of the difference, and whether the two models' own intervals overlap."""
+    base = _by_variant(results, reference)[reference]
+    level, name = f"{confidence:.0%}", display_name(reference)
+    sentences = []
+    for result in results:
+        if result is base:
+            continue
+        diff, low, high = paired_difference(base, result, n_resamples, confidence)
+        if high < 0:
+            verdict = f"{name} is lower, and the paired {level} interval of the difference excludes 0"
+        elif low > 0:
+            verdict = f"{name} is higher (worse), and the paired {level} interval excludes 0"
+        else:
+            verdict = f"the paired {level} interval includes 0: these held-out clusters do not separate the two"
+        overlap = result.ci_low <= base.ci_high and base.ci_low <= result.ci_high
+        other = display_name(result.variant)
+        sentences.append(f"{name} {base.ppl:.3f} vs {other} {result.ppl:.3f}: {name} minus {other} = {diff:+.3f} "
+                         f"[{low:+.3f}, {high:+.3f}]; {verdict}. Their own {level} intervals "
+                         f"{'overlap' if overlap else 'do not overlap'}.")
+    return sentences
+
+
+def perplexity_verdict(results: list["PerplexityResult"], reference: str = "cdlm",
+                       against: tuple[str, ...] = ("longformer", "local", "rand"), n_resamples: int = 1000,
+                       confidence: float = 0.95) -> str:
+    """The headline of Table 1, computed: which of `against` `reference` beats beyond the paired interval."""
+    by_variant = _by_variant(results, reference)
+    compared = [v for v in against if v in by_variant]
+    intervals = {v: paired_difference(by_variant[reference], by_variant[v], n_resamples, confidence) for v in compared}
+    beaten = [v for v in compared if intervals[v][2] < 0]
+    ahead = [v for v in compared if intervals[v][1] > 0]
+    name = display_name(reference)
+    sentence = (f"{name} has a lower perplexity than {len(beaten)} of the {len(compared)} models "
+                f"{', '.join(display_name(v) for v in compared)} by more than the paired {confidence:.0%} interval"
+                + (f" ({', '.join(display_name(v) for v in beaten)})." if beaten else "."))
+    if ahead:
+        sentence += (f" {', '.join(display_name(v) for v in ahead)} even {'has' if len(ahead) == 1 else 'have'} a "
+                     f"lower perplexity than {name} beyond the interval.")
+    if len(beaten) < len(compared):
+        extent = "only partly" if beaten else "not"
+        sentence += (f" The paper's ordering is therefore {extent} reproduced on these held-out clusters: a gap "
+                     "inside the interval may be noise (more held-out clusters, or more pretraining, would tell).")
+    else:
+        sentence += " This agrees with the paper's ordering."
+    return sentence
+
+
+# --- the figures notebook 03 records -----------------------------------------------------------------------------
+def perplexity_metrics(scores: dict[str, list["PerplexityResult"]]) -> dict[str, float]:
+    """`perplexity/<model>` with `/ci_low` and `/ci_high` on the test clusters, `perplexity/validation/<model>`."""
+    metrics = {}
+    for result in scores["test"]:
+        metrics.update({f"perplexity/{result.variant}": result.ppl,
+                        f"perplexity/{result.variant}/ci_low": result.ci_low,
+                        f"perplexity/{result.variant}/ci_high": result.ci_high})
+    metrics.update({f"perplexity/validation/{result.variant}": result.ppl for result in scores["validation"]})
+    return metrics
+
+
+def answer_location_metrics(by_answer: "pd.DataFrame") -> dict[str, float]:
+    """`perplexity/another_document_only/<model>` from `answer_location_table`; empty when no masked token has
+    its answer only in another document (too few held-out tokens: there is nothing to record)."""
+    column = by_answer[CROSS_DOCUMENT]
+    if column["masked tokens"] == 0:
+        return {}
+    return {f"perplexity/another_document_only/{_VARIANT_OF[model]}": float(value)
+            for model, value in column.drop("masked tokens").items()}
+
+
+def attention_reach_metrics(reach: "pd.DataFrame") -> dict[str, float]:
+    """Per model of `attention_reach_table` (its last layer, in percent): `attention_reach/<model>/other_documents`
+    and `attention_reach/<model>/local_window` (within 2 tokens + the rest of the local window)."""
+    metrics = {}
+    for model in (reach.index.get_level_values("model").unique() if len(reach) else ()):
+        last_layer = reach.loc[model].iloc[-1]
+        metrics[f"attention_reach/{_VARIANT_OF[model]}/other_documents"] = float(last_layer["other documents"])
+        metrics[f"attention_reach/{_VARIANT_OF[model]}/local_window"] = float(
+            last_layer["within 2 tokens"] + last_layer["rest of the local window"])
+    return metrics

@@ -1,0 +1,123 @@
+"""Notebook 02's tables, figure, readings and recorded metrics: the settings in a sentence, what each variant sees
+(input summary), how fast each trained (throughput), the loss curves and where the models were saved."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from ..variants import PretrainResult, display_name, model_dir
+from .inputs import pretraining_inputs
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+    from transformers import PreTrainedTokenizerBase
+
+    from ..data.corpora import PretrainingClusters
+    from ..encoders import Encoder
+    from ..profiles import Profile
+
+
+def settings_summary(profile: "Profile", device: str) -> str:
+    """The variants and the training recipe of a profile in two lines (steps, batch, length, schedule, fp16)."""
+    config = profile.pretrain
+    fp16 = "on" if config.fp16 and device == "cuda" else "off (CPU)"
+    return (f"variants: {', '.join(display_name(v) for v in config.variants)}\n"
+            f"{config.max_steps} steps x effective batch {config.per_device_batch_size * config.gradient_accumulation_steps}"
+            f" x up to {config.max_length} tokens; peak lr {config.learning_rate}, {config.warmup_steps} warm-up "
+            f"steps, power-{config.lr_power:g} decay; fp16 {fp16}")
+
+
+def starting_model_summary(profile: "Profile", encoder: "Encoder") -> str:
+    """The starting model in a line: its kind, size, vocabulary and local window."""
+    n_parameters = sum(p.numel() for p in encoder.model.parameters())
+    return (f"starting model: {profile.encoder.kind}, {n_parameters / 1e6:.2f} M parameters, vocabulary "
+            f"{len(encoder.tokenizer)}, local window {profile.encoder.attention_window} tokens")
+
+
+def input_summary(profile: "Profile", clusters: "PretrainingClusters",
+                  tokenizer: "PreTrainedTokenizerBase") -> "pd.DataFrame":
+    """One packing of the training clusters per variant: how many inputs, how long, how many documents each."""
+    import pandas as pd
+
+    rows = []
+    for variant in profile.pretrain.variants:
+        examples = pretraining_inputs(variant, clusters.train, tokenizer, profile.pretrain.max_length, n_examples=1,
+                                      seed=profile.seed, sentence_markers=profile.encoder.sentence_markers)
+        lengths = [len(ids) for ids in examples["input_ids"]]
+        documents = [len(sources) for sources in examples["sources"]]
+        rows.append({"model": display_name(variant), "inputs": len(examples),
+                     "mean tokens": sum(lengths) / len(lengths), "max tokens": max(lengths),
+                     "mean documents": sum(documents) / len(documents)})
+    return pd.DataFrame(rows).set_index("model")
+
+
+def rand_reading(inputs: "pd.DataFrame") -> str:
+    """Does a Rand CDLM input hold as many tokens as a CDLM one (the paper's "equivalent amount" of data)? From
+    `input_summary`; empty when either model is missing."""
+    rand, cdlm = display_name("rand"), display_name("cdlm")
+    if not {rand, cdlm} <= set(inputs.index):
+        return ""
+    ratio = inputs.loc[rand, "mean tokens"] / inputs.loc[cdlm, "mean tokens"]
+    amount = "about as many tokens as" if 0.9 <= ratio <= 1.1 else f"{ratio:.1f} x the tokens of"
+    return f"Per input (and so per step), {rand} reads {amount} {cdlm}."
+
+
+def throughput_table(results: list[PretrainResult]) -> "pd.DataFrame":
+    """Steps, time, tokens seen and training tokens per second of each run (of the session that trained it)."""
+    import pandas as pd
+
+    rows = [{"model": display_name(r.variant), "steps": r.steps, "seconds": r.seconds, "tokens": r.tokens,
+             "tokens_per_s": r.tokens_per_second, "final_loss": r.final_loss} for r in results]
+    return pd.DataFrame(rows).set_index("model")
+
+
+def pretraining_metrics(results: list[PretrainResult], base: PretrainResult | None = None) -> dict[str, float]:
+    """Notebook 02's recorded figures: the base stage's last loss, and each variant's training tokens/s (when it
+    was trained in a measured session) and last logged loss."""
+    metrics = {}
+    if base is not None:
+        metrics["pretrain/base_final_loss"] = base.final_loss
+    for result in results:
+        if result.steps and result.seconds > 0:
+            metrics[f"pretrain/tokens_per_s/{result.variant}"] = result.tokens_per_second
+        if result.loss_history:
+            metrics[f"pretrain/final_loss/{result.variant}"] = result.final_loss
+    return metrics
+
+
+def plot_loss_curves(results: list[PretrainResult], base: PretrainResult | None = None) -> "Figure":
+    """Training loss against step, one line per model: do the variants learn at the same pace? With `base`, its
+    curve comes first (grey) and the variants continue from its last step, as they continue from its weights."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    start = 0
+    if base is not None and base.loss_history:
+        steps, losses = zip(*base.loss_history)
+        ax.plot(steps, losses, color="0.6", label=display_name(base.variant))
+        start = base.steps
+    for result in results:
+        if result.loss_history:
+            steps, losses = zip(*result.loss_history)
+            ax.plot([start + step for step in steps], losses, label=display_name(result.variant),
+                    marker="." if len(steps) < 30 else None)
+    ax.set_xlabel("optimizer step")
+    ax.set_ylabel("training MLM loss")
+    ax.set_title("Cross-document MLM pretraining")
+    ax.legend(frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def model_folders(run_dir: str | os.PathLike, results: list[PretrainResult]) -> "pd.DataFrame":
+    """Where each model was saved (relative to the run folder) and its size in MB."""
+    import pandas as pd
+
+    rows = []
+    for result in results:
+        folder = model_dir(run_dir, result.variant)
+        rows.append({"model": display_name(result.variant), "folder": str(folder.relative_to(run_dir)),
+                     "MB": sum(f.stat().st_size for f in folder.iterdir()) / 1e6})
+    return pd.DataFrame(rows).set_index("model")

@@ -1,0 +1,86 @@
+"""`cdlm-nb pretrain --config FILE`: notebook 02's pretraining as a script that scales out (torchrun, accelerate).
+
+Every process of a `torchrun` / `accelerate launch` job runs `pretrain_from_config`; the Trainer splits the
+batches, so the effective batch is per-device batch x gradient accumulation x number of processes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from ..errors import ConfigError
+from ..variants import PretrainResult, check_variant
+from .stages import pretrain_base
+from .trainer import pretrain
+
+#: The fields of a `cdlm-nb pretrain --config FILE` JSON file (all optional).
+SCRIPT_FIELDS = {
+    "profile": "profile whose sections are the defaults (smoke / cpu / gpu; default cpu)",
+    "output_dir": "run folder: models go to <output_dir>/models/<variant>/ (default runs/<profile>)",
+    "variants": "models to pretrain, e.g. [\"cdlm\", \"local\"] (default: the profile's pretrain.variants)",
+    "seed": "pretraining seed (default: the first of pretrain.seeds)",
+    "resume": "continue an interrupted run from its last checkpoint (default true)",
+    "pretrain": "overrides of PretrainConfig fields, e.g. {\"max_steps\": 1000}",
+    "encoder": "overrides of EncoderConfig fields (model kind and size)",
+    "data": "{\"source\": \"world\"} (embedded world, train split; default) or "
+            "{\"source\": \"multinews\", \"path\": FILE or null for the hub}",
+    "world": "overrides of WorldConfig fields when data.source is world",
+}
+
+
+def read_script_config(path: str | os.PathLike) -> dict:
+    """A `cdlm-nb pretrain` config file as a dict, with unknown top-level fields refused."""
+    file = Path(path)
+    if not file.is_file():
+        raise ConfigError(f"pretraining config {file} does not exist; fields: {sorted(SCRIPT_FIELDS)}")
+    try:
+        settings = json.loads(file.read_text())
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{file} is not valid JSON: {exc}") from None
+    if not isinstance(settings, dict):
+        raise ConfigError(f"{file} must hold a JSON object with fields {sorted(SCRIPT_FIELDS)}")
+    unknown = sorted(set(settings) - set(SCRIPT_FIELDS))
+    if unknown:
+        raise ConfigError(f"{file}: unknown field(s) {unknown}; valid: {sorted(SCRIPT_FIELDS)}")
+    return settings
+
+
+def pretrain_from_config(path: str | os.PathLike) -> list[PretrainResult]:
+    """Run `pretrain` for each variant of a JSON config file. Like notebook 02, a random tiny encoder first gets
+    the shared base stage (`stages.pretrain_base`); progress goes to stderr."""
+    from transformers import set_seed
+
+    from ..data.corpora import PretrainingClusters, training_clusters
+    from ..encoders import load_encoder
+    from ..paths import run_dir as default_run_dir
+    from ..profiles import get_profile, override
+
+    settings = read_script_config(path)
+    profile = get_profile(settings.get("profile", "cpu"))
+    config = override(profile.pretrain, settings.get("pretrain"), f"{path} 'pretrain'")
+    encoder = override(profile.encoder, settings.get("encoder"), f"{path} 'encoder'")
+    world = override(profile.world, settings.get("world"), f"{path} 'world'")
+    variants = settings.get("variants") or list(config.variants)
+    for variant in variants:
+        check_variant(variant)
+    seed = settings.get("seed", config.seeds[0])
+    output = default_run_dir(profile.name, settings.get("output_dir"))
+    data = settings.get("data") or {"source": "world"}
+    try:
+        clusters = training_clusters(data.get("source", "world"), world, data.get("path"))
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+    set_seed(seed)
+    initial = load_encoder(encoder, texts=[doc for docs in clusters["documents"] for doc in docs])
+    profile = replace(profile, pretrain=config, encoder=encoder)
+    resume = settings.get("resume", True)
+    start, _ = pretrain_base(profile, initial, PretrainingClusters(str(path), clusters, {}), output, resume=resume,
+                             echo=lambda message: print(message, file=sys.stderr))
+    return [pretrain(variant, config, start.model, start.tokenizer, clusters, output, resume=resume, seed=seed,
+                     sentence_markers=encoder.sentence_markers)
+            for variant in variants]

@@ -1,0 +1,161 @@
+"""Notebook 02's order of work: the starting encoder, the shared base stage, then every variant from it, reusing
+finished models whose run setup is unchanged (`variants.run_setup`).
+
+Where the models start. In the CDLM paper every ablation continues from Longformer-base, itself pretrained (by
+Beltagy et al.) with single-document MLM and local attention. Tiny models get the same history in small: a shared
+`base` model trained once by single-document MLM from random weights (`base_stage_config`), whose trained
+positions are then copied out to the full length and whose global Q/K/V are copied from its local ones
+(`longformer_recipe`), as Longformer-base was made from RoBERTa. From random weights, none of the tiny variants
+learned to use context within a CPU budget (all ended near a unigram model).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from ..variants import (RESULT_FILE, PretrainResult, display_name, load_pretrained, load_pretrained_models,
+                        load_result, model_dir, run_setup, saved_setup)
+from .trainer import pretrain
+
+if TYPE_CHECKING:
+    from ..data.corpora import PretrainingClusters
+    from ..encoders import Encoder
+    from ..profiles import PretrainConfig, Profile
+
+Echo = Callable[[str], object]
+
+
+def starts_pretrained(profile: "Profile") -> bool:
+    """True when the encoder is already pretrained (Longformer-base): the paper's setting, no random start."""
+    return profile.encoder.kind != "tiny"
+
+
+def initial_encoder(profile: "Profile", clusters: "PretrainingClusters") -> "Encoder":
+    """The starting model of every variant: a tiny Longformer with a BPE trained on the training documents, or
+    Longformer-base; seeded, so a re-run (or another notebook) rebuilds exactly the same weights and vocabulary."""
+    from transformers import set_seed
+
+    from ..encoders import load_encoder
+
+    set_seed(profile.seed)
+    texts = None if starts_pretrained(profile) else [doc for docs in clusters.train["documents"] for doc in docs]
+    return load_encoder(profile.encoder, texts)
+
+
+def base_stage_config(config: "PretrainConfig") -> "PretrainConfig":
+    """The settings of the base stage: `config`'s optimizer and schedule, with its base steps, batch and length."""
+    return replace(config, variants=("base",), max_steps=config.base_steps,
+                   per_device_batch_size=config.base_batch_size, gradient_accumulation_steps=1,
+                   max_length=config.base_max_length,
+                   warmup_steps=min(config.warmup_steps, config.base_steps))
+
+
+def pretrain_base(profile: "Profile", encoder: "Encoder", clusters: "PretrainingClusters",
+                  run_dir: str | os.PathLike, resume: bool = True,
+                  echo: Echo = print) -> tuple["Encoder", PretrainResult | None]:
+    """The model every variant starts from, and the base-stage run that made it (None when there is none).
+
+    A pretrained encoder (Longformer-base) is returned as it is. A random tiny one is first trained by
+    single-document MLM with local attention (`base_stage_config`; trained once, then reused), then given the
+    Longformer recipe (`longformer_recipe`), so every variant starts from a model that already reads text at
+    every position, as in the paper.
+    """
+    config = profile.pretrain
+    if starts_pretrained(profile) or config.base_steps <= 0:
+        return encoder, None
+    base = base_stage_config(config)
+    result = reuse_or_pretrain("base", base, profile, encoder, clusters, run_dir, resume, echo,
+                               inputs=f" on single documents of up to {base.max_length} tokens")
+    return longformer_recipe(load_pretrained(run_dir, "base"), trained=base.max_length), result
+
+
+def longformer_recipe(base: "Encoder", trained: int) -> "Encoder":
+    """The base-stage model (changed in place) with its `trained` positions copied out to the full length and its
+    global Q/K/V copied from the local ones, as Beltagy et al. made Longformer-base from RoBERTa."""
+    from ..encoders import copy_global_from_local, copy_positions_out
+
+    copy_positions_out(base.model, trained=trained)
+    copy_global_from_local(base.model)
+    return base
+
+
+def starting_model(profile: "Profile", run_dir: str | os.PathLike) -> "Encoder | None":
+    """The model every variant of notebook 02 started from: the saved base-stage model after the Longformer recipe,
+    or the pretrained encoder itself (Longformer-base); None for a random tiny start with no base stage."""
+    from ..encoders import load_encoder
+
+    if starts_pretrained(profile):
+        return load_encoder(profile.encoder)
+    if profile.pretrain.base_steps <= 0:
+        return None
+    base = load_pretrained_models(run_dir, ("base",), profile.name)["base"]
+    return longformer_recipe(base, trained=profile.pretrain.base_max_length)
+
+
+def finished_result(run_dir: str | os.PathLike, variant: str, config: "PretrainConfig",
+                    n_train: int) -> PretrainResult | None:
+    """The saved result of a finished run of `variant` with exactly this setup (`variants.run_setup` with the
+    config's first seed), or None (not run, or run with another setup)."""
+    if saved_setup(run_dir, variant) != run_setup(variant, config.seeds[0], config, n_train):
+        return None
+    return load_result(run_dir, variant)
+
+
+def save_unchanged(variant: str, encoder: "Encoder", run_dir: str | os.PathLike, source: str,
+                   seed: int) -> PretrainResult:
+    """Save a model that is not further pretrained (Longformer-base, or the `biu-nlp/cdlm` release) as `variant`,
+    in the same layout as `pretrain`'s models, so the later notebooks load it the same way."""
+    folder = model_dir(run_dir, variant)
+    folder.mkdir(parents=True, exist_ok=True)
+    encoder.model.save_pretrained(folder)
+    encoder.tokenizer.save_pretrained(folder)
+    result = PretrainResult(variant=variant, seed=seed, model_dir=folder, steps=0)
+    (folder / RESULT_FILE).write_text(json.dumps({**result.to_json(), "setup": {"source": source}}, indent=2))
+    return result
+
+
+def pretrain_variants(profile: "Profile", encoder: "Encoder", clusters: "PretrainingClusters",
+                      run_dir: str | os.PathLike, resume: bool = True, cdlm_release: bool = False,
+                      echo: Echo = print) -> list[PretrainResult]:
+    """Notebook 02: every variant of `profile.pretrain.variants`, each from `encoder`'s weights.
+
+    With `resume`, a finished model with the same setup is reused and an interrupted one continues from its last
+    checkpoint; `resume=False` retrains all. When the encoder is already pretrained (gpu profile), `longformer`
+    is the starting checkpoint itself (the paper's "without additional pretraining"); `cdlm_release` takes the
+    released `biu-nlp/cdlm` as the `cdlm` model instead of pretraining it.
+    """
+    results = []
+    for variant in profile.pretrain.variants:
+        if variant == "longformer" and starts_pretrained(profile):
+            echo(f"{display_name(variant)}: the starting checkpoint ({profile.encoder.kind}), saved without "
+                 "further training")
+            results.append(save_unchanged(variant, encoder, run_dir, profile.encoder.kind, profile.seed))
+        elif variant == "cdlm" and cdlm_release:
+            from ..encoders import from_hub
+
+            echo(f"{display_name(variant)}: the released biu-nlp/cdlm checkpoint, saved without further training")
+            results.append(save_unchanged(variant, from_hub("cdlm-release"), run_dir, "biu-nlp/cdlm", profile.seed))
+        else:
+            results.append(reuse_or_pretrain(variant, profile.pretrain, profile, encoder, clusters, run_dir, resume,
+                                             echo))
+    return results
+
+
+def reuse_or_pretrain(variant: str, config: "PretrainConfig", profile: "Profile", encoder: "Encoder",
+                      clusters: "PretrainingClusters", run_dir: str | os.PathLike, resume: bool, echo: Echo = print,
+                      inputs: str = "") -> PretrainResult:
+    """One run of `pretrain`, or its finished model when `resume` finds one with the same setup; says which."""
+    done = finished_result(run_dir, variant, config, len(clusters.train)) if resume else None
+    if done is not None:
+        echo(f"{display_name(variant)}: finished model found in {done.model_dir}, reused ({done.steps} steps)")
+        return done
+    echo(f"{display_name(variant)}: pretraining {config.max_steps} steps{inputs} ...")
+    result = pretrain(variant, config, encoder.model, encoder.tokenizer, clusters.train, run_dir, resume=resume,
+                      sentence_markers=profile.encoder.sentence_markers)
+    resumed = f", resumed from step {result.resumed_from_step}" if result.resumed_from_step else ""
+    echo(f"    {result.steps} steps in {result.seconds:.1f} s{resumed}; last logged loss {result.final_loss:.3f}")
+    return result

@@ -1,0 +1,244 @@
+"""One pretraining run with the Hugging Face `Trainer`: a copy of the starting model trained as one variant, with
+checkpoints to resume from, saved as a plain `LongformerForMaskedLM` under `<run_dir>/models/<model>/`.
+
+Hyper-parameters follow the CDLM preprint (v1), Appendix B (Beltagy et al.'s Longformer setting): AdamW with
+RoBERTa's betas (0.9, 0.98), epsilon 1e-6 and weight decay 0.01, linear warm-up then power-3 polynomial decay,
+fp16 on CUDA (the cpu profile: peak 1e-3 and a linear decay, for runs of minutes from a tiny base). An interrupted
+run resumes from its last checkpoint (`<run_dir>/checkpoints/<model>/`); a finished one is saved as
+`<run_dir>/models/<model>/` (safetensors, with its tokenizer and `pretraining.json`) and its checkpoints removed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from transformers import LongformerForMaskedLM
+
+from ..encoders import max_input_length
+from ..errors import ConfigError
+from ..masking import IGNORE_INDEX, CrossDocumentMLMCollator
+from ..variants import (RESULT_FILE, PretrainResult, attention_pattern_of, check_variant, model_dir, model_name,
+                        run_setup)
+from .inputs import pretraining_inputs
+
+if TYPE_CHECKING:
+    import torch
+    from datasets import Dataset
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase, TrainerCallback, TrainingArguments
+    from transformers.modeling_outputs import MaskedLMOutput
+
+    from ..profiles import PretrainConfig
+
+#: RoBERTa's optimizer settings (Liu et al., 2019), which CDLM keeps (the CDLM preprint (v1), Appendix B).
+ADAM_BETAS = (0.9, 0.98)
+ADAM_EPSILON = 1e-6
+SETUP_FILE = "pretrain_setup.json"  # beside an interrupted run's checkpoints: its `variants.run_setup`
+
+
+class MaskedPositionsLongformer(LongformerForMaskedLM):
+    """A LongformerForMaskedLM that, given labels, runs its LM head on the predicted (labelled) positions only.
+
+    The loss is the same; the vocabulary projection of the other 85 % of the tokens is skipped, which is most of
+    a tiny model's cost (~1.7x faster training on CPU). Its weights are a plain LongformerForMaskedLM's
+    (`from_plain` / `to_plain`), so what `pretrain` saves loads as usual.
+    """
+
+    accepts_loss_kwargs = False  # the Trainer must scale the loss for gradient accumulation and processes itself
+
+    @classmethod
+    def from_plain(cls, model: "PreTrainedModel") -> "MaskedPositionsLongformer":
+        """A copy of `model`'s configuration and weights (`model` itself is left untouched)."""
+        import copy
+
+        fast = cls(copy.deepcopy(model.config))
+        fast.load_state_dict(model.state_dict())
+        return fast
+
+    def to_plain(self) -> LongformerForMaskedLM:
+        """A plain LongformerForMaskedLM with a copy of these weights: what is saved and what later notebooks load."""
+        plain = LongformerForMaskedLM(self.config)
+        plain.load_state_dict(self.state_dict())
+        return plain
+
+    def forward(self, input_ids: "torch.Tensor | None" = None, attention_mask: "torch.Tensor | None" = None,
+                global_attention_mask: "torch.Tensor | None" = None, labels: "torch.Tensor | None" = None,
+                **kwargs) -> "MaskedLMOutput":
+        """Without labels the usual forward (logits for every position); with labels, logits and loss for the
+        labelled positions only (logits of shape (n predicted, vocabulary))."""
+        import torch.nn.functional as F
+        from transformers.modeling_outputs import MaskedLMOutput
+
+        if labels is None:
+            return super().forward(input_ids=input_ids, attention_mask=attention_mask,
+                                   global_attention_mask=global_attention_mask, **kwargs)
+        hidden = self.longformer(input_ids, attention_mask=attention_mask,
+                                 global_attention_mask=global_attention_mask, **kwargs)[0]
+        predicted = labels != IGNORE_INDEX
+        logits = self.lm_head(hidden[predicted])
+        return MaskedLMOutput(loss=F.cross_entropy(logits.float(), labels[predicted]), logits=logits)
+
+
+def training_arguments(config: "PretrainConfig", variant: str, output_dir: str | os.PathLike, seed: int,
+                       headless: bool | None = None) -> "TrainingArguments":
+    """`TrainingArguments` for one run: the paper's optimizer and schedule, fp16 only on CUDA, gloo on CPU."""
+    import torch
+    from transformers import TrainingArguments
+
+    from ..runtime import is_headless
+
+    cuda = torch.cuda.is_available()
+    distributed = int(os.environ.get("WORLD_SIZE", "1")) > 1
+    return TrainingArguments(
+        output_dir=str(output_dir),
+        max_steps=config.max_steps,
+        per_device_train_batch_size=config.per_device_batch_size,
+        gradient_accumulation_steps=config.gradient_accumulation_steps,
+        learning_rate=config.learning_rate,
+        warmup_steps=config.warmup_steps,
+        lr_scheduler_type="polynomial",
+        lr_scheduler_kwargs={"power": config.lr_power},
+        weight_decay=config.weight_decay,
+        adam_beta1=ADAM_BETAS[0],
+        adam_beta2=ADAM_BETAS[1],
+        adam_epsilon=ADAM_EPSILON,
+        fp16=config.fp16 and cuda,
+        logging_steps=config.logging_steps,
+        save_strategy="steps",
+        save_steps=config.save_steps,
+        save_total_limit=2,
+        seed=seed,
+        data_seed=seed,
+        report_to="none",
+        disable_tqdm=is_headless() if headless is None else headless,
+        include_num_input_tokens_seen="non_padding",
+        remove_unused_columns=False,
+        dataloader_num_workers=0,
+        dataloader_pin_memory=cuda,
+        use_cpu=distributed and not cuda,  # without it a CPU job of several processes would not use DDP at all
+        ddp_backend="gloo" if distributed and not cuda else None,
+        # local-attention models never use Longformer's global projections: DDP must not wait for their gradients
+        ddp_find_unused_parameters=attention_pattern_of(variant) == "local" if distributed else None,
+    )
+
+
+def pretrain(
+    variant: str,
+    config: "PretrainConfig",
+    initial_model: "PreTrainedModel",
+    tokenizer: "PreTrainedTokenizerBase",
+    train_clusters: "Dataset",
+    run_dir: str | os.PathLike,
+    resume: bool = True,
+    seed: int | None = None,
+    sentence_markers: bool = False,
+    callbacks: "list[TrainerCallback] | None" = None,
+) -> PretrainResult:
+    """Pretrain a copy of `initial_model` as `variant` on CLUSTER_FEATURES `train_clusters`; save it under run_dir.
+
+    `initial_model` is left untouched, so every variant can start from the same weights. With `resume=True` a run
+    that was interrupted continues from its last checkpoint (step count, data order, optimizer and scheduler restored;
+    the masks drawn after the restart differ, because `Trainer` restores the RNG one batch late).
+    `callbacks` are extra `TrainerCallback`s (e.g. early stopping or custom logging).
+    """
+    from transformers import PrinterCallback, Trainer, set_seed
+
+    check_variant(variant)
+    seed = config.seeds[0] if seed is None else seed
+    capacity = max_input_length(initial_model)
+    if config.max_length > capacity:
+        raise ConfigError(f"PretrainConfig.max_length={config.max_length} exceeds the model's {capacity} positions: "
+                          "lower max_length or build the encoder with a larger EncoderConfig.max_length")
+    checkpoints = Path(run_dir) / "checkpoints" / model_name(variant, seed, config)
+    final_dir = model_dir(run_dir, variant, seed, config)
+    setup = run_setup(variant, seed, config, len(train_clusters))
+    resume_from = _checkpoint_to_resume(checkpoints, setup) if resume else None
+
+    set_seed(seed)
+    args = training_arguments(config, variant, checkpoints, seed)
+    with args.main_process_first(desc="clearing old checkpoints"):
+        if not resume and checkpoints.exists():
+            shutil.rmtree(checkpoints)
+    effective_batch = config.per_device_batch_size * config.gradient_accumulation_steps * args.world_size
+    with args.main_process_first(desc=f"packing {variant} inputs"):
+        examples = pretraining_inputs(variant, train_clusters, tokenizer, config.max_length,
+                                      config.max_steps * effective_batch, seed, sentence_markers)
+    model = MaskedPositionsLongformer.from_plain(initial_model)
+    model.train()
+    trainer = Trainer(  # seeds again (args.seed): the copy above draws nothing the run depends on
+        model=model,
+        args=args,
+        data_collator=CrossDocumentMLMCollator(tokenizer, pattern=attention_pattern_of(variant)),
+        train_dataset=examples.select_columns(["input_ids"]),
+        processing_class=tokenizer,
+        callbacks=callbacks,
+    )
+    if args.disable_tqdm:
+        trainer.remove_callback(PrinterCallback)  # headless: no log dict printed every logging step
+    if trainer.is_world_process_zero():
+        checkpoints.mkdir(parents=True, exist_ok=True)
+        (checkpoints / SETUP_FILE).write_text(json.dumps(setup, indent=2, sort_keys=True))
+    start = time.perf_counter()
+    trainer.train(resume_from_checkpoint=resume_from)
+    result = _result(variant, seed, final_dir, trainer.state, time.perf_counter() - start, resume_from)
+    with args.main_process_first(desc="saving the model"):  # the others return once the model is complete
+        if trainer.is_world_process_zero():
+            _save(model, tokenizer, final_dir, {**result.to_json(), "setup": setup})
+            shutil.rmtree(checkpoints)
+    return result
+
+
+def _result(variant: str, seed: int, final_dir: Path, state, seconds: float,
+            resume_from: str | None) -> PretrainResult:
+    """The `PretrainResult` of a finished `Trainer` run (its state's log history and token count)."""
+    return PretrainResult(
+        variant=variant,
+        seed=seed,
+        model_dir=final_dir,
+        steps=state.global_step,
+        loss_history=[(entry["step"], entry["loss"]) for entry in state.log_history if "loss" in entry],
+        lr_history=[(entry["step"], entry["learning_rate"]) for entry in state.log_history if "learning_rate" in entry],
+        seconds=seconds,
+        tokens=state.num_input_tokens_seen - _tokens_at(resume_from),
+        resumed_from_step=_checkpoint_step(resume_from),
+    )
+
+
+def _save(model: MaskedPositionsLongformer, tokenizer: "PreTrainedTokenizerBase", folder: Path, result: dict) -> None:
+    """The trained weights as a plain LongformerForMaskedLM (safetensors), its tokenizer and `pretraining.json`."""
+    model.to_plain().save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    (folder / RESULT_FILE).write_text(json.dumps(result, indent=2))
+
+
+def _checkpoint_to_resume(checkpoints: Path, setup: dict) -> str | None:
+    """The last checkpoint of an interrupted run with the same setup; a ConfigError if the setup changed."""
+    from transformers.trainer_utils import get_last_checkpoint
+
+    if not checkpoints.is_dir():
+        return None
+    last = get_last_checkpoint(str(checkpoints))
+    if last is None:
+        return None
+    saved = checkpoints / SETUP_FILE
+    if saved.exists() and json.loads(saved.read_text()) != setup:
+        raise ConfigError(f"{checkpoints} holds an interrupted run with a different setup ({saved}); delete the "
+                          "folder or call pretrain(..., resume=False) to start afresh")
+    return last
+
+
+def _checkpoint_step(checkpoint: str | None) -> int:
+    """The step a checkpoint folder (`checkpoint-<step>`) was written at; 0 for a fresh run."""
+    return int(Path(checkpoint).name.rsplit("-", 1)[1]) if checkpoint else 0
+
+
+def _tokens_at(checkpoint: str | None) -> int:
+    """Tokens already counted when the checkpoint was written (0 for a fresh run)."""
+    if not checkpoint:
+        return 0
+    state = json.loads((Path(checkpoint) / "trainer_state.json").read_text())
+    return int(state.get("num_input_tokens_seen", 0))

@@ -1,0 +1,68 @@
+import math
+
+import numpy as np
+import pytest
+
+from cdlm_nb.attention_analysis.report import (
+    PAPER_TABLE6_MPR,
+    gap_readings,
+    label_gap,
+    mpr_metrics,
+    mpr_table,
+    paired_gap,
+    skip_report,
+    table6_with_paper,
+)
+from cdlm_nb.errors import DataError
+
+
+def test_paper_table6_has_every_model_label_and_kind():
+    assert set(PAPER_TABLE6_MPR) == {"longformer", "local", "rand", "prefix", "cdlm"}
+    for values in PAPER_TABLE6_MPR.values():
+        assert set(values) == {(label, kind) for label in ("pos", "neg") for kind in ("event", "entity")}
+    assert PAPER_TABLE6_MPR["cdlm"][("pos", "event")] == 72.1
+
+
+def test_mpr_table_and_paper_columns(toy_results):
+    table = mpr_table(toy_results, models=["local", "cdlm", "prefix"])
+    assert list(table.index) == ["local", "cdlm"]  # models without results are left out
+    assert list(table.columns) == [("pos", "event"), ("pos", "entity"), ("neg", "event"), ("neg", "entity")]
+    assert table.loc["cdlm", ("pos", "event")] == pytest.approx(70.0)
+    assert table.loc["cdlm", ("neg", "entity")] == pytest.approx(50.0)  # the skipped pair does not count
+    both = table6_with_paper(toy_results, models=["local", "cdlm"])
+    assert both.loc["CDLM", ("pos", "event", "ours")] == pytest.approx(70.0)  # rows by display name
+    assert both.loc["CDLM", ("pos", "event", "paper")] == pytest.approx(72.1)
+    assert both.loc["Local CDLM", ("neg", "entity", "paper")] == pytest.approx(52.6)
+
+
+def test_mpr_metrics_pool_events_and_entities_over_pairs(toy_results):
+    keys = mpr_metrics(toy_results)
+    assert keys["mpr/pos/cdlm"] == pytest.approx((80 + 60 + 90) / 3)  # the mean over pairs, not over kinds
+    assert keys["mpr/neg/cdlm"] == pytest.approx(45.0)
+    assert keys["mpr/pos/event/local"] == pytest.approx(55.0)
+    assert len(keys) == 2 * 2 + 2 * 2 * 2
+    report = skip_report(toy_results)
+    assert report.loc["CDLM", "mention has no tokens"] == 1 and report.loc["CDLM", "ok"] == 5
+    assert report.loc["CDLM", "truncated pairs"] == 1 and report.loc["Local CDLM", "truncated pairs"] == 1
+
+
+def test_paired_gap_matches_pairs_by_kind_and_index(toy_results):
+    # pos pairs both models scored: (event, 0): 80 - 55 and (entity, 0): 90 - 45; cdlm's (event, 1) has no partner
+    mean, sem, n = paired_gap(toy_results, "cdlm", "local", "pos")
+    assert (mean, n) == (pytest.approx((25 + 45) / 2), 2)
+    assert sem == pytest.approx(np.std([25, 45], ddof=1) / math.sqrt(2))
+    # neg: (event, 2): 40 - 50; (entity, 1): 50 - 52; cdlm's (entity, 2) was skipped
+    assert paired_gap(toy_results, "cdlm", "local", "neg")[::2] == (pytest.approx(-6.0), 2)
+    with pytest.raises(DataError, match="no pos pairs"):
+        paired_gap(toy_results, "cdlm", "prefix", "pos")
+
+
+def test_label_gap_and_the_gap_readings(toy_results):
+    gap, sem = label_gap(toy_results, "cdlm")
+    assert gap == pytest.approx(230 / 3 - 45.0)
+    assert sem == pytest.approx(math.hypot(np.std([80, 60, 90], ddof=1) / math.sqrt(3), np.std([40, 50], ddof=1) / math.sqrt(2)))
+    readings = gap_readings(toy_results)
+    assert readings[0].startswith("CDLM minus Local CDLM on the same 2 coreferring pairs: +35.0 points")
+    assert readings[1].startswith(f"CDLM coreferring minus non-coreferring pairs: {gap:+.1f} points")
+    assert gap_readings(toy_results, baseline="prefix") == []
+

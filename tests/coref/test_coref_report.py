@@ -1,0 +1,111 @@
+"""Notebook 04's tables, recorded metrics, readings and figure, on hand-made runs (no training)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cdlm_nb.coref.experiment import CorefRun, SplitScoring
+from cdlm_nb.coref.figures import threshold_and_loss_figure
+from cdlm_nb.coref.inputs import EncodingStats
+from cdlm_nb.coref.metrics import score_coreference
+from cdlm_nb.coref.pairs import PairStats
+from cdlm_nb.coref.report import (PAPER_ABLATION_CONLL, PAPER_ENTITY_ROWS, PAPER_EVENT_ROWS, TABLE_COLUMNS,
+                                  ablation_table, coref_metrics, cost_table, ours_label, paper_tables,
+                                  pairs_per_group_summary, readings, results_table, row_label, split_table)
+from cdlm_nb.coref.training import ScoringResult
+
+PERFECT = score_coreference([["a", "b"], ["c"]], [["a", "b"], ["c"]])  # every score 1
+HALF = score_coreference([["a", "b"], ["c"]], [["a"], ["b"], ["c"]])  # a-b missed
+
+
+def fake_run(name: str, kind: str, scores) -> CorefRun:
+    stats = PairStats(groups=2, pairs=6, positives=2, per_group={"s1": 4, "s2": 2})
+    split = SplitScoring(mentions=[], pair_stats=stats,
+                         encoding=EncodingStats(6, 1, 1, 0, 40.0, 50),
+                         scoring=ScoringResult(np.full(6, 0.5, dtype=np.float32), seconds=2.0), dendrograms={})
+    return CorefRun(model=name, kind=kind, context="document", max_length=256, train_pairs=PairStats(pairs=8),
+                    train_encoding=EncodingStats(8, 0, 0, 0, 30.0, 40), losses=[0.7, 0.6, 0.5], train_seconds=1.5,
+                    threshold=0.5, dev_curve=[(0.4, 0.6), (0.5, 0.7)], dev=split, test=split, test_scores=scores,
+                    test_clusters=[["a", "b"], ["c"]])
+
+
+RUNS = {("longformer", "event"): fake_run("longformer", "event", HALF),
+        ("cdlm", "event"): fake_run("cdlm", "event", PERFECT),
+        ("cdlm_sentences", "event"): fake_run("cdlm_sentences", "event", HALF)}
+LEMMA = {"event": HALF}
+
+
+def test_results_table_puts_paper_rows_above_ours():
+    table = results_table({"CDLM": PERFECT}, PAPER_EVENT_ROWS, "ours")
+    assert list(table.columns) == TABLE_COLUMNS
+    assert table.loc[("paper: ECB+ test", "CDLM"), ("CoNLL", "F1")] == 85.6
+    assert table.loc[("ours", "CDLM")].tolist() == [100.0] * 13
+    for values in PAPER_EVENT_ROWS.values():  # CoNLL F1 is the mean of the MUC, B3 and CEAF-e F1 (to rounding)
+        assert abs((values[2] + values[5] + values[8]) / 3 - values[12]) < 0.1
+
+
+def test_paper_tables_have_the_lemma_row_and_every_run_of_the_kind():
+    tables = paper_tables(LEMMA, RUNS, ours_label("embedded", "cpu"))
+    assert list(tables) == ["event"]
+    ours = tables["event"].loc["ours: embedded test (cpu)"]
+    assert list(ours.index) == ["Same Head-Lemma", "Longformer", "CDLM", "CDLM, sentences only"]
+    assert ours.loc["CDLM", ("CoNLL", "F1")] == 100.0
+    assert set(paper_tables({"entity": HALF}, {}, "ours")["entity"].loc["paper: ECB+ test"].index) == \
+        set(PAPER_ENTITY_ROWS)
+
+
+def test_ablation_table_follows_the_paper_rows():
+    table = ablation_table(RUNS, "ours")
+    assert list(table.index) == list(PAPER_ABLATION_CONLL)
+    assert table.loc["CDLM", "ours"] == 100.0 and np.isnan(table.loc["Rand CDLM", "ours"])
+    assert table.loc["CDLM, sentences only", "paper (ECB+ test)"] == 84.2
+
+
+def test_coref_metrics_names_are_the_recorded_ones():
+    metrics = coref_metrics(LEMMA, RUNS)
+    assert set(metrics) == {
+        "coref/lemma/event/conll", "coref/event/conll/longformer", "coref/event/conll/cdlm",
+        "coref/event/conll/cdlm_sentences", "coref/event/pairs_per_second/longformer",
+        "coref/event/pairs_per_second/cdlm", "coref/event/pairs_per_second/cdlm_sentences"}
+    assert metrics["coref/event/conll/cdlm"] == pytest.approx(100.0)
+    assert metrics["coref/event/pairs_per_second/cdlm"] == pytest.approx(3.0)  # 6 pairs in 2 s
+
+
+def test_readings_are_computed_from_the_numbers():
+    lines = readings(LEMMA, RUNS)
+    gap = 100 * (PERFECT.conll - HALF.conll)
+    assert f"event: CDLM - Longformer = {gap:+.1f} CoNLL F1 (paper: +1.0)" in lines
+    assert any(line.startswith("event: best scorer (CDLM) - same-head-lemma") for line in lines)
+    assert f"event: sentences only - whole documents (CDLM) = {-gap:+.1f} CoNLL F1 (paper: -1.4)" in lines
+    assert readings(LEMMA, {}) == []
+
+
+def test_cost_table_and_pairs_per_group():
+    table = cost_table(RUNS)
+    assert list(table["model"]) == ["Longformer", "CDLM", "CDLM, sentences only"]
+    assert table.loc[0, "pairs / group"] == 3.0 and table.loc[0, "pairs / s"] == 3.0
+    summary = pairs_per_group_summary(RUNS)
+    assert "count" in summary and "3.0" in summary
+    assert pairs_per_group_summary({}) == ""
+
+
+def test_split_table_counts_mentions_and_clusters(corpus):
+    from datasets import Dataset
+
+    from cdlm_nb.data.schemas import COREF_FEATURES
+
+    corpus[1]["subtopic"] = "1_ecbplus"
+    table = split_table({"test": Dataset.from_list(corpus, features=COREF_FEATURES)})
+    row = table.loc["test"]
+    assert row["subtopics"] == 2 and row["event mentions"] == 5 and row["event clusters"] == 3
+
+
+def test_row_labels_and_figure():
+    assert row_label("cdlm_sentences") == "CDLM, sentences only" and row_label("local") == "Local CDLM"
+    import matplotlib
+
+    matplotlib.use("Agg")
+    fig = threshold_and_loss_figure(RUNS)
+    left, right = fig.axes
+    assert len(right.lines) == 3 and left.get_xlabel() == "distance threshold"

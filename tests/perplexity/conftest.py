@@ -1,0 +1,51 @@
+"""Fixtures of the perplexity tests: packed held-out stand-in clusters, and results built from per-cluster sums."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+pytest.importorskip("transformers")
+
+
+@pytest.fixture(scope="session")
+def heldout(tiny_tokenizer):
+    """Stand-in packed held-out examples: 6 clusters of 3 short documents sharing a made-up name, 2 packings each
+    (so a masked name often has its answer in another document of the cluster)."""
+    from datasets import Dataset
+
+    from cdlm_nb.data.schemas import CLUSTER_FEATURES
+    from cdlm_nb.inputs import pack_clusters
+
+    rng = random.Random(1)
+    words = [f"w{i}" for i in range(40)]
+    rows = [{"cluster_id": f"c{c}", "summary": "",
+             "documents": [" ".join(f"Nm{c}" if rng.random() < 0.2 else rng.choice(words) for _ in range(12))
+                           for _ in range(3)]} for c in range(6)]
+    clusters = Dataset.from_list(rows, features=CLUSTER_FEATURES)
+    return tiny_tokenizer, pack_clusters(clusters, tiny_tokenizer, 128, examples_per_cluster=2)
+
+
+@pytest.fixture(scope="session")
+def model(tiny_encoder):
+    """The shared seeded tiny LongformerForMaskedLM (attention window 8); tests that change it deepcopy it."""
+    return tiny_encoder.model
+
+
+@pytest.fixture(scope="session")
+def make_result():
+    """`make_result(variant, nll_sums, token_counts, ids=None)`: a PerplexityResult over those clusters, with its
+    bootstrap interval, as `evaluate_perplexity` would return for them."""
+    from cdlm_nb.perplexity.bootstrap import bootstrap_interval, perplexity
+    from cdlm_nb.perplexity.evaluate import PerplexityResult
+
+    def make(variant: str, sums, counts, ids=None) -> PerplexityResult:
+        sums, counts = np.array(sums, dtype=float), np.array(counts)
+        low, high = bootstrap_interval(sums, counts, n_resamples=200)
+        return PerplexityResult(variant, perplexity(sums, counts), low, high, int(counts.sum()), len(counts),
+                                tuple(ids or (f"c{i}" for i in range(len(counts)))), tuple(sums.tolist()),
+                                tuple(counts.tolist()))
+
+    return make

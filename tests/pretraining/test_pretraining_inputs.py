@@ -1,0 +1,45 @@
+"""The training inputs of each model: related clusters, unrelated documents (Rand), single documents."""
+
+from __future__ import annotations
+
+import pytest
+
+from cdlm_nb.errors import DataError
+from cdlm_nb.tokenization import document_separator_ids
+
+pytest.importorskip("transformers")
+
+
+def test_inputs_per_variant(clusters, tiny_tokenizer):
+    from cdlm_nb.pretraining.inputs import pretraining_inputs
+
+    doc_start, _ = document_separator_ids(tiny_tokenizer)
+    single = pretraining_inputs("longformer", clusters, tiny_tokenizer, 256, n_examples=1, seed=0)
+    assert len(single) == sum(len(docs) for docs in clusters["documents"])
+    assert all(row.count(doc_start) == 1 for row in single["input_ids"])
+
+    related = pretraining_inputs("cdlm", clusters, tiny_tokenizer, 256, n_examples=1, seed=0)
+    assert all(len({source.split("/")[0] for source in row}) == 1 for row in related["sources"])
+    assert max(row.count(doc_start) for row in related["input_ids"]) > 1
+
+    unrelated = pretraining_inputs("rand", clusters, tiny_tokenizer, 256, n_examples=1, seed=0)
+    for row in unrelated["sources"]:
+        assert len({source.split("/")[0] for source in row}) == len(row) > 1
+
+    more = pretraining_inputs("cdlm", clusters, tiny_tokenizer, 256, n_examples=3 * len(clusters), seed=0)
+    assert len(more) == 3 * len(clusters)
+
+
+def test_single_document_clusters_keep_every_document_once(clusters):
+    from cdlm_nb.pretraining.inputs import single_document_clusters
+
+    single = single_document_clusters(clusters)
+    assert len(single) == sum(len(docs) for docs in clusters["documents"])
+    assert single["cluster_id"][:2] == ["c0/0", "c0/1"] and all(len(docs) == 1 for docs in single["documents"])
+
+
+def test_no_inputs_is_an_error_that_says_why(clusters, tiny_tokenizer):
+    from cdlm_nb.pretraining.inputs import pretraining_inputs
+
+    with pytest.raises(DataError, match="no cdlm pretraining examples"):
+        pretraining_inputs("cdlm", clusters.select([]), tiny_tokenizer, 256, n_examples=1, seed=0)

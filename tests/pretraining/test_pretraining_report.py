@@ -1,0 +1,66 @@
+"""Notebook 02's report: settings line, input summary, Rand reading, throughput, metrics, loss curves, folders."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from cdlm_nb.profiles import get_profile
+from cdlm_nb.variants import PretrainResult
+
+pytest.importorskip("transformers")
+
+
+def _result(variant: str, steps: int = 4, seconds: float = 2.0, tokens: int = 100, losses=(5.0, 4.0)):
+    history = [(step + 1, loss) for step, loss in enumerate(losses)]
+    return PretrainResult(variant, 13, Path("models") / variant, steps, history, [], seconds, tokens)
+
+
+def test_metrics_keep_the_recorded_names():
+    from cdlm_nb.pretraining.report import pretraining_metrics
+
+    results = [_result("cdlm"), _result("local", seconds=0.0), _result("longformer", steps=0, losses=())]
+    metrics = pretraining_metrics(results, base=_result("base", losses=(6.0, 4.5)))
+    assert metrics == {"pretrain/base_final_loss": 4.5, "pretrain/tokens_per_s/cdlm": 50.0,
+                       "pretrain/final_loss/cdlm": 4.0, "pretrain/final_loss/local": 4.0}
+    assert "pretrain/base_final_loss" not in pretraining_metrics(results)
+
+
+def test_throughput_and_settings_use_the_display_names():
+    from cdlm_nb.pretraining.report import settings_summary, throughput_table
+
+    table = throughput_table([_result("rand"), _result("cdlm")])
+    assert list(table.index) == ["Rand CDLM", "CDLM"] and table.loc["CDLM", "tokens_per_s"] == 50.0
+    line = settings_summary(get_profile("smoke"), device="cpu")
+    assert "Longformer" in line and "CDLM" in line and "fp16 off (CPU)" in line
+
+
+def test_rand_reading_is_computed_from_the_input_summary():
+    from cdlm_nb.pretraining.report import rand_reading
+
+    inputs = pd.DataFrame({"mean tokens": [100.0, 104.0]}, index=["CDLM", "Rand CDLM"])
+    assert rand_reading(inputs) == "Per input (and so per step), Rand CDLM reads about as many tokens as CDLM."
+    inputs.loc["Rand CDLM", "mean tokens"] = 50.0
+    assert "0.5 x the tokens of CDLM" in rand_reading(inputs)
+    assert rand_reading(inputs.drop("CDLM")) == ""
+
+
+def test_input_summary_and_model_folders(tmp_path, tiny_encoder, word_clusters):
+    from cdlm_nb.pretraining.report import input_summary, model_folders, plot_loss_curves, starting_model_summary
+    from cdlm_nb.pretraining.stages import save_unchanged
+
+    smoke = get_profile("smoke")
+    profile = smoke.override(pretrain=replace(smoke.pretrain, variants=("longformer", "cdlm")))
+    inputs = input_summary(profile, word_clusters, tiny_encoder.tokenizer)
+    assert list(inputs.index) == ["Longformer", "CDLM"]
+    assert inputs.loc["Longformer", "mean documents"] == 1 and inputs.loc["CDLM", "mean documents"] > 1
+    assert "M parameters" in starting_model_summary(profile, tiny_encoder)
+
+    saved = save_unchanged("cdlm", tiny_encoder, tmp_path, source="test", seed=13)
+    folders = model_folders(tmp_path, [saved])
+    assert folders.loc["CDLM", "folder"] == "models/cdlm" and folders.loc["CDLM", "MB"] > 0
+    fig = plot_loss_curves([_result("cdlm")], base=_result("base"))
+    assert [line.get_label() for line in fig.axes[0].lines] == ["Base (single-document MLM)", "CDLM"]

@@ -1,0 +1,135 @@
+"""Notebook 02's order of work: the shared clusters, the base stage, every variant, and reuse of finished models
+only when their run setup (`variants.run_setup`) is unchanged."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from cdlm_nb.errors import DataError
+from cdlm_nb.profiles import get_profile
+
+pytest.importorskip("transformers")
+
+
+def test_base_stage_config_takes_the_base_fields():
+    from cdlm_nb.pretraining.stages import base_stage_config
+    from cdlm_nb.variants import attention_pattern_of
+
+    config = get_profile("cpu").pretrain
+    base = base_stage_config(config)
+    assert (base.max_steps, base.per_device_batch_size, base.max_length) == (
+        config.base_steps, config.base_batch_size, config.base_max_length)
+    assert base.learning_rate == config.learning_rate and base.variants == ("base",)
+    assert base.warmup_steps <= base.max_steps and attention_pattern_of("base") == "local"
+    assert get_profile("gpu").pretrain.base_steps == 0  # Longformer-base is the paper's starting point
+
+
+def test_smoke_clusters_are_split_by_topic():
+    from cdlm_nb.data.corpora import HELDOUT_SPLITS, pretraining_clusters
+
+    profile = get_profile("smoke")
+    clusters = pretraining_clusters(profile)
+    assert set(clusters.heldout) == set(HELDOUT_SPLITS)
+    assert clusters.sizes()["train"] == len(clusters.train) > 0
+    topics = {split: {cid.split("_")[0] for cid in data["cluster_id"]} for split, data in
+              {"train": clusters.train, **clusters.heldout}.items()}
+    assert not topics["train"] & topics["test"] and not topics["validation"] & topics["test"]
+    again = pretraining_clusters(profile)
+    assert list(again.heldout["test"]["documents"]) == list(clusters.heldout["test"]["documents"])  # a pure function
+
+
+def test_missing_models_name_the_notebook_and_the_command(tmp_path):
+    from cdlm_nb.variants import PAPER_MODELS, load_pretrained_models
+
+    with pytest.raises(DataError) as error:
+        load_pretrained_models(tmp_path, PAPER_MODELS, "smoke")
+    message = str(error.value)
+    assert "notebook 02" in message and "--profile smoke --only 02" in message and str(tmp_path) in message
+    assert "'cdlm'" in message and "'longformer'" in message
+
+
+def test_a_finished_run_is_reused_only_with_the_same_setup(tmp_path, tiny_encoder):
+    import json
+
+    from cdlm_nb.pretraining.stages import finished_result, save_unchanged
+    from cdlm_nb.variants import RESULT_FILE, load_pretrained, model_dir, run_setup, shared_tokenizer
+
+    config = get_profile("smoke").pretrain
+    result = save_unchanged("cdlm", tiny_encoder, tmp_path, source="test", seed=13)
+    assert result.steps == 0 and (result.model_dir / "model.safetensors").is_file()
+    loaded = load_pretrained(tmp_path, "cdlm")
+    assert loaded.tokenizer.get_vocab() == tiny_encoder.tokenizer.get_vocab()
+    assert shared_tokenizer({"cdlm": loaded, "local": tiny_encoder}) is loaded.tokenizer
+
+    # a model saved by `pretrain` carries its run setup: reused only when the setup asked for matches
+    path = model_dir(tmp_path, "cdlm") / RESULT_FILE
+    assert finished_result(tmp_path, "cdlm", config, n_train=6) is None  # "source": "test" setup
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps({**data, "setup": run_setup("cdlm", config.seeds[0], config, 6)}))
+    assert finished_result(tmp_path, "cdlm", config, n_train=6).variant == "cdlm"
+    assert finished_result(tmp_path, "cdlm", config, n_train=7) is None
+    assert finished_result(tmp_path, "cdlm", replace(config, max_steps=5), n_train=6) is None
+    assert finished_result(tmp_path, "local", config, n_train=6) is None
+
+
+def test_models_with_another_vocabulary_are_refused(tiny_encoder):
+    from cdlm_nb.encoders import Encoder
+    from cdlm_nb.tokenization import train_tokenizer
+    from cdlm_nb.variants import shared_tokenizer
+
+    other = Encoder(tiny_encoder.model, train_tokenizer(["completely different text here"] * 5, vocab_size=280))
+    with pytest.raises(DataError, match="another vocabulary"):
+        shared_tokenizer({"cdlm": tiny_encoder, "rand": other})
+
+
+@pytest.mark.slow
+def test_pretrain_variants_trains_once_then_reuses_the_finished_model(tmp_path, tiny_encoder, word_clusters):
+    from cdlm_nb.pretraining.report import throughput_table
+    from cdlm_nb.pretraining.stages import pretrain_variants
+
+    smoke = get_profile("smoke")
+    profile = smoke.override(pretrain=replace(smoke.pretrain, variants=("local",), max_steps=2, max_length=128))
+    messages = []
+    first = pretrain_variants(profile, tiny_encoder, word_clusters, tmp_path, echo=messages.append)
+    assert first[0].steps == 2 and (tmp_path / "models" / "local" / "model.safetensors").is_file()
+    again = pretrain_variants(profile, tiny_encoder, word_clusters, tmp_path, echo=messages.append)
+    assert again[0].steps == 2 and "reused" in messages[-1]
+    assert throughput_table(again).loc["Local CDLM", "tokens"] == first[0].tokens
+    pretrain_variants(profile, tiny_encoder, word_clusters, tmp_path, resume=False, echo=messages.append)
+    assert "pretraining 2 steps" in messages[-2]
+
+
+@pytest.mark.slow
+def test_pretrain_base_trains_once_then_reuses_the_base_model(tmp_path, tiny_encoder, word_clusters):
+    import torch
+
+    from cdlm_nb.pretraining.stages import pretrain_base, starting_model
+
+    smoke = get_profile("smoke")
+    profile = smoke.override(
+        pretrain=replace(smoke.pretrain, base_steps=2, base_batch_size=2, base_max_length=16, max_length=128))
+    messages = []
+    start, result = pretrain_base(profile, tiny_encoder, word_clusters, tmp_path, echo=messages.append)
+    assert result.steps == 2 and "pretraining 2 steps" in messages[0]
+    attention = start.model.longformer.encoder.layer[0].attention.self
+    assert torch.equal(attention.query_global.weight, attention.query.weight)
+    positions = start.model.longformer.embeddings.position_embeddings.weight
+    first = start.model.config.pad_token_id + 1  # the trained positions 0-15, copied out to the full length
+    assert torch.equal(positions[first + 16:first + 32], positions[first:first + 16])
+    assert not torch.equal(start.model.longformer.embeddings.word_embeddings.weight,
+                           tiny_encoder.model.longformer.embeddings.word_embeddings.weight)  # trained; input untouched
+    again, _ = pretrain_base(profile, tiny_encoder, word_clusters, tmp_path, echo=messages.append)
+    assert "reused" in messages[-1]
+    assert torch.equal(again.model.longformer.embeddings.position_embeddings.weight,
+                       start.model.longformer.embeddings.position_embeddings.weight)
+    no_base = profile.override(pretrain=replace(profile.pretrain, base_steps=0))
+    unchanged, none = pretrain_base(no_base, tiny_encoder, word_clusters, tmp_path)
+    assert unchanged is tiny_encoder and none is None
+    reloaded = starting_model(profile, tmp_path)  # what notebook 03 measures as the start
+    for name, weight in start.model.state_dict().items():
+        assert torch.equal(reloaded.model.state_dict()[name], weight), name
+    with pytest.raises(DataError, match=r"saved the pretrained model\(s\) \['base'\].*--only 02"):
+        starting_model(profile, tmp_path / "elsewhere")
+    assert starting_model(no_base, tmp_path) is None

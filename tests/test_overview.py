@@ -1,0 +1,141 @@
+"""The references table (one source of truth for citations) and the chapter map, and their agreement with the
+README and notebook 00."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from cdlm_nb.errors import ConfigError
+from cdlm_nb.overview import (
+    CHAPTERS,
+    REFERENCE_COLUMNS,
+    REFERENCES,
+    chapter_rows,
+    chapter_table,
+    profile_table,
+    reference,
+    reference_rows,
+    references_markdown,
+    references_table,
+)
+from cdlm_nb.profiles import profile_names
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+ARXIV_ID = re.compile(r"^\d{4}\.\d{5}(v\d+)?$")
+
+
+def test_references_have_unique_keys_and_names_and_full_entries():
+    assert len({ref.key for ref in REFERENCES}) == len(REFERENCES)
+    assert len({ref.name for ref in REFERENCES}) == len(REFERENCES)
+    for ref in REFERENCES:
+        assert ref.authors and ref.title and ref.venue, ref.key
+        assert 2000 < ref.year < 2100, ref.key
+        assert ref.arxiv or ref.url, f"{ref.key} needs an arXiv id or a url"
+        assert not ref.arxiv or ARXIV_ID.match(ref.arxiv), ref.arxiv
+        assert ref.link.startswith("https://"), ref.key
+
+
+def test_the_two_cdlm_versions_are_told_apart():
+    paper, preprint = reference("cdlm"), reference("cdlm-v1")
+    assert (paper.name, paper.arxiv, paper.venue) == ("CDLM paper", "2101.00406v2", "Findings of EMNLP 2021")
+    assert (preprint.name, preprint.arxiv) == ("CDLM preprint (v1)", "2101.00406v1")
+    assert paper.title == "CDLM: Cross-Document Language Modeling"
+    assert preprint.title == "Cross-Document Language Modeling"
+    assert paper.authors == preprint.authors and paper.authors.startswith("Avi Caciularu")
+
+
+def test_the_related_methods_are_cited_by_their_arxiv_ids():
+    assert {reference(key).arxiv for key in ("aose", "match-ignition", "cda", "longformer")} == {
+        "2307.09084", "2101.06423", "2010.01263", "2004.05150"}
+
+
+def test_unknown_reference_key_is_a_config_error_listing_the_keys():
+    with pytest.raises(ConfigError, match=r"unknown reference key 'cdlm-v3'.*'cdlm-v1'"):
+        reference("cdlm-v3")
+
+
+def test_reference_rows_and_table_hold_every_reference_in_order():
+    rows = reference_rows()
+    assert [row["name"] for row in rows] == [ref.name for ref in REFERENCES]
+    assert all(tuple(row) == REFERENCE_COLUMNS for row in rows)
+    table = references_table()
+    assert list(table.index) == [ref.name for ref in REFERENCES]
+    assert table.loc["CDLM paper", "link"] == "https://arxiv.org/abs/2101.00406v2"
+    assert table.loc["ECB+", "arXiv"] == "—"
+
+
+def test_markdown_table_has_a_header_and_one_row_per_reference():
+    lines = references_markdown().splitlines()
+    assert lines[0].startswith("| name | authors | title |")
+    assert len(lines) == 2 + len(REFERENCES)
+    assert all(line.count(" | ") == len(REFERENCE_COLUMNS) - 2 for line in lines[2:])
+    assert "[2101.00406v2](https://arxiv.org/abs/2101.00406v2)" in lines[2]
+
+
+def test_readme_references_section_is_the_rendered_table():
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    assert "## References" in readme, "the README needs a '## References' section"
+    section = readme.split("## References", 1)[1].split("\n## ", 1)[0]
+    assert references_markdown() in section, (
+        "README's References table differs from cdlm_nb.overview.REFERENCES: paste references_markdown() there")
+
+
+def test_notebook_00_shows_the_chapter_and_reference_tables():
+    nb = nbformat.read(REPO_ROOT / "notebooks" / "00_overview.ipynb", as_version=4)
+    code = [cell.source.strip() for cell in nb.cells if cell.cell_type == "code"]
+    assert "references_table()" in code and "chapter_table()" in code
+
+
+def test_chapters_are_numbered_in_order_and_cite_known_papers():
+    numbers = [int(ch.number) for ch in CHAPTERS]
+    assert numbers == list(range(len(CHAPTERS)))
+    for ch in CHAPTERS[1:]:
+        assert ch.cites, f"chapter {ch.number} cites no paper section"
+        for key, where in ch.cites:
+            reference(key)  # raises for an unknown key
+            assert where.strip()
+
+
+def test_chapter_paper_column_cites_papers_by_name():
+    papers = {ch.number: ch.paper for ch in CHAPTERS}
+    assert papers["00"] == "—"
+    assert papers["04"].startswith("CDLM paper §3.2, Tables 2-3")
+    assert papers["05"].startswith("CDLM paper §3.3, Table 4")
+    assert papers["06"] == "CDLM paper §3.4, Table 5"
+    assert papers["07"] == "CDLM paper §3.5, Table 6"
+    assert "CDLM preprint (v1) §5.1, Table 1" in papers["03"]
+
+
+def test_every_notebook_in_the_checkout_is_a_ready_chapter():
+    rows = {row["notebook"]: row for row in chapter_rows()}
+    notebooks = sorted(p.stem for p in (REPO_ROOT / "notebooks").glob("*.ipynb"))
+    assert notebooks
+    for stem in notebooks:
+        assert stem in rows, f"notebook {stem} is missing from cdlm_nb.overview.CHAPTERS"
+        assert rows[stem]["status"] == "ready"
+    assert all(row["status"] == "planned" for stem, row in rows.items() if stem not in notebooks)
+    assert list(chapter_table().columns) == ["teaches", "paper", "status"]
+
+
+def test_profile_table_has_one_row_per_profile():
+    table = profile_table()
+    assert list(table.index) == profile_names()
+    assert list(table.columns) == ["data", "suite budget (min)", "what"]
+
+
+# The strings are split so that this file does not match its own check.
+_FORBIDDEN = re.compile("seed" + r" 00\d|" + "REFERENCE" + "_NOTES|" + "seeds" + "/", re.IGNORECASE)
+
+
+def test_no_text_cites_files_readers_do_not_have():
+    """Papers are cited by name (REFERENCES), never by the file names of a local paper collection."""
+    paths = [REPO_ROOT / "README.md"]
+    for folder in ("cdlm_nb", "notebooks", "tests", "benchmarks"):
+        paths += [p for p in (REPO_ROOT / folder).rglob("*") if p.suffix in {".py", ".ipynb", ".md"}]
+    hits = [f"{path.relative_to(REPO_ROOT)}:{n}" for path in paths
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if _FORBIDDEN.search(line)]
+    assert not hits, f"cite papers by name (cdlm_nb.overview.REFERENCES) instead, at: {hits}"
