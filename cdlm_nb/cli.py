@@ -52,7 +52,7 @@ def _ecbplus_stats(args: argparse.Namespace) -> int:
 
 
 def _add_ecbplus_stats(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("ecbplus-stats", help="ECB+ statistics per standard split (the CDLM paper's Table 7)")
+    p = sub.add_parser("ecbplus-stats", help="ECB+ statistics per standard split (Table 7 of the CDLM preprint, v1)")
     p.add_argument("dir", help="the ECB+ release folder (holding ECB+/ and the sentences CSV) or its ECB+ folder")
     p.add_argument("--json", action="store_true", help='print {"train": {...}, "dev": {...}, ...} as JSON')
     p.add_argument("--all-sentences", action="store_true", help="count every sentence, not only the validated ones")

@@ -99,15 +99,3 @@ def test_code_cells_are_short(notebook):
     assert not long_cells, (f"{path.name}: cells {long_cells} (index: lines) exceed {MAX_LOGIC_LINES} lines of "
                             "logic; move the code into a cdlm_nb function or tag the cell worked-example")
 
-
-FORBIDDEN = re.compile(r"seed 00|REFERENCE_NOTES", re.IGNORECASE)
-CITED_FILES = sorted([*notebooks_dir().parent.joinpath("cdlm_nb").rglob("*.py"), *notebooks_dir().glob("*.ipynb"),
-                      notebooks_dir().parent / "README.md"])
-
-
-@pytest.mark.parametrize("path", CITED_FILES, ids=lambda p: p.relative_to(notebooks_dir().parent).as_posix())
-def test_papers_are_cited_by_name_not_by_internal_notes(path):
-    hits = [f"line {n}: {line.strip()[:80]}" for n, line in enumerate(path.read_text().splitlines(), 1)
-            if FORBIDDEN.search(line)]
-    assert not hits, (f"{path.name}: cite papers by name (e.g. 'the CDLM paper, Table 6'), not 'seed 00…' or "
-                      f"REFERENCE_NOTES:\n" + "\n".join(hits))

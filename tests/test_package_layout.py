@@ -11,7 +11,7 @@ from cdlm_nb.paths import PACKAGE_DIR
 
 MAX_LINES = 400
 # Pure data tables (word lists), not logic: long by nature, allowed past MAX_LINES.
-DATA_TABLES = {"data/world/lexicon.py", "data/world_lexicon.py"}
+DATA_TABLES = {"data/world/lexicon.py"}
 
 
 def module_name(path: Path) -> str:

@@ -125,7 +125,7 @@ def test_coref_baseline_cli_names_the_splits_present(one_dev_topic, capsys):
 
 
 def test_baseline_on_the_dev_split_is_in_the_papers_range(shared_data):
-    # Seed 000 Table 2-3 (test topics): events CoNLL 76.5, entities 67.4; dev should land near.
+    # CDLM preprint (v1), Tables 2-3 (test topics): events CoNLL 76.5, entities 67.4; dev should land near.
     import warnings
 
     from cdlm_nb.data.ecbplus import read_ecbplus
