@@ -12,9 +12,10 @@ from cdlm_nb.inputs import (
     pack_clusters,
     pack_random_documents,
     packed_features,
+    share_room,
     split_sentences,
+    window_start,
 )
-from cdlm_nb.tokenization import train_tokenizer
 
 WORDS = ("court judge police said monday fire earthquake killed people city mayor announced plan storm coast "
          "rescue teams searched buildings officials reported aid region government").split()
@@ -41,8 +42,8 @@ def corpus():
 
 
 @pytest.fixture(scope="module")
-def tokenizer(corpus):
-    return train_tokenizer([doc for docs in corpus["documents"] for doc in docs], vocab_size=500)
+def tokenizer(tiny_tokenizer):
+    return tiny_tokenizer
 
 
 def blocks_of(ids, doc_ids):
@@ -160,3 +161,15 @@ def test_packing_with_a_bert_tokenizer_uses_cls_and_sep(corpus):
     tokens = bert.convert_ids_to_tokens(example.input_ids)
     assert tokens[:2] == ["[CLS]", "<doc-s>"] and tokens[-2:] == ["</doc-s>", "[SEP]"]
     assert tokens.count("<doc-s>") == 3
+
+
+def test_the_shared_two_document_room_policy():
+    """Two-document inputs (coreference pairs, attention-analysis pairs) share room and cut windows one way."""
+    assert window_start(10, [3, 4], 20) == 0
+    assert window_start(100, [50, 51], 10) == 46  # centred: 4 tokens before, 4 after
+    assert window_start(100, [1], 10) == 0 and window_start(100, [99], 10) == 90
+    assert window_start(100, list(range(10, 30)), 10) is None
+    assert share_room(30, 40, 100) == (30, 40)
+    assert share_room(30, 400, 100) == (30, 70)
+    assert share_room(400, 400, 100) == (50, 50)
+    assert share_room(400, 20, 100) == (80, 20)

@@ -15,7 +15,6 @@ from cdlm_nb.masking import (
     masking_statistics,
     replacement_counts,
 )
-from cdlm_nb.tokenization import train_tokenizer
 
 WORDS = ("court judge police said monday fire earthquake killed people city mayor announced plan storm coast "
          "rescue teams searched buildings officials reported aid region government he she they it").split()
@@ -23,10 +22,8 @@ N_BATCHES = 200
 
 
 @pytest.fixture(scope="module")
-def tokenizer():
-    rng = random.Random(0)
-    texts = [" ".join(rng.choice(WORDS) for _ in range(40)) + "." for _ in range(200)]
-    return train_tokenizer(texts, vocab_size=400)
+def tokenizer(tiny_tokenizer):
+    return tiny_tokenizer
 
 
 @pytest.fixture(scope="module")

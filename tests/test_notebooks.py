@@ -43,7 +43,7 @@ def test_first_cell_is_markdown_with_title_badges_and_timing(notebook):
     first = nb.cells[0]
     assert first.cell_type == "markdown", f"{path.name}: first cell must be markdown"
     assert first.source.startswith(f"# {path.name[:2]} "), f"{path.name}: title must start with '# {path.name[:2]} '"
-    assert f"colab.research.google.com/github/" in first.source and path.name in first.source
+    assert "colab.research.google.com/github/" in first.source and path.name in first.source
     assert "mybinder.org/v2/gh/" in first.source
     assert "What you will learn" in first.source
     assert re.search(r"smoke.*cpu.*gpu", first.source, re.S), f"{path.name}: give the time per profile"

@@ -20,7 +20,6 @@ from cdlm_nb.plots import (  # noqa: E402
     plot_patterns,
     readable_tokens,
 )
-from cdlm_nb.tokenization import train_tokenizer  # noqa: E402
 
 DOC_IDS = [-1] + [0] * 12 + [1] * 12 + [-1]
 
@@ -45,8 +44,8 @@ def test_document_palette_gives_distinct_colours():
     assert len(set(colours)) == 10 and document_palette(12)[10] == colours[0]
 
 
-def test_readable_tokens_decode_each_id():
-    tokenizer = train_tokenizer(["the quake struck the coast"] * 5, vocab_size=300)
+def test_readable_tokens_decode_each_id(tiny_tokenizer):
+    tokenizer = tiny_tokenizer
     ids = tokenizer("the quake struck")["input_ids"]
     tokens = readable_tokens(tokenizer, torch.tensor(ids))
     assert tokens[0] == "<s>" and tokens[-1] == "</s>" and "".join(tokens[1:-1]) == " the quake struck"

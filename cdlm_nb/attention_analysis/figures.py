@@ -3,7 +3,7 @@ shaded by their score s(i|S), as a matplotlib figure or HTML (for the interactiv
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np

@@ -1,6 +1,5 @@
 from cdlm_nb.attention_analysis.inputs import build_attention_input
 from cdlm_nb.coref.mentions import MentionPair, tokenize_documents
-from cdlm_nb.inputs import share_room, window_start
 
 
 def test_build_attention_input_tracks_the_mentions(tiny_tokenizer, corpus, mentions):
@@ -23,16 +22,3 @@ def test_build_attention_input_tracks_the_mentions(tiny_tokenizer, corpus, menti
     assert tiny_tokenizer.decode([cut.input_ids[p] for p in cut.source_positions]).strip() == "Regina Benjamin"
     assert build_attention_input(pair, documents, tiny_tokenizer, max_length=8) == \
         "mention longer than its document's share of max_length"
-
-
-def test_the_shared_two_document_room_policy():
-    """The pair inputs use `inputs.share_room` and `inputs.window_start` (kept here from the analysis' own copies;
-    they belong in tests/test_inputs.py)."""
-    assert window_start(10, [3, 4], 20) == 0
-    assert window_start(100, [50, 51], 10) == 46  # centred: 4 tokens before, 4 after
-    assert window_start(100, [1], 10) == 0 and window_start(100, [99], 10) == 90
-    assert window_start(100, list(range(10, 30)), 10) is None
-    assert share_room(30, 40, 100) == (30, 40)
-    assert share_room(30, 400, 100) == (30, 70)
-    assert share_room(400, 400, 100) == (50, 50)
-    assert share_room(400, 20, 100) == (80, 20)

@@ -23,23 +23,6 @@ def test_sample_mention_pairs_negatives_differ_in_cluster_within_a_topic(corpus)
     assert len(sample_mention_pairs(corpus, n_pos=0, n_neg=50, kind="entity", seed=3)) == 4
 
 
-def test_analysis_corpus_uses_the_worlds_held_out_topics(monkeypatch, tmp_path, corpus):
-    from types import SimpleNamespace
-
-    from datasets import Dataset
-
-    import cdlm_nb.data.corpora as corpora
-    from cdlm_nb.data.schemas import COREF_FEATURES
-    from cdlm_nb.profiles import get_profile
-
-    splits = {"train": corpus[:1], "dev": corpus[1:3], "test": corpus[3:]}
-    fake = SimpleNamespace(coref={name: Dataset.from_list(rows, features=COREF_FEATURES)
-                                  for name, rows in splits.items()})
-    monkeypatch.setattr(corpora, "world", lambda config: fake)
-    analysed = corpora.analysis_corpus(get_profile("cpu"), tmp_path)
-    assert analysed["doc_id"] == [row["doc_id"] for row in corpus[1:]]  # dev + test, never the pretraining topics
-
-
 def test_pair_labels_counts_and_the_kept_examples(corpus):
     pairs = {kind: sample_mention_pairs(corpus, n_pos=2, n_neg=2, kind=kind, seed=0) for kind in ("event", "entity")}
     assert PAIR_LABELS == ("pos", "neg") and {pair_label(p) for p in pairs["entity"]} == {"pos", "neg"}

@@ -26,30 +26,6 @@ def test_base_stage_config_takes_the_base_fields():
     assert get_profile("gpu").pretrain.base_steps == 0  # Longformer-base is the paper's starting point
 
 
-def test_smoke_clusters_are_split_by_topic():
-    from cdlm_nb.data.corpora import HELDOUT_SPLITS, pretraining_clusters
-
-    profile = get_profile("smoke")
-    clusters = pretraining_clusters(profile)
-    assert set(clusters.heldout) == set(HELDOUT_SPLITS)
-    assert clusters.sizes()["train"] == len(clusters.train) > 0
-    topics = {split: {cid.split("_")[0] for cid in data["cluster_id"]} for split, data in
-              {"train": clusters.train, **clusters.heldout}.items()}
-    assert not topics["train"] & topics["test"] and not topics["validation"] & topics["test"]
-    again = pretraining_clusters(profile)
-    assert list(again.heldout["test"]["documents"]) == list(clusters.heldout["test"]["documents"])  # a pure function
-
-
-def test_missing_models_name_the_notebook_and_the_command(tmp_path):
-    from cdlm_nb.variants import PAPER_MODELS, load_pretrained_models
-
-    with pytest.raises(DataError) as error:
-        load_pretrained_models(tmp_path, PAPER_MODELS, "smoke")
-    message = str(error.value)
-    assert "notebook 02" in message and "--profile smoke --only 02" in message and str(tmp_path) in message
-    assert "'cdlm'" in message and "'longformer'" in message
-
-
 def test_a_finished_run_is_reused_only_with_the_same_setup(tmp_path, tiny_encoder):
     import json
 
@@ -72,16 +48,6 @@ def test_a_finished_run_is_reused_only_with_the_same_setup(tmp_path, tiny_encode
     assert finished_result(tmp_path, "cdlm", config, n_train=7) is None
     assert finished_result(tmp_path, "cdlm", replace(config, max_steps=5), n_train=6) is None
     assert finished_result(tmp_path, "local", config, n_train=6) is None
-
-
-def test_models_with_another_vocabulary_are_refused(tiny_encoder):
-    from cdlm_nb.encoders import Encoder
-    from cdlm_nb.tokenization import train_tokenizer
-    from cdlm_nb.variants import shared_tokenizer
-
-    other = Encoder(tiny_encoder.model, train_tokenizer(["completely different text here"] * 5, vocab_size=280))
-    with pytest.raises(DataError, match="another vocabulary"):
-        shared_tokenizer({"cdlm": tiny_encoder, "rand": other})
 
 
 @pytest.mark.slow

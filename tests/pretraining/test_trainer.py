@@ -6,21 +6,10 @@ import json
 
 import pytest
 
-from cdlm_nb.errors import ConfigError, DataError
+from cdlm_nb.errors import ConfigError
 from cdlm_nb.profiles import get_profile
 
 pytest.importorskip("transformers")
-
-
-def test_variants_map_to_their_attention_pattern(tiny_config):
-    from cdlm_nb.variants import attention_pattern_of, model_name
-
-    assert attention_pattern_of("longformer") == "local" and attention_pattern_of("base") == "local"
-    assert attention_pattern_of("cdlm") == "cdlm"
-    assert model_name("cdlm", 13, tiny_config(seeds=(13, 14))) == "cdlm"
-    assert model_name("cdlm", 14, tiny_config(seeds=(13, 14))) == "cdlm-seed14"
-    with pytest.raises(ConfigError, match="choose one of"):
-        attention_pattern_of("bigbird")
 
 
 def test_every_profile_keeps_the_paper_schedule_shape():
@@ -98,13 +87,6 @@ def test_pretrain_saves_a_loadable_model(tmp_path, clusters, tiny_encoder, tiny_
     assert any(not torch.equal(trained[name], param) for name, param in model.named_parameters())
     assert load_result(tmp_path, "cdlm").loss_history == result.loss_history
     assert len(plot_loss_curves([result]).axes[0].lines) == 1
-
-
-def test_load_pretrained_says_which_notebook_to_run(tmp_path):
-    from cdlm_nb.variants import load_pretrained
-
-    with pytest.raises(DataError, match=r"Run notebook 02 first.*--profile cpu --only 02"):
-        load_pretrained(tmp_path / "cpu", "rand")
 
 
 class Interrupt(Exception):

@@ -1,0 +1,65 @@
+"""The one corpus choice per profile: pretraining clusters, coreference splits and the analysis documents."""
+
+from __future__ import annotations
+
+import pytest
+
+from cdlm_nb.errors import ConfigError
+from cdlm_nb.profiles import get_profile
+
+
+def test_the_world_is_generated_once_per_config():
+    from cdlm_nb.data.corpora import world
+
+    config = get_profile("smoke").world
+    assert world(config) is world(config)
+
+
+def test_coref_splits_of_the_embedded_world_and_a_bad_source():
+    from cdlm_nb.data.corpora import coref_splits, world
+
+    profile = get_profile("smoke")
+    splits, notes = coref_splits(profile, "embedded")
+    assert set(splits) == {"train", "dev", "test"} and "embedded world" in notes[0]
+    assert splits["test"]["doc_id"] == world(profile.world).coref["test"]["doc_id"]
+    with pytest.raises(ConfigError, match="DATA='conll'"):
+        coref_splits(profile, "conll")
+
+
+def test_ecbplus_sample_without_test_topics_splits_its_dev_topics(shared_data):
+    from cdlm_nb.data.corpora import coref_splits
+
+    profile = get_profile("smoke")  # ECB+ topics 1, 2, 5: train 1, dev 2 and 5
+    splits, notes = coref_splits(profile, "ecbplus", shared_data / "ecbplus")
+    assert set(splits["dev"]["topic"]).isdisjoint(splits["test"]["topic"]) and len(splits["test"]) > 0
+    assert any("stand in as test" in note for note in notes)
+
+
+def test_training_clusters_refuses_an_unknown_source():
+    from cdlm_nb.data.corpora import training_clusters
+
+    with pytest.raises(ConfigError, match="data.source"):
+        training_clusters("wikipedia", get_profile("smoke").world)
+
+
+def test_smoke_clusters_are_split_by_topic():
+    from cdlm_nb.data.corpora import HELDOUT_SPLITS, pretraining_clusters
+
+    profile = get_profile("smoke")
+    clusters = pretraining_clusters(profile)
+    assert set(clusters.heldout) == set(HELDOUT_SPLITS)
+    assert clusters.sizes()["train"] == len(clusters.train) > 0
+    topics = {split: {cid.split("_")[0] for cid in data["cluster_id"]} for split, data in
+              {"train": clusters.train, **clusters.heldout}.items()}
+    assert not topics["train"] & topics["test"] and not topics["validation"] & topics["test"]
+    again = pretraining_clusters(profile)
+    assert list(again.heldout["test"]["documents"]) == list(clusters.heldout["test"]["documents"])  # a pure function
+
+
+def test_analysis_corpus_uses_the_worlds_held_out_topics(tmp_path):
+    from cdlm_nb.data.corpora import analysis_corpus, world
+
+    profile = get_profile("smoke")
+    coref = world(profile.world).coref
+    analysed = analysis_corpus(profile, tmp_path)
+    assert list(analysed["doc_id"]) == [*coref["dev"]["doc_id"], *coref["test"]["doc_id"]]  # never the pretraining topics
