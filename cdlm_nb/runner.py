@@ -12,6 +12,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -26,6 +27,7 @@ from .runtime import HEADLESS_ENV
 NOTEBOOK_NAME = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
 RUNNER_PARAMETERS = {"PROFILE": "--profile", "RUN_DIR": "--output"}  # set by the runner itself
 PROGRESS_EVERY_S = 10.0  # at most one progress line per this many seconds: readable live, short in CI logs
+HEARTBEAT_S = 60.0  # a cell still running says so this often (a pretraining cell runs for minutes)
 
 
 @dataclass
@@ -159,15 +161,30 @@ class CellProgress:
     """nbclient cell hooks that print `cell n/N` and the elapsed time, at most one line per `every` seconds.
 
     A line is printed when a code cell starts or ends and `every` seconds have passed since the last line, so a
-    long cell is announced when it starts and timed when it ends, while a run of quick cells prints nothing.
+    long cell is announced when it starts and timed when it ends, while a run of quick cells prints nothing; a cell
+    still running after `heartbeat` seconds says so again every `heartbeat` seconds (from a background thread).
     """
 
     def __init__(self, total: int, echo: Callable[[str], Any] = print, every: float = PROGRESS_EVERY_S,
-                 clock: Callable[[], float] = time.perf_counter):
-        self.total, self.echo, self.every, self.clock = total, echo, every, clock
+                 clock: Callable[[], float] = time.perf_counter, heartbeat: float = HEARTBEAT_S):
+        self.total, self.echo, self.every, self.clock, self.heartbeat = total, echo, every, clock, heartbeat
         self.start = self.last_line = clock()
         self.count = 0
         self.cell_start = self.start
+        self._running: threading.Event | None = None
+
+    def _beat(self, number: int, stop: threading.Event) -> None:
+        while not stop.wait(self.heartbeat):
+            now = self.clock()
+            self.echo(f"      cell {number}/{self.total} still running ({now - self.cell_start:.0f} s), "
+                      f"{now - self.start:.0f} s elapsed")
+            self.last_line = now
+
+    def stop(self) -> None:
+        """End the heartbeat of the running cell, if any (also called when a notebook fails)."""
+        if self._running is not None:
+            self._running.set()
+            self._running = None
 
     def _maybe_echo(self, text: str) -> None:
         now = self.clock()
@@ -176,11 +193,16 @@ class CellProgress:
             self.last_line = now
 
     def on_cell_execute(self, cell=None, cell_index=None, **_) -> None:
+        self.stop()
         self.count += 1
         self.cell_start = self.clock()
         self._maybe_echo("running")
+        if self.heartbeat > 0:
+            self._running = threading.Event()
+            threading.Thread(target=self._beat, args=(self.count, self._running), daemon=True).start()
 
     def on_cell_executed(self, cell=None, cell_index=None, **_) -> None:
+        self.stop()
         self._maybe_echo(f"done in {self.clock() - self.cell_start:.0f} s")
 
     def hooks(self) -> dict[str, Callable[..., None]]:
@@ -234,6 +256,8 @@ def execute_notebook(path: Path, out_dir: Path, profile: str, log_output: bool =
             )
     except Exception as exc:  # papermill re-raises the cell's exception as PapermillExecutionError
         return NotebookResult(path.stem, time.perf_counter() - start, "failed", describe_failure(exc), parameters)
+    finally:
+        progress.stop()
     return NotebookResult(path.stem, time.perf_counter() - start, "ok", None, parameters)
 
 

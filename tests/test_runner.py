@@ -1,5 +1,6 @@
 import json
 import sys
+import time
 
 import nbformat
 import pytest
@@ -225,3 +226,15 @@ def test_run_injects_parameters_shows_progress_and_hides_the_tcp_warning(epochs_
     assert "`EPOCHS = 3`" in (out / "summary.md").read_text()
     # the kernels talk over IPC sockets, so ipykernel has no unencrypted-TCP warning to print
     assert "without encryption" not in capfd.readouterr().err
+
+
+def test_a_long_cell_keeps_saying_it_is_running_until_it_ends():
+    lines = []
+    progress = CellProgress(total=3, echo=lines.append, every=1000, heartbeat=0.05)
+    progress.on_cell_execute(cell=None, cell_index=0)
+    time.sleep(0.3)
+    progress.on_cell_executed(cell=None, cell_index=0)
+    beats = len(lines)
+    time.sleep(0.2)
+    assert beats >= 2 and all(line.startswith("      cell 1/3 still running (") for line in lines)
+    assert len(lines) == beats  # the heartbeat stops with the cell
