@@ -1,35 +1,39 @@
-"""How much does Longformer's sparse attention save? One CD-MLM training step, Longformer against dense attention.
+"""How fast is one CD-MLM training step with Hugging Face's Longformer attention, ours, and dense attention?
 
-For each sequence length, one training step (forward, backward, AdamW update) of a masked-LM is timed on a batch
-of random token ids with 15 % of the positions predicted. The Longformer gives those positions global attention,
-as CDLM pretraining does; the dense model (RoBERTa, the same width, depth, heads and vocabulary) attends
-everywhere anyway. Reported: tokens per second and peak memory (CUDA: `torch.cuda.max_memory_allocated`; CPU:
-the growth of the process's peak resident memory, each measurement in a fresh process so the peaks do not mix).
+For each configuration and sequence length, one training step (forward, backward, AdamW update) of a masked-LM is
+timed on random token ids with 15 % of the positions predicted. The Longformers give those positions global
+attention, as CDLM pretraining does: `hf` runs Hugging Face's `LongformerSelfAttention`, `ours` the same weights
+through `cdlm_nb.longformer_attention` (fused `scaled_dot_product_attention` over blocks); `dense` is RoBERTa of
+the same width, depth, heads and vocabulary with PyTorch's fused attention over everything. As in the project's
+pretraining (`pretraining.trainer.MaskedPositionsLongformer`), the vocabulary projection runs on the predicted
+positions only, for all three. Reported: tokens per second and peak memory (CUDA: `max_memory_allocated`; CPU:
+the growth of the process's peak resident memory, each measurement in a fresh process so that peaks do not mix),
+and how far ours is from Hugging Face's on the same weights and batch (fp32).
 
-    python benchmarks/attention_speed.py                      # tiny cpu-profile model, 512-4,096 tokens
-    python benchmarks/attention_speed.py --base --device cuda # Longformer-base size (random weights)
+    python benchmarks/attention_speed.py                          # tiny and base-like (4 layers) on this CPU
+    python benchmarks/attention_speed.py --device cuda --dtype bfloat16 --json   # base-like has 12 layers on CUDA
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import resource
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 LENGTHS = (512, 1024, 2048, 4096)
+IMPLEMENTATIONS = ("hf", "ours", "dense")
 MASKED_SHARE = 0.15  # CD-MLM: 15 % of the tokens are predicted and (in CDLM) global
-#: Dense attention kernels: PyTorch's fused scaled-dot-product attention (memory-efficient, what a user gets by
-#: default) and the textbook one that materialises the full length x length score matrix.
-DENSE_KERNELS = {"dense": "sdpa", "dense-eager": "eager"}
 
 
 @dataclass(frozen=True)
 class Size:
-    """The dimensions both models share."""
+    """The dimensions the three models share."""
 
+    name: str
     hidden_size: int
     num_layers: int
     num_heads: int
@@ -43,30 +47,39 @@ def tiny_size() -> Size:
     from cdlm_nb.profiles import get_profile
 
     encoder = get_profile("cpu").encoder
-    return Size(encoder.hidden_size, encoder.num_layers, encoder.num_heads, encoder.intermediate_size,
+    return Size("tiny", encoder.hidden_size, encoder.num_layers, encoder.num_heads, encoder.intermediate_size,
                 encoder.vocab_size, encoder.attention_window)
 
 
-BASE = Size(hidden_size=768, num_layers=12, num_heads=12, intermediate_size=3072, vocab_size=50_267,
-            attention_window=512)  # Longformer-base plus <doc-s> </doc-s>
+#: Longformer-base plus <doc-s> </doc-s>; 4 layers on CPU (12 on CUDA), so that a CPU run takes minutes.
+BASE = Size("base", hidden_size=768, num_layers=12, num_heads=12, intermediate_size=3072, vocab_size=50_267,
+            attention_window=512)
 
 
-def build_model(kind: str, size: Size, max_length: int):
-    """A randomly initialised LongformerForMaskedLM, or RobertaForMaskedLM with `kind` = its attention kernel."""
+def base_size(device: str) -> Size:
+    return BASE if device == "cuda" else replace(BASE, name="base-4-layers", num_layers=4)
+
+
+def build_model(impl: str, size: Size, max_length: int):
+    """A randomly initialised LongformerForMaskedLM (`hf` or `ours`) or RobertaForMaskedLM with sdpa (`dense`)."""
     from transformers import LongformerConfig, LongformerForMaskedLM, RobertaConfig, RobertaForMaskedLM
+
+    from cdlm_nb.longformer_attention import use_fast_attention
 
     shared = dict(vocab_size=size.vocab_size, hidden_size=size.hidden_size, num_hidden_layers=size.num_layers,
                   num_attention_heads=size.num_heads, intermediate_size=size.intermediate_size,
-                  max_position_embeddings=max_length + 2, pad_token_id=1, type_vocab_size=1)
-    if kind == "longformer":
-        return LongformerForMaskedLM(LongformerConfig(attention_window=size.attention_window, **shared))
-    model = RobertaForMaskedLM(RobertaConfig(**shared))
-    model.set_attn_implementation(DENSE_KERNELS[kind])
-    return model
+                  max_position_embeddings=max_length + 2, pad_token_id=1, type_vocab_size=1,
+                  hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1)
+    if impl == "dense":
+        model = RobertaForMaskedLM(RobertaConfig(**shared))
+        model.set_attn_implementation("sdpa")
+        return model
+    model = LongformerForMaskedLM(LongformerConfig(attention_window=size.attention_window, **shared))
+    return use_fast_attention(model) if impl == "ours" else model
 
 
-def random_batch(kind: str, size: Size, length: int, batch_size: int, device: str) -> dict:
-    """Random ids with 15 % of the positions predicted; those are global for the Longformer (CDLM's pattern)."""
+def random_batch(impl: str, size: Size, length: int, batch_size: int, device: str) -> dict:
+    """Random ids with 15 % of the positions predicted; those are global for the Longformers (CDLM's pattern)."""
     import torch
 
     generator = torch.Generator().manual_seed(0)
@@ -77,30 +90,39 @@ def random_batch(kind: str, size: Size, length: int, batch_size: int, device: st
         "attention_mask": torch.ones_like(input_ids),
         "labels": torch.where(predicted, input_ids, torch.full_like(input_ids, -100)),
     }
-    if kind == "longformer":
+    if impl != "dense":
         batch["global_attention_mask"] = predicted.long()
     return {key: value.to(device) for key, value in batch.items()}
 
 
-def measure(kind: str, size: Size, length: int, batch_size: int, device: str, steps: int, warmup: int = 6) -> dict:
-    """Seconds per training step (after `warmup` untimed steps), tokens/s and peak memory in MiB.
+def masked_lm_loss(model, batch: dict):
+    """The CD-MLM loss with the vocabulary projection on the predicted positions only."""
+    import torch.nn.functional as F
 
-    In a fresh CPU process the first few Longformer steps are several times slower than the later ones (memory
-    being mapped while the allocator settles), hence several warm-up steps rather than one.
-    """
+    inputs = {key: value for key, value in batch.items() if key != "labels"}
+    hidden = model.base_model(**inputs)[0]
+    predicted = batch["labels"] != -100
+    return F.cross_entropy(model.lm_head(hidden[predicted]).float(), batch["labels"][predicted])
+
+
+def measure(impl: str, size: Size, length: int, batch_size: int, device: str, dtype: str, steps: int,
+            warmup: int) -> dict:
+    """Seconds per training step after `warmup` untimed steps, tokens/s and peak memory in MiB."""
     import torch
     import transformers  # noqa: F401  (imported before the baseline: its own memory is not the model's)
 
     torch.manual_seed(0)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    model = build_model(kind, size, length).to(device)
+    model = build_model(impl, size, length).to(device).train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    batch = random_batch(kind, size, length, batch_size, device)
+    batch = random_batch(impl, size, length, batch_size, device)
+    autocast = torch.autocast(device, dtype=getattr(torch, dtype), enabled=dtype != "float32")
     if device == "cuda":
         torch.cuda.reset_peak_memory_stats()
 
     def step():
-        loss = model(**batch).loss
+        with autocast:
+            loss = masked_lm_loss(model, batch)
         loss.backward()
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
@@ -119,76 +141,111 @@ def measure(kind: str, size: Size, length: int, batch_size: int, device: str, st
         peak_mib = torch.cuda.max_memory_allocated() / 2**20
     else:  # ru_maxrss is in KiB on Linux
         peak_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) / 1024
-    return {"model": kind, "length": length, "seconds_per_step": seconds,
-            "tokens_per_second": batch_size * length / seconds, "peak_mib": peak_mib}
+    return {"config": size.name, "tokens": length, "impl": impl, "tokens_per_s": batch_size * length / seconds,
+            "peak_mib": peak_mib, "seconds_per_step": seconds}
 
 
 def _measure_in_child(queue, *args) -> None:
     try:
         queue.put(measure(*args))
     except Exception as exc:  # reported in the table, e.g. out of memory at 4,096 tokens
-        queue.put({"model": args[0], "length": args[2], "error": f"{type(exc).__name__}: {exc}"[:120]})
+        queue.put({"config": args[1].name, "tokens": args[2], "impl": args[0],
+                   "error": f"{type(exc).__name__}: {exc}"[:120]})
 
 
-def measure_isolated(kind: str, size: Size, length: int, batch_size: int, device: str, steps: int,
-                     warmup: int) -> dict:
+def measure_isolated(*args) -> dict:
     """`measure` in a fresh process, so the CPU peak-memory figure belongs to this measurement alone."""
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
-    arguments = (queue, kind, size, length, batch_size, device, steps, warmup)
-    child = context.Process(target=_measure_in_child, args=arguments)
+    child = context.Process(target=_measure_in_child, args=(queue, *args))
     child.start()
     result = queue.get()
     child.join()
     return result
 
 
+def equivalence(size: Size, length: int) -> dict:
+    """Largest |ours - HF| over the last hidden states and over every parameter's gradient (fp32, CPU, eval mode:
+    no dropout), same weights and batch."""
+    import copy
+
+    import torch
+
+    from cdlm_nb.longformer_attention import use_fast_attention
+
+    torch.manual_seed(0)
+    reference = build_model("hf", size, length).eval()
+    ours = use_fast_attention(copy.deepcopy(reference))
+    batch = random_batch("hf", size, length, 1, "cpu")
+    diffs = []
+    for model in (reference, ours):
+        loss = masked_lm_loss(model, batch)
+        loss.backward()
+        hidden = model.base_model(**{k: v for k, v in batch.items() if k != "labels"})[0].detach()
+        diffs.append((hidden, {name: p.grad for name, p in model.named_parameters() if p.grad is not None}))
+    (hidden_hf, grads_hf), (hidden_ours, grads_ours) = diffs
+    return {"max_abs_diff_hidden": (hidden_hf - hidden_ours).abs().max().item(),
+            "max_abs_diff_grad": max((grads_hf[n] - grads_ours[n]).abs().max().item() for n in grads_hf)}
+
+
 def markdown_table(rows: list[dict]) -> str:
-    """One line per length: each model's tokens/s and peak memory, and the dense/Longformer time ratio."""
-    kinds = list(dict.fromkeys(row["model"] for row in rows))
-    by_key = {(row["model"], row["length"]): row for row in rows}
+    """One line per configuration and length: each implementation's tokens/s and peak memory, and ours / HF."""
+    by_key = {(row["config"], row["tokens"], row["impl"]): row for row in rows}
+    impls = [impl for impl in IMPLEMENTATIONS if any(row["impl"] == impl for row in rows)]
 
     def cell(row: dict, key: str) -> str:
         return format(row[key], ",.0f") if key in row else row.get("error", "-")
 
-    header = ["tokens"] + [f"{kind} tok/s" for kind in kinds] + [f"{kind} peak MiB" for kind in kinds]
-    header.append("dense time / Longformer time")
-    lines = ["| " + " | ".join(header) + " |", "|" + "---:|" * len(header)]
-    for length in sorted({row["length"] for row in rows}):
-        found = [by_key.get((kind, length), {}) for kind in kinds]
-        sparse, dense = by_key.get(("longformer", length), {}), by_key.get(("dense", length), {})
-        ratio = (f"{dense['seconds_per_step'] / sparse['seconds_per_step']:.2f}"
-                 if "tokens_per_second" in sparse and "tokens_per_second" in dense else "-")
-        cells = [f"{length:,}"] + [cell(row, "tokens_per_second") for row in found]
-        cells += [cell(row, "peak_mib") for row in found] + [ratio]
-        lines.append("| " + " | ".join(cells) + " |")
+    header = ["config", "tokens"] + [f"{i} tok/s" for i in impls] + [f"{i} peak MiB" for i in impls] + ["ours / hf"]
+    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+    for config, length in dict.fromkeys((row["config"], row["tokens"]) for row in rows):
+        found = [by_key.get((config, length, impl), {}) for impl in impls]
+        hf, ours = by_key.get((config, length, "hf"), {}), by_key.get((config, length, "ours"), {})
+        speedup = f"{ours['tokens_per_s'] / hf['tokens_per_s']:.2f}x" if "tokens_per_s" in hf and \
+            "tokens_per_s" in ours else "-"
+        cells = [config, f"{length:,}"] + [cell(r, "tokens_per_s") for r in found] + [cell(r, "peak_mib") for r in found]
+        lines.append("| " + " | ".join(cells + [speedup]) + " |")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--base", action="store_true", help="Longformer-base size (768 x 12 layers) instead of tiny")
+    parser.add_argument("--configs", default="tiny,base", help="comma-separated: tiny (cpu profile), base (768 wide)")
     parser.add_argument("--lengths", default=",".join(map(str, LENGTHS)), help="comma-separated sequence lengths")
+    parser.add_argument("--impls", default=",".join(IMPLEMENTATIONS), help="comma-separated: hf, ours, dense")
     parser.add_argument("--batch-size", type=int, default=1)
-    parser.add_argument("--steps", type=int, default=2, help="timed steps")
-    parser.add_argument("--warmup", type=int, default=6, help="untimed steps before them")
+    parser.add_argument("--steps", type=int, default=3, help="timed steps")
+    parser.add_argument("--warmup", type=int, default=3, help="untimed steps before them")
     parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda when available)")
-    parser.add_argument("--eager", action="store_true", help="also time dense attention without a fused kernel")
+    parser.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"),
+                        help="autocast dtype of the timed steps (the equivalence check is always fp32)")
+    parser.add_argument("--json", action="store_true", help="print the rows and the equivalence as JSON")
     args = parser.parse_args(argv)
 
     import torch
 
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
-    size = BASE if args.base else tiny_size()
+    sizes = {"tiny": tiny_size(), "base": base_size(device)}
+    configs = [sizes[name] for name in args.configs.split(",")]
     lengths = [int(value) for value in args.lengths.split(",")]
-    print(f"device {device}, {'base' if args.base else 'tiny'} size {asdict(size)}, batch {args.batch_size}, "
-          f"{torch.get_num_threads()} threads", file=sys.stderr)
+    print(f"device {device}, dtype {args.dtype}, batch {args.batch_size}, {torch.get_num_threads()} threads",
+          file=sys.stderr)
     rows = []
-    for length in lengths:
-        for kind in ("longformer", "dense", *(["dense-eager"] if args.eager else [])):
-            rows.append(measure_isolated(kind, size, length, args.batch_size, device, args.steps, args.warmup))
-            print(f"  {kind} {length}: {rows[-1]}", file=sys.stderr)
-    print(markdown_table(rows))
+    for size in configs:
+        print(f"{size.name}: {asdict(size)}", file=sys.stderr)
+        for length in lengths:
+            for impl in args.impls.split(","):
+                rows.append(measure_isolated(impl, size, length, args.batch_size, device, args.dtype, args.steps,
+                                             args.warmup))
+                print(f"  {impl} {length}: {rows[-1]}", file=sys.stderr)
+    checks = [equivalence(size, min(lengths)) for size in configs]
+    check = {key: max(c[key] for c in checks) for key in ("max_abs_diff_hidden", "max_abs_diff_grad")}
+    if args.json:
+        print(json.dumps({"rows": rows, "equivalence": check, "device": device, "dtype": args.dtype}, indent=2))
+    else:
+        print(markdown_table(rows))
+        print(f"\nours vs hf (fp32, {min(lengths)} tokens): hidden {check['max_abs_diff_hidden']:.1e}, "
+              f"gradients {check['max_abs_diff_grad']:.1e}")
     return 0
 
 

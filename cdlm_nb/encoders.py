@@ -7,6 +7,9 @@
 - `from_hub(name)`: `allenai/longformer-base-4096` (document separators added) or the released `biu-nlp/cdlm`;
 - `load_encoder(config, texts)`: dispatch on `EncoderConfig.kind` for the notebooks; returns an `Encoder`.
 
+Every model they return runs the project's fast self-attention (`longformer_attention.use_fast_attention`: Hugging
+Face's function and weights on PyTorch's fused kernels); `longformer_attention.use_hf_attention` swaps it back.
+
 Longformer (like RoBERTa) numbers positions from `pad_token_id + 1`, so a model for `max_length` tokens needs
 `max_length + pad_token_id + 1` position embeddings.
 """
@@ -55,6 +58,8 @@ def tiny_longformer(config: "EncoderConfig", tokenizer: "PreTrainedTokenizerBase
     """
     from transformers import LongformerConfig, LongformerForMaskedLM
 
+    from .longformer_attention import use_fast_attention
+
     if config.attention_window % 2 or config.attention_window <= 0:
         raise ConfigError(f"attention_window must be a positive even number, got {config.attention_window}")
     if config.hidden_size % config.num_heads:
@@ -75,7 +80,7 @@ def tiny_longformer(config: "EncoderConfig", tokenizer: "PreTrainedTokenizerBase
         sep_token_id=tokenizer.sep_token_id,
         type_vocab_size=1,
     )
-    return LongformerForMaskedLM(model_config)
+    return use_fast_attention(LongformerForMaskedLM(model_config))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -102,6 +107,8 @@ def longformerize(model_name_or_path: str, max_length: int, attention_window: in
     """
     import torch
     from transformers import AutoModel, AutoTokenizer, LongformerConfig, LongformerForMaskedLM
+
+    from .longformer_attention import use_fast_attention
 
     if attention_window % 2 or attention_window <= 0:
         raise ConfigError(f"attention_window must be a positive even number, got {attention_window}")
@@ -134,7 +141,7 @@ def longformerize(model_name_or_path: str, max_length: int, attention_window: in
     copy_global_from_local(model)
     model.tie_weights()
     add_document_separators(tokenizer, model)
-    return Encoder(model, tokenizer)
+    return Encoder(use_fast_attention(model), tokenizer)
 
 
 def copy_global_from_local(model: "LongformerForMaskedLM") -> None:
@@ -199,6 +206,8 @@ def from_hub(name: str, revision: str | None = None, cache_dir: str | None = Non
     from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, OfflineModeIsEnabled
     from transformers import AutoTokenizer, LongformerForMaskedLM
 
+    from .longformer_attention import use_fast_attention
+
     repo, default_revision = HUB_MODELS.get(name, (name, None))
     revision = revision or default_revision
     try:
@@ -214,7 +223,7 @@ def from_hub(name: str, revision: str | None = None, cache_dir: str | None = Non
             "tokenizer files."
         ) from error
     add_document_separators(tokenizer, model)
-    return Encoder(model, tokenizer)
+    return Encoder(use_fast_attention(model), tokenizer)
 
 
 # ---------------------------------------------------------------------------------------------------------------

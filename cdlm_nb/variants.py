@@ -78,6 +78,7 @@ class PretrainResult:
     seconds: float = 0.0  # wall-clock training time of this session (a resumed run counts only its own part)
     tokens: int = 0  # non-padding input tokens of this session, all processes together (`release`: with padding)
     resumed_from_step: int = 0  # 0 for a fresh run
+    attention: str = ""  # self-attention implementation trained with (`longformer_attention.IMPLEMENTATIONS`)
 
     @property
     def tokens_per_second(self) -> float:
@@ -124,15 +125,17 @@ def _missing_models_error(run_dir: str | os.PathLike, missing: list[str], profil
 
 def load_pretrained(run_dir: str | os.PathLike, variant: str, seed: int | None = None,
                     config: "PretrainConfig | None" = None, profile: str | None = None) -> "Encoder":
-    """The `Encoder` (model, tokenizer) that notebook 02 saved as `variant`; a clear error when it is missing."""
+    """The `Encoder` (model, tokenizer) that notebook 02 saved as `variant`, with the fast attention
+    (`longformer_attention`); a clear error when it is missing."""
     from transformers import AutoTokenizer, LongformerForMaskedLM
 
     from .encoders import Encoder
+    from .longformer_attention import use_fast_attention
 
     folder = model_dir(run_dir, variant, seed, config)
     if not (folder / "model.safetensors").is_file():
         raise _missing_models_error(run_dir, [folder.name], profile)
-    return Encoder(LongformerForMaskedLM.from_pretrained(folder, use_safetensors=True),
+    return Encoder(use_fast_attention(LongformerForMaskedLM.from_pretrained(folder, use_safetensors=True)),
                    AutoTokenizer.from_pretrained(folder))
 
 

@@ -65,11 +65,13 @@ def rand_reading(inputs: "pd.DataFrame") -> str:
 
 
 def throughput_table(results: list[PretrainResult]) -> "pd.DataFrame":
-    """Steps, time, tokens seen and training tokens per second of each run (of the session that trained it)."""
+    """Steps, time, tokens seen and training tokens per second of each run (of the session that trained it), and
+    the self-attention implementation it ran ("hf" or "ours", `longformer_attention.IMPLEMENTATIONS`)."""
     import pandas as pd
 
-    rows = [{"model": display_name(r.variant), "steps": r.steps, "seconds": r.seconds, "tokens": r.tokens,
-             "tokens_per_s": r.tokens_per_second, "final_loss": r.final_loss} for r in results]
+    rows = [{"model": display_name(r.variant), "attention": r.attention or "-", "steps": r.steps,
+             "seconds": r.seconds, "tokens": r.tokens, "tokens_per_s": r.tokens_per_second,
+             "final_loss": r.final_loss} for r in results]
     return pd.DataFrame(rows).set_index("model")
 
 

@@ -21,6 +21,7 @@ from transformers import LongformerForMaskedLM
 
 from ..encoders import max_input_length
 from ..errors import ConfigError
+from ..longformer_attention import implementation, use_fast_attention, uses_fast_attention
 from ..masking import IGNORE_INDEX, CrossDocumentMLMCollator
 from ..variants import (RESULT_FILE, PretrainResult, attention_pattern_of, check_variant, model_dir, model_name,
                         run_setup)
@@ -52,18 +53,19 @@ class MaskedPositionsLongformer(LongformerForMaskedLM):
 
     @classmethod
     def from_plain(cls, model: "PreTrainedModel") -> "MaskedPositionsLongformer":
-        """A copy of `model`'s configuration and weights (`model` itself is left untouched)."""
+        """A copy of `model`'s configuration and weights, with its attention implementation (`model` is left
+        untouched)."""
         import copy
 
-        fast = cls(copy.deepcopy(model.config))
-        fast.load_state_dict(model.state_dict())
-        return fast
+        masked = cls(copy.deepcopy(model.config))
+        masked.load_state_dict(model.state_dict())
+        return use_fast_attention(masked) if uses_fast_attention(model) else masked
 
     def to_plain(self) -> LongformerForMaskedLM:
         """A plain LongformerForMaskedLM with a copy of these weights: what is saved and what later notebooks load."""
         plain = LongformerForMaskedLM(self.config)
         plain.load_state_dict(self.state_dict())
-        return plain
+        return use_fast_attention(plain) if uses_fast_attention(self) else plain
 
     def forward(self, input_ids: "torch.Tensor | None" = None, attention_mask: "torch.Tensor | None" = None,
                 global_attention_mask: "torch.Tensor | None" = None, labels: "torch.Tensor | None" = None,
@@ -184,7 +186,8 @@ def pretrain(
         (checkpoints / SETUP_FILE).write_text(json.dumps(setup, indent=2, sort_keys=True))
     start = time.perf_counter()
     trainer.train(resume_from_checkpoint=resume_from)
-    result = _result(variant, seed, final_dir, trainer.state, time.perf_counter() - start, resume_from)
+    result = _result(variant, seed, final_dir, trainer.state, time.perf_counter() - start, resume_from,
+                     implementation(model))
     with args.main_process_first(desc="saving the model"):  # the others return once the model is complete
         if trainer.is_world_process_zero():
             _save(model, tokenizer, final_dir, {**result.to_json(), "setup": setup})
@@ -192,8 +195,8 @@ def pretrain(
     return result
 
 
-def _result(variant: str, seed: int, final_dir: Path, state, seconds: float,
-            resume_from: str | None) -> PretrainResult:
+def _result(variant: str, seed: int, final_dir: Path, state, seconds: float, resume_from: str | None,
+            attention: str) -> PretrainResult:
     """The `PretrainResult` of a finished `Trainer` run (its state's log history and token count)."""
     return PretrainResult(
         variant=variant,
@@ -205,6 +208,7 @@ def _result(variant: str, seed: int, final_dir: Path, state, seconds: float,
         seconds=seconds,
         tokens=state.num_input_tokens_seen - _tokens_at(resume_from),
         resumed_from_step=_checkpoint_step(resume_from),
+        attention=attention,
     )
 
 

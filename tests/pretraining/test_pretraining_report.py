@@ -32,8 +32,9 @@ def test_metrics_keep_the_recorded_names():
 def test_throughput_and_settings_use_the_display_names():
     from cdlm_nb.pretraining.report import settings_summary, throughput_table
 
-    table = throughput_table([_result("rand"), _result("cdlm")])
+    table = throughput_table([_result("rand"), replace(_result("cdlm"), attention="ours")])
     assert list(table.index) == ["Rand CDLM", "CDLM"] and table.loc["CDLM", "tokens_per_s"] == 50.0
+    assert table["attention"].tolist() == ["-", "ours"]  # "-": a run saved before the implementation was recorded
     line = settings_summary(get_profile("smoke"), device="cpu")
     assert "Longformer" in line and "CDLM" in line and "fp16 off (CPU)" in line
 

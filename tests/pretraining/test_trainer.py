@@ -66,6 +66,7 @@ def test_predicting_masked_positions_only_keeps_the_loss_and_the_weights(tiny_en
 def test_pretrain_saves_a_loadable_model(tmp_path, clusters, tiny_encoder, tiny_config):
     import torch
 
+    from cdlm_nb.longformer_attention import uses_fast_attention
     from cdlm_nb.pretraining.report import plot_loss_curves
     from cdlm_nb.pretraining.trainer import pretrain
     from cdlm_nb.variants import load_pretrained, load_result
@@ -86,6 +87,9 @@ def test_pretrain_saves_a_loadable_model(tmp_path, clusters, tiny_encoder, tiny_
     trained = dict(loaded.model.named_parameters())
     assert any(not torch.equal(trained[name], param) for name, param in model.named_parameters())
     assert load_result(tmp_path, "cdlm").loss_history == result.loss_history
+    # trained and loaded with the fast attention by default (the encoder's choice), recorded in the result
+    assert result.attention == "ours" == load_result(tmp_path, "cdlm").attention
+    assert uses_fast_attention(loaded.model)
     assert len(plot_loss_curves([result]).axes[0].lines) == 1
 
 

@@ -1,0 +1,81 @@
+"""One CDLM training step with each self-attention implementation, on the same weights and batch: how much the
+project's fused attention (`cdlm_nb.longformer_attention`) saves over Hugging Face's (notebook 02's throughput).
+`benchmarks/attention_speed.py` measures the same at 512-4,096 tokens and Longformer-base's width."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from ..longformer_attention import IMPLEMENTATIONS, use_fast_attention, use_hf_attention
+from ..masking import CrossDocumentMLMCollator
+from .inputs import pretraining_inputs
+from .trainer import MaskedPositionsLongformer
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..data.corpora import PretrainingClusters
+    from ..encoders import Encoder
+    from ..profiles import Profile
+
+
+def cdlm_batch(profile: "Profile", clusters: "PretrainingClusters", encoder: "Encoder") -> dict:
+    """One training batch of the profile's CDLM inputs (per-device batch size, masks and global attention)."""
+    config = profile.pretrain
+    examples = pretraining_inputs("cdlm", clusters.train, encoder.tokenizer, config.max_length,
+                                  config.per_device_batch_size, profile.seed, profile.encoder.sentence_markers)
+    rows = [{"input_ids": ids} for ids in examples["input_ids"][: config.per_device_batch_size]]
+    return CrossDocumentMLMCollator(encoder.tokenizer, pattern="cdlm", seed=profile.seed)(rows)
+
+
+def step_seconds(model: MaskedPositionsLongformer, batch: dict, repeats: int) -> float:
+    """Median wall-clock seconds of one forward + backward pass (after one untimed pass)."""
+    import statistics
+
+    def step() -> float:
+        start = time.perf_counter()
+        model(**batch).loss.backward()
+        model.zero_grad(set_to_none=True)
+        return time.perf_counter() - start
+
+    step()
+    return statistics.median(step() for _ in range(repeats))
+
+
+def attention_speed(profile: "Profile", clusters: "PretrainingClusters", encoder: "Encoder",
+                    repeats: int = 3) -> "pd.DataFrame":
+    """Seconds and tokens per second of one training step (forward + backward) with each implementation, and the
+    speed-up over Hugging Face's; the models are copies of `encoder.model`, the batch one of CDLM's."""
+    import pandas as pd
+    import torch
+
+    batch = {key: value.to(encoder.model.device) for key, value in cdlm_batch(profile, clusters, encoder).items()}
+    tokens = int(batch["attention_mask"].sum())
+    model = MaskedPositionsLongformer.from_plain(encoder.model).train()
+    rows = []
+    torch.manual_seed(profile.seed)
+    for name, swap in (("hf", use_hf_attention), ("ours", use_fast_attention)):
+        seconds = step_seconds(swap(model), batch, repeats)
+        rows.append({"attention": name, "implementation": IMPLEMENTATIONS[name], "seconds_per_step": seconds,
+                     "tokens_per_s": tokens / seconds})
+    table = pd.DataFrame(rows).set_index("attention")
+    table["speed-up"] = table["tokens_per_s"] / table["tokens_per_s"].iloc[0]
+    return table
+
+
+def speed_metrics(table: "pd.DataFrame") -> dict[str, float]:
+    """`pretrain/step_tokens_per_s/<implementation>` and `pretrain/attention_speedup` from `attention_speed`."""
+    metrics = {f"pretrain/step_tokens_per_s/{name}": float(row.tokens_per_s) for name, row in table.iterrows()}
+    metrics["pretrain/attention_speedup"] = float(table["speed-up"].iloc[-1])
+    return metrics
+
+
+def speed_reading(table: "pd.DataFrame") -> str:
+    """The comparison in a sentence, from `attention_speed`'s numbers."""
+    hf, ours = table.loc["hf"], table.loc["ours"]
+    ratio = ours["speed-up"]
+    verdict = f"{ratio:.1f}x faster" if ratio >= 1.05 else ("as fast" if ratio > 0.95 else f"{1 / ratio:.1f}x slower")
+    return (f"One CDLM training step takes {hf.seconds_per_step:.2f} s with Hugging Face's attention and "
+            f"{ours.seconds_per_step:.2f} s with the fused one, which is {verdict} on this machine (same weights, "
+            "same batch, the same function: tests/test_longformer_attention.py).")
