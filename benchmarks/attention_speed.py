@@ -40,6 +40,7 @@ class Size:
     intermediate_size: int
     vocab_size: int
     attention_window: int
+    dropout: float  # hidden and attention dropout
 
 
 def tiny_size() -> Size:
@@ -48,12 +49,12 @@ def tiny_size() -> Size:
 
     encoder = get_profile("cpu").encoder
     return Size("tiny", encoder.hidden_size, encoder.num_layers, encoder.num_heads, encoder.intermediate_size,
-                encoder.vocab_size, encoder.attention_window)
+                encoder.vocab_size, encoder.attention_window, encoder.dropout)
 
 
 #: Longformer-base plus <doc-s> </doc-s>; 4 layers on CPU (12 on CUDA), so that a CPU run takes minutes.
 BASE = Size("base", hidden_size=768, num_layers=12, num_heads=12, intermediate_size=3072, vocab_size=50_267,
-            attention_window=512)
+            attention_window=512, dropout=0.1)  # Longformer-base: dropout 0.1
 
 
 def base_size(device: str) -> Size:
@@ -69,7 +70,7 @@ def build_model(impl: str, size: Size, max_length: int):
     shared = dict(vocab_size=size.vocab_size, hidden_size=size.hidden_size, num_hidden_layers=size.num_layers,
                   num_attention_heads=size.num_heads, intermediate_size=size.intermediate_size,
                   max_position_embeddings=max_length + 2, pad_token_id=1, type_vocab_size=1,
-                  hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1)
+                  hidden_dropout_prob=size.dropout, attention_probs_dropout_prob=size.dropout)
     if impl == "dense":
         model = RobertaForMaskedLM(RobertaConfig(**shared))
         model.set_attn_implementation("sdpa")
@@ -219,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda when available)")
     parser.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"),
                         help="autocast dtype of the timed steps (the equivalence check is always fp32)")
+    parser.add_argument("--dropout", type=float, default=None,
+                        help="hidden and attention dropout (default: each config's own, tiny 0.0, base 0.1)")
     parser.add_argument("--json", action="store_true", help="print the rows and the equivalence as JSON")
     args = parser.parse_args(argv)
 
@@ -226,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
 
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     sizes = {"tiny": tiny_size(), "base": base_size(device)}
-    configs = [sizes[name] for name in args.configs.split(",")]
+    configs = [sizes[name] if args.dropout is None else replace(sizes[name], dropout=args.dropout)
+               for name in args.configs.split(",")]
     lengths = [int(value) for value in args.lengths.split(",")]
     print(f"device {device}, dtype {args.dtype}, batch {args.batch_size}, {torch.get_num_threads()} threads",
           file=sys.stderr)

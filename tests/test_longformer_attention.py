@@ -6,6 +6,7 @@ from transformers import LongformerConfig, LongformerForMaskedLM
 
 from cdlm_nb.longformer_attention import (
     FastLongformerSelfAttention,
+    block_size,
     global_slots,
     use_fast_attention,
     use_hf_attention,
@@ -70,12 +71,13 @@ def test_fast_attention_computes_hugging_faces_function_and_gradients(length, pa
         torch.testing.assert_close(grad, expected_grads[name], atol=1e-4, rtol=0, msg=name)
 
 
-@pytest.mark.parametrize("query_block", [2, 4, 16, 64])  # below, at and above the one-sided window of 4
-def test_every_query_block_size_gives_the_same_function(query_block, monkeypatch):
+@pytest.mark.parametrize("largest_block", [2, 4, 16, 64])  # below, at and above the one-sided window of 4
+@pytest.mark.parametrize("pattern", ["one", "masked-tokens"])  # blocks of w, blocks up to largest_block
+def test_every_query_block_size_gives_the_same_function(largest_block, pattern, monkeypatch):
     reference = random_longformer()
     fast = use_fast_attention(copy.deepcopy(reference))
-    monkeypatch.setattr(FastLongformerSelfAttention, "query_block", query_block)
-    batch = batch_for(37, "masked-tokens")
+    monkeypatch.setattr(FastLongformerSelfAttention, "largest_block", largest_block)
+    batch = batch_for(37, pattern)
     with torch.no_grad():
         torch.testing.assert_close(fast.longformer(**batch).last_hidden_state,
                                    reference.longformer(**batch).last_hidden_state, atol=1e-5, rtol=0)
@@ -139,6 +141,13 @@ def test_a_checkpoint_saved_either_way_loads_and_runs_either_way(tmp_path):
     with torch.no_grad():
         torch.testing.assert_close(loaded(**batch).logits, expected, atol=1e-5, rtol=0)
         torch.testing.assert_close(use_fast_attention(loaded)(**batch).logits, expected, atol=1e-5, rtol=0)
+
+
+def test_blocks_are_the_window_without_global_tokens_and_larger_with_many():
+    assert block_size(one_side=32, length=4096, n_global=0) == 32
+    assert block_size(one_side=32, length=4096, n_global=614) == 256
+    assert block_size(one_side=32, length=128, n_global=40) == 128  # never above the length
+    assert block_size(one_side=256, length=4096, n_global=614) == 256
 
 
 def test_global_slots_lists_each_rows_global_positions_in_order():
