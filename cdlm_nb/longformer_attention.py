@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 from transformers.masking_utils import AttentionMaskInterface
-from transformers.models.longformer.modeling_longformer import LongformerSelfAttention
+from transformers.models.longformer.modeling_longformer import LongformerModel, LongformerSelfAttention
 
 #: Short names of the two implementations (benchmark rows, recorded metrics, `PretrainResult.attention`).
 IMPLEMENTATIONS = {"hf": "Hugging Face's LongformerSelfAttention", "ours": "cdlm_nb fused attention (sdpa)"}
@@ -211,24 +211,54 @@ def padding_mask(batch_size: int, q_length: int, kv_length: int, attention_mask:
 AttentionMaskInterface.register(MASK_INTERFACE, padding_mask)
 
 
-def _swap(model: torch.nn.Module, convert, mask_interface: str) -> torch.nn.Module:
-    for layer in model.modules():
-        attention = getattr(layer, "self", None)
-        if isinstance(attention, LongformerSelfAttention):
-            layer.self = convert(attention)
-            attention.config._attn_implementation = mask_interface  # LongformerModel makes its padding mask so
-    return model
+class _PaddingMaskDuringForward:
+    """Forward hooks of a `LongformerModel` whose config names MASK_INTERFACE while (and only while) it runs, so
+    that it builds its padding mask with `padding_mask`; between forwards the config says "eager", so that new
+    models can still be built from it (`LongformerForMaskedLM(config)` accepts no other name)."""
+
+    def __init__(self, model: torch.nn.Module):
+        self.handles = (model.register_forward_pre_hook(self.enter),
+                        model.register_forward_hook(self.leave, always_call=True))
+
+    @staticmethod
+    def enter(module, args) -> None:
+        module.config._attn_implementation = MASK_INTERFACE
+
+    @staticmethod
+    def leave(module, args, output) -> None:
+        module.config._attn_implementation = "eager"
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+
+def _longformers(model: torch.nn.Module) -> list[torch.nn.Module]:
+    return [m for m in model.modules() if isinstance(m, LongformerModel)]
 
 
 def use_fast_attention(model: torch.nn.Module) -> torch.nn.Module:
     """Swap every Longformer self-attention of `model` for the fast one, in place (weights shared); returns it."""
-    return _swap(model, lambda m: m if isinstance(m, FastLongformerSelfAttention) else FastLongformerSelfAttention.from_hf(m),
-                 MASK_INTERFACE)
+    for layer in model.modules():
+        if isinstance(getattr(layer, "self", None), LongformerSelfAttention) and not isinstance(
+                layer.self, FastLongformerSelfAttention):
+            layer.self = FastLongformerSelfAttention.from_hf(layer.self)
+    for longformer in _longformers(model):
+        if not hasattr(longformer, "_padding_mask_hooks"):
+            longformer._padding_mask_hooks = _PaddingMaskDuringForward(longformer)
+    return model
 
 
 def use_hf_attention(model: torch.nn.Module) -> torch.nn.Module:
     """Swap every fast self-attention of `model` back to Hugging Face's, in place; returns it."""
-    return _swap(model, lambda m: m.to_hf() if isinstance(m, FastLongformerSelfAttention) else m, "eager")
+    for layer in model.modules():
+        if isinstance(getattr(layer, "self", None), FastLongformerSelfAttention):
+            layer.self = layer.self.to_hf()
+    for longformer in _longformers(model):
+        if hasattr(longformer, "_padding_mask_hooks"):
+            longformer._padding_mask_hooks.remove()
+            del longformer._padding_mask_hooks
+    return model
 
 
 def uses_fast_attention(model: torch.nn.Module) -> bool:
