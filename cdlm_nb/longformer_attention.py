@@ -4,16 +4,23 @@ Hugging Face's `LongformerSelfAttention` builds overlapping chunks of 2w keys fo
 diagonal layout and einsums over them; its cost barely follows the window. `FastLongformerSelfAttention` computes
 the same function with `scaled_dot_product_attention` over blocks:
 
-- local: queries in blocks of `block` tokens; each block attends to the keys of its window (the `block` + 2w
-  positions around it, a band mask keeps |i - j| <= w) plus every global token's key, local projections for all;
-  keys that are padding or global are dropped from the window (the global ones are already among the global keys);
+- local: queries in blocks (`block_size`); each block attends to the keys of its window (the block + 2w positions
+  around it, a band mask keeps |i - j| <= w) plus every global token's key, local projections for all; keys that
+  are padding or global are dropped from the window (the global ones are already among the global keys);
 - global: each global token attends to every unpadded token with the global projections, and its output replaces
   its local one.
 
-Padding queries get a zero attention output, as in Hugging Face. `use_fast_attention(model)` swaps the modules of
-any Longformer in place (parameters shared, state dict unchanged) and `use_hf_attention(model)` swaps them back.
-A forward that asks for attention maps (`output_attentions=True`) runs Hugging Face's code on the same weights, so
-attention analyses see exactly Hugging Face's maps.
+The masks and global slots are built once per forward and shared by every layer (`shared_layout`). Padding queries
+get a zero attention output, as in Hugging Face. `use_fast_attention(model)` swaps the modules of any Longformer in
+place (parameters shared, state dict unchanged) and `use_hf_attention(model)` swaps them back; a fast model also
+builds its padding mask without Hugging Face's (batch, 1, L, L) intermediate (`padding_mask`). A forward that asks
+for attention maps (`output_attentions=True`) runs Hugging Face's code on the same weights, so attention analyses
+see exactly Hugging Face's maps.
+
+On CUDA `scaled_dot_product_attention` picks a fused kernel (memory-efficient attention takes the additive mask and
+dropout). On CPU its fused (flash) kernel has no dropout: with attention dropout in training it falls back to the
+unfused math path, still the same function. FlexAttention was measured too and left out: PyTorch 2.13 has no
+FlexAttention backward on CPU.
 """
 
 from __future__ import annotations
@@ -103,6 +110,12 @@ def layout(is_masked: torch.Tensor, is_global: torch.Tensor, one_side: int, dtyp
     return Layout(one_side, block, is_masked, slots, real, local_mask, global_mask)
 
 
+def _version(flags: torch.Tensor) -> int:
+    """How often `flags` was changed in place; inference tensors (made under `torch.inference_mode`) keep no such
+    count, and cannot be changed in place outside it, so they count as never changed."""
+    return -1 if flags.is_inference() else flags._version
+
+
 _SHARED: dict[tuple, Layout] = {}  # the layout of the forward being run; dropped when its flag tensors are freed
 
 
@@ -110,7 +123,7 @@ def shared_layout(is_masked: torch.Tensor, is_global: torch.Tensor, one_side: in
                   largest_block: int = 256) -> Layout:
     """`layout`, built once per forward: Hugging Face hands every layer the same flag tensors, so the layout is
     kept while those tensors live (the key holds their ids; a finalizer drops it when either is freed)."""
-    key = (id(is_masked), id(is_global), is_masked._version, is_global._version, one_side, dtype, largest_block)
+    key = (id(is_masked), id(is_global), _version(is_masked), _version(is_global), one_side, dtype, largest_block)
     if key not in _SHARED:
         _SHARED.clear()
         _SHARED[key] = layout(is_masked, is_global, one_side, dtype, largest_block)

@@ -108,6 +108,15 @@ def test_attention_maps_are_hugging_faces_own():
             torch.testing.assert_close(a, b, atol=1e-6, rtol=0)
 
 
+def test_inference_mode_runs_the_same_function():  # its tensors keep no version counter (coref scoring uses it)
+    reference = random_longformer()
+    fast = use_fast_attention(copy.deepcopy(reference))
+    batch = batch_for(30, "masked-tokens")
+    with torch.inference_mode():
+        torch.testing.assert_close(fast.longformer(**batch).last_hidden_state,
+                                   reference.longformer(**batch).last_hidden_state, atol=1e-5, rtol=0)
+
+
 def test_dropout_applies_in_training_only():
     model = use_fast_attention(random_longformer(dropout=0.5))
     batch = batch_for(24, "masked-tokens")
