@@ -4,7 +4,9 @@ For each configuration and sequence length, one training step (forward, backward
 timed on random token ids with 15 % of the positions predicted. The Longformers give those positions global
 attention, as CDLM pretraining does: `hf` runs Hugging Face's `LongformerSelfAttention`, `ours` the same weights
 through `cdlm_nb.longformer_attention` (fused `scaled_dot_product_attention` over blocks); `dense` is RoBERTa of
-the same width, depth, heads and vocabulary with PyTorch's fused attention over everything. As in the project's
+the same width, depth, heads and vocabulary with PyTorch's fused attention over everything; `floor` is the Longformer
+with every self-attention replaced by its value projection (no scores, no softmax): the time of everything else in
+the step, so `hf / floor` bounds the speed-up any attention implementation can give (Amdahl's law). As in the project's
 pretraining (`pretraining.trainer.MaskedPositionsLongformer`), the vocabulary projection runs on the predicted
 positions only, for all three. Reported: tokens per second and peak memory (CUDA: `max_memory_allocated`; CPU:
 the growth of the process's peak resident memory, each measurement in a fresh process so that peaks do not mix),
@@ -25,7 +27,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 
 LENGTHS = (512, 1024, 2048, 4096)
-IMPLEMENTATIONS = ("hf", "ours", "dense")
+IMPLEMENTATIONS = ("hf", "ours", "dense", "floor")
 MASKED_SHARE = 0.15  # CD-MLM: 15 % of the tokens are predicted and (in CDLM) global
 
 
@@ -61,8 +63,26 @@ def base_size(device: str) -> Size:
     return BASE if device == "cuda" else replace(BASE, name="base-4-layers", num_layers=4)
 
 
+def no_attention(model):
+    """`model` with each Longformer self-attention replaced by its own value projection, in place (`floor`)."""
+    import torch
+
+    class ValueOnly(torch.nn.Module):
+        def __init__(self, attention):
+            super().__init__()
+            self.value = attention.value
+
+        def forward(self, hidden_states, *args, **kwargs):
+            return (self.value(hidden_states),)
+
+    for layer in model.longformer.encoder.layer:
+        layer.attention.self = ValueOnly(layer.attention.self)
+    return model
+
+
 def build_model(impl: str, size: Size, max_length: int):
-    """A randomly initialised LongformerForMaskedLM (`hf` or `ours`) or RobertaForMaskedLM with sdpa (`dense`)."""
+    """A randomly initialised LongformerForMaskedLM (`hf`, `ours`, `floor`) or RobertaForMaskedLM with sdpa
+    (`dense`)."""
     from transformers import LongformerConfig, LongformerForMaskedLM, RobertaConfig, RobertaForMaskedLM
 
     from cdlm_nb.longformer_attention import use_fast_attention
@@ -76,7 +96,7 @@ def build_model(impl: str, size: Size, max_length: int):
         model.set_attn_implementation("sdpa")
         return model
     model = LongformerForMaskedLM(LongformerConfig(attention_window=size.attention_window, **shared))
-    return use_fast_attention(model) if impl == "ours" else model
+    return use_fast_attention(model) if impl == "ours" else no_attention(model) if impl == "floor" else model
 
 
 def random_batch(impl: str, size: Size, length: int, batch_size: int, device: str) -> dict:
@@ -197,23 +217,28 @@ def markdown_table(rows: list[dict]) -> str:
     def cell(row: dict, key: str) -> str:
         return format(row[key], ",.0f") if key in row else row.get("error", "-")
 
-    header = ["config", "tokens"] + [f"{i} tok/s" for i in impls] + [f"{i} peak MiB" for i in impls] + ["ours / hf"]
+    header = (["config", "tokens"] + [f"{i} tok/s" for i in impls] + [f"{i} peak MiB" for i in impls]
+              + ["ours / hf", "floor / hf"])
     lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
     for config, length in dict.fromkeys((row["config"], row["tokens"]) for row in rows):
         found = [by_key.get((config, length, impl), {}) for impl in impls]
-        hf, ours = by_key.get((config, length, "hf"), {}), by_key.get((config, length, "ours"), {})
-        speedup = f"{ours['tokens_per_s'] / hf['tokens_per_s']:.2f}x" if "tokens_per_s" in hf and \
-            "tokens_per_s" in ours else "-"
+        hf = by_key.get((config, length, "hf"), {})
+        ratios = [_ratio(by_key.get((config, length, impl), {}), hf) for impl in ("ours", "floor")]
         cells = [config, f"{length:,}"] + [cell(r, "tokens_per_s") for r in found] + [cell(r, "peak_mib") for r in found]
-        lines.append("| " + " | ".join(cells + [speedup]) + " |")
+        lines.append("| " + " | ".join(cells + ratios) + " |")
     return "\n".join(lines)
+
+
+def _ratio(row: dict, hf: dict) -> str:
+    """`row`'s tokens/s over Hugging Face's, e.g. "1.47x" ("-" when either is missing)."""
+    return f"{row['tokens_per_s'] / hf['tokens_per_s']:.2f}x" if "tokens_per_s" in row and "tokens_per_s" in hf else "-"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--configs", default="tiny,base", help="comma-separated: tiny (cpu profile), base (768 wide)")
     parser.add_argument("--lengths", default=",".join(map(str, LENGTHS)), help="comma-separated sequence lengths")
-    parser.add_argument("--impls", default=",".join(IMPLEMENTATIONS), help="comma-separated: hf, ours, dense")
+    parser.add_argument("--impls", default=",".join(IMPLEMENTATIONS), help="comma-separated: hf, ours, dense, floor")
     parser.add_argument("--batch-size", type=int, default=1)
     parser.add_argument("--steps", type=int, default=3, help="timed steps")
     parser.add_argument("--warmup", type=int, default=3, help="untimed steps before them")

@@ -7,6 +7,8 @@ the same function with `scaled_dot_product_attention` over blocks:
 - local: queries in blocks (`block_size`); each block attends to the keys of its window (the block + 2w positions
   around it, a band mask keeps |i - j| <= w) plus every global token's key, local projections for all; keys that
   are padding or global are dropped from the window (the global ones are already among the global keys);
+- short inputs with a wide window (`whole_sequence`, e.g. Longformer-base's window of 512 at 512 tokens): one block
+  of every query against every key, with a band mask plus the global keys, since blocks would mostly see padding;
 - global: each global token attends to every unpadded token with the global projections, and its output replaces
   its local one.
 
@@ -76,8 +78,10 @@ class Layout:
     is_masked: torch.Tensor  # (B, L') padding, L' = L padded to a multiple of `block`
     slots: torch.Tensor  # (B, G) global positions, in order (`global_slots`)
     real: torch.Tensor  # (B, G) which slots hold a global token
-    local_mask: torch.Tensor  # (B * L' / block, 1, block, G + block + 2w): global keys, then the window's keys
+    local_mask: torch.Tensor  # (B * L' / block, 1, block, G + block + 2w): global keys, then the window's keys;
+    #                           whole sequence: (B, 1, L, L)
     global_mask: torch.Tensor  # (B, 1, 1, L): every unpadded key
+    whole: bool = False  # one block of every query against every key (`whole_sequence`): no window, no copies
 
 
 def block_size(one_side: int, length: int, n_global: int, largest: int = 256) -> int:
@@ -88,6 +92,13 @@ def block_size(one_side: int, length: int, n_global: int, largest: int = 256) ->
     return one_side if n_global < one_side else max(one_side, min(largest, length))
 
 
+def whole_sequence(one_side: int, length: int, n_global: int, block: int) -> bool:
+    """Whether one block of all L queries against all L keys (a band mask plus the global keys) costs no more keys
+    per query than blocks do (G global keys + block + 2w window keys): short inputs with a wide window, e.g.
+    Longformer-base's window of 512 at 512 tokens, where blocks would mostly attend to padding."""
+    return length <= n_global + block + 2 * one_side
+
+
 def layout(is_masked: torch.Tensor, is_global: torch.Tensor, one_side: int, dtype: torch.dtype,
            largest_block: int = 256) -> Layout:
     """The `Layout` of a batch (padding and global flags, (B, L)). A query sees its window's keys that are neither
@@ -96,6 +107,8 @@ def layout(is_masked: torch.Tensor, is_global: torch.Tensor, one_side: int, dtyp
     global_mask = _additive(~is_masked[:, None, None, :], dtype)
     slots, real = global_slots(is_global)
     block = block_size(one_side, is_masked.shape[1], slots.shape[1], largest_block)
+    if whole_sequence(one_side, is_masked.shape[1], slots.shape[1], block):
+        return _whole_layout(is_masked, is_global, one_side, dtype, slots, real, global_mask)
     extra = -is_masked.shape[1] % block
     is_masked, is_global = F.pad(is_masked, (0, extra), value=True), F.pad(is_global, (0, extra), value=False)
     batch, length = is_masked.shape
@@ -108,6 +121,19 @@ def layout(is_masked: torch.Tensor, is_global: torch.Tensor, one_side: int, dtyp
     allowed = torch.cat((real[:, None, None, :] & ~pad_query, allowed), dim=3)
     local_mask = _additive(allowed, dtype).view(batch * (length // block), 1, block, -1)
     return Layout(one_side, block, is_masked, slots, real, local_mask, global_mask)
+
+
+def _whole_layout(is_masked: torch.Tensor, is_global: torch.Tensor, one_side: int, dtype: torch.dtype,
+                  slots: torch.Tensor, real: torch.Tensor, global_mask: torch.Tensor) -> Layout:
+    """`layout` as one block: query i sees key j when j is unpadded and |i - j| <= w, or j is global; a padding
+    query sees only itself."""
+    length = is_masked.shape[1]
+    positions = torch.arange(length, device=is_masked.device)
+    band = (positions[:, None] - positions[None, :]).abs() <= one_side
+    allowed = (band & ~is_masked[:, None, :]) | is_global[:, None, :]
+    allowed = (allowed & ~is_masked[:, :, None]) | (is_masked[:, :, None] & torch.eye(length, dtype=torch.bool,
+                                                                                      device=is_masked.device))
+    return Layout(one_side, length, is_masked, slots, real, _additive(allowed, dtype)[:, None], global_mask, True)
 
 
 def _version(flags: torch.Tensor) -> int:
@@ -137,6 +163,10 @@ def local_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
     """Sliding-window attention plus attention to the global keys, (B, L, H, d) in and out (local projections);
     padding queries get zeros. The sequence is padded to a multiple of the block here, and cut back."""
     batch, length, heads, dim = query.shape
+    if shape.whole:
+        out = F.scaled_dot_product_attention(query.transpose(1, 2), key.transpose(1, 2), value.transpose(1, 2),
+                                             attn_mask=shape.local_mask, dropout_p=dropout).transpose(1, 2)
+        return out.masked_fill(shape.is_masked[:, :, None, None], 0.0)
     extra = shape.is_masked.shape[1] - length
     if extra:
         query, key, value = (F.pad(x, (0, 0, 0, 0, 0, extra)) for x in (query, key, value))

@@ -8,6 +8,7 @@ from cdlm_nb.longformer_attention import (
     FastLongformerSelfAttention,
     block_size,
     global_slots,
+    layout,
     use_fast_attention,
     use_hf_attention,
     uses_fast_attention,
@@ -157,6 +158,31 @@ def test_blocks_are_the_window_without_global_tokens_and_larger_with_many():
     assert block_size(one_side=32, length=4096, n_global=614) == 256
     assert block_size(one_side=32, length=128, n_global=40) == 128  # never above the length
     assert block_size(one_side=256, length=4096, n_global=614) == 256
+
+
+def test_short_inputs_with_a_wide_window_run_as_one_block_of_the_whole_sequence():
+    flags = torch.zeros(1, 512, dtype=torch.bool)
+    is_global = torch.rand(1, 512, generator=torch.Generator().manual_seed(0)) < 0.15
+    assert layout(flags, is_global, one_side=256, dtype=torch.float32).whole  # Longformer-base at 512 tokens
+    assert not layout(flags, is_global, one_side=32, dtype=torch.float32).whole  # the cpu profile's window
+    long_flags, long_global = torch.zeros(1, 4096, dtype=torch.bool), torch.zeros(1, 4096, dtype=torch.bool)
+    assert not layout(long_flags, long_global, one_side=256, dtype=torch.float32).whole
+
+
+@pytest.mark.parametrize("length, largest_block, whole", [(40, 256, True), (40, 8, False)])
+def test_both_layouts_compute_the_function_and_gradients(length, largest_block, whole, monkeypatch):
+    reference = random_longformer()
+    fast = use_fast_attention(copy.deepcopy(reference))
+    monkeypatch.setattr(FastLongformerSelfAttention, "largest_block", largest_block)
+    batch = batch_for(length, "masked-tokens", seed=1)
+    shape = layout(batch["attention_mask"] == 0, batch["global_attention_mask"].bool(), one_side=WINDOW // 2,
+                   dtype=torch.float32, largest_block=largest_block)
+    assert shape.whole == whole
+    expected_hidden, expected_grads = hidden_and_grads(reference, batch)
+    hidden, grads = hidden_and_grads(fast, batch)
+    torch.testing.assert_close(hidden, expected_hidden, atol=1e-5, rtol=0)
+    for name, grad in grads.items():
+        torch.testing.assert_close(grad, expected_grads[name], atol=1e-4, rtol=0, msg=name)
 
 
 def test_global_slots_lists_each_rows_global_positions_in_order():
