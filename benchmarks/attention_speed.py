@@ -8,7 +8,7 @@ the same width, depth, heads and vocabulary with PyTorch's fused attention over 
 with every self-attention replaced by its value projection (no scores, no softmax): the time of everything else in
 the step, so `hf / floor` bounds the speed-up any attention implementation can give (Amdahl's law). As in the project's
 pretraining (`pretraining.trainer.MaskedPositionsLongformer`), the vocabulary projection runs on the predicted
-positions only, for all three. Reported: tokens per second and peak memory (CUDA: `max_memory_allocated`; CPU:
+positions only, for all of them. Reported: tokens per second and peak memory (CUDA: `max_memory_allocated`; CPU:
 the growth of the process's peak resident memory, each measurement in a fresh process so that peaks do not mix),
 and how far ours is from Hugging Face's on the same weights and batch (fp32).
 
@@ -25,6 +25,8 @@ import resource
 import sys
 import time
 from dataclasses import asdict, dataclass, replace
+
+import torch
 
 LENGTHS = (512, 1024, 2048, 4096)
 IMPLEMENTATIONS = ("hf", "ours", "dense", "floor")
@@ -63,18 +65,19 @@ def base_size(device: str) -> Size:
     return BASE if device == "cuda" else replace(BASE, name="base-4-layers", num_layers=4)
 
 
+class ValueOnly(torch.nn.Module):
+    """A Longformer self-attention replaced by its own value projection: no scores, no softmax (`floor`)."""
+
+    def __init__(self, attention: torch.nn.Module):
+        super().__init__()
+        self.value = attention.value
+
+    def forward(self, hidden_states, *args, **kwargs):
+        return (self.value(hidden_states),)
+
+
 def no_attention(model):
-    """`model` with each Longformer self-attention replaced by its own value projection, in place (`floor`)."""
-    import torch
-
-    class ValueOnly(torch.nn.Module):
-        def __init__(self, attention):
-            super().__init__()
-            self.value = attention.value
-
-        def forward(self, hidden_states, *args, **kwargs):
-            return (self.value(hidden_states),)
-
+    """`model` with each Longformer self-attention replaced by `ValueOnly`, in place."""
     for layer in model.longformer.encoder.layer:
         layer.attention.self = ValueOnly(layer.attention.self)
     return model
@@ -101,8 +104,6 @@ def build_model(impl: str, size: Size, max_length: int):
 
 def random_batch(impl: str, size: Size, length: int, batch_size: int, device: str) -> dict:
     """Random ids with 15 % of the positions predicted; those are global for the Longformers (CDLM's pattern)."""
-    import torch
-
     generator = torch.Generator().manual_seed(0)
     input_ids = torch.randint(5, size.vocab_size, (batch_size, length), generator=generator)
     predicted = torch.rand(batch_size, length, generator=generator) < MASKED_SHARE
@@ -129,7 +130,6 @@ def masked_lm_loss(model, batch: dict):
 def measure(impl: str, size: Size, length: int, batch_size: int, device: str, dtype: str, steps: int,
             warmup: int) -> dict:
     """Seconds per training step after `warmup` untimed steps, tokens/s and peak memory in MiB."""
-    import torch
     import transformers  # noqa: F401  (imported before the baseline: its own memory is not the model's)
 
     torch.manual_seed(0)
@@ -190,8 +190,6 @@ def equivalence(size: Size, length: int) -> dict:
     no dropout), same weights and batch."""
     import copy
 
-    import torch
-
     from cdlm_nb.longformer_attention import use_fast_attention
 
     torch.manual_seed(0)
@@ -249,8 +247,6 @@ def main(argv: list[str] | None = None) -> int:
                         help="hidden and attention dropout (default: each config's own, tiny 0.0, base 0.1)")
     parser.add_argument("--json", action="store_true", help="print the rows and the equivalence as JSON")
     args = parser.parse_args(argv)
-
-    import torch
 
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     sizes = {"tiny": tiny_size(), "base": base_size(device)}

@@ -162,11 +162,18 @@ def local_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
                     dropout: float = 0.0) -> torch.Tensor:
     """Sliding-window attention plus attention to the global keys, (B, L, H, d) in and out (local projections);
     padding queries get zeros. The sequence is padded to a multiple of the block here, and cut back."""
-    batch, length, heads, dim = query.shape
     if shape.whole:
         out = F.scaled_dot_product_attention(query.transpose(1, 2), key.transpose(1, 2), value.transpose(1, 2),
                                              attn_mask=shape.local_mask, dropout_p=dropout).transpose(1, 2)
-        return out.masked_fill(shape.is_masked[:, :, None, None], 0.0)
+    else:
+        out = _blocked_attention(query, key, value, shape, dropout)
+    return out.masked_fill(shape.is_masked[:, :, None, None], 0.0)[:, :query.shape[1]]
+
+
+def _blocked_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, shape: Layout,
+                       dropout: float) -> torch.Tensor:
+    """`local_attention` over query blocks: (B, L, H, d) in, (B, L', H, d) out (L' = L padded to the block)."""
+    batch, length, heads, dim = query.shape
     extra = shape.is_masked.shape[1] - length
     if extra:
         query, key, value = (F.pad(x, (0, 0, 0, 0, 0, extra)) for x in (query, key, value))
@@ -182,8 +189,7 @@ def local_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
         keys.reshape(flat, heads, -1, dim), values.reshape(flat, heads, -1, dim), attn_mask=shape.local_mask,
         dropout_p=dropout,
     )
-    out = out.view(batch, blocks, heads, block, dim).transpose(2, 3).reshape(batch, blocks * block, heads, dim)
-    return out.masked_fill(shape.is_masked[:, :, None, None], 0.0)[:, :length]
+    return out.view(batch, blocks, heads, block, dim).transpose(2, 3).reshape(batch, blocks * block, heads, dim)
 
 
 def global_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, shape: Layout,

@@ -58,18 +58,21 @@ def hidden_and_grads(model: LongformerForMaskedLM, batch: dict) -> tuple[torch.T
     return hidden.detach(), {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}
 
 
-@pytest.mark.parametrize("length", [3, 8, 13, 40, 67])  # shorter than the window, not a multiple of it, ...
-@pytest.mark.parametrize("pattern", ["none", "one", "masked-tokens", "first-15%"])
-def test_fast_attention_computes_hugging_faces_function_and_gradients(length, pattern):
-    reference = random_longformer()
+def assert_same_function_and_gradients(reference: LongformerForMaskedLM, batch: dict) -> None:
+    """The fast attention on a copy of `reference` gives its hidden states (1e-5) and every gradient (1e-4)."""
     fast = use_fast_attention(copy.deepcopy(reference))
-    batch = batch_for(length, pattern, seed=length)
     expected_hidden, expected_grads = hidden_and_grads(reference, batch)
     hidden, grads = hidden_and_grads(fast, batch)
     torch.testing.assert_close(hidden, expected_hidden, atol=1e-5, rtol=0)
     assert grads.keys() == expected_grads.keys()
     for name, grad in grads.items():
         torch.testing.assert_close(grad, expected_grads[name], atol=1e-4, rtol=0, msg=name)
+
+
+@pytest.mark.parametrize("length", [3, 8, 13, 40, 67])  # shorter than the window, not a multiple of it, ...
+@pytest.mark.parametrize("pattern", ["none", "one", "masked-tokens", "first-15%"])
+def test_fast_attention_computes_hugging_faces_function_and_gradients(length, pattern):
+    assert_same_function_and_gradients(random_longformer(), batch_for(length, pattern, seed=length))
 
 
 @pytest.mark.parametrize("largest_block", [2, 4, 16, 64])  # below, at and above the one-sided window of 4
@@ -171,18 +174,12 @@ def test_short_inputs_with_a_wide_window_run_as_one_block_of_the_whole_sequence(
 
 @pytest.mark.parametrize("length, largest_block, whole", [(40, 256, True), (40, 8, False)])
 def test_both_layouts_compute_the_function_and_gradients(length, largest_block, whole, monkeypatch):
-    reference = random_longformer()
-    fast = use_fast_attention(copy.deepcopy(reference))
     monkeypatch.setattr(FastLongformerSelfAttention, "largest_block", largest_block)
     batch = batch_for(length, "masked-tokens", seed=1)
     shape = layout(batch["attention_mask"] == 0, batch["global_attention_mask"].bool(), one_side=WINDOW // 2,
                    dtype=torch.float32, largest_block=largest_block)
     assert shape.whole == whole
-    expected_hidden, expected_grads = hidden_and_grads(reference, batch)
-    hidden, grads = hidden_and_grads(fast, batch)
-    torch.testing.assert_close(hidden, expected_hidden, atol=1e-5, rtol=0)
-    for name, grad in grads.items():
-        torch.testing.assert_close(grad, expected_grads[name], atol=1e-4, rtol=0, msg=name)
+    assert_same_function_and_gradients(random_longformer(), batch)
 
 
 def test_global_slots_lists_each_rows_global_positions_in_order():
