@@ -166,6 +166,48 @@ def measure(impl: str, size: Size, length: int, batch_size: int, device: str, dt
             "peak_mib": peak_mib, "seconds_per_step": seconds}
 
 
+def attention_gflop(size: Size, length: int, batch_size: int) -> float:
+    """Multiply-adds of the exact Longformer attention in one training step, in GFLOP, on `random_batch`'s global
+    tokens: every query against the keys of its window that are not global (|i - j| <= w) and against every global
+    key, every global query against all keys; 4 FLOP per (query, key) pair and head dimension (scores and weighted
+    values), times 3 for forward and backward. Projections are left out, so this is a lower bound on the work."""
+    is_global = random_batch("hf", size, length, batch_size, "cpu")["global_attention_mask"].bool()
+    one_side = size.attention_window // 2
+    local = torch.nn.functional.pad((~is_global).long(), (one_side + 1, one_side)).cumsum(1)
+    window_pairs = (local[:, 2 * one_side + 1:] - local[:, :-2 * one_side - 1]).sum()
+    n_global = is_global.sum()
+    pairs = window_pairs + n_global * length * 2  # every query to the global keys, every global query to all keys
+    return 3 * 4 * float(pairs) * size.hidden_size * size.num_layers / 1e9
+
+
+def matmul_gflops(device: str, dtype: str, repeats: int = 10) -> float:
+    """This machine's throughput on a large matrix product (GFLOP/s): the most any attention kernel can sustain."""
+    a, b = (torch.randn(2048, 2048, device=device, dtype=getattr(torch, dtype)) for _ in range(2))
+    for _ in range(3):
+        a @ b
+    if device == "cuda":
+        torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(repeats):
+        a @ b
+    if device == "cuda":
+        torch.cuda.synchronize()
+    return 2 * 2048**3 * repeats / (time.perf_counter() - start) / 1e9
+
+
+def bounds(rows: list[dict], sizes: dict[str, Size], batch_size: int, gflops: float) -> list[dict]:
+    """Per measured `floor` row, the fastest step any exact attention could give here: the rest of the step
+    (`floor`) plus `attention_gflop` at `gflops`, in tokens/s."""
+    found = []
+    for row in rows:
+        if row["impl"] == "floor" and "seconds_per_step" in row:
+            work = attention_gflop(sizes[row["config"]], row["tokens"], batch_size)
+            seconds = row["seconds_per_step"] + work / gflops
+            found.append({"config": row["config"], "tokens": row["tokens"], "attention_gflop": work,
+                          "tokens_per_s": batch_size * row["tokens"] / seconds})
+    return found
+
+
 def _measure_in_child(queue, *args) -> None:
     try:
         queue.put(measure(*args))
@@ -207,21 +249,23 @@ def equivalence(size: Size, length: int) -> dict:
             "max_abs_diff_grad": max((grads_hf[n] - grads_ours[n]).abs().max().item() for n in grads_hf)}
 
 
-def markdown_table(rows: list[dict]) -> str:
-    """One line per configuration and length: each implementation's tokens/s and peak memory, and ours / HF."""
+def markdown_table(rows: list[dict], limits: list[dict] = ()) -> str:
+    """One line per configuration and length: each implementation's tokens/s and peak memory, ours / HF, and the
+    bound / HF (`bounds`: the most any exact attention could give)."""
     by_key = {(row["config"], row["tokens"], row["impl"]): row for row in rows}
+    by_key.update({(row["config"], row["tokens"], "bound"): row for row in limits})
     impls = [impl for impl in IMPLEMENTATIONS if any(row["impl"] == impl for row in rows)]
 
     def cell(row: dict, key: str) -> str:
         return format(row[key], ",.0f") if key in row else row.get("error", "-")
 
     header = (["config", "tokens"] + [f"{i} tok/s" for i in impls] + [f"{i} peak MiB" for i in impls]
-              + ["ours / hf", "floor / hf"])
+              + ["ours / hf", "floor / hf", "bound / hf"])
     lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
     for config, length in dict.fromkeys((row["config"], row["tokens"]) for row in rows):
         found = [by_key.get((config, length, impl), {}) for impl in impls]
         hf = by_key.get((config, length, "hf"), {})
-        ratios = [_ratio(by_key.get((config, length, impl), {}), hf) for impl in ("ours", "floor")]
+        ratios = [_ratio(by_key.get((config, length, impl), {}), hf) for impl in ("ours", "floor", "bound")]
         cells = [config, f"{length:,}"] + [cell(r, "tokens_per_s") for r in found] + [cell(r, "peak_mib") for r in found]
         lines.append("| " + " | ".join(cells + ratios) + " |")
     return "\n".join(lines)
@@ -263,12 +307,16 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(measure_isolated(impl, size, length, args.batch_size, device, args.dtype, args.steps,
                                              args.warmup))
                 print(f"  {impl} {length}: {rows[-1]}", file=sys.stderr)
+    gflops = matmul_gflops(device, args.dtype)
+    limits = bounds(rows, {size.name: size for size in configs}, args.batch_size, gflops)
     checks = [equivalence(size, min(lengths)) for size in configs]
     check = {key: max(c[key] for c in checks) for key in ("max_abs_diff_hidden", "max_abs_diff_grad")}
     if args.json:
-        print(json.dumps({"rows": rows, "equivalence": check, "device": device, "dtype": args.dtype}, indent=2))
+        print(json.dumps({"rows": rows, "equivalence": check, "device": device, "dtype": args.dtype,
+                          "matmul_gflops": gflops, "bound": limits}, indent=2))
     else:
-        print(markdown_table(rows))
+        print(markdown_table(rows, limits))
+        print(f"\nbound: floor + exact attention GFLOP at this machine's matmul speed ({gflops:,.0f} GFLOP/s)")
         print(f"\nours vs hf (fp32, {min(lengths)} tokens): hidden {check['max_abs_diff_hidden']:.1e}, "
               f"gradients {check['max_abs_diff_grad']:.1e}")
     return 0
