@@ -171,6 +171,37 @@ COREF = {
 
 
 @dataclass(frozen=True)
+class MatchingConfig:
+    """Document matching with a pair classifier (CDLM paper §3.3, Table 4; CDLM preprint (v1) §5.3, A.3, B.2)."""
+
+    models: tuple[str, ...]  # notebook 02's encoders fine-tuned, one classifier each
+    max_length: int  # tokens per pair input (paper: 4,096, i.e. 2,047 per document); capped by the positions
+    protocol: str  # "paper" (attention and global masks) or "released" (the authors' code: neither, 33-token
+    #                sentences); see matching.inputs
+    max_pairs: int | None  # random cap on pairs per split (CPU budget; counted); None = every pair
+    pairs_per_kind: int  # ECB+ / Multi-News pairs per subtopic and kind (the world has its own)
+    pan_like_pairs: int  # PAN-like positive (and as many negative) pairs per split
+    epochs: int  # paper: 8
+    batch_size: int  # pairs per step (paper: 32)
+    learning_rate: float  # AdamW (the released code: 2e-5 for Longformer-base; tiny models need more)
+    score_batch_size: int  # pairs per forward pass when scoring
+    ecbplus_topics: tuple[int, ...] | None  # ECB+ topics read when DATA = "ecbplus" (None: all)
+
+
+MATCHING = {
+    "smoke": MatchingConfig(models=("longformer", "cdlm"), max_length=256, protocol="paper", max_pairs=24,
+                            pairs_per_kind=1, pan_like_pairs=6, epochs=1, batch_size=8, learning_rate=1e-3,
+                            score_batch_size=32, ecbplus_topics=(1, 3, 2, 5)),
+    "cpu": MatchingConfig(models=PAPER_MODELS, max_length=512, protocol="paper", max_pairs=360, pairs_per_kind=2,
+                          pan_like_pairs=60, epochs=3, batch_size=16, learning_rate=5e-4, score_batch_size=32,
+                          ecbplus_topics=None),
+    "gpu": MatchingConfig(models=PAPER_MODELS, max_length=4096, protocol="paper", max_pairs=None, pairs_per_kind=3,
+                          pan_like_pairs=500, epochs=8, batch_size=32, learning_rate=2e-5, score_batch_size=32,
+                          ecbplus_topics=None),
+}
+
+
+@dataclass(frozen=True)
 class WorldConfig:
     """The embedded world (`cdlm_nb.data.world`): how many related-news clusters, and how facts spread over them."""
 
@@ -217,6 +248,7 @@ class Profile:
     attention: AttentionConfig
     encoder: EncoderConfig
     coref: CorefConfig
+    matching: MatchingConfig
     world: WorldConfig
 
     def override(self, **changes: Any) -> "Profile":
@@ -246,6 +278,7 @@ def _build(name: str, description: str, data_source: str, minutes_budget: float)
         attention=ATTENTION[name],
         encoder=ENCODER[name],
         coref=COREF[name],
+        matching=MATCHING[name],
         world=WORLD[name],
     )
 

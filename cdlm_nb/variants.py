@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -182,3 +183,34 @@ def shared_tokenizer(models: dict[str, "Encoder"]) -> "PreTrainedTokenizerBase":
         raise DataError(f"the models {differ} use another vocabulary than {first_variant!r}: re-run notebook 02 "
                         "with resume off (RESUME = False) so every model starts from the same tokenizer")
     return first
+
+
+@dataclass
+class PretrainedShelf:
+    """Notebook 02's models, loaded fresh for each run (fine-tuning changes them); a missing one is said once,
+    with how to make it, and skipped."""
+
+    run_dir: Path
+    profile: str
+    missing: list[str] = field(default_factory=list)
+
+    def load(self, variant: str) -> "Encoder | None":
+        """The saved model, or None (after printing why and what to run) when it is missing."""
+        try:
+            return load_pretrained(self.run_dir, variant, profile=self.profile)
+        except DataError as error:
+            if variant not in self.missing:
+                self.missing.append(variant)
+                print(f"skipping {display_name(variant)}: {error}")
+            return None
+
+    def last_available(self, variants: Sequence[str]) -> "Encoder | None":
+        """The model of the last of `variants` that exists (the example of the pair preview)."""
+        return next((encoder for encoder in map(self.load, variants[::-1]) if encoder is not None), None)
+
+    def missing_note(self) -> str:
+        """What to run to fill the gaps ('' when nothing is missing)."""
+        if not self.missing:
+            return ""
+        return (f"missing models {self.missing}: run notebook 02 first, e.g. `cdlm-nb run --only 02 --profile "
+                f"{self.profile}`, with the same RUN_DIR")

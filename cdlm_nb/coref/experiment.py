@@ -6,13 +6,13 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..encoders import max_input_length
 from ..errors import ConfigError, DataError
-from ..variants import display_name, load_pretrained
+from ..variants import PretrainedShelf, display_name
 from .clustering import Dendrogram
 from .inputs import EncodingStats, SpecialIds, add_mention_markers, encode_pairs
 from .mentions import Mention, WordIds, collect_mentions, gold_clusters, group_mentions, tokenize_documents
@@ -183,37 +183,6 @@ def run_coreference(model_name: str, encoder: "PreTrainedModel", tokenizer: "Pre
 
 
 # --- every pretrained encoder ------------------------------------------------------------------------------------
-@dataclass
-class PretrainedShelf:
-    """Notebook 02's models, loaded fresh for each run (fine-tuning changes them); a missing one is said once,
-    with how to make it, and skipped."""
-
-    run_dir: Path
-    profile: str
-    missing: list[str] = field(default_factory=list)
-
-    def load(self, variant: str) -> "Encoder | None":
-        """The saved model, or None (after printing why and what to run) when it is missing."""
-        try:
-            return load_pretrained(self.run_dir, variant, profile=self.profile)
-        except DataError as error:
-            if variant not in self.missing:
-                self.missing.append(variant)
-                print(f"skipping {display_name(variant)}: {error}")
-            return None
-
-    def last_available(self, variants: Sequence[str]) -> "Encoder | None":
-        """The model of the last of `variants` that exists (the example of the pair preview)."""
-        return next((encoder for encoder in map(self.load, variants[::-1]) if encoder is not None), None)
-
-    def missing_note(self) -> str:
-        """What to run to fill the gaps ('' when nothing is missing)."""
-        if not self.missing:
-            return ""
-        return (f"missing models {self.missing}: run notebook 02 first, e.g. `cdlm-nb run --only 02 --profile "
-                f"{self.profile}`, with the same RUN_DIR")
-
-
 CorefRuns = dict[tuple[str, str], CorefRun]  # (model, kind) -> run
 
 

@@ -3,13 +3,13 @@ tensors, the BCE training loop, and batched scoring with its throughput."""
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import DataError
+from ..finetuning import autocast, length_sorted_batches, to_device
 from ..runtime import progress
 from .inputs import PairInput
 
@@ -18,16 +18,6 @@ if TYPE_CHECKING:
     import torch
 
     from .model import PairScorer
-
-
-def length_sorted_batches(inputs: Sequence[PairInput], batch_size: int, shuffle: bool = False,
-                          seed: int = 13) -> list[list[int]]:
-    """Indices of `inputs` in batches of similar length (little padding); batch order shuffled when training."""
-    order = sorted(range(len(inputs)), key=lambda i: len(inputs[i].input_ids))
-    batches = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
-    if shuffle:
-        random.Random(seed).shuffle(batches)
-    return batches
 
 
 def collate(inputs: Sequence[PairInput], pad_id: int) -> dict[str, "torch.Tensor"]:
@@ -51,15 +41,8 @@ def collate(inputs: Sequence[PairInput], pad_id: int) -> dict[str, "torch.Tensor
     return batch
 
 
-def _to_device(batch: dict[str, "torch.Tensor"], device: str) -> dict[str, "torch.Tensor"]:
-    return {name: tensor.to(device) for name, tensor in batch.items()}
-
-
-def _autocast(device: str):
-    """bfloat16 mixed precision on a CUDA GPU (about twice as fast for Longformer-base), full precision elsewhere."""
-    import torch
-
-    return torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=device == "cuda")
+def _lengths(inputs: Sequence[PairInput]) -> list[int]:
+    return [len(item.input_ids) for item in inputs]
 
 
 def train_scorer(scorer: "PairScorer", inputs: Sequence[PairInput], labels: Sequence[int], *, pad_id: int,
@@ -77,10 +60,10 @@ def train_scorer(scorer: "PairScorer", inputs: Sequence[PairInput], labels: Sequ
     targets = torch.tensor(labels, dtype=torch.float)
     losses: list[float] = []
     for epoch in range(epochs):
-        batches = length_sorted_batches(inputs, batch_size, shuffle=True, seed=seed + epoch)
+        batches = length_sorted_batches(_lengths(inputs), batch_size, shuffle=True, seed=seed + epoch)
         for step, indices in enumerate(progress(batches, desc=f"epoch {epoch + 1}/{epochs}")):
-            batch = _to_device(collate([inputs[i] for i in indices], pad_id), device)
-            with _autocast(device):
+            batch = to_device(collate([inputs[i] for i in indices], pad_id), device)
+            with autocast(device):
                 logits = scorer(**batch)
             loss = loss_fn(logits.float(), targets[indices].to(device))
             (loss / grad_accumulation).backward()
@@ -113,9 +96,9 @@ def score_pairs(scorer: "PairScorer", inputs: Sequence[PairInput], *, pad_id: in
     probabilities = np.zeros(len(inputs), dtype=np.float32)
     start = time.perf_counter()
     with torch.inference_mode():
-        for indices in progress(length_sorted_batches(inputs, batch_size), desc="scoring pairs"):
-            batch = _to_device(collate([inputs[i] for i in indices], pad_id), device)
-            with _autocast(device):
+        for indices in progress(length_sorted_batches(_lengths(inputs), batch_size), desc="scoring pairs"):
+            batch = to_device(collate([inputs[i] for i in indices], pad_id), device)
+            with autocast(device):
                 logits = scorer(**batch)
             probabilities[indices] = torch.sigmoid(logits.float()).cpu().numpy()
     if device == "cuda":

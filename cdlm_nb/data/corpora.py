@@ -6,6 +6,7 @@
 | held-out clusters (Table 1)   | the world's dev and test topics       | Multi-News validation and test           |
 | coreference splits            | the world's coref splits, or ECB+     | ECB+ (downloaded)                        |
 | attention-analysis documents  | the world's dev and test coref topics | all of ECB+ (downloaded)                 |
+| matching pairs (notebook 05)  | the world's pairs, or ECB+, Multi-News, PAN-like, CDA files (`DATA`)             |
 
 ECB+ is found in one order everywhere (`ecbplus_folder`): a folder you name, else a download (gpu profile),
 else the sample beside the checkout; offline, the download falls back to the sample and says so.
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 #: Table 1's two columns, in the paper's order: Multi-News validation and test (the world's dev and test topics).
 HELDOUT_SPLITS = ("validation", "test")
 COREF_SOURCES = ("embedded", "ecbplus")  # the DATA parameter of notebook 04
+MATCHING_SOURCES = ("world", "ecbplus", "multinews", "pan_like", "cda")  # the DATA parameter of notebook 05
+CDA_FILES = ("train.csv", "dev.csv", "test.csv")  # one CDA benchmark task (AAN, OC, S2ORC or PAN) per folder
 
 
 @lru_cache(maxsize=4)
@@ -117,16 +120,21 @@ def coref_splits(profile: "Profile", source: str, ecbplus_dir: str | os.PathLike
         raise ConfigError(f"DATA={source!r} is unknown; use one of {COREF_SOURCES}")
     if source == "embedded":
         return dict(world(profile.world).coref), [f"embedded world, seed {profile.world.seed}, splits by topic"]
+    return ecbplus_splits(ecbplus_folder(profile, run_dir, ecbplus_dir), profile.coref.ecbplus_topics,
+                          "CorefConfig.ecbplus_topics")
+
+
+def ecbplus_splits(folder: Path, topics: tuple[int, ...] | None, setting: str) -> tuple[dict[str, Any], list[str]]:
+    """ECB+'s train/dev/test (whole documents) from `folder`, dev split in two when the test topics are absent;
+    `setting` names the profile field that chose `topics`, for the error."""
     from .ecbplus import DEV_TOPICS, load_ecbplus
 
-    folder = ecbplus_folder(profile, run_dir, ecbplus_dir)
-    topics = profile.coref.ecbplus_topics
     splits = dict(load_ecbplus(folder, topics=topics, keep_all_sentences=True))
     notes = [f"ECB+ from {folder}, topics {'all' if topics is None else list(topics)}, whole documents, "
              "gold mentions of the validated sentences"]
     if "train" not in splits or "dev" not in splits:
         raise ConfigError(f"ECB+ topics {topics} give splits {sorted(splits)}; train and dev topics are needed "
-                          f"(dev topics: {DEV_TOPICS}); change CorefConfig.ecbplus_topics")
+                          f"(dev topics: {DEV_TOPICS}); change {setting}")
     if "test" not in splits:
         splits["dev"], splits["test"], note = _dev_as_test(splits["dev"])
         notes.append(note)
@@ -162,3 +170,76 @@ def analysis_corpus(profile: "Profile", run_dir: str | os.PathLike | None = None
 
     corpus = load_ecbplus(ecbplus_folder(profile, run_dir), keep_all_sentences=True)
     return concatenate_datasets([corpus[split] for split in corpus])
+
+
+def matching_splits(profile: "Profile", source: str, ecbplus_dir: str | os.PathLike | None = None,
+                    cda_dir: str | os.PathLike | None = None,
+                    run_dir: str | os.PathLike | None = None) -> tuple[dict[str, "Dataset"], list[str]]:
+    """train/dev/test `PAIR_FEATURES` datasets for notebook 05's `DATA`, and notes on what was chosen.
+
+    - "world": the embedded world's pairs (same event / sibling event / another topic, split by topic);
+    - "ecbplus": the same three kinds from ECB+ documents (subtopics are events), standard topic split;
+    - "multinews": same cluster vs another cluster (no hard negatives); the sample beside the checkout for the
+      embedded profiles (its 150 clusters split 80/10/10 % in order), the hub's splits for `gpu`;
+    - "pan_like": the plagiarism stand-in (`data.pairs.pan_like_pairs`) on the world's task documents;
+    - "cda": a folder of one CDA benchmark task holding train.csv, dev.csv and test.csv.
+    """
+    from datasets import Dataset
+
+    from .pairs import PanLikeConfig, cluster_documents, ecbplus_documents, grouped_pairs, pan_like_pairs
+    from .schemas import PAIR_FEATURES
+
+    config, seed = profile.matching, profile.seed
+    if source not in MATCHING_SOURCES:
+        raise ConfigError(f"DATA={source!r} is unknown; use one of {MATCHING_SOURCES}")
+    if source == "world":
+        return dict(world(profile.world).pairs), [f"embedded world, seed {profile.world.seed}, splits by topic"]
+    if source == "cda":
+        return _cda_splits(cda_dir), [f"CDA benchmark files from {cda_dir}"]
+    if source == "pan_like":
+        coref = world(profile.world).coref
+        rows = {name: pan_like_pairs(ecbplus_documents(coref[name]), config.pan_like_pairs, seed + i,
+                                     PanLikeConfig(), f"{name}/") for i, name in enumerate(("train", "dev", "test"))}
+        notes = [f"PAN-like stand-in on the embedded world's documents ({PanLikeConfig()})"]
+    else:
+        if source == "ecbplus":
+            corpus, notes = ecbplus_splits(ecbplus_folder(profile, run_dir, ecbplus_dir), config.ecbplus_topics,
+                                           "MatchingConfig.ecbplus_topics")
+            documents = {name: ecbplus_documents(data) for name, data in corpus.items()}
+        else:
+            documents, notes = _multinews_documents(profile)
+        rows, missing = {}, {}
+        for i, name in enumerate(("train", "dev", "test")):
+            rows[name], missing[name] = grouped_pairs(documents[name], config.pairs_per_kind, seed + i, f"{name}/")
+        notes.append(f"pairs that could not be drawn (no second document / sibling / other topic): "
+                     f"{ {name: dict(count) for name, count in missing.items()} }")
+    return {name: Dataset.from_list(r, features=PAIR_FEATURES) for name, r in rows.items()}, notes
+
+
+def _cda_splits(cda_dir: str | os.PathLike | None) -> dict[str, "Dataset"]:
+    from .cda import CDA_MANUAL, load_cda
+
+    if cda_dir is None:
+        raise DataError(f"DATA='cda' needs CDA_DIR: a folder holding {', '.join(CDA_FILES)}. {CDA_MANUAL}")
+    return {name.removesuffix(".csv"): load_cda(Path(cda_dir) / name) for name in CDA_FILES}
+
+
+def _multinews_documents(profile: "Profile") -> tuple[dict[str, list], list[str]]:
+    """Multi-News documents per split: the hub's splits (gpu), else the sample beside the checkout."""
+    from ..paths import shared_data_dir
+    from .multinews import load_multinews
+    from .pairs import cluster_documents
+
+    if profile.data_source == "hub":
+        return ({name: cluster_documents(load_multinews(split=hub)) for name, hub in
+                 (("train", "train"), ("dev", "validation"), ("test", "test"))}, ["Multi-News from the hub"])
+    shared = shared_data_dir()
+    sample = shared / "multinews" / "multi_news.longbench.sample.jsonl" if shared else None
+    if sample is None or not sample.is_file():
+        raise DataError("no Multi-News sample beside the checkout (../shared/data/multinews): use the gpu profile "
+                        "(hub) or another DATA")
+    clusters = list(load_multinews(sample))
+    cut1, cut2 = int(0.8 * len(clusters)), int(0.9 * len(clusters))
+    parts = {"train": clusters[:cut1], "dev": clusters[cut1:cut2], "test": clusters[cut2:]}
+    return ({name: cluster_documents(rows) for name, rows in parts.items()},
+            [f"Multi-News sample {sample} ({len(clusters)} clusters split 80/10/10 % in file order)"])

@@ -8,11 +8,12 @@ from dataclasses import replace
 
 import pytest
 
-from cdlm_nb.coref.experiment import (PretrainedShelf, coref_data, evaluation_groups, fine_tune_models,
+from cdlm_nb.coref.experiment import (coref_data, evaluation_groups, fine_tune_models,
                                       limit_subtopics, run_coreference)
 from cdlm_nb.coref.mentions import collect_mentions
 from cdlm_nb.errors import ConfigError
 from cdlm_nb.profiles import get_profile
+from cdlm_nb.variants import PretrainedShelf
 
 
 def coref_dataset(rows):

@@ -11,7 +11,7 @@ from cdlm_nb.coref.inputs import encode_pairs
 from cdlm_nb.coref.mentions import group_mentions
 from cdlm_nb.coref.model import build_pair_scorer
 from cdlm_nb.coref.pairs import candidate_pairs
-from cdlm_nb.coref.training import collate, length_sorted_batches, score_pairs, train_scorer
+from cdlm_nb.coref.training import collate, score_pairs, train_scorer
 from cdlm_nb.errors import DataError
 
 
@@ -20,16 +20,6 @@ def pair_inputs(special, documents, events):
     pairs, _ = candidate_pairs(group_mentions(events.values(), "subtopic"))
     inputs, _ = encode_pairs(pairs, documents, special, max_length=256)
     return pairs, inputs
-
-
-def test_length_sorted_batches_cover_every_pair_once(pair_inputs):
-    _, inputs = pair_inputs
-    batches = length_sorted_batches(inputs, batch_size=3)
-    assert sorted(i for b in batches for i in b) == list(range(len(inputs)))
-    widths = [max(len(inputs[i].input_ids) for i in b) for b in batches]
-    assert widths == sorted(widths)
-    shuffled = length_sorted_batches(inputs, batch_size=3, shuffle=True, seed=1)
-    assert sorted(map(tuple, shuffled)) == sorted(map(tuple, batches))
 
 
 def test_collate_pads_and_marks(pair_inputs, special):

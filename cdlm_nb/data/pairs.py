@@ -1,0 +1,132 @@
+"""Document pairs for matching (`PAIR_FEATURES`) built at run time from real grouped documents, and the PAN-like
+plagiarism stand-in. The embedded world makes its own pairs (`data.world.rows.pair_rows`) by the same rule:
+
+- positive: two documents of one subtopic (the same event);
+- hard negative: a document of the *sibling* subtopic of the same topic (same kind of event, another instance);
+- easy negative: a document of another topic.
+
+Pairs are drawn inside one split, so a split's pairs hold only its own topics. Nothing is stored in the repository:
+ECB+ and Multi-News pairs come from a local copy of the corpus each time.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+PAIR_KINDS = ("positive", "hard_negative", "easy_negative")
+
+
+@dataclass(frozen=True)
+class GroupedDocument:
+    """A document as a list of sentences, with the topic and subtopic (event) it belongs to."""
+
+    topic: str
+    subtopic: str
+    sentences: list[str]
+
+
+def grouped_pairs(documents: Sequence[GroupedDocument], per_kind: int, seed: int,
+                  prefix: str = "") -> tuple[list[dict], Counter]:
+    """`per_kind` pairs of each kind per subtopic (first document drawn from the subtopic), and what could not
+    be drawn: "positive" for a subtopic with one document, "hard_negative" without a sibling subtopic,
+    "easy_negative" when the split holds one topic."""
+    rng = random.Random(seed)
+    by_subtopic: dict[str, list[GroupedDocument]] = defaultdict(list)
+    for document in documents:
+        by_subtopic[document.subtopic].append(document)
+    subtopics_of: dict[str, list[str]] = defaultdict(list)
+    for name, members in by_subtopic.items():
+        subtopics_of[members[0].topic].append(name)
+    rows, missing = [], Counter()
+    for name, members in by_subtopic.items():
+        topic = members[0].topic
+        siblings = [d for s in subtopics_of[topic] if s != name for d in by_subtopic[s]]
+        strangers = [d for d in documents if d.topic != topic]
+        for k in range(per_kind):
+            first, *rest = rng.sample(members, min(2, len(members)))
+            candidates = (("positive", rest[0] if rest else None, 1),
+                          ("hard_negative", rng.choice(siblings) if siblings else None, 0),
+                          ("easy_negative", rng.choice(strangers) if strangers else None, 0))
+            for kind, other, label in candidates:
+                if other is None:
+                    missing[kind] += 1
+                    continue
+                rows.append({"pair_id": f"{prefix}{name}/{kind}/{k}", "doc_a": first.sentences,
+                             "doc_b": other.sentences, "label": label, "kind": kind, "positive_sentences": []})
+    return rows, missing
+
+
+def ecbplus_documents(rows: Sequence[Mapping]) -> list[GroupedDocument]:
+    """ECB+ documents (`COREF_FEATURES` rows) with their topic and subtopic (ECB vs ECB+ half of a topic)."""
+    return [GroupedDocument(row["topic"], row["subtopic"], [" ".join(tokens) for tokens in row["sentences"]])
+            for row in rows]
+
+
+def cluster_documents(rows: Sequence[Mapping]) -> list[GroupedDocument]:
+    """Multi-News-like clusters (`CLUSTER_FEATURES` rows): each cluster is its own topic, so no hard negatives."""
+    from .text import split_sentences
+
+    return [GroupedDocument(row["cluster_id"], row["cluster_id"], split_sentences(text))
+            for row in rows for text in row["documents"]]
+
+
+@dataclass(frozen=True)
+class PanLikeConfig:
+    """The plagiarism stand-in: a segment of a source document hidden in a longer suspicious document."""
+
+    host_documents: int = 2  # documents of one subtopic joined into the suspicious document
+    segment: tuple[int, int] = (2, 4)  # fewest, most sentences copied from the source
+    word_drop: float = 0.1  # each copied word is dropped with this probability (light obfuscation, as in PAN)
+
+
+def pan_like_pairs(documents: Sequence[GroupedDocument], n_pairs: int, seed: int, config: PanLikeConfig,
+                   prefix: str = "") -> list[dict]:
+    """`n_pairs` positive and `n_pairs` negative plagiarism pairs (doc_a: the suspicious document, doc_b: the
+    source). Positive: 2-4 consecutive sentences of the source, lightly obfuscated, inserted into the suspicious
+    document at a sentence boundary and marked in `positive_sentences`. Negative: the same suspicious document with
+    a segment of another document of another topic in their place (not plagiarised from this source), so that
+    both kinds are equally long and both hold a foreign segment."""
+    rng = random.Random(seed)
+    by_subtopic: dict[str, list[GroupedDocument]] = defaultdict(list)
+    for document in documents:
+        by_subtopic[document.subtopic].append(document)
+    hosts = [members for members in by_subtopic.values() if len(members) >= config.host_documents]
+    rows = []
+    for k in range(n_pairs if hosts else 0):
+        members = rng.choice(hosts)
+        topic = members[0].topic
+        host = [s for d in rng.sample(members, config.host_documents) for s in d.sentences]
+        strangers = [d for d in documents if d.topic != topic and len(d.sentences) >= config.segment[0]]
+        source, decoy = rng.sample(strangers, 2)
+        at = rng.randint(0, len(host))
+        for kind, donor, label in (("positive", source, 1), ("hard_negative", decoy, 0)):
+            segment = _segment(donor.sentences, config, rng)
+            suspicious = host[:at] + segment + host[at:]
+            rows.append({"pair_id": f"{prefix}pan/{k}/{kind}", "doc_a": suspicious, "doc_b": source.sentences,
+                         "label": label, "kind": kind,
+                         "positive_sentences": list(range(at, at + len(segment))) if label else []})
+    return rows
+
+
+def _segment(sentences: list[str], config: PanLikeConfig, rng: random.Random) -> list[str]:
+    """Consecutive sentences of a document, each word kept with probability 1 - word_drop (at least one word)."""
+    size = min(rng.randint(*config.segment), len(sentences))
+    start = rng.randint(0, len(sentences) - size)
+    copied = []
+    for sentence in sentences[start:start + size]:
+        words = sentence.split()
+        kept = [w for w in words if rng.random() >= config.word_drop] or words[:1]
+        copied.append(" ".join(kept))
+    return copied
+
+
+def pair_stats(rows: Sequence[Mapping]) -> dict[str, float]:
+    """Pairs, positives, hard and easy negatives, and document length in words (mean, max) of a split."""
+    kinds = Counter(row["kind"] or ("positive" if row["label"] else "negative") for row in rows)
+    lengths = [sum(len(s.split()) for s in row[side]) for row in rows for side in ("doc_a", "doc_b")]
+    return {"pairs": len(rows), "positive": sum(row["label"] == 1 for row in rows),
+            "hard_negative": kinds["hard_negative"], "easy_negative": kinds["easy_negative"],
+            "words_mean": sum(lengths) / len(lengths) if lengths else 0.0, "words_max": max(lengths, default=0)}

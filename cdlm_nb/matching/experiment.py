@@ -1,0 +1,132 @@
+"""The matching experiment of notebook 05: pick the pairs, fine-tune one classifier per pretrained encoder on
+train, score dev and test; the TF-IDF floor on the same pairs (CDLM paper §3.3, Table 4)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..encoders import max_input_length
+from ..variants import PretrainedShelf, display_name
+from .inputs import EncodingStats, encode_pairs
+from .metrics import best_threshold, pair_scores
+
+if TYPE_CHECKING:
+    from datasets import Dataset
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+    from ..profiles import MatchingConfig, Profile
+
+TFIDF = "tfidf"  # the run name of the lexical floor
+
+
+@dataclass
+class MatchingData:
+    """The train/dev/test pairs a run uses, where they came from, and what the pair cap left out."""
+
+    source: str  # notebook 05's DATA
+    splits: dict[str, "Dataset"]
+    notes: list[str]
+    left_out: dict[str, int]  # split -> pairs dropped by MatchingConfig.max_pairs
+
+
+def cap_pairs(dataset: "Dataset", max_pairs: int | None, seed: int) -> tuple["Dataset", int]:
+    """A random `max_pairs` of the pairs (all when None or fewer), and how many were left out."""
+    if max_pairs is None or len(dataset) <= max_pairs:
+        return dataset, 0
+    return dataset.shuffle(seed=seed).select(range(max_pairs)), len(dataset) - max_pairs
+
+
+def matching_data(profile: "Profile", data: str = "world", ecbplus_dir: str | None = None,
+                  cda_dir: str | None = None, run_dir: str | Path | None = None,
+                  max_pairs: int | None = None) -> MatchingData:
+    """Notebook 05's pairs (`data.corpora.matching_splits`), each split capped at `max_pairs` (default: the
+    profile's `matching.max_pairs`)."""
+    from ..data.corpora import matching_splits
+
+    splits, notes = matching_splits(profile, data, ecbplus_dir, cda_dir, run_dir)
+    cap = max_pairs if max_pairs is not None else profile.matching.max_pairs
+    left_out = {}
+    for name in list(splits):
+        splits[name], left_out[name] = cap_pairs(splits[name], cap, profile.seed)
+    return MatchingData(data, splits, notes, left_out)
+
+
+@dataclass
+class MatchingRun:
+    """What one system produced on the pairs, for the notebook's tables and figures."""
+
+    model: str
+    threshold: float  # P(related) (or cosine) at or above which a pair is called related
+    dev: dict[str, float]  # pair_scores
+    test: dict[str, float]
+    test_scores: np.ndarray  # P(related) or cosine, per test pair
+    train_seconds: float
+    pairs_per_second: float  # scoring test pairs
+    losses: list[float] = field(default_factory=list)
+    encoding: EncodingStats | None = None  # the test pairs' cuts
+
+
+def _evaluate(scores: np.ndarray, rows: "Dataset", threshold: float) -> dict[str, float]:
+    return pair_scores(rows["label"], (scores >= threshold).astype(int), rows["kind"])
+
+
+def run_matching(name: str, encoder: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
+                 splits: Mapping[str, Any], config: "MatchingConfig", *, device: str = "cpu",
+                 seed: int = 13) -> MatchingRun:
+    """Fine-tune a pair classifier on train, score dev and test; a pair is related when P(related) >= 0.5."""
+    from .model import pair_classifier
+    from .training import fine_tune, score
+
+    max_length = max_input_length(encoder, config.max_length)
+    encoded = {split: encode_pairs(splits[split], tokenizer, max_length, config.protocol)
+               for split in ("train", "dev", "test")}
+    model = pair_classifier(encoder)
+    start = time.perf_counter()
+    losses = fine_tune(model, encoded["train"][0], splits["train"]["label"], pad_id=tokenizer.pad_token_id,
+                       epochs=config.epochs, batch_size=config.batch_size, learning_rate=config.learning_rate,
+                       protocol=config.protocol, device=device, seed=seed)
+    train_seconds = time.perf_counter() - start
+    scored = {split: score(model, encoded[split][0], pad_id=tokenizer.pad_token_id,
+                           batch_size=config.score_batch_size, protocol=config.protocol, device=device)
+              for split in ("dev", "test")}
+    model.to("cpu")
+    return MatchingRun(name, 0.5, _evaluate(scored["dev"].probabilities, splits["dev"], 0.5),
+                       _evaluate(scored["test"].probabilities, splits["test"], 0.5), scored["test"].probabilities,
+                       train_seconds, scored["test"].pairs_per_second, losses, encoded["test"][1])
+
+
+def tfidf_run(splits: Mapping[str, Any]) -> MatchingRun:
+    """The lexical floor: TF-IDF cosine with the threshold of the best dev F1."""
+    from .baselines import tfidf_cosines
+
+    start = time.perf_counter()
+    dev, test = tfidf_cosines(splits["train"], splits["dev"], splits["test"])
+    threshold = best_threshold(splits["dev"]["label"], dev)
+    seconds = time.perf_counter() - start
+    return MatchingRun(TFIDF, threshold, _evaluate(dev, splits["dev"], threshold),
+                       _evaluate(test, splits["test"], threshold), test, seconds,
+                       len(test) / seconds if seconds > 0 else float("nan"))
+
+
+def fine_tune_models(shelf: PretrainedShelf, splits: Mapping[str, Any], config: "MatchingConfig", *,
+                     device: str = "cpu", seed: int = 13) -> dict[str, MatchingRun]:
+    """`run_matching` for every model of `config.models`, each from a fresh copy of the pretrained model; one
+    line per run is printed, and what is missing is said once."""
+    runs: dict[str, MatchingRun] = {}
+    for variant in config.models:
+        encoder = shelf.load(variant)
+        if encoder is None:
+            continue
+        run = run_matching(variant, encoder.model, encoder.tokenizer, splits, config, device=device, seed=seed)
+        runs[variant] = run
+        print(f"{display_name(variant):<12} test accuracy {100 * run.test['accuracy']:5.1f}  F1 "
+              f"{100 * run.test['f1']:5.1f}  ({run.train_seconds:.0f} s training, {run.pairs_per_second:.0f} pairs/s)")
+    if shelf.missing:
+        print(f"\n{shelf.missing_note()}")
+    return runs

@@ -1,0 +1,119 @@
+"""One pair input of the matching classifier (CDLM paper §3.3; CDLM preprint (v1) §5.3, Appendix B.2):
+
+    <s> <doc-s> DOC1 </doc-s> <doc-s> DOC2 </doc-s> </s>        (a BERT-like tokenizer: [CLS] DOC1 [SEP] DOC2 [SEP])
+
+The two documents share `max_length` by `cdlm_nb.inputs.share_room` (2,047 tokens each at 4,096 in the paper);
+a document longer than its share keeps its beginning. Cuts are counted, never silent. Global attention goes to
+`<s>`, whose vector the classification head reads.
+
+Two protocols: "paper" (above, padding masked) and "released", what the authors' released code did: every sentence
+cut to 33 tokens before the documents are joined, no attention mask (padding is attended) and no global mask (the
+Longformer classifier then makes only token 0 global).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..errors import ConfigError
+from ..inputs import share_room
+from ..tokenization import DOC_END, DOC_START, sequence_markers
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
+
+PROTOCOLS = ("paper", "released")
+RELEASED_SENTENCE_TOKENS = 33  # the released code's cut per sentence
+
+
+@dataclass(frozen=True)
+class PairTemplate:
+    """The special ids around the two documents: start + doc1 + middle + doc2 + end."""
+
+    start: tuple[int, ...]
+    middle: tuple[int, ...]
+    end: tuple[int, ...]
+    pad: int
+
+    @property
+    def overhead(self) -> int:
+        return len(self.start) + len(self.middle) + len(self.end)
+
+
+def pair_template(tokenizer: "PreTrainedTokenizerBase") -> PairTemplate:
+    """CDLM's `<s> <doc-s> … </doc-s> <doc-s> … </doc-s> </s>` when the tokenizer has the document separators,
+    else the BERT cross-encoder's `[CLS] … [SEP] … [SEP]`."""
+    cls, sep = sequence_markers(tokenizer)
+    if tokenizer.pad_token_id is None:
+        raise ConfigError(f"tokenizer {type(tokenizer).__name__} has no padding token")
+    vocab = tokenizer.get_vocab()
+    if DOC_START in vocab and DOC_END in vocab:
+        start, end = vocab[DOC_START], vocab[DOC_END]
+        return PairTemplate((cls, start), (end, start), (end, sep), tokenizer.pad_token_id)
+    return PairTemplate((cls,), (sep,), (sep,), tokenizer.pad_token_id)
+
+
+@dataclass(frozen=True)
+class MatchInput:
+    """One encoded pair."""
+
+    input_ids: list[int]
+    truncated_documents: int  # documents cut to their share of max_length (0, 1 or 2)
+
+
+@dataclass
+class EncodingStats:
+    """What encoding a list of pairs cut, for the notebook's cost table."""
+
+    pairs: int = 0
+    truncated_documents: int = 0
+    tokens_cut: int = 0
+    longest_pair: int = 0  # tokens of the longest pair before cutting
+    documents_per_pair: dict[int, int] = field(default_factory=dict)  # truncated documents per pair -> pairs
+
+
+def document_ids(sentences: Sequence[str], tokenizer: "PreTrainedTokenizerBase", protocol: str) -> list[int]:
+    """A document's token ids: its sentences joined ("paper"), or each cut to 33 tokens first ("released")."""
+    if protocol not in PROTOCOLS:
+        raise ConfigError(f"protocol={protocol!r} is unknown; use one of {PROTOCOLS}")
+    if protocol == "paper":
+        return tokenizer(" ".join(sentences), add_special_tokens=False)["input_ids"]
+    pieces = tokenizer(list(sentences), add_special_tokens=False)["input_ids"] if sentences else []
+    return [token for piece in pieces for token in piece[:RELEASED_SENTENCE_TOKENS]]
+
+
+def encode_pair(first: list[int], second: list[int], template: PairTemplate, max_length: int) -> MatchInput:
+    """The pair input within `max_length` tokens; each document keeps its beginning."""
+    room = max_length - template.overhead
+    if room < 2:
+        raise ConfigError(f"max_length={max_length} leaves no room for two documents")
+    keep_first, keep_second = share_room(len(first), len(second), room)
+    ids = [*template.start, *first[:keep_first], *template.middle, *second[:keep_second], *template.end]
+    return MatchInput(ids, int(keep_first < len(first)) + int(keep_second < len(second)))
+
+
+def encode_pairs(rows: Sequence[Mapping], tokenizer: "PreTrainedTokenizerBase", max_length: int,
+                 protocol: str = "paper") -> tuple[list[MatchInput], EncodingStats]:
+    """Every `PAIR_FEATURES` row as a `MatchInput`, and what the cuts cost."""
+    template, stats, inputs = pair_template(tokenizer), EncodingStats(), []
+    for row in rows:
+        first, second = (document_ids(row[side], tokenizer, protocol) for side in ("doc_a", "doc_b"))
+        item = encode_pair(first, second, template, max_length)
+        full = len(first) + len(second) + template.overhead
+        stats.pairs += 1
+        stats.truncated_documents += item.truncated_documents
+        stats.tokens_cut += full - len(item.input_ids)
+        stats.longest_pair = max(stats.longest_pair, full)
+        stats.documents_per_pair[item.truncated_documents] = stats.documents_per_pair.get(item.truncated_documents,
+                                                                                          0) + 1
+        inputs.append(item)
+    return inputs, stats
+
+
+def render_pair(item: MatchInput, tokenizer: "PreTrainedTokenizerBase", chars: int = 1500) -> str:
+    """The input as the model reads it (first `chars` characters), the global first token in [brackets]."""
+    tokens = tokenizer.convert_ids_to_tokens(item.input_ids)
+    text = f"[{tokens[0]}] " + tokenizer.convert_tokens_to_string(tokens[1:])
+    return text.replace("</doc-s> ", "</doc-s>\n")[:chars]

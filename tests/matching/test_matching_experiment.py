@@ -1,0 +1,68 @@
+"""The matching experiment end to end on tiny data: a classifier over a tiny Longformer learns, the runs and the
+report hold what the notebook reads."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import replace
+
+import pytest
+from datasets import Dataset
+
+from cdlm_nb.data.schemas import PAIR_FEATURES
+from cdlm_nb.matching import report
+from cdlm_nb.matching.experiment import TFIDF, cap_pairs, matching_data, run_matching, tfidf_run
+from cdlm_nb.matching.model import pair_classifier
+from cdlm_nb.profiles import get_profile
+
+
+def _pairs(n: int) -> Dataset:
+    """Positive pairs repeat a sentence; negatives do not (learnable, and lexical)."""
+    rows = []
+    for i in range(n):
+        same = i % 2 == 0
+        a = [f"The storm hit town {i} on Monday."]
+        b = a if same else [f"A singer won prize number {i}."]
+        rows.append({"pair_id": str(i), "doc_a": a, "doc_b": b, "label": int(same),
+                     "kind": "positive" if same else "easy_negative", "positive_sentences": []})
+    return Dataset.from_list(rows, features=PAIR_FEATURES)
+
+
+def test_classifier_shares_the_encoders_weights(tiny_encoder):
+    model = copy.deepcopy(tiny_encoder.model)
+    classifier = pair_classifier(model)
+    assert classifier.longformer is model.longformer
+    assert classifier.config.num_labels == 2
+
+
+@pytest.mark.slow
+def test_run_matching_learns_a_lexical_rule(tiny_encoder):
+    splits = {"train": _pairs(32), "dev": _pairs(8), "test": _pairs(8)}
+    config = replace(get_profile("smoke").matching, epochs=8, learning_rate=3e-3, batch_size=8, max_length=64)
+    run = run_matching("cdlm", copy.deepcopy(tiny_encoder.model), tiny_encoder.tokenizer, splits, config)
+    assert sum(run.losses[-4:]) < sum(run.losses[:4])  # last epoch against the first
+    assert set(run.test) >= {"accuracy", "f1", "acc/positive", "acc/easy_negative"}
+    assert run.encoding.pairs == 8 and run.pairs_per_second > 0
+    runs = {TFIDF: tfidf_run(splits), "cdlm": run}
+    assert runs[TFIDF].test["accuracy"] == 1.0  # the pairs are lexical by construction
+    metrics = report.matching_metrics("world", runs)
+    assert metrics["matching/world/f1/cdlm"] == run.test["f1"] and "matching/world/acc/tfidf" in metrics
+    table = report.paper_table(runs, "world", "smoke")
+    assert table.loc["CDLM", "ours: embedded world, smoke F1"] == round(100 * run.test["f1"], 1)
+    assert table.loc["CDLM", "PAN F1"] == 82.9
+    assert len(report.readings(runs)) >= 3
+    assert list(report.results_table(runs).index) == ["TF-IDF cosine", "CDLM"]
+
+
+def test_cap_pairs_counts_what_it_leaves_out():
+    capped, left_out = cap_pairs(_pairs(10), 4, seed=0)
+    assert len(capped) == 4 and left_out == 6
+    assert cap_pairs(_pairs(3), None, 0)[1] == 0
+
+
+def test_matching_data_world_splits_have_every_kind():
+    data = matching_data(get_profile("smoke"), "world")
+    assert set(data.splits) == {"train", "dev", "test"}
+    assert set(data.splits["test"]["kind"]) == {"positive", "hard_negative", "easy_negative"}
+    with pytest.raises(Exception, match="DATA"):
+        matching_data(get_profile("smoke"), "nope")

@@ -1,0 +1,32 @@
+"""Matching metrics and the TF-IDF floor."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cdlm_nb.matching.baselines import tfidf_cosines
+from cdlm_nb.matching.metrics import best_threshold, pair_scores
+
+
+def test_pair_scores_follow_their_definitions():
+    labels, predictions = [1, 1, 0, 0, 0], [1, 0, 1, 0, 0]
+    kinds = ["positive", "positive", "hard_negative", "hard_negative", "easy_negative"]
+    scores = pair_scores(labels, predictions, kinds)
+    assert scores["accuracy"] == pytest.approx(3 / 5)
+    assert scores["precision"] == pytest.approx(1 / 2) and scores["recall"] == pytest.approx(1 / 2)
+    assert scores["f1"] == pytest.approx(1 / 2)
+    assert scores["acc/positive"] == 0.5 and scores["acc/hard_negative"] == 0.5 and scores["acc/easy_negative"] == 1
+
+
+def test_best_threshold_separates_when_it_can():
+    labels, scores = [0, 0, 1, 1], [0.1, 0.3, 0.6, 0.9]
+    threshold = best_threshold(labels, scores)
+    assert 0.3 < threshold < 0.6
+
+
+def test_tfidf_cosine_is_one_for_identical_documents_and_zero_without_shared_words():
+    train = [{"doc_a": ["alpha beta"], "doc_b": ["gamma delta"]}]
+    test = [{"doc_a": ["alpha beta"], "doc_b": ["alpha beta"]}, {"doc_a": ["alpha"], "doc_b": ["delta"]}]
+    (cosines,) = tfidf_cosines(train, test)
+    assert np.allclose(cosines, [1.0, 0.0])
