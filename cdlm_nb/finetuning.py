@@ -1,13 +1,15 @@
 """What every fine-tuning loop of the tutorial shares (coreference, matching, ...): batches of similar length,
-moving a batch to the device, and mixed precision on a GPU."""
+moving a batch to the device, mixed precision on a GPU, and scores with their throughput."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import numpy as np
     import torch
 
 
@@ -32,3 +34,15 @@ def autocast(device: str):
     import torch
 
     return torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=device == "cuda")
+
+
+@dataclass
+class ScoringResult:
+    """Probabilities of a list of pairs, and how fast they were computed."""
+
+    probabilities: "np.ndarray"
+    seconds: float
+
+    @property
+    def pairs_per_second(self) -> float:
+        return len(self.probabilities) / self.seconds if self.seconds > 0 else float("nan")

@@ -18,7 +18,8 @@ from .inputs import EncodingStats, SpecialIds, add_mention_markers, encode_pairs
 from .mentions import Mention, WordIds, collect_mentions, gold_clusters, group_mentions, tokenize_documents
 from .metrics import CorefScores
 from .pairs import PairStats, candidate_pairs, training_pairs
-from .training import ScoringResult, score_pairs, train_scorer
+from ..finetuning import ScoringResult
+from .training import score_pairs, train_scorer
 
 if TYPE_CHECKING:
     from datasets import Dataset

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import DataError
-from ..finetuning import autocast, length_sorted_batches, to_device
+from ..finetuning import ScoringResult, autocast, length_sorted_batches, to_device
 from ..runtime import progress
 from .inputs import PairInput
 
 if TYPE_CHECKING:
-    import numpy as np
     import torch
 
     from .model import PairScorer
@@ -72,18 +70,6 @@ def train_scorer(scorer: "PairScorer", inputs: Sequence[PairInput], labels: Sequ
                 optimizer.zero_grad()
             losses.append(loss.item())
     return losses
-
-
-@dataclass
-class ScoringResult:
-    """Coreference probabilities of a list of pairs, and how fast they were computed."""
-
-    probabilities: "np.ndarray"
-    seconds: float
-
-    @property
-    def pairs_per_second(self) -> float:
-        return len(self.probabilities) / self.seconds if self.seconds > 0 else float("nan")
 
 
 def score_pairs(scorer: "PairScorer", inputs: Sequence[PairInput], *, pad_id: int, batch_size: int,

@@ -186,7 +186,7 @@ def matching_splits(profile: "Profile", source: str, ecbplus_dir: str | os.PathL
     """
     from datasets import Dataset
 
-    from .pairs import PanLikeConfig, cluster_documents, ecbplus_documents, grouped_pairs, pan_like_pairs
+    from .pairs import PanLikeConfig, ecbplus_documents, grouped_pairs, pan_like_pairs
     from .schemas import PAIR_FEATURES
 
     config, seed = profile.matching, profile.seed

@@ -14,7 +14,7 @@ Longformer classifier then makes only token 0 global).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
@@ -71,7 +71,6 @@ class EncodingStats:
     truncated_documents: int = 0
     tokens_cut: int = 0
     longest_pair: int = 0  # tokens of the longest pair before cutting
-    documents_per_pair: dict[int, int] = field(default_factory=dict)  # truncated documents per pair -> pairs
 
 
 def document_ids(sentences: Sequence[str], tokenizer: "PreTrainedTokenizerBase", protocol: str) -> list[int]:
@@ -106,8 +105,6 @@ def encode_pairs(rows: Sequence[Mapping], tokenizer: "PreTrainedTokenizerBase", 
         stats.truncated_documents += item.truncated_documents
         stats.tokens_cut += full - len(item.input_ids)
         stats.longest_pair = max(stats.longest_pair, full)
-        stats.documents_per_pair[item.truncated_documents] = stats.documents_per_pair.get(item.truncated_documents,
-                                                                                          0) + 1
         inputs.append(item)
     return inputs, stats
 

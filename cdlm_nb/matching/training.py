@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import DataError
-from ..finetuning import autocast, length_sorted_batches, to_device
+from ..finetuning import ScoringResult, autocast, length_sorted_batches, to_device
 from ..runtime import progress
 from .inputs import MatchInput
 from .model import takes_global_attention
 
 if TYPE_CHECKING:
-    import numpy as np
     import torch
     from transformers import PreTrainedModel
 
@@ -75,20 +73,8 @@ def fine_tune(model: "PreTrainedModel", inputs: Sequence[MatchInput], labels: Se
     return losses
 
 
-@dataclass
-class Scoring:
-    """P(related) of a list of pairs, and how fast it was computed."""
-
-    probabilities: "np.ndarray"
-    seconds: float
-
-    @property
-    def pairs_per_second(self) -> float:
-        return len(self.probabilities) / self.seconds if self.seconds > 0 else float("nan")
-
-
 def score(model: "PreTrainedModel", inputs: Sequence[MatchInput], *, pad_id: int, batch_size: int,
-          protocol: str = "paper", device: str = "cpu") -> Scoring:
+          protocol: str = "paper", device: str = "cpu") -> ScoringResult:
     """P(related) for every pair (softmax of the two logits), batched by length, with the wall-clock time."""
     import numpy as np
     import torch
@@ -105,4 +91,4 @@ def score(model: "PreTrainedModel", inputs: Sequence[MatchInput], *, pad_id: int
             probabilities[indices] = torch.softmax(logits.float(), dim=-1)[:, 1].cpu().numpy()
     if device == "cuda":
         torch.cuda.synchronize()
-    return Scoring(probabilities, time.perf_counter() - start)
+    return ScoringResult(probabilities, time.perf_counter() - start)

@@ -13,7 +13,7 @@ from cdlm_nb.coref.pairs import PairStats
 from cdlm_nb.coref.report import (PAPER_ABLATION_CONLL, PAPER_ENTITY_ROWS, PAPER_EVENT_ROWS, TABLE_COLUMNS,
                                   ablation_table, coref_metrics, cost_table, ours_label, paper_tables,
                                   pairs_per_group_summary, readings, results_table, row_label, split_table)
-from cdlm_nb.coref.training import ScoringResult
+from cdlm_nb.finetuning import ScoringResult
 
 PERFECT = score_coreference([["a", "b"], ["c"]], [["a", "b"], ["c"]])  # every score 1
 HALF = score_coreference([["a", "b"], ["c"]], [["a"], ["b"], ["c"]])  # a-b missed
