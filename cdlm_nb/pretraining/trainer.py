@@ -184,10 +184,11 @@ def pretrain(
     if trainer.is_world_process_zero():
         checkpoints.mkdir(parents=True, exist_ok=True)
         (checkpoints / SETUP_FILE).write_text(json.dumps(setup, indent=2, sort_keys=True))
+    tokens_before = _tokens_at(resume_from)  # read now: checkpoint rotation may delete that folder while training
     start = time.perf_counter()
     trainer.train(resume_from_checkpoint=resume_from)
     result = _result(variant, seed, final_dir, trainer.state, time.perf_counter() - start, resume_from,
-                     implementation(model))
+                     tokens_before, implementation(model))
     with args.main_process_first(desc="saving the model"):  # the others return once the model is complete
         if trainer.is_world_process_zero():
             _save(model, tokenizer, final_dir, {**result.to_json(), "setup": setup})
@@ -196,7 +197,7 @@ def pretrain(
 
 
 def _result(variant: str, seed: int, final_dir: Path, state, seconds: float, resume_from: str | None,
-            attention: str) -> PretrainResult:
+            tokens_before: int, attention: str) -> PretrainResult:
     """The `PretrainResult` of a finished `Trainer` run (its state's log history and token count)."""
     return PretrainResult(
         variant=variant,
@@ -206,7 +207,7 @@ def _result(variant: str, seed: int, final_dir: Path, state, seconds: float, res
         loss_history=[(entry["step"], entry["loss"]) for entry in state.log_history if "loss" in entry],
         lr_history=[(entry["step"], entry["learning_rate"]) for entry in state.log_history if "learning_rate" in entry],
         seconds=seconds,
-        tokens=state.num_input_tokens_seen - _tokens_at(resume_from),
+        tokens=state.num_input_tokens_seen - tokens_before,
         resumed_from_step=_checkpoint_step(resume_from),
         attention=attention,
     )

@@ -113,7 +113,7 @@ def test_an_interrupted_run_resumes_where_it_stopped(tmp_path, clusters, tiny_en
     from cdlm_nb.pretraining.trainer import pretrain
 
     model, tokenizer = tiny_encoder.model, tiny_encoder.tokenizer
-    config = tiny_config(max_steps=6, save_steps=3, learning_rate=1e-2)
+    config = tiny_config(max_steps=9, save_steps=3, learning_rate=1e-2)  # two saves after the resume rotate
     straight = pretrain("local", config, model, tokenizer, clusters, tmp_path / "straight")
 
     with pytest.raises(Interrupt):
@@ -122,8 +122,9 @@ def test_an_interrupted_run_resumes_where_it_stopped(tmp_path, clusters, tiny_en
     assert (checkpoint / "model.safetensors").is_file() and (checkpoint / "optimizer.pt").is_file()
 
     resumed = pretrain("local", config, model, tokenizer, clusters, tmp_path / "broken")
-    assert resumed.resumed_from_step == 3 and resumed.steps == 6
-    assert [step for step, _ in resumed.loss_history] == list(range(1, 7))
+    assert resumed.resumed_from_step == 3 and resumed.steps == 9  # checkpoint-3 was rotated away meanwhile
+    assert [step for step, _ in resumed.loss_history] == list(range(1, 10))
+    assert 0 < resumed.tokens < straight.tokens  # only the tokens of the resumed steps
     assert resumed.loss_history[:3] == straight.loss_history[:3]
     assert resumed.lr_history == straight.lr_history  # the scheduler continued, it did not restart its warm-up
     # same data order and optimizer state; only the masks drawn after the restart differ (Trainer restores the RNG
