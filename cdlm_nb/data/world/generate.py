@@ -23,7 +23,7 @@ from .documents import write_cluster
 from .facts import NameBook, Subtopic, draw_subtopic
 from .lexicon import EVENT_TYPES
 from .qa import bridge_question, qa_rows
-from .rows import FACT_FEATURES, coref_row, fact_rows, mark_singletons, pair_rows
+from .rows import FACT_FEATURES, classification_row, coref_row, fact_rows, mark_singletons, pair_rows
 
 SPLITS = ("train", "dev", "test")
 LABEL_NAMES = [etype.name for etype in EVENT_TYPES]
@@ -140,9 +140,10 @@ def generate_world(config: WorldConfig) -> World:
             pair_rows(task, pool, config.pairs_per_kind, split_rng), features=PAIR_FEATURES)
         datasets["qa"][split] = Dataset.from_list(
             qa_rows(task, config.qa_distractors, split_rng, ambiguous), features=QA_FEATURES)
+        preamble_rng = random.Random(f"{config.seed}/classification/{split}")  # leaves the other datasets as they were
         datasets["classification"][split] = Dataset.from_list(
-            [{"text": "\n\n".join(d.text for d in s.documents), "label": LABEL_NAMES.index(s.etype.name)}
-             for s in everyone], features=label_features)
+            [classification_row(s, LABEL_NAMES.index(s.etype.name), config, preamble_rng, book) for s in everyone],
+            features=label_features)
         datasets["facts"][split] = Dataset.from_list(
             [row for s in everyone for row in fact_rows(s)], features=FACT_FEATURES)
     return World(

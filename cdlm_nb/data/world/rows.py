@@ -1,7 +1,10 @@
-"""Rows of the `coref`, `pairs` and `facts` datasets, built from written subtopics (and a coref row shown to a reader).
+"""Rows of the `coref`, `pairs`, `classification` and `facts` datasets, built from written subtopics (and a coref
+row shown to a reader).
 
 - `coref`: one COREF_FEATURES row per document, every gold mention with its cluster (ECB+ schema).
 - `pairs`: positive (same subtopic), hard negative (sibling subtopic) and easy negative (other topic) pairs.
+- `classification`: a cluster's documents concatenated, labelled with the event type; some open with background
+  that names no event (`WorldConfig.preamble_share`), so their label evidence starts past 512 tokens.
 - `facts`: where each document states each fact, and how many other documents of its cluster state it too.
 """
 
@@ -13,9 +16,14 @@ from typing import Any
 
 from datasets import Features, Value
 
-from .facts import Subtopic
+from ...profiles import WorldConfig
+from .facts import NameBook, Subtopic
+from .lexicon import GENERIC_FILLERS
 from .templates import detokenize
-from .writing import Document
+from .writing import Document, Planned, Writer
+
+#: Generic filler that does not name the event ("{core...}"): background that carries no label evidence.
+NEUTRAL_FILLERS = tuple(template for template in GENERIC_FILLERS if "{core" not in template)
 
 
 def coref_row(subtopic: Subtopic, document: Document) -> dict[str, Any]:
@@ -132,3 +140,16 @@ def fact_rows(subtopic: Subtopic) -> list[dict[str, Any]]:
                 })
             text = f"{text} {sentence_text}" if text else sentence_text
     return rows
+
+
+def classification_row(subtopic: Subtopic, label: int, config: WorldConfig, rng: random.Random,
+                       book: NameBook) -> dict[str, Any]:
+    """The cluster's documents as one long text; with probability `preamble_share` it opens with
+    `preamble_words` words of neutral background, so a reader of its first 512 tokens cannot tell the label."""
+    parts = [document.text for document in subtopic.documents]
+    if rng.random() < config.preamble_share:
+        writer, wanted, words = Writer(subtopic, rng, {}, book), rng.randint(*config.preamble_words), []
+        while len(words) < wanted:
+            words.extend(writer.write(Planned(rng.choice(NEUTRAL_FILLERS))).text.split())
+        parts.insert(0, " ".join(words))
+    return {"text": "\n\n".join(parts), "label": label}

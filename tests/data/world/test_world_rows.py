@@ -72,3 +72,25 @@ def test_fact_offsets_point_at_the_stated_text(any_world, rows_of):
         assert document[row["char_start"]:row["char_end"]] == row["text"]
         if row["kind"] == "number":
             assert (row["text"] == row["value"]) == row["correct"]
+
+
+def test_classification_preambles_name_no_event_and_leave_the_rest_unchanged(smoke_config):
+    from dataclasses import replace
+
+    from cdlm_nb.data.world import generate_world
+    from cdlm_nb.data.world.lexicon import EVENT_TYPES
+
+    plain = generate_world(replace(smoke_config, preamble_share=0.0))
+    opened = generate_world(replace(smoke_config, preamble_share=1.0, preamble_words=(60, 80)))
+    triggers = {form.lower() for etype in EVENT_TYPES for event in etype.events if event.name == "core"
+                for forms in event.forms.values() for form in forms}
+    for before, after in zip(rows_of_split(plain), rows_of_split(opened)):
+        preamble, _, rest = after["text"].partition("\n\n")
+        assert rest == before["text"] and after["label"] == before["label"]
+        assert 60 <= len(preamble.split()) <= 80 + 30  # the last sentence may run past the drawn length
+        assert not set(preamble.lower().replace(".", " ").replace(",", " ").split()) & triggers
+    assert plain.pairs["train"][:] == opened.pairs["train"][:]  # other datasets do not move
+
+
+def rows_of_split(world):
+    return [row for split in ("train", "dev", "test") for row in world.classification[split]]

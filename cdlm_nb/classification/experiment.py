@@ -1,0 +1,187 @@
+"""Notebook 08's experiment: every model of AoSE's tables on one corpus, frozen and fine-tuned.
+
+Frozen (the sentence transformer runs once, its embeddings cached; only the top trains):
+`truncated` (the encoder alone on the first 512 tokens: the paper's S-Roberta row), `mean` (sentence embeddings
+averaged, no attention), `aose` (up to 8,192 tokens), `aose_<N>` (Table 7: documents cut after N tokens) and the
+`tfidf` floor (TF-IDF + logistic regression). Fine-tuned (everything trains, on `finetune_docs` documents):
+`truncated` and `aose`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import torch
+
+from ..runtime import progress
+from ..sentence_encoders import max_positions
+from .baselines import tfidf_predictions
+from .model import DocumentClassifier, FineTunedClassifier, pad_groups
+from .segments import Segmented, segment
+from .training import TrainSetup, predict, train
+
+if TYPE_CHECKING:
+    from ..data.classification_sets import ClassificationSplits
+    from ..profiles import ClassificationConfig
+
+LONG = 512  # "long" documents have more tokens than this (the encoder's tokenizer, special tokens excluded)
+SPLITS = ("train", "test")
+
+
+@dataclass
+class Corpus:
+    """One corpus ready for every model: texts, labels, token counts and AoSE's segments per split."""
+
+    name: str
+    label_names: list[str]
+    texts: dict[str, list[str]]
+    labels: dict[str, list[int]]
+    tokens: dict[str, list[int]]  # whole document
+    segmented: dict[str, list[Segmented]]  # read up to `max_document_tokens`
+    notes: list[str] = field(default_factory=list)
+
+
+def prepare(splits: "ClassificationSplits", tokenizer, config: "ClassificationConfig") -> Corpus:
+    """Segment every document; one with no segment of `min_tokens` tokens is skipped and counted."""
+    corpus = Corpus(splits.name, splits.label_names, {}, {}, {}, {}, list(splits.notes))
+    for split, data in (("train", splits.train), ("test", splits.test)):
+        texts, labels, tokens, segmented, skipped = [], [], [], [], 0
+        for text, label in zip(data["text"], data["label"]):
+            pieces = segment(text, tokenizer, config.min_tokens, config.max_tokens, config.max_document_tokens)
+            if not pieces.segments:
+                skipped += 1
+                continue
+            texts.append(text), labels.append(label), tokens.append(pieces.total_tokens), segmented.append(pieces)
+        corpus.texts[split], corpus.labels[split], corpus.tokens[split] = texts, labels, tokens
+        corpus.segmented[split] = segmented
+        if skipped:
+            corpus.notes.append(f"{split}: {skipped} documents with fewer than {config.min_tokens} tokens skipped")
+        cut = sum(1 for pieces in segmented if pieces.cut_tokens)
+        if cut:
+            corpus.notes.append(f"{split}: {cut} documents longer than {config.max_document_tokens} tokens cut")
+    return corpus
+
+
+@dataclass
+class ClassificationRun:
+    """One trained model's test predictions and what training cost."""
+
+    model: str
+    setting: str  # "frozen" or "finetuned"
+    predictions: list[int]
+    labels: list[int]
+    tokens: list[int]
+    train_seconds: float
+    alphas: list[list[float]] = field(default_factory=list)  # attention per test document (AoSE only)
+
+    def accuracy(self, which: str = "all") -> float:
+        """Accuracy (%) on all test documents, on those of <= 512 tokens ("short") or > 512 ("long"); NaN if none."""
+        keep = {"all": lambda n: True, "short": lambda n: n <= LONG, "long": lambda n: n > LONG}[which]
+        pairs = [(p, y) for p, y, n in zip(self.predictions, self.labels, self.tokens) if keep(n)]
+        return 100.0 * sum(p == y for p, y in pairs) / len(pairs) if pairs else float("nan")
+
+    def metrics(self) -> dict[str, float]:
+        return {"acc": self.accuracy(), "acc_short": self.accuracy("short"), "acc_long": self.accuracy("long"),
+                "train_s": self.train_seconds}
+
+
+def _setup(config: "ClassificationConfig", seed: int, finetuned: bool) -> TrainSetup:
+    if finetuned:
+        return TrainSetup(config.finetune_epochs, config.finetune_learning_rate, config.batch_size, seed)
+    return TrainSetup(config.frozen_epochs, config.frozen_learning_rate, config.batch_size, seed)
+
+
+def _frozen_run(name: str, groups: dict[str, list[torch.Tensor]], corpus: Corpus, pooling: str,
+                config: "ClassificationConfig", seed: int) -> ClassificationRun:
+    """Train a `DocumentClassifier` on cached vectors (`groups[split][i]`: `[sentences, dim]`) and test it."""
+    torch.manual_seed(seed)
+    head = DocumentClassifier(groups["train"][0].shape[-1], len(corpus.label_names), pooling)
+
+    def forward_on(split):
+        return lambda batch: head(*pad_groups([groups[split][i] for i in batch]))
+
+    lengths = {split: [len(group) for group in groups[split]] for split in SPLITS}
+    seconds = train(forward_on("train"), list(head.parameters()), [head], corpus.labels["train"], lengths["train"],
+                    _setup(config, seed, finetuned=False), description=name)
+    predictions, alphas = predict(forward_on("test"), lengths["test"], config.batch_size * 4)
+    return ClassificationRun(name, "frozen", predictions, corpus.labels["test"], corpus.tokens["test"], seconds,
+                             alphas if pooling == "attention" else [])
+
+
+def _segment_vectors(corpus: Corpus, segmented: dict[str, list[Segmented]], embed_texts) -> dict[str, list]:
+    """Each document's segment embeddings, every distinct segment embedded once."""
+    unique = list(dict.fromkeys(s for split in SPLITS for pieces in segmented[split] for s in pieces.segments))
+    vectors = embed_texts(unique)
+    row = {text: index for index, text in enumerate(unique)}
+    return {split: [vectors[[row[s] for s in pieces.segments]] for pieces in segmented[split]] for split in SPLITS}
+
+
+def run_frozen(corpus: Corpus, encoder, config: "ClassificationConfig", seed: int, embed_texts,
+               tokenizer) -> tuple[dict[str, ClassificationRun], float]:
+    """Every frozen model, and the seconds spent embedding (`embed_texts(texts, max_length)` caches)."""
+    started = time.perf_counter()
+    segment_length = config.max_tokens + 2  # the segment and the encoder's two special tokens
+    full = _segment_vectors(corpus, corpus.segmented, lambda texts: embed_texts(texts, segment_length))
+    cut = {}
+    for limit in config.truncations:
+        segmented = {split: [segment(text, tokenizer, config.min_tokens, config.max_tokens, limit)
+                             for text in corpus.texts[split]] for split in SPLITS}
+        cut[limit] = _segment_vectors(corpus, segmented, lambda texts: embed_texts(texts, segment_length))
+    first = {split: [v[None] for v in embed_texts(corpus.texts[split], config.truncated_tokens + 2)]
+             for split in SPLITS}
+    embed_seconds = time.perf_counter() - started
+
+    runs = {"truncated": _frozen_run("truncated", first, corpus, "mean", config, seed),
+            "mean": _frozen_run("mean", full, corpus, "mean", config, seed),
+            "aose": _frozen_run("aose", full, corpus, "attention", config, seed)}
+    for limit, groups in cut.items():
+        runs[f"aose_{limit}"] = _frozen_run(f"aose_{limit}", groups, corpus, "attention", config, seed)
+    predictions, seconds = tfidf_predictions(corpus.texts["train"], corpus.labels["train"], corpus.texts["test"])
+    runs["tfidf"] = ClassificationRun("tfidf", "frozen", predictions, corpus.labels["test"], corpus.tokens["test"],
+                                      seconds)
+    return runs, embed_seconds
+
+
+def run_finetuned(corpus: Corpus, load_encoder, config: "ClassificationConfig", seed: int,
+                  device: str) -> dict[str, ClassificationRun]:
+    """The encoder alone and AoSE, each fine-tuned from a fresh copy of the sentence transformer."""
+    from sklearn.model_selection import train_test_split
+
+    train_index = list(range(len(corpus.labels["train"])))
+    if config.finetune_docs is not None and config.finetune_docs < len(train_index):
+        labels = corpus.labels["train"]
+        stratify = labels if min(labels.count(y) for y in set(labels)) >= 2 and \
+            config.finetune_docs >= len(set(labels)) else None
+        train_index, _ = train_test_split(train_index, train_size=config.finetune_docs, stratify=stratify,
+                                          random_state=seed)
+    inputs = {  # documents as segment lists: all segments (AoSE) or the whole text cut by the encoder (truncated)
+        "aose": {split: [pieces.segments for pieces in corpus.segmented[split]] for split in SPLITS},
+        "truncated": {split: [[text] for text in corpus.texts[split]] for split in SPLITS},
+    }
+    lengths = {split: [pieces.read_tokens for pieces in corpus.segmented[split]] for split in SPLITS}
+    runs = {}
+    for name in progress(("truncated", "aose"), desc="fine-tuning", leave=False):
+        torch.manual_seed(seed)
+        encoder = load_encoder().to(device)
+        head = DocumentClassifier(encoder.get_embedding_dimension(), len(corpus.label_names),
+                                  "attention" if name == "aose" else "mean").to(device)
+        max_length = config.max_tokens + 2 if name == "aose" else config.truncated_tokens + 2
+        model = FineTunedClassifier(encoder, head, min(max_length, max_positions(encoder)))
+        docs = inputs[name]
+        seconds = train(lambda batch: model([docs["train"][train_index[i]] for i in batch]), list(model.parameters()),
+                        [model], [corpus.labels["train"][i] for i in train_index],
+                        [lengths["train"][i] for i in train_index], _setup(config, seed, finetuned=True), name)
+        predictions, alphas = predict(lambda batch: model([docs["test"][i] for i in batch]), lengths["test"],
+                                      config.batch_size, items=[len(doc) for doc in docs["test"]])
+        runs[name] = ClassificationRun(name, "finetuned", predictions, corpus.labels["test"], corpus.tokens["test"],
+                                       seconds, alphas if name == "aose" else [])
+    return runs
+
+
+def cached_embedder(encoder, name: str, batch_size: int, cache_dir):
+    """`embed_texts(texts, max_length)` for `run_frozen`: the encoder's embeddings, cached under the run folder."""
+    from ..sentence_encoders import embed
+
+    return lambda texts, max_length: embed(encoder, texts, max_length, batch_size, cache_dir, name)

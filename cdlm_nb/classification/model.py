@@ -1,0 +1,67 @@
+"""AoSE (Abdaoui & Dutta 2023, §3.1): attention over sentence embeddings, then a dense layer; and its ablations.
+
+- `DocumentClassifier`: sentence vectors -> document vector (AoSE's attention, or their plain mean) -> logits.
+  Frozen setting: it is all that trains, on embeddings computed once.
+- `FineTunedClassifier`: the sentence transformer itself in front of it, so everything trains (fine-tuned setting).
+The encoder-alone baseline ("S-Roberta" in the paper) is the same classifier over one vector: the sentence
+transformer's embedding of the document's first 512 tokens.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+import torch
+from torch import nn
+
+from ..attention_pooling import AttentionPooling, mean_pooling
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+POOLINGS = ("attention", "mean")
+
+
+def pad_groups(groups: Sequence[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    """`[n_i, dim]` tensors -> `[batch, max n_i, dim]` (zero-padded) and the mask of real rows."""
+    vectors = nn.utils.rnn.pad_sequence(list(groups), batch_first=True)
+    lengths = torch.tensor([len(group) for group in groups], device=vectors.device)
+    return vectors, torch.arange(vectors.shape[1], device=vectors.device)[None, :] < lengths[:, None]
+
+
+class DocumentClassifier(nn.Module):
+    """Sentence vectors `[batch, sentences, dim]` -> document vector v -> a dense layer to the labels."""
+
+    def __init__(self, dim: int, n_labels: int, pooling: str = "attention", dropout: float = 0.1) -> None:
+        super().__init__()
+        if pooling not in POOLINGS:
+            raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
+        self.pooling = AttentionPooling(dim) if pooling == "attention" else None
+        self.dropout = nn.Dropout(dropout)
+        self.output = nn.Linear(dim, n_labels)
+
+    def forward(self, vectors: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(logits, α): α is None for mean pooling."""
+        if self.pooling is None:
+            document, alpha = mean_pooling(vectors, mask), None
+        else:
+            document, alpha = self.pooling(vectors, mask)
+        return self.output(self.dropout(document)), alpha
+
+
+class FineTunedClassifier(nn.Module):
+    """A sentence transformer (trained too) embedding each document's segments, then a `DocumentClassifier`."""
+
+    def __init__(self, encoder: "SentenceTransformer", head: DocumentClassifier, max_length: int) -> None:
+        super().__init__()
+        self.encoder, self.head, self.max_length = encoder, head, max_length
+
+    def forward(self, documents: Sequence[Sequence[str]]) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(logits, α) for documents given as lists of segments."""
+        flat = [segment for document in documents for segment in document]
+        self.encoder.max_seq_length = self.max_length
+        device = self.head.output.weight.device
+        features = {key: value.to(device) if torch.is_tensor(value) else value
+                    for key, value in self.encoder.tokenize(flat).items()}
+        vectors = self.encoder(features)["sentence_embedding"]
+        return self.head(*pad_groups(torch.split(vectors, [len(document) for document in documents])))

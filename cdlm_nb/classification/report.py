@@ -1,0 +1,195 @@
+"""Notebook 08's tables, figure, attention view, recorded metrics and readings, beside AoSE's Tables 3-7
+(Abdaoui & Dutta, *Attention over pre-trained Sentence Embeddings for Long Document Classification*,
+arXiv:2307.09084, 2023; accuracy in %, times in hh:mm on two 16 GB GPUs)."""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from .experiment import LONG, SPLITS, ClassificationRun, Corpus
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+CORPUS_LABELS = {"imdb": "IMDB", "20ng": "20 Newsgroups", "mind": "MIND", "world": "embedded world"}
+MODEL_LABELS = {"truncated": "encoder alone (first 512 tokens)", "mean": "mean of sentence embeddings",
+                "aose": "AoSE", "tfidf": "TF-IDF + logistic regression"}
+COLUMNS = ("time", "acc all", "acc <=512", "acc >512")
+#: Tables 4 (IMDB), 5 (MIND) and 6 (20 Newsgroups): (fine-tuning, freezing), each (time, all, <=512, >512).
+PAPER_RESULTS: dict[str, dict[str, tuple[tuple, tuple]]] = {
+    "imdb": {"Roberta (512)": (("05:40", 95.2, 95.6, 93.0), ("00:12", 91.8, 92.2, 88.4)),
+             "SMITH (2048)": (("04:28", 91.0, 91.0, 90.8), ("00:29", 74.0, 74.2, 73.0)),
+             "Longformer (4096)": (("22:50", 95.6, 95.6, 95.4), ("00:30", 92.0, 92.0, 91.2)),
+             "XLNet (4096)": (("22:20", 95.6, 95.5, 95.7), ("00:29", 92.2, 92.2, 91.8)),
+             "AoSE (8192)": (("15:50", 95.7, 95.7, 95.8), ("00:35", 93.2, 93.2, 93.1))},
+    "mind": {"Roberta (512)": (("09:20", 83.1, 80.7, 85.8), ("00:45", 77.4, 73.8, 81.6)),
+             "SMITH (2048)": (("13:30", 80.8, 77.4, 84.8), ("00:52", 76.0, 71.6, 81.1)),
+             "Longformer (4096)": (("66:45", 84.1, 80.7, 88.0), ("02:05", 77.7, 73.7, 82.3)),
+             "XLNet (4096)": (("81:58", 83.4, 79.8, 87.3), ("04:12", 78.3, 74.2, 82.9)),
+             "AoSE (8192)": (("83:10", 83.5, 79.8, 87.5), ("04:58", 79.1, 75.0, 83.9))},
+    "20ng": {"Roberta (512)": (("02:15", 72.5, 71.5, 83.2), ("00:05", 63.7, 62.6, 75.0)),
+             "SMITH (2048)": (("02:30", 60.0, 58.6, 74.5), ("00:07", 56.4, 55.0, 71.8)),
+             "Longformer (4096)": (("10:20", 72.7, 71.4, 84.3), ("00:10", 64.1, 62.8, 77.7)),
+             "XLNet (4096)": (("13:36", 72.8, 71.7, 84.2), ("00:17", 65.3, 63.8, 79.5)),
+             "AoSE (8192)": (("14:30", 72.7, 71.5, 83.9), ("00:25", 66.0, 64.4, 79.9))},
+}
+#: Table 7 (IMDB): (fine-tuning all, <=512, >512, freezing all, <=512, >512).
+PAPER_TRUNCATION = {"S-Roberta (512)": (95.3, 95.6, 92.8, 92.2, 92.7, 89.1),
+                    "AoSE-512": (95.4, 95.7, 93.0, 92.6, 93.0, 89.9), "AoSE-1024": (95.7, 95.7, 95.7, 93.0, 93.1, 92.5),
+                    "AoSE-2048": (95.7, 95.7, 95.8, 93.1, 93.1, 92.9), "AoSE-4096": (95.7, 95.7, 95.8, 93.2, 93.2, 93.1)}
+#: Table 3 (RoBERTa tokenizer): split -> (documents, documents > 512 tokens, mean tokens, max tokens, labels).
+PAPER_DATA = {"imdb": {"train": (25000, 7729, 323, 3240, 2), "test": (25000, 3537, 314, 3257, 2)},
+              "mind": {"train": (101523, 48093, 696, 51662, 15), "test": (28275, 13160, 651, 28287, 15)},
+              "20ng": {"train": (11314, 1245, 398, 49561, 20), "test": (7532, 784, 372, 132115, 20)}}
+DATA_COLUMNS = ("documents", "documents >512", "mean tokens", "max tokens", "labels")
+
+
+def model_label(model: str) -> str:
+    return f"AoSE-{model.split('_')[1]}" if model.startswith("aose_") else MODEL_LABELS.get(model, model)
+
+
+def data_table(corpora: Mapping[str, Corpus]) -> "pd.DataFrame":
+    """Table 3 for our data (tokens by the sentence transformer's tokenizer, special tokens excluded), with the
+    paper's full corpora below (RoBERTa tokenizer)."""
+    import pandas as pd
+
+    rows = {}
+    for name, corpus in corpora.items():
+        for split in SPLITS:
+            tokens = corpus.tokens[split]
+            rows[(f"ours: {CORPUS_LABELS[name]}", split)] = (
+                len(tokens), sum(n > LONG for n in tokens), round(sum(tokens) / max(len(tokens), 1)),
+                max(tokens, default=0), len(set(corpus.labels["train"])))
+    for name, splits in PAPER_DATA.items():
+        for split, values in splits.items():
+            rows[(f"paper: {CORPUS_LABELS[name]}", split)] = values
+    return pd.DataFrame.from_dict(rows, orient="index", columns=list(DATA_COLUMNS))
+
+
+def _ours(run: ClassificationRun) -> tuple:
+    return (f"{run.train_seconds:.0f} s", *(round(run.accuracy(w), 1) for w in ("all", "short", "long")))
+
+
+def results_table(name: str, frozen: Mapping[str, ClassificationRun],
+                  finetuned: Mapping[str, ClassificationRun]) -> "pd.DataFrame":
+    """Tables 4-6's layout: per model, fine-tuning and freezing (training time, accuracy on all / short / long
+    test documents); ours first, then the paper's rows for this corpus (none for the embedded world)."""
+    import pandas as pd
+
+    columns = pd.MultiIndex.from_product([("fine-tuning", "freezing"), COLUMNS])
+    empty = ("",) * len(COLUMNS)
+    rows = {}
+    for model in ("truncated", "mean", "aose", "tfidf"):
+        if model in frozen or model in finetuned:
+            rows[f"ours: {model_label(model)}"] = (
+                *(_ours(finetuned[model]) if model in finetuned else empty),
+                *(_ours(frozen[model]) if model in frozen else empty))
+    for model, (tuned, frozen_row) in PAPER_RESULTS.get(name, {}).items():
+        rows[f"paper: {model}"] = (*tuned, *frozen_row)
+    return pd.DataFrame.from_dict(rows, orient="index", columns=columns)
+
+
+def truncation_table(frozen: Mapping[str, ClassificationRun], finetuned: Mapping[str, ClassificationRun]) -> "pd.DataFrame":
+    """Table 7's layout: the encoder alone and AoSE-N (frozen here; fine-tuned AoSE at full length when run),
+    with the paper's IMDB rows below."""
+    import pandas as pd
+
+    columns = pd.MultiIndex.from_product([("fine-tuning", "freezing"), COLUMNS[1:]])
+    rows = {}
+    for model in ["truncated", *sorted((m for m in frozen if m.startswith("aose_")), key=lambda m: int(m[5:])), "aose"]:
+        tuned = finetuned.get(model)
+        rows[f"ours: {model_label(model)}"] = (
+            *(tuple(round(tuned.accuracy(w), 1) for w in ("all", "short", "long")) if tuned else ("",) * 3),
+            *(round(frozen[model].accuracy(w), 1) for w in ("all", "short", "long")))
+    for model, values in PAPER_TRUNCATION.items():
+        rows[f"paper (IMDB): {model}"] = values
+    return pd.DataFrame.from_dict(rows, orient="index", columns=columns)
+
+
+def truncation_figure(results: Mapping[str, Mapping[str, ClassificationRun]]) -> "Figure":
+    """Frozen accuracy on long (> 512 token) test documents against AoSE's truncation length, one line per corpus;
+    the encoder alone as a dashed line of the same colour. Corpora without long test documents are named, not drawn."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    without = [CORPUS_LABELS[name] for name, runs in results.items() if math.isnan(runs["aose"].accuracy("long"))]
+    for index, (name, runs) in enumerate(results.items()):
+        if CORPUS_LABELS[name] in without:
+            continue
+        limits = sorted(int(m[5:]) for m in runs if m.startswith("aose_"))
+        points = [(limit, runs[f"aose_{limit}"].accuracy("long")) for limit in limits]
+        points.append((max(limits, default=LONG) * 2, runs["aose"].accuracy("long")))  # the full length
+        ax.plot(*zip(*points), "o-", color=f"C{index}", label=f"{CORPUS_LABELS[name]}: AoSE")
+        ax.axhline(runs["truncated"].accuracy("long"), color=f"C{index}", linestyle="--", linewidth=1,
+                   label=f"{CORPUS_LABELS[name]}: encoder alone (first tokens)")
+    if len(without) < len(results):
+        ax.set_xscale("log", base=2)
+        ax.legend(fontsize=7, loc="lower right")
+    if without:
+        ax.set_title(f"no test document longer than {LONG} tokens: {', '.join(without)}", fontsize=8)
+    ax.set_xlabel("tokens AoSE reads per document (last point: all, up to the limit)")
+    ax.set_ylabel(f"accuracy on > {LONG}-token documents (%)")
+    fig.tight_layout()
+    return fig
+
+
+def attention_html(corpus: Corpus, run: ClassificationRun, document: int = 0) -> str:
+    """A test document's segments shaded by AoSE's α (darker = more weight), with its gold and predicted label."""
+    segments = corpus.segmented["test"][document].segments
+    alpha = run.alphas[document]
+    top = max(alpha, default=1.0) or 1.0
+    spans = [f'<span style="background: rgba(230, 85, 13, {a / top:.2f})" title="α = {a:.3f}">{html.escape(s)}</span>'
+             for s, a in zip(segments, alpha)]
+    names = corpus.label_names
+    head = (f"<p><b>test document {document}</b>: gold <b>{names[run.labels[document]]}</b>, predicted "
+            f"<b>{names[run.predictions[document]]}</b>, {run.tokens[document]} tokens, {len(segments)} segments</p>")
+    return head + '<div style="line-height: 1.7">' + " ".join(spans) + "</div>"
+
+
+def attention_view(corpus: Corpus, run: ClassificationRun, document: int = 0):
+    """`attention_html` ready to display in a notebook."""
+    from IPython.display import HTML
+
+    return HTML(attention_html(corpus, run, document))
+
+
+def aose_metrics(name: str, setting: str, runs: Mapping[str, ClassificationRun]) -> dict[str, float]:
+    """`aose/<dataset>/<setting>/<model>/<metric>` for acc, acc_short, acc_long (%) and train_s; NaN left out."""
+    return {f"aose/{name}/{setting}/{model}/{metric}": value for model, run in runs.items()
+            for metric, value in run.metrics().items() if not math.isnan(value)}
+
+
+def _compare(a: float, b: float) -> str:
+    return "above" if a > b else "below" if a < b else "level with"
+
+
+def readings(name: str, frozen: Mapping[str, ClassificationRun], finetuned: Mapping[str, ClassificationRun],
+             embed_seconds: float) -> list[str]:
+    """The paper's three claims checked on this corpus' numbers, and the lexical floor."""
+    label = CORPUS_LABELS[name]
+    long_docs = sum(n > LONG for n in frozen["aose"].tokens)
+    aose, alone = frozen["aose"].accuracy("long"), frozen["truncated"].accuracy("long")
+    lines = [f"- {label}: {long_docs} of {len(frozen['aose'].tokens)} test documents are longer than {LONG} tokens "
+             f"(one of them is {100 / max(long_docs, 1):.1f} points of 'acc >512')."]
+    if long_docs:
+        lines.append(f"- Claim 1 (frozen AoSE >= the encoder alone on long documents): "
+                     f"{'holds' if aose >= alone else 'does not hold'} here ({aose:.1f} vs {alone:.1f}).")
+        limits = sorted(int(m[5:]) for m in frozen if m.startswith("aose_"))
+        curve = [frozen[f"aose_{limit}"].accuracy("long") for limit in limits] + [aose]
+        rising = all(b >= a for a, b in zip(curve, curve[1:]))
+        lines.append(f"- Claim 2 (accuracy on long documents rises with the truncation length): "
+                     f"{'holds' if rising else 'not monotone'} here ({' -> '.join(f'{v:.1f}' for v in curve)}).")
+    if "aose" in finetuned:
+        tuned = finetuned["aose"]
+        lines.append(f"- Claim 3 (the frozen setting trains far faster): frozen AoSE trained in "
+                     f"{frozen['aose'].train_seconds:.1f} s (+ {embed_seconds:.0f} s embedding every model's inputs "
+                     f"once) against {tuned.train_seconds:.0f} s for fine-tuned AoSE on fewer documents; fine-tuned "
+                     f"accuracy {tuned.accuracy():.1f} vs frozen {frozen['aose'].accuracy():.1f}.")
+    floor = frozen["tfidf"].accuracy()
+    lines.append(f"- The TF-IDF floor ({floor:.1f}) is {_compare(frozen['aose'].accuracy(), floor)} frozen AoSE "
+                 f"({frozen['aose'].accuracy():.1f}) on all test documents.")
+    return lines

@@ -1,0 +1,68 @@
+"""One training loop and one prediction loop for every classifier of notebook 08 (frozen or fine-tuned).
+
+A model is given as `forward(indices) -> (logits, α)` over the examples it was built for, so the loop does not
+care whether a batch is cached sentence vectors or segments run through the sentence transformer.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import torch
+from torch import nn
+
+from ..finetuning import length_sorted_batches
+from ..runtime import progress
+
+Forward = Callable[[list[int]], "tuple[torch.Tensor, torch.Tensor | None]"]
+
+
+@dataclass(frozen=True)
+class TrainSetup:
+    """AdamW with a linear decay to zero; cross-entropy; documents batched by similar length."""
+
+    epochs: int
+    learning_rate: float
+    batch_size: int
+    seed: int
+
+
+def train(forward: Forward, parameters: Sequence[nn.Parameter], modules: Sequence[nn.Module], labels: Sequence[int],
+          lengths: Sequence[int], setup: TrainSetup, description: str = "training") -> float:
+    """Train in place; returns the seconds it took."""
+    started = time.perf_counter()
+    optimizer = torch.optim.AdamW(parameters, lr=setup.learning_rate)
+    batches_per_epoch = len(length_sorted_batches(lengths, setup.batch_size))
+    schedule = torch.optim.lr_scheduler.LinearLR(optimizer, 1.0, 0.0, total_iters=setup.epochs * batches_per_epoch)
+    targets = torch.tensor(list(labels))
+    for module in modules:
+        module.train()
+    for epoch in progress(range(setup.epochs), desc=description, leave=False):
+        for batch in length_sorted_batches(lengths, setup.batch_size, shuffle=True, seed=setup.seed + epoch):
+            logits, _ = forward(batch)
+            loss = nn.functional.cross_entropy(logits, targets[batch].to(logits.device))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            schedule.step()
+    for module in modules:
+        module.eval()
+    return time.perf_counter() - started
+
+
+@torch.no_grad()
+def predict(forward: Forward, lengths: Sequence[int], batch_size: int,
+            items: Sequence[int] | None = None) -> tuple[list[int], list[list[float]]]:
+    """(predicted labels, α per document over its `items` sentences (default: `lengths`); [] when the model has no
+    attention), in the examples' order."""
+    items = lengths if items is None else items
+    predictions, alphas = [0] * len(lengths), [[] for _ in lengths]
+    for batch in length_sorted_batches(lengths, batch_size):
+        logits, alpha = forward(batch)
+        for row, index in enumerate(batch):
+            predictions[index] = int(logits[row].argmax())
+            if alpha is not None:
+                alphas[index] = alpha[row, :items[index]].tolist()
+    return predictions, alphas

@@ -1,0 +1,80 @@
+"""Sentence transformers (sentence-transformers library): loading, and embeddings cached in the run folder.
+
+Offline the encoder is the packaged all-MiniLM-L6-v2 (`minilm`: mean pooling, L2-normalised, 384 dimensions);
+on a GPU runtime a hub id such as AoSE's `sentence-transformers/nli-roberta-base-v2` loads with the same code.
+AoSE (notebook 08), CDA's BERT-HAN (notebook 10) and the bi-encoder of notebook 11 share these embeddings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+import torch
+
+from .errors import OfflineError
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+CACHE_FOLDER = "embeddings"  # under the run folder
+
+
+def load_sentence_encoder(name: str, device: str = "cpu") -> "SentenceTransformer":
+    """`name` = "minilm" (the packaged all-MiniLM-L6-v2), a local folder or a hub id (OfflineError offline)."""
+    from sentence_transformers import SentenceTransformer
+
+    from .encoders import minilm_path
+
+    source = minilm_path() if name == "minilm" else name
+    try:
+        return SentenceTransformer(source, device=device, trust_remote_code=False)
+    except (OSError, ValueError, ConnectionError) as error:
+        raise OfflineError(
+            f"could not load the sentence transformer {name!r} ({type(error).__name__}: {error}). Connect to the "
+            f"internet or run `hf download {name}` beforehand; offline, use encoder 'minilm' (pip install "
+            "'cdlm-nb[minilm]')."
+        ) from error
+
+
+def max_positions(encoder: "SentenceTransformer") -> int:
+    """The most tokens (special tokens included) the encoder's position embeddings allow."""
+    config = encoder[0].auto_model.config
+    offset = 2 if config.model_type in ("roberta", "xlm-roberta", "mpnet") else 0  # padding_idx + 1 reserved
+    return config.max_position_embeddings - offset
+
+
+def _cache_file(folder: Path, name: str, texts: Sequence[str], max_length: int) -> Path:
+    digest = hashlib.sha256("\x00".join(texts).encode("utf-8")).hexdigest()[:20]
+    return folder / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}-{max_length}-{digest}.safetensors"
+
+
+def embed(encoder: "SentenceTransformer", texts: Sequence[str], max_length: int, batch_size: int = 64,
+          cache_dir: str | os.PathLike | None = None, name: str = "encoder") -> torch.Tensor:
+    """`[len(texts), dim]` embeddings of texts cut to `max_length` tokens (special tokens included), on CPU.
+
+    With `cache_dir`, they are read from / written to `<cache_dir>/embeddings/<name>-<max_length>-<hash>.safetensors`
+    (keyed by the model name, the length and the texts), so reruns and other notebooks reuse them.
+    """
+    from safetensors.torch import load_file, save_file
+
+    path = _cache_file(Path(cache_dir) / CACHE_FOLDER, name, texts, max_length) if cache_dir is not None else None
+    if path is not None and path.is_file():
+        return load_file(path)["embeddings"]
+    if not texts:
+        return torch.zeros(0, encoder.get_embedding_dimension())
+    previous, encoder.max_seq_length = encoder.max_seq_length, min(max_length, max_positions(encoder))
+    try:
+        from .runtime import is_headless
+
+        vectors = encoder.encode(list(texts), batch_size=batch_size, convert_to_tensor=True,
+                                 show_progress_bar=not is_headless() and len(texts) > 10 * batch_size).cpu()
+    finally:
+        encoder.max_seq_length = previous
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        save_file({"embeddings": vectors.contiguous()}, path)
+    return vectors

@@ -1,0 +1,104 @@
+"""Notebook 08's experiment end to end on a corpus built so that the label is only in a document's last sentence:
+AoSE (every sentence) must beat the encoder alone (first tokens only), and the report must say so."""
+
+import math
+import random
+from dataclasses import replace
+
+import pytest
+from datasets import Dataset
+
+from cdlm_nb.classification import experiment, report
+from cdlm_nb.data.classification_sets import ClassificationSplits
+from cdlm_nb.data.schemas import classification_features
+from cdlm_nb.profiles import get_profile
+
+FILLER = ["The weather was mild for the time of year.", "Reporters gathered outside as the day went on.",
+          "Further details are expected later this week.", "Several newspapers carried the story on their pages.",
+          "Television crews arrived within the hour.", "The mood in the city was calm by the evening.",
+          "Officials promised to publish a full report soon.", "Local radio stations interrupted their programmes."]
+CLUES = {"positive": "Everyone agreed the film was wonderful and moving.",
+         "negative": "Everyone agreed the film was dreadful and boring."}
+
+
+def _documents(n: int, rng: random.Random, late: bool) -> Dataset:
+    texts, labels = [], []
+    for i in range(n):
+        label = ("negative", "positive")[i % 2]
+        filler = [rng.choice(FILLER) for _ in range(14 if late else 2)]
+        texts.append(" ".join(filler + [CLUES[label]]))
+        labels.append(0 if label == "negative" else 1)
+    return Dataset.from_dict({"text": texts, "label": labels},
+                             features=classification_features(["negative", "positive"]))
+
+
+@pytest.fixture(scope="module")
+def corpus(sentence_encoder):
+    rng = random.Random(0)
+    splits = ClassificationSplits("imdb", _documents(40, rng, late=True), _documents(20, rng, late=True))
+    return experiment.prepare(splits, sentence_encoder.tokenizer, _config())
+
+
+def _config():
+    return replace(get_profile("smoke").classification, truncated_tokens=48, truncations=(48,), frozen_epochs=30,
+                   frozen_learning_rate=3e-3, finetune_docs=8, finetune_epochs=1)
+
+
+def test_prepare_keeps_segments_and_token_counts(corpus):
+    assert len(corpus.labels["train"]) == 40 and corpus.label_names == ["negative", "positive"]
+    assert all(pieces.read_tokens == n for pieces, n in zip(corpus.segmented["test"], corpus.tokens["test"]))
+
+
+def test_prepare_counts_documents_too_short_to_segment(sentence_encoder):
+    data = Dataset.from_dict({"text": ["Hi.", CLUES["positive"]], "label": [0, 1]},
+                             features=classification_features(["negative", "positive"]))
+    prepared = experiment.prepare(ClassificationSplits("imdb", data, data), sentence_encoder.tokenizer, _config())
+    assert len(prepared.labels["train"]) == 1
+    assert "train: 1 documents with fewer than 5 tokens skipped" in prepared.notes
+
+
+@pytest.mark.slow
+def test_aose_reads_the_late_clue_that_the_truncated_encoder_cannot(corpus, sentence_encoder, tmp_path):
+    embed_texts = experiment.cached_embedder(sentence_encoder, "minilm", 64, tmp_path)
+    runs, seconds = experiment.run_frozen(corpus, sentence_encoder, _config(), 13, embed_texts,
+                                          sentence_encoder.tokenizer)
+    assert set(runs) == {"truncated", "mean", "aose", "aose_48", "tfidf"} and seconds > 0
+    assert runs["aose"].accuracy() >= 90.0
+    assert runs["truncated"].accuracy() <= 75.0 and runs["aose_48"].accuracy() <= 75.0  # the clue is past 48 tokens
+    aose_alpha = runs["aose"].alphas[0]
+    assert len(aose_alpha) == len(corpus.segmented["test"][0].segments) and math.isclose(sum(aose_alpha), 1.0,
+                                                                                           rel_tol=1e-4)
+
+    metrics = report.aose_metrics("imdb", "frozen", runs)
+    assert metrics["aose/imdb/frozen/aose/acc"] == runs["aose"].accuracy()
+    assert "aose/imdb/frozen/aose/acc_short" in metrics and "aose/imdb/frozen/aose/acc_long" not in metrics  # NaN
+    lines = report.readings("imdb", runs, {}, seconds)
+    assert any("TF-IDF" in line for line in lines)
+    table = report.results_table("imdb", runs, {})
+    assert "ours: AoSE" in table.index and "paper: AoSE (8192)" in table.index
+    assert "ours: AoSE-48" in report.truncation_table(runs, {}).index
+    assert max(range(len(aose_alpha)), key=aose_alpha.__getitem__) == len(aose_alpha) - 1  # the clue sentence
+    assert "title=\"α = " in report.attention_html(corpus, runs["aose"], 0)
+
+
+@pytest.mark.slow
+def test_fine_tuning_trains_the_encoder_too(corpus, sentence_encoder):
+    from cdlm_nb.sentence_encoders import load_sentence_encoder
+
+    before = sentence_encoder[0].auto_model.embeddings.word_embeddings.weight.clone()
+    loaded = []
+
+    def load():
+        loaded.append(load_sentence_encoder("minilm"))
+        return loaded[-1]
+
+    runs = experiment.run_finetuned(corpus, load, _config(), 13, "cpu")
+    assert set(runs) == {"truncated", "aose"} and len(loaded) == 2
+    assert not loaded[1][0].auto_model.embeddings.word_embeddings.weight.equal(before)
+    assert len(runs["aose"].predictions) == 20 and runs["aose"].train_seconds > 0
+
+
+def test_accuracy_splits_short_and_long_documents():
+    run = experiment.ClassificationRun("aose", "frozen", [1, 0, 1, 1], [1, 1, 1, 0], [100, 600, 700, 512], 1.0)
+    assert run.accuracy() == 50.0 and run.accuracy("short") == 50.0 and run.accuracy("long") == 50.0
+    assert math.isnan(experiment.ClassificationRun("x", "frozen", [1], [1], [10], 0.0).accuracy("long"))

@@ -1,0 +1,40 @@
+"""Sentence transformers: the packaged MiniLM, normalised embeddings, the run-folder cache, the offline error."""
+
+import pytest
+import torch
+
+from cdlm_nb.errors import OfflineError
+from cdlm_nb.sentence_encoders import CACHE_FOLDER, embed, load_sentence_encoder, max_positions
+
+
+def test_minilm_embeddings_are_normalised_and_cut_to_max_length(sentence_encoder):
+    vectors = embed(sentence_encoder, ["An earthquake struck the region.", "The mayor won the election."], 16)
+    assert vectors.shape == (2, 384)
+    assert torch.allclose(vectors.norm(dim=1), torch.ones(2), atol=1e-5)
+    long_text = "The storm hit the coast. " * 200
+    assert torch.allclose(embed(sentence_encoder, [long_text], 16), embed(sentence_encoder, [long_text[:200]], 16),
+                          atol=1e-5)  # both read the same first 16 tokens
+    assert max_positions(sentence_encoder) == 512
+    assert sentence_encoder.max_seq_length == 256  # restored after the call
+
+
+def test_embeddings_are_cached_by_model_length_and_texts(sentence_encoder, tmp_path, monkeypatch):
+    texts = ["First sentence here.", "Second sentence there."]
+    first = embed(sentence_encoder, texts, 32, cache_dir=tmp_path, name="minilm")
+    files = list((tmp_path / CACHE_FOLDER).glob("*.safetensors"))
+    assert len(files) == 1 and files[0].name.startswith("minilm-32-")
+
+    monkeypatch.setattr(sentence_encoder, "encode", lambda *a, **k: pytest.fail("should have read the cache"))
+    assert torch.equal(embed(sentence_encoder, texts, 32, cache_dir=tmp_path, name="minilm"), first)
+    monkeypatch.undo()
+    embed(sentence_encoder, texts[:1], 32, cache_dir=tmp_path, name="minilm")
+    assert len(list((tmp_path / CACHE_FOLDER).glob("*.safetensors"))) == 2  # other texts: another file
+
+
+def test_an_unreachable_hub_model_says_what_to_do(monkeypatch, tmp_path):
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)  # read at import: patch the constant
+    monkeypatch.setenv("HF_HOME", str(tmp_path))
+    with pytest.raises(OfflineError, match="hf download|minilm"):
+        load_sentence_encoder("sentence-transformers/nli-roberta-base-v2")
