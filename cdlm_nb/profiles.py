@@ -219,7 +219,7 @@ class ClassificationConfig:
     batch_size: int  # documents per step (paper: 16)
     finetune_docs: int | None  # training documents of the fine-tuned setting (None: all of train_docs)
     finetune_epochs: int  # paper: 20 (IMDB, 20 Newsgroups), 10 (MIND)
-    finetune_learning_rate: float  # paper: 2e-5
+    finetune_learning_rate: float  # the encoder's (paper: 2e-5); the new top keeps frozen_learning_rate
     embed_batch_size: int  # segments per encoder forward pass
 
 
@@ -232,7 +232,7 @@ CLASSIFICATION = {
     "cpu": ClassificationConfig(encoder="minilm", min_tokens=5, max_tokens=250, max_document_tokens=8192,
                                 truncated_tokens=512, truncations=(512, 1024, 2048, 4096), train_docs=800,
                                 test_docs=400, test_share=0.3, frozen_epochs=50, frozen_learning_rate=1e-3,
-                                batch_size=16, finetune_docs=120, finetune_epochs=2, finetune_learning_rate=2e-5,
+                                batch_size=16, finetune_docs=48, finetune_epochs=2, finetune_learning_rate=2e-5,
                                 embed_batch_size=64),
     "gpu": ClassificationConfig(encoder="sentence-transformers/nli-roberta-base-v2", min_tokens=5, max_tokens=250,
                                 max_document_tokens=8192, truncated_tokens=512, truncations=(512, 1024, 2048, 4096),

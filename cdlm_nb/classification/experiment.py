@@ -4,7 +4,8 @@ Frozen (the sentence transformer runs once, its embeddings cached; only the top 
 `truncated` (the encoder alone on the first 512 tokens: the paper's S-Roberta row), `mean` (sentence embeddings
 averaged, no attention), `aose` (up to 8,192 tokens), `aose_<N>` (Table 7: documents cut after N tokens) and the
 `tfidf` floor (TF-IDF + logistic regression). Fine-tuned (everything trains, on `finetune_docs` documents):
-`truncated` and `aose`.
+`truncated` and `aose`; the pretrained encoder at the paper's learning rate, the new top (random) at the frozen
+setting's.
 """
 
 from __future__ import annotations
@@ -170,7 +171,9 @@ def run_finetuned(corpus: Corpus, load_encoder, config: "ClassificationConfig", 
         max_length = config.max_tokens + 2 if name == "aose" else config.truncated_tokens + 2
         model = FineTunedClassifier(encoder, head, min(max_length, max_positions(encoder)))
         docs = inputs[name]
-        seconds = train(lambda batch: model([docs["train"][train_index[i]] for i in batch]), list(model.parameters()),
+        groups = [{"params": list(encoder.parameters()), "lr": config.finetune_learning_rate},  # pretrained
+                  {"params": list(head.parameters()), "lr": config.frozen_learning_rate}]  # new: from random
+        seconds = train(lambda batch: model([docs["train"][train_index[i]] for i in batch]), groups,
                         [model], [corpus.labels["train"][i] for i in train_index],
                         [lengths["train"][i] for i in train_index], _setup(config, seed, finetuned=True), name)
         predictions, alphas = predict(lambda batch: model([docs["test"][i] for i in batch]), lengths["test"],

@@ -61,7 +61,8 @@ class FineTunedClassifier(nn.Module):
         flat = [segment for document in documents for segment in document]
         self.encoder.max_seq_length = self.max_length
         device = self.head.output.weight.device
+        preprocess = getattr(self.encoder, "preprocess", None) or self.encoder.tokenize  # renamed in v6
         features = {key: value.to(device) if torch.is_tensor(value) else value
-                    for key, value in self.encoder.tokenize(flat).items()}
+                    for key, value in preprocess(flat).items()}
         vectors = self.encoder(features)["sentence_embedding"]
         return self.head(*pad_groups(torch.split(vectors, [len(document) for document in documents])))

@@ -29,9 +29,9 @@ class TrainSetup:
     seed: int
 
 
-def train(forward: Forward, parameters: Sequence[nn.Parameter], modules: Sequence[nn.Module], labels: Sequence[int],
+def train(forward: Forward, parameters: Sequence, modules: Sequence[nn.Module], labels: Sequence[int],
           lengths: Sequence[int], setup: TrainSetup, description: str = "training") -> float:
-    """Train in place; returns the seconds it took."""
+    """Train in place (`parameters`: tensors, or AdamW parameter groups with their own lr); returns the seconds."""
     started = time.perf_counter()
     optimizer = torch.optim.AdamW(parameters, lr=setup.learning_rate)
     batches_per_epoch = len(length_sorted_batches(lengths, setup.batch_size))
