@@ -35,6 +35,21 @@ def test_ecbplus_sample_without_test_topics_splits_its_dev_topics(shared_data):
     assert any("stand in as test" in note for note in notes)
 
 
+def test_ecbplus_test_topics_are_the_test_set_when_present(monkeypatch, tmp_path):
+    from datasets import Dataset
+
+    from cdlm_nb.data import corpora, ecbplus
+
+    def fake(folder, topics, keep_all_sentences):  # the standard split of a full corpus: topics 36-45 are test
+        return {split: Dataset.from_dict({"topic": [topic]}) for split, topic in
+                (("train", "1"), ("dev", "2"), ("test", "36"))}
+
+    monkeypatch.setattr(ecbplus, "load_ecbplus", fake)
+    splits, notes = corpora.ecbplus_splits(tmp_path, None, "MatchingConfig.ecbplus_topics")
+    assert splits["test"]["topic"] == ["36"] and splits["dev"]["topic"] == ["2"]
+    assert not any("stand in" in note for note in notes)
+
+
 def test_training_clusters_refuses_an_unknown_source():
     from cdlm_nb.data.corpora import training_clusters
 
