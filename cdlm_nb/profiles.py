@@ -232,7 +232,7 @@ CLASSIFICATION = {
     "cpu": ClassificationConfig(encoder="minilm", min_tokens=5, max_tokens=250, max_document_tokens=8192,
                                 truncated_tokens=512, truncations=(512, 1024, 2048, 4096), train_docs=800,
                                 test_docs=400, test_share=0.3, frozen_epochs=50, frozen_learning_rate=1e-3,
-                                batch_size=16, finetune_docs=48, finetune_epochs=2, finetune_learning_rate=2e-5,
+                                batch_size=16, finetune_docs=36, finetune_epochs=2, finetune_learning_rate=2e-5,
                                 embed_batch_size=64),
     "gpu": ClassificationConfig(encoder="sentence-transformers/nli-roberta-base-v2", min_tokens=5, max_tokens=250,
                                 max_document_tokens=8192, truncated_tokens=512, truncations=(512, 1024, 2048, 4096),
