@@ -202,6 +202,37 @@ MATCHING = {
 
 
 @dataclass(frozen=True)
+class MatchIgnitionConfig:
+    """Match-Ignition (Pang, Lan & Cheng 2021, §3-4): PageRank filters around a MiniLM cross-encoder."""
+
+    alphas: tuple[float, ...]  # word reduction ratios trained and compared (paper: 0, 5, 10, 20 %)
+    keep_sentences: int  # λ, sentences kept per document by the sentence filter (authors' code: 5)
+    lambdas: tuple[int, ...]  # λ values compared at inference with the model trained at keep_sentences
+    ablation_alpha: float  # α of the "word filter only" and "first λ sentences" ablations (paper's best: 10 %)
+    training: MatchingConfig  # cross-encoder fine-tuning (paper: 400 tokens, batch 8, lr 1e-5, 10 epochs)
+    speed_length: int  # tokens per input of the speed measurement (paper: 400)
+    speed_batch: int  # inputs per batch of the speed measurement (paper: 8)
+    speed_repeats: int  # timed repeats per α (the median is reported)
+
+
+MATCH_IGNITION = {
+    "smoke": MatchIgnitionConfig(alphas=(0.0, 0.2), keep_sentences=5, lambdas=(3, 5), ablation_alpha=0.2,
+                                 training=replace(MATCHING["smoke"], models=(), max_length=128, max_pairs=16),
+                                 speed_length=64, speed_batch=2, speed_repeats=2),
+    "cpu": MatchIgnitionConfig(alphas=(0.0, 0.1, 0.2, 0.3), keep_sentences=5, lambdas=(3, 5, 8),
+                               ablation_alpha=0.1,
+                               training=replace(MATCHING["cpu"], models=(), max_length=256, max_pairs=240, epochs=2,
+                                                batch_size=8, learning_rate=5e-5),
+                               speed_length=400, speed_batch=8, speed_repeats=5),
+    "gpu": MatchIgnitionConfig(alphas=(0.0, 0.05, 0.1, 0.2, 0.3), keep_sentences=5, lambdas=(3, 5, 8),
+                               ablation_alpha=0.1,
+                               training=replace(MATCHING["gpu"], models=(), max_length=400, max_pairs=None, epochs=10,
+                                                batch_size=8, learning_rate=1e-5),
+                               speed_length=400, speed_batch=8, speed_repeats=20),
+}
+
+
+@dataclass(frozen=True)
 class ClassificationConfig:
     """Long-document classification with AoSE (Abdaoui & Dutta 2023, §3-4) and its same-encoder baselines."""
 
@@ -292,6 +323,7 @@ class Profile:
     encoder: EncoderConfig
     coref: CorefConfig
     matching: MatchingConfig
+    match_ignition: MatchIgnitionConfig
     classification: ClassificationConfig
     world: WorldConfig
 
@@ -323,6 +355,7 @@ def _build(name: str, description: str, data_source: str, minutes_budget: float)
         encoder=ENCODER[name],
         coref=COREF[name],
         matching=MATCHING[name],
+        match_ignition=MATCH_IGNITION[name],
         classification=CLASSIFICATION[name],
         world=WORLD[name],
     )

@@ -72,21 +72,29 @@ class MatchingRun:
     encoding: EncodingStats | None = None  # the test pairs' cuts
 
 
-def _evaluate(scores: np.ndarray, rows: "Dataset", threshold: float) -> dict[str, float]:
+def evaluate_at(scores: np.ndarray, rows: "Dataset", threshold: float) -> dict[str, float]:
+    """Accuracy and F1 (overall and by pair kind) of calling a pair related when its score >= threshold."""
     return pair_scores(rows["label"], (scores >= threshold).astype(int), rows["kind"])
 
 
 def run_matching(name: str, encoder: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
                  splits: Mapping[str, Any], config: "MatchingConfig", *, device: str = "cpu",
                  seed: int = 13) -> MatchingRun:
-    """Fine-tune a pair classifier on train, score dev and test; a pair is related when P(related) >= 0.5."""
+    """Fine-tune a pair classifier on `encoder` (a new head) on train, score dev and test (`run_classifier`)."""
     from .model import pair_classifier
+
+    return run_classifier(name, pair_classifier(encoder), tokenizer, splits, config, device=device, seed=seed)
+
+
+def run_classifier(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
+                   splits: Mapping[str, Any], config: "MatchingConfig", *, device: str = "cpu",
+                   seed: int = 13) -> MatchingRun:
+    """Fine-tune a ready pair classifier on train, score dev and test; a pair is related when P(related) >= 0.5."""
     from .training import fine_tune, score
 
-    max_length = max_input_length(encoder, config.max_length)
+    max_length = max_input_length(model, config.max_length)
     encoded = {split: encode_pairs(splits[split], tokenizer, max_length, config.protocol)
                for split in ("train", "dev", "test")}
-    model = pair_classifier(encoder)
     start = time.perf_counter()
     losses = fine_tune(model, encoded["train"][0], splits["train"]["label"], pad_id=tokenizer.pad_token_id,
                        epochs=config.epochs, batch_size=config.batch_size, learning_rate=config.learning_rate,
@@ -96,8 +104,8 @@ def run_matching(name: str, encoder: "PreTrainedModel", tokenizer: "PreTrainedTo
                            batch_size=config.score_batch_size, protocol=config.protocol, device=device)
               for split in ("dev", "test")}
     model.to("cpu")
-    return MatchingRun(name, 0.5, _evaluate(scored["dev"].probabilities, splits["dev"], 0.5),
-                       _evaluate(scored["test"].probabilities, splits["test"], 0.5), scored["test"].probabilities,
+    return MatchingRun(name, 0.5, evaluate_at(scored["dev"].probabilities, splits["dev"], 0.5),
+                       evaluate_at(scored["test"].probabilities, splits["test"], 0.5), scored["test"].probabilities,
                        train_seconds, scored["test"].pairs_per_second, losses, encoded["test"][1])
 
 
@@ -109,8 +117,8 @@ def tfidf_run(splits: Mapping[str, Any]) -> MatchingRun:
     dev, test = tfidf_cosines(splits["train"], splits["dev"], splits["test"])
     threshold = best_threshold(splits["dev"]["label"], dev)
     seconds = time.perf_counter() - start
-    return MatchingRun(TFIDF, threshold, _evaluate(dev, splits["dev"], threshold),
-                       _evaluate(test, splits["test"], threshold), test, seconds,
+    return MatchingRun(TFIDF, threshold, evaluate_at(dev, splits["dev"], threshold),
+                       evaluate_at(test, splits["test"], threshold), test, seconds,
                        len(test) / seconds if seconds > 0 else float("nan"))
 
 

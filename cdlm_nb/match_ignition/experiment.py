@@ -1,0 +1,214 @@
+"""Notebook 09's experiment: a MiniLM cross-encoder fine-tuned with and without Match-Ignition's filters on
+notebook 05's pairs, the inference-time λ sweep, and the speed of the word filter measured on one fixed batch.
+
+Trained variants (each from the packaged all-MiniLM-L6-v2, same pairs, same seed):
+- `alpha_<a>`: both filters (sentence filter with λ = `keep_sentences`, word filter with α = a); `alpha_0` is the
+  sentence filter only (the paper's "– word-level filter");
+- `no_filter`: the truncated cross-encoder (the paper's BERT-Finetuning);
+- `word_only`: the word filter at `ablation_alpha` on unfiltered documents ("– sentence-level filter").
+Inference-time variants of the `alpha_<ablation_alpha>` model: λ ∈ `lambdas`, and the first λ sentences instead of
+the PageRank ones.
+"""
+
+from __future__ import annotations
+
+import copy
+import statistics
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from ..matching.experiment import MatchingRun, evaluate_at, run_classifier
+from ..matching.inputs import encode_pairs
+from ..matching.training import score
+from ..runtime import progress
+from .sentence_filter import filter_pair
+from .word_filter import FilterTrace, WordFilterClassifier
+
+if TYPE_CHECKING:
+    from datasets import Dataset
+
+    from ..profiles import MatchIgnitionConfig
+
+
+def alpha_name(alpha: float) -> str:
+    """`alpha_10` for α = 0.1 (the metric names' spelling)."""
+    return f"alpha_{round(100 * alpha)}"
+
+
+def minilm_tokenizer():
+    """The packaged all-MiniLM-L6-v2's tokenizer (pairs become [CLS] doc1 [SEP] doc2 [SEP])."""
+    from transformers import AutoTokenizer
+
+    from ..encoders import minilm_path
+
+    return AutoTokenizer.from_pretrained(minilm_path())
+
+
+def minilm_cross_encoder():
+    """A fresh all-MiniLM-L6-v2 with a new two-class head, and its tokenizer."""
+    from transformers import BertForSequenceClassification
+    from transformers.utils import logging
+
+    from ..encoders import minilm_path
+
+    verbosity = logging.get_verbosity()
+    logging.set_verbosity_error()  # "classifier weights newly initialized" is the point here
+    try:
+        model = BertForSequenceClassification.from_pretrained(minilm_path(), num_labels=2)
+    finally:
+        logging.set_verbosity(verbosity)
+    return model, minilm_tokenizer()
+
+
+def filter_sentences(rows: "Dataset", keep: int | None, mode: str = "pagerank") -> "Dataset":
+    """The pairs with each document cut to its top `keep` sentences (None: unchanged)."""
+    if keep is None:
+        return rows
+
+    def apply(row: dict) -> dict:
+        row["doc_a"], row["doc_b"] = filter_pair(row["doc_a"], row["doc_b"], keep, mode)
+        return row
+
+    return rows.map(apply, desc=f"sentence filter (λ={keep}, {mode})")
+
+
+def _protected(tokenizer) -> list[int]:
+    return [tokenizer.cls_token_id, tokenizer.sep_token_id]
+
+
+def train_variant(name: str, splits: Mapping[str, Any], alpha: float, keep: int | None,
+                  config: "MatchIgnitionConfig", *, device: str = "cpu", seed: int = 13) -> tuple[MatchingRun, Any]:
+    """Fine-tune one variant from a fresh MiniLM; returns its run and the trained wrapped model."""
+    torch.manual_seed(seed)
+    classifier, tokenizer = minilm_cross_encoder()
+    model = WordFilterClassifier(classifier, alpha, _protected(tokenizer))
+    filtered = {split: filter_sentences(rows, keep) for split, rows in splits.items()}
+    return run_classifier(name, model, tokenizer, filtered, config.training, device=device, seed=seed), model
+
+
+def train_variants(splits: Mapping[str, Any], config: "MatchIgnitionConfig", *, device: str = "cpu",
+                   seed: int = 13) -> tuple[dict[str, MatchingRun], dict[str, Any]]:
+    """Every trained variant of the module docstring; runs and models by name."""
+    plan = [(alpha_name(a), a, config.keep_sentences) for a in config.alphas]
+    plan += [("no_filter", 0.0, None), ("word_only", config.ablation_alpha, None)]
+    runs, models = {}, {}
+    for name, alpha, keep in progress(plan, desc="variants"):
+        runs[name], models[name] = train_variant(name, splits, alpha, keep, config, device=device, seed=seed)
+        print(f"{name:<10} test accuracy {100 * runs[name].test['accuracy']:5.1f}  F1 {100 * runs[name].test['f1']:5.1f}"
+              f"  ({runs[name].train_seconds:.0f} s training)")
+    return runs, models
+
+
+def inference_variants(model, tokenizer, splits: Mapping[str, Any], config: "MatchIgnitionConfig",
+                       device: str = "cpu") -> dict[str, dict[str, float]]:
+    """Test scores of one trained model with other sentence filters: λ ∈ lambdas, and the first λ sentences."""
+    results = {}
+    plan = [(f"lambda_{keep}", keep, "pagerank") for keep in config.lambdas]
+    plan.append((f"first_{config.keep_sentences}", config.keep_sentences, "first"))
+    for name, keep, mode in plan:
+        rows = filter_sentences(splits["test"], keep, mode)
+        inputs, _ = encode_pairs(rows, tokenizer, config.training.max_length, config.training.protocol)
+        scored = score(model, inputs, pad_id=tokenizer.pad_token_id, batch_size=config.training.score_batch_size,
+                       device=device)
+        results[name] = evaluate_at(scored.probabilities, rows, 0.5)
+    return results
+
+
+def trace_pair(model: WordFilterClassifier, row: Mapping[str, Any], config: "MatchIgnitionConfig"):
+    """(input tokens, surviving original positions per layer) of one pair through a trained filtered model, after
+    the sentence filter it was trained with."""
+    tokenizer = minilm_tokenizer()
+    doc_a, doc_b = filter_pair(row["doc_a"], row["doc_b"], config.keep_sentences)
+    inputs, _ = encode_pairs([{"doc_a": doc_a, "doc_b": doc_b}], tokenizer, config.training.max_length,
+                             config.training.protocol)
+    ids = torch.tensor([inputs[0].input_ids])
+    model.trace = FilterTrace()
+    try:
+        with torch.inference_mode():
+            model.eval()(input_ids=ids, attention_mask=torch.ones_like(ids))
+        positions = [kept[0].tolist() for kept in model.trace.positions]
+    finally:
+        model.trace = None
+    return tokenizer.convert_ids_to_tokens(inputs[0].input_ids), positions
+
+
+@dataclass(frozen=True)
+class Speed:
+    """Median seconds per batch at one α, on the same batch, machine and run."""
+
+    alpha: float
+    eval_seconds: float
+    train_seconds: float
+    limit: float  # the operation-count limit of the speed-up (see `operation_limit`)
+
+
+def speed_batch(rows: "Dataset", tokenizer, length: int, size: int) -> dict[str, torch.Tensor]:
+    """`size` inputs of exactly `length` tokens: [CLS] a [SEP] b [SEP] with the test pairs' text (several pairs'
+    documents joined when one is too short; the filter's cost depends on the length, not the words)."""
+    texts = [" ".join([*row["doc_a"], *row["doc_b"]]) for row in rows]
+    text_ids = [i for ids in tokenizer(texts, add_special_tokens=False)["input_ids"] for i in ids]
+    half = (length - 3) // 2
+    rest = length - 3 - half
+    needed = size * (half + rest)
+    if len(text_ids) < needed:
+        text_ids = (text_ids * (needed // max(len(text_ids), 1) + 1))[:needed]
+    cls, sep = tokenizer.cls_token_id, tokenizer.sep_token_id
+    inputs = []
+    for i in range(size):
+        chunk = text_ids[i * (half + rest):(i + 1) * (half + rest)]
+        inputs.append([cls, *chunk[:half], sep, *chunk[half:], sep])
+    ids = torch.tensor(inputs)
+    return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+
+
+def _median_seconds(step, repeats: int) -> float:
+    step()  # warm-up
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def measure_speed(classifier, tokenizer, batch: Mapping[str, torch.Tensor], alphas: Sequence[float],
+                  repeats: int) -> list[Speed]:
+    """Evaluation (forward, no gradient) and training (forward + backward) seconds per batch at each α, every α
+    on a copy of the same weights; training mode keeps dropout as in fine-tuning."""
+    config = classifier.config
+    speeds = []
+    for alpha in alphas:
+        model = WordFilterClassifier(copy.deepcopy(classifier), alpha, _protected(tokenizer))
+
+        def evaluate():
+            with torch.inference_mode():
+                model.eval()(**batch)
+
+        def train_step():
+            model.train()(**batch).logits.sum().backward()
+            model.zero_grad(set_to_none=True)
+
+        speeds.append(Speed(alpha, _median_seconds(evaluate, repeats), _median_seconds(train_step, repeats),
+                            operation_limit(batch["input_ids"].shape[1], alpha, config.num_hidden_layers,
+                                            config.hidden_size, config.intermediate_size)))
+    return speeds
+
+
+def operation_limit(length: int, alpha: float, layers: int, hidden: int, intermediate: int) -> float:
+    """FLOP(α = 0) / FLOP(α) of the encoder layers: layer l (1-based) runs on ⌊N(1−α)^{l−1}⌋ tokens; per layer
+    4nh² (Q, K, V, output projections) + 2n·h·i (feed-forward) + 2n²h (scores and weighted sum). PageRank's own
+    cost (T·n² per layer) and the embeddings are left out, so the measured speed-up stays below it."""
+    def cost(n: int) -> float:
+        return 4 * n * hidden ** 2 + 2 * n * hidden * intermediate + 2 * n * n * hidden
+
+    lengths = [int(length * (1 - alpha) ** (layer - 1)) for layer in range(1, layers + 1)]
+    return layers * cost(length) / sum(cost(n) for n in lengths)
+
+
+def paper_time_cost(alpha: float, layers: int = 12) -> float:
+    """The paper's eq. 11, TimeCost(α) = Σ_{l=0}^{L−1} (1−α)^{2l} (attention's n² term only)."""
+    return sum((1 - alpha) ** (2 * layer) for layer in range(layers))

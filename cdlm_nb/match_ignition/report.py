@@ -1,0 +1,185 @@
+"""Notebook 09's tables, figures, recorded metrics and readings, beside Match-Ignition's Tables 2-4 (Pang, Lan &
+Cheng 2021: Chinese news pairs CNSE (same event) and CNSS (same story), bert-base-chinese, a K80 GPU)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .experiment import Speed, alpha_name, paper_time_cost
+from .sentence_filter import sentence_graph, sentence_scores
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from ..matching.experiment import MatchingRun
+
+#: Table 2 (selected rows): (CNSE acc, F1, CNSS acc, F1).
+PAPER_TABLE2 = {"BM25": (69.63, 66.60, 67.77, 70.40), "BERT-Finetuning": (81.30, 79.20, 86.64, 87.08),
+                "CIG-Sim&Siam-GCN": (84.64, 82.75, 89.77, 90.07), "Match-Ignition": (86.32, 84.55, 91.28, 91.39)}
+#: Table 3, the ablation.
+PAPER_TABLE3 = {"Match-Ignition": (86.32, 84.55, 91.28, 91.39), "– sentence-level filter": (80.31, 76.39, 91.10, 91.18),
+                "– word-level filter": (84.11, 82.17, 91.04, 91.07), "BERT-Finetune": (81.30, 79.20, 86.64, 87.08)}
+#: Table 4: α -> (CNSE acc, F1, CNSS acc, F1, train s/batch, eval s/batch) on a K80, batch 8, 400 tokens.
+PAPER_TABLE4 = {0.0: (84.11, 82.17, 91.04, 91.07, 1.73, 0.42), 0.05: (85.68, 83.65, 90.70, 90.73, 1.58, 0.37),
+                0.1: (86.32, 84.55, 91.28, 91.39, 1.33, 0.31), 0.2: (82.55, 79.66, 90.25, 90.21, 1.07, 0.21)}
+PAPER_COLUMNS = ("CNSE acc", "CNSE F1", "CNSS acc", "CNSS F1")
+ABLATION_ROWS = {"Match-Ignition": None, "– sentence-level filter": "word_only", "– word-level filter": "alpha_0",
+                 "BERT-Finetune": "no_filter"}
+
+
+def _percent(run: "MatchingRun") -> tuple[float, float]:
+    return round(100 * run.test["accuracy"], 1), round(100 * run.test["f1"], 1)
+
+
+def alpha_table(runs: Mapping[str, "MatchingRun"], alphas: Sequence[float]) -> "pd.DataFrame":
+    """Table 4's layout: accuracy and F1 per word reduction ratio α (both filters on), the paper's rows beside."""
+    import pandas as pd
+
+    rows = {}
+    for alpha in sorted(set(alphas) | set(PAPER_TABLE4)):
+        ours = _percent(runs[alpha_name(alpha)]) if alpha_name(alpha) in runs else (None, None)
+        rows[f"α = {100 * alpha:g} %"] = (*ours, *PAPER_TABLE4.get(alpha, (None,) * 6)[:4])
+    return pd.DataFrame.from_dict(rows, orient="index", columns=["ours acc", "ours F1", *PAPER_COLUMNS])
+
+
+def ablation_table(runs: Mapping[str, "MatchingRun"], ablation_alpha: float) -> "pd.DataFrame":
+    """Table 3's layout: both filters, without each, without both (BERT fine-tuned on truncated pairs)."""
+    import pandas as pd
+
+    rows = {}
+    for label, name in ABLATION_ROWS.items():
+        run = runs.get(name or alpha_name(ablation_alpha))
+        rows[label] = (*(_percent(run) if run else (None, None)), *PAPER_TABLE3[label])
+    return pd.DataFrame.from_dict(rows, orient="index", columns=["ours acc", "ours F1", *PAPER_COLUMNS])
+
+
+def lambda_table(results: Mapping[str, Mapping[str, float]]) -> "pd.DataFrame":
+    """Test accuracy and F1 of one trained model with other sentence filters (inference only)."""
+    import pandas as pd
+
+    return pd.DataFrame({name: {"acc": round(100 * r["accuracy"], 1), "F1": round(100 * r["f1"], 1)}
+                         for name, r in results.items()}).T
+
+
+def speed_table(speeds: Sequence[Speed], length: int, batch: int) -> "pd.DataFrame":
+    """Seconds per batch, speed-ups over α = 0 (same batch, same run), the operation-count limit and the paper's."""
+    import pandas as pd
+
+    base = speeds[0]
+    rows = {}
+    for speed in speeds:
+        paper = PAPER_TABLE4.get(speed.alpha)
+        rows[f"α = {100 * speed.alpha:g} %"] = {
+            "train s/batch": round(speed.train_seconds, 3), "eval s/batch": round(speed.eval_seconds, 3),
+            "train speed-up": round(base.train_seconds / speed.train_seconds, 2),
+            "eval speed-up": round(base.eval_seconds / speed.eval_seconds, 2),
+            "limit (FLOP)": round(speed.limit, 2),
+            "paper TimeCost limit": round(paper_time_cost(0.0) / paper_time_cost(speed.alpha), 2),
+            "paper train speed-up": round(PAPER_TABLE4[0.0][4] / paper[4], 2) if paper else None,
+            "paper eval speed-up": round(PAPER_TABLE4[0.0][5] / paper[5], 2) if paper else None}
+    table = pd.DataFrame(rows).T
+    table.attrs["caption"] = f"batch of {batch} inputs of {length} tokens"
+    return table
+
+
+def speed_metrics(speeds: Sequence[Speed]) -> dict[str, float]:
+    """`match_ignition/{eval,train}_speedup/alpha_<a>` and `match_ignition/eval_speedup_limit/alpha_<a>`."""
+    base, metrics = speeds[0], {}
+    for speed in speeds:
+        name = alpha_name(speed.alpha)
+        metrics[f"match_ignition/eval_speedup/{name}"] = base.eval_seconds / speed.eval_seconds
+        metrics[f"match_ignition/train_speedup/{name}"] = base.train_seconds / speed.train_seconds
+        metrics[f"match_ignition/eval_speedup_limit/{name}"] = speed.limit
+    return metrics
+
+
+def accuracy_metrics(data: str, runs: Mapping[str, "MatchingRun"]) -> dict[str, float]:
+    """`match_ignition/<data>/{acc,f1}/<variant>` (percent) for every trained variant."""
+    return {f"match_ignition/{data}/{metric}/{name}": 100 * run.test[key] for name, run in runs.items()
+            for metric, key in (("acc", "accuracy"), ("f1", "f1"))}
+
+
+def tradeoff_figure(runs: Mapping[str, "MatchingRun"], speeds: Sequence[Speed]) -> "Figure":
+    """Test F1 against the measured evaluation speed-up, one point per α."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    base = speeds[0].eval_seconds
+    for speed in speeds:
+        run = runs.get(alpha_name(speed.alpha))
+        if run is None:
+            continue
+        ax.plot(base / speed.eval_seconds, 100 * run.test["f1"], "o", color="C0")
+        ax.annotate(f"α={100 * speed.alpha:g}%", (base / speed.eval_seconds, 100 * run.test["f1"]),
+                    textcoords="offset points", xytext=(5, 4), fontsize=8)
+        ax.plot(speed.limit, 100 * run.test["f1"], "|", color="grey", markersize=12)
+    ax.set_xlabel("evaluation speed-up over α = 0 (grey: the operation-count limit)")
+    ax.set_ylabel("test F1 (%)")
+    fig.tight_layout()
+    return fig
+
+
+def sentence_graph_figure(doc_a: Sequence[str], doc_b: Sequence[str], keep: int) -> "Figure":
+    """The joint sentence graph of one pair: node size = PageRank, colour = document, kept sentences outlined."""
+    import matplotlib.pyplot as plt
+    import networkx as nx
+
+    graph, scores = sentence_graph(doc_a, doc_b), sentence_scores(doc_a, doc_b)
+    kept = set()
+    for d, doc in enumerate((doc_a, doc_b)):
+        kept |= {(d, i) for i in sorted(range(len(doc)), key=lambda i: -scores[(d, i)])[:keep]}
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    layout = nx.spring_layout(graph, seed=0, weight="weight")
+    nodes = list(graph.nodes)
+    nx.draw_networkx_edges(graph, layout, ax=ax, alpha=0.3,
+                           width=[2 * graph.edges[e]["weight"] for e in graph.edges])
+    nx.draw_networkx_nodes(graph, layout, ax=ax, nodelist=nodes, node_size=[6000 * scores[n] for n in nodes],
+                           node_color=["C0" if n[0] == 0 else "C1" for n in nodes],
+                           edgecolors=["black" if n in kept else "none" for n in nodes], linewidths=2)
+    nx.draw_networkx_labels(graph, layout, ax=ax, labels={n: f"{'AB'[n[0]]}{n[1]}" for n in nodes}, font_size=7)
+    ax.set_title(f"sentences of A (blue) and B (orange); outlined: the top {keep} of each", fontsize=9)
+    ax.axis("off")
+    fig.tight_layout()
+    return fig
+
+
+def surviving_tokens_figure(tokens: Sequence[str], positions: Sequence[Any]) -> "Figure":
+    """A heat strip: one row per layer, dark where the input token is still in the sequence after that layer."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    alive = np.zeros((len(positions) + 1, len(tokens)))
+    alive[0] = 1
+    for layer, kept in enumerate(positions, start=1):
+        alive[layer, [int(p) for p in kept if p < len(tokens)]] = 1
+    fig, ax = plt.subplots(figsize=(10, 0.4 * len(alive) + 1.2))
+    ax.imshow(alive, aspect="auto", cmap="Greys", vmin=0, vmax=1.4, interpolation="nearest")
+    ax.set_yticks(range(len(alive)), ["input"] + [f"after layer {i}" for i in range(1, len(alive))], fontsize=7)
+    step = max(1, len(tokens) // 40)
+    ax.set_xticks(range(0, len(tokens), step), [tokens[i] for i in range(0, len(tokens), step)], rotation=90,
+                  fontsize=6)
+    fig.tight_layout()
+    return fig
+
+
+def readings(runs: Mapping[str, "MatchingRun"], speeds: Sequence[Speed], ablation_alpha: float) -> list[str]:
+    """The paper's claims checked on this run's numbers: F1 at the best α against α = 0, the speed-up against its
+    limit, and what each filter adds."""
+    f1 = {name: 100 * run.test["f1"] for name, run in runs.items()}
+    best, zero = alpha_name(ablation_alpha), alpha_name(0.0)
+    n_test = len(next(iter(runs.values())).test_scores)
+    lines = [f"- F1 at α = {100 * ablation_alpha:g} %: {f1[best]:.1f} against {f1[zero]:.1f} at α = 0 "
+             f"({f1[best] - f1[zero]:+.1f}; the target is within 1 point; one of {n_test} test pairs moves "
+             f"accuracy by {100 / n_test:.1f})."]
+    base = speeds[0]
+    for speed in speeds[1:]:
+        measured = base.eval_seconds / speed.eval_seconds
+        lines.append(f"- α = {100 * speed.alpha:g} %: evaluation {measured:.2f}× faster (limit {speed.limit:.2f}×, "
+                     f"{100 * measured / speed.limit:.0f} % of it), training "
+                     f"{base.train_seconds / speed.train_seconds:.2f}× faster.")
+    if "no_filter" in f1:
+        lines.append(f"- The sentence filter alone (α = 0) vs the truncated cross-encoder: {f1[zero]:.1f} vs "
+                     f"{f1['no_filter']:.1f} F1; both filters: {f1[best]:.1f}.")
+    return lines
