@@ -1,0 +1,40 @@
+"""Match-Ignition's speed accounting and the pieces of its experiment that need no training."""
+
+import pytest
+import torch
+from datasets import Dataset
+
+from cdlm_nb.match_ignition import experiment, report
+from cdlm_nb.match_ignition.experiment import Speed, operation_limit, paper_time_cost
+
+
+def test_the_papers_time_cost_and_our_operation_limit():
+    assert paper_time_cost(0.0) == 12
+    assert paper_time_cost(0.2) == pytest.approx(2.76, abs=0.01) and paper_time_cost(0.1) == pytest.approx(4.84, abs=0.01)
+    assert 12 / paper_time_cost(0.2) == pytest.approx(4.34, abs=0.01)
+    assert operation_limit(400, 0.0, 6, 384, 1536) == 1.0
+    assert 1.6 < operation_limit(400, 0.2, 6, 384, 1536) < 1.8  # 6-layer MiniLM at 400 tokens
+    assert operation_limit(400, 0.2, 12, 768, 3072) > operation_limit(400, 0.2, 6, 384, 1536)  # deeper: more saved
+
+
+def test_speed_batch_has_the_asked_shape_and_markers():
+    class Tokenizer:
+        cls_token_id, sep_token_id = 101, 102
+
+        def __call__(self, texts, add_special_tokens):
+            return {"input_ids": [[len(word) for word in text.split()] for text in texts]}
+
+    rows = Dataset.from_dict({"doc_a": [["a bb ccc"]], "doc_b": [["dddd"]]})
+    batch = experiment.speed_batch(rows, Tokenizer(), length=12, size=3)
+    ids = batch["input_ids"]
+    assert ids.shape == (3, 12) and torch.all(batch["attention_mask"] == 1)
+    assert torch.all(ids[:, 0] == 101) and torch.all(ids[:, -1] == 102) and torch.all((ids == 102).sum(1) == 2)
+
+
+def test_speed_metrics_are_ratios_to_alpha_zero():
+    speeds = [Speed(0.0, 1.0, 4.0, 1.0), Speed(0.2, 0.5, 2.5, 1.7)]
+    metrics = report.speed_metrics(speeds)
+    assert metrics["match_ignition/eval_speedup/alpha_20"] == 2.0
+    assert metrics["match_ignition/train_speedup/alpha_20"] == 1.6
+    assert metrics["match_ignition/eval_speedup_limit/alpha_20"] == 1.7
+    assert metrics["match_ignition/eval_speedup/alpha_0"] == 1.0
