@@ -251,6 +251,8 @@ class ClassificationConfig:
     finetune_docs: int | None  # training documents of the fine-tuned setting (None: all of train_docs)
     finetune_epochs: int  # paper: 20 (IMDB, 20 Newsgroups), 10 (MIND)
     finetune_learning_rate: float  # the encoder's (paper: 2e-5); the new top keeps frozen_learning_rate
+    max_segments_per_step: int  # fine-tuning: a batch is run in pieces of at most this many segments, gradients
+    #                             accumulated (16 long documents at once exhaust memory: 24 GB at 20 Newsgroups)
     embed_batch_size: int  # segments per encoder forward pass
 
 
@@ -259,17 +261,18 @@ CLASSIFICATION = {
                                   truncated_tokens=128, truncations=(128, 256), train_docs=40, test_docs=20,
                                   test_share=0.3, frozen_epochs=5, frozen_learning_rate=1e-3, batch_size=16,
                                   finetune_docs=16, finetune_epochs=1, finetune_learning_rate=2e-5,
-                                  embed_batch_size=64),
+                                  max_segments_per_step=64, embed_batch_size=64),
     "cpu": ClassificationConfig(encoder="minilm", min_tokens=5, max_tokens=250, max_document_tokens=8192,
                                 truncated_tokens=512, truncations=(512, 1024, 2048, 4096), train_docs=800,
                                 test_docs=400, test_share=0.3, frozen_epochs=50, frozen_learning_rate=1e-3,
                                 batch_size=16, finetune_docs=36, finetune_epochs=2, finetune_learning_rate=2e-5,
-                                embed_batch_size=64),
+                                max_segments_per_step=64, embed_batch_size=64),
     "gpu": ClassificationConfig(encoder="sentence-transformers/nli-roberta-base-v2", min_tokens=5, max_tokens=250,
                                 max_document_tokens=8192, truncated_tokens=512, truncations=(512, 1024, 2048, 4096),
                                 train_docs=None, test_docs=None, test_share=0.3, frozen_epochs=50,
                                 frozen_learning_rate=2e-5, batch_size=16, finetune_docs=None, finetune_epochs=20,
-                                finetune_learning_rate=2e-5, embed_batch_size=128),
+                                finetune_learning_rate=2e-5, max_segments_per_step=256,
+                                embed_batch_size=128),
 }
 
 

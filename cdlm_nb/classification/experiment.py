@@ -111,34 +111,35 @@ def _frozen_run(name: str, groups: dict[str, list[torch.Tensor]], corpus: Corpus
                              alphas if pooling == "attention" else [])
 
 
-def _segment_vectors(corpus: Corpus, segmented: dict[str, list[Segmented]], embed_texts) -> dict[str, list]:
-    """Each document's segment embeddings, every distinct segment embedded once."""
-    unique = list(dict.fromkeys(s for split in SPLITS for pieces in segmented[split] for s in pieces.segments))
+def _segment_vectors(views: dict, embed_texts) -> dict:
+    """Each view's (full length, AoSE-N) document segment embeddings, every distinct segment embedded once: the
+    cut views share all but their last segment with the full one."""
+    unique = list(dict.fromkeys(s for view in views.values() for split in SPLITS for pieces in view[split]
+                                for s in pieces.segments))
     vectors = embed_texts(unique)
     row = {text: index for index, text in enumerate(unique)}
-    return {split: [vectors[[row[s] for s in pieces.segments]] for pieces in segmented[split]] for split in SPLITS}
+    return {name: {split: [vectors[[row[s] for s in pieces.segments]] for pieces in view[split]] for split in SPLITS}
+            for name, view in views.items()}
 
 
 def run_frozen(corpus: Corpus, encoder, config: "ClassificationConfig", seed: int, embed_texts,
                tokenizer) -> tuple[dict[str, ClassificationRun], float]:
     """Every frozen model, and the seconds spent embedding (`embed_texts(texts, max_length)` caches)."""
     started = time.perf_counter()
-    segment_length = config.max_tokens + 2  # the segment and the encoder's two special tokens
-    full = _segment_vectors(corpus, corpus.segmented, lambda texts: embed_texts(texts, segment_length))
-    cut = {}
+    views = {"full": corpus.segmented}
     for limit in config.truncations:
-        segmented = {split: [segment(text, tokenizer, config.min_tokens, config.max_tokens, limit)
-                             for text in corpus.texts[split]] for split in SPLITS}
-        cut[limit] = _segment_vectors(corpus, segmented, lambda texts: embed_texts(texts, segment_length))
+        views[limit] = {split: [segment(text, tokenizer, config.min_tokens, config.max_tokens, limit)
+                                for text in corpus.texts[split]] for split in SPLITS}
+    groups = _segment_vectors(views, lambda texts: embed_texts(texts, config.max_tokens + 2))  # + the 2 specials
     first = {split: [v[None] for v in embed_texts(corpus.texts[split], config.truncated_tokens + 2)]
              for split in SPLITS}
     embed_seconds = time.perf_counter() - started
 
     runs = {"truncated": _frozen_run("truncated", first, corpus, "mean", config, seed),
-            "mean": _frozen_run("mean", full, corpus, "mean", config, seed),
-            "aose": _frozen_run("aose", full, corpus, "attention", config, seed)}
-    for limit, groups in cut.items():
-        runs[f"aose_{limit}"] = _frozen_run(f"aose_{limit}", groups, corpus, "attention", config, seed)
+            "mean": _frozen_run("mean", groups["full"], corpus, "mean", config, seed),
+            "aose": _frozen_run("aose", groups["full"], corpus, "attention", config, seed)}
+    for limit in config.truncations:
+        runs[f"aose_{limit}"] = _frozen_run(f"aose_{limit}", groups[limit], corpus, "attention", config, seed)
     predictions, seconds = tfidf_predictions(corpus.texts["train"], corpus.labels["train"], corpus.texts["test"])
     runs["tfidf"] = ClassificationRun("tfidf", "frozen", predictions, corpus.labels["test"], corpus.tokens["test"],
                                       seconds)
@@ -173,14 +174,29 @@ def run_finetuned(corpus: Corpus, load_encoder, config: "ClassificationConfig", 
         docs = inputs[name]
         groups = [{"params": list(encoder.parameters()), "lr": config.finetune_learning_rate},  # pretrained
                   {"params": list(head.parameters()), "lr": config.frozen_learning_rate}]  # new: from random
-        seconds = train(lambda batch: model([docs["train"][train_index[i]] for i in batch]), groups,
-                        [model], [corpus.labels["train"][i] for i in train_index],
-                        [lengths["train"][i] for i in train_index], _setup(config, seed, finetuned=True), name)
+        train_docs = [docs["train"][i] for i in train_index]
+        seconds = train(lambda batch: model([train_docs[i] for i in batch]), groups, [model],
+                        [corpus.labels["train"][i] for i in train_index], [lengths["train"][i] for i in train_index],
+                        _setup(config, seed, finetuned=True), name,
+                        split=lambda batch: segment_budget(batch, train_docs, config.max_segments_per_step))
         predictions, alphas = predict(lambda batch: model([docs["test"][i] for i in batch]), lengths["test"],
                                       config.batch_size, items=[len(doc) for doc in docs["test"]])
         runs[name] = ClassificationRun(name, "finetuned", predictions, corpus.labels["test"], corpus.tokens["test"],
                                        seconds, alphas if name == "aose" else [])
     return runs
+
+
+def segment_budget(batch: list[int], documents: list[list[str]], budget: int) -> list[list[int]]:
+    """The batch cut into consecutive pieces of at most `budget` segments (a longer document is a piece alone)."""
+    pieces, current, count = [], [], 0
+    for index in batch:
+        size = len(documents[index])
+        if current and count + size > budget:
+            pieces.append(current)
+            current, count = [], 0
+        current.append(index)
+        count += size
+    return pieces + ([current] if current else [])
 
 
 def cached_embedder(encoder, name: str, batch_size: int, cache_dir):

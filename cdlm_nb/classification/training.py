@@ -30,8 +30,12 @@ class TrainSetup:
 
 
 def train(forward: Forward, parameters: Sequence, modules: Sequence[nn.Module], labels: Sequence[int],
-          lengths: Sequence[int], setup: TrainSetup, description: str = "training") -> float:
-    """Train in place (`parameters`: tensors, or AdamW parameter groups with their own lr); returns the seconds."""
+          lengths: Sequence[int], setup: TrainSetup, description: str = "training",
+          split: Callable[[list[int]], list[list[int]]] | None = None) -> float:
+    """Train in place (`parameters`: tensors, or AdamW parameter groups with their own lr); returns the seconds.
+
+    `split` cuts a batch into pieces that fit in memory; their gradients add up to the whole batch's (the paper's
+    gradient accumulation when a batch of 16 does not fit)."""
     started = time.perf_counter()
     optimizer = torch.optim.AdamW(parameters, lr=setup.learning_rate)
     batches_per_epoch = len(length_sorted_batches(lengths, setup.batch_size))
@@ -41,10 +45,11 @@ def train(forward: Forward, parameters: Sequence, modules: Sequence[nn.Module], 
         module.train()
     for epoch in progress(range(setup.epochs), desc=description, leave=False):
         for batch in length_sorted_batches(lengths, setup.batch_size, shuffle=True, seed=setup.seed + epoch):
-            logits, _ = forward(batch)
-            loss = nn.functional.cross_entropy(logits, targets[batch].to(logits.device))
             optimizer.zero_grad()
-            loss.backward()
+            for piece in split(batch) if split else [batch]:
+                logits, _ = forward(piece)
+                loss = nn.functional.cross_entropy(logits, targets[piece].to(logits.device), reduction="sum")
+                (loss / len(batch)).backward()
             optimizer.step()
             schedule.step()
     for module in modules:

@@ -102,3 +102,9 @@ def test_accuracy_splits_short_and_long_documents():
     run = experiment.ClassificationRun("aose", "frozen", [1, 0, 1, 1], [1, 1, 1, 0], [100, 600, 700, 512], 1.0)
     assert run.accuracy() == 50.0 and run.accuracy("short") == 50.0 and run.accuracy("long") == 50.0
     assert math.isnan(experiment.ClassificationRun("x", "frozen", [1], [1], [10], 0.0).accuracy("long"))
+
+
+def test_segment_budget_cuts_a_batch_for_gradient_accumulation():
+    documents = [["s"] * 10, ["s"] * 30, ["s"] * 70, ["s"] * 5]
+    assert experiment.segment_budget([0, 1, 2, 3], documents, 64) == [[0, 1], [2], [3]]
+    assert experiment.segment_budget([3, 0], documents, 64) == [[3, 0]]
