@@ -173,8 +173,9 @@ def readings(name: str, frozen: Mapping[str, ClassificationRun], finetuned: Mapp
     label = CORPUS_LABELS[name]
     long_docs = sum(n > LONG for n in frozen["aose"].tokens)
     aose, alone = frozen["aose"].accuracy("long"), frozen["truncated"].accuracy("long")
-    lines = [f"- {label}: {long_docs} of {len(frozen['aose'].tokens)} test documents are longer than {LONG} tokens "
-             f"(one of them is {100 / max(long_docs, 1):.1f} points of 'acc >512')."]
+    lines = [f"- {label}: {long_docs} of {len(frozen['aose'].tokens)} test documents are longer than {LONG} tokens"
+             + (f" (one of them is {100 / long_docs:.1f} points of 'acc >512')." if long_docs else
+                ": claims 1 and 2 cannot be checked here.")]
     if long_docs:
         lines.append(f"- Claim 1 (frozen AoSE >= the encoder alone on long documents): "
                      f"{'holds' if aose >= alone else 'does not hold'} here ({aose:.1f} vs {alone:.1f}).")
@@ -190,6 +191,6 @@ def readings(name: str, frozen: Mapping[str, ClassificationRun], finetuned: Mapp
                      f"once) against {tuned.train_seconds:.0f} s for fine-tuned AoSE on fewer documents; fine-tuned "
                      f"accuracy {tuned.accuracy():.1f} vs frozen {frozen['aose'].accuracy():.1f}.")
     floor = frozen["tfidf"].accuracy()
-    lines.append(f"- The TF-IDF floor ({floor:.1f}) is {_compare(frozen['aose'].accuracy(), floor)} frozen AoSE "
+    lines.append(f"- The TF-IDF floor ({floor:.1f}) is {_compare(floor, frozen['aose'].accuracy())} frozen AoSE "
                  f"({frozen['aose'].accuracy():.1f}) on all test documents.")
     return lines

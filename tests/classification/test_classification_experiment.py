@@ -108,3 +108,13 @@ def test_segment_budget_cuts_a_batch_for_gradient_accumulation():
     documents = [["s"] * 10, ["s"] * 30, ["s"] * 70, ["s"] * 5]
     assert experiment.segment_budget([0, 1, 2, 3], documents, 64) == [[0, 1], [2], [3]]
     assert experiment.segment_budget([3, 0], documents, 64) == [[3, 0]]
+
+
+def test_readings_compare_the_floor_the_right_way_round():
+    run = experiment.ClassificationRun
+    frozen = {"aose": run("aose", "frozen", [1, 1], [1, 0], [10, 20], 1.0),  # 50 %
+              "truncated": run("truncated", "frozen", [1, 1], [1, 0], [10, 20], 1.0),
+              "tfidf": run("tfidf", "frozen", [1, 0], [1, 0], [10, 20], 1.0)}  # 100 %
+    lines = report.readings("imdb", frozen, {}, 1.0)
+    assert "The TF-IDF floor (100.0) is above frozen AoSE (50.0)" in lines[-1]
+    assert "cannot be checked" in lines[0]
