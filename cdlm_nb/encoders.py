@@ -41,10 +41,12 @@ def position_capacity(max_length: int, pad_token_id: int) -> int:
 
 
 def max_input_length(model: "PreTrainedModel", wanted: int | None = None) -> int:
-    """The longest input `model`'s position embeddings allow (positions start at pad_token_id + 1), capped at
-    `wanted`: the one rule for every input builder (pretraining, pairs, analysis)."""
+    """The longest input `model`'s position embeddings allow (RoBERTa-style positions start at pad_token_id + 1,
+    BERT's at 0), capped at `wanted`: the one rule for every input builder (pretraining, pairs, analysis,
+    sentence transformers)."""
     config = model.config
-    capacity = config.max_position_embeddings - (config.pad_token_id or 0) - 1
+    offset = (config.pad_token_id or 0) + 1 if config.model_type in _OFFSET_POSITIONS else 0
+    capacity = config.max_position_embeddings - offset
     return capacity if wanted is None else min(wanted, capacity)
 
 
@@ -87,7 +89,7 @@ def tiny_longformer(config: "EncoderConfig", tokenizer: "PreTrainedTokenizerBase
 # Longformerizing a short-input checkpoint (Beltagy et al. 2020, `convert_model_to_long.ipynb`)
 # ---------------------------------------------------------------------------------------------------------------
 #: Source models whose positions, like Longformer's, start at pad_token_id + 1 (BERT's start at 0).
-_OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert", "longformer")
+_OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert", "longformer", "mpnet")
 #: Per-layer weights with the same name (after the prefix) in BERT, RoBERTa and Longformer.
 _LAYER_WEIGHTS = (
     "attention.self.query", "attention.self.key", "attention.self.value",

@@ -24,6 +24,11 @@ def length_sorted_batches(lengths: Sequence[int], batch_size: int, shuffle: bool
     return batches
 
 
+def input_lengths(inputs: Sequence) -> list[int]:
+    """Tokens of each encoded input (anything with `input_ids`): what `length_sorted_batches` sorts by."""
+    return [len(item.input_ids) for item in inputs]
+
+
 def to_device(batch: dict[str, "torch.Tensor"], device: str) -> dict[str, "torch.Tensor"]:
     """Every tensor of `batch` on `device`."""
     return {name: tensor.to(device) for name, tensor in batch.items()}

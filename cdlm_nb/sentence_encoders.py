@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Sequence
 import torch
 
 from .errors import OfflineError
+from .runtime import is_headless
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -42,9 +43,9 @@ def load_sentence_encoder(name: str, device: str = "cpu") -> "SentenceTransforme
 
 def max_positions(encoder: "SentenceTransformer") -> int:
     """The most tokens (special tokens included) the encoder's position embeddings allow."""
-    config = encoder[0].auto_model.config
-    offset = 2 if config.model_type in ("roberta", "xlm-roberta", "mpnet") else 0  # padding_idx + 1 reserved
-    return config.max_position_embeddings - offset
+    from .encoders import max_input_length
+
+    return max_input_length(encoder[0].auto_model)
 
 
 def _cache_file(folder: Path, name: str, texts: Sequence[str], max_length: int) -> Path:
@@ -68,8 +69,6 @@ def embed(encoder: "SentenceTransformer", texts: Sequence[str], max_length: int,
         return torch.zeros(0, encoder.get_embedding_dimension())
     previous, encoder.max_seq_length = encoder.max_seq_length, min(max_length, max_positions(encoder))
     try:
-        from .runtime import is_headless
-
         vectors = encoder.encode(list(texts), batch_size=batch_size, convert_to_tensor=True,
                                  show_progress_bar=not is_headless() and len(texts) > 10 * batch_size).cpu()
     finally:

@@ -149,15 +149,11 @@ def run_frozen(corpus: Corpus, encoder, config: "ClassificationConfig", seed: in
 def run_finetuned(corpus: Corpus, load_encoder, config: "ClassificationConfig", seed: int,
                   device: str) -> dict[str, ClassificationRun]:
     """The encoder alone and AoSE, each fine-tuned from a fresh copy of the sentence transformer."""
-    from sklearn.model_selection import train_test_split
+    from ..data.classification_sets import stratified_sample
 
     train_index = list(range(len(corpus.labels["train"])))
     if config.finetune_docs is not None and config.finetune_docs < len(train_index):
-        labels = corpus.labels["train"]
-        stratify = labels if min(labels.count(y) for y in set(labels)) >= 2 and \
-            config.finetune_docs >= len(set(labels)) else None
-        train_index, _ = train_test_split(train_index, train_size=config.finetune_docs, stratify=stratify,
-                                          random_state=seed)
+        train_index, _ = stratified_sample(corpus.labels["train"], config.finetune_docs, seed)
     inputs = {  # documents as segment lists: all segments (AoSE) or the whole text cut by the encoder (truncated)
         "aose": {split: [pieces.segments for pieces in corpus.segmented[split]] for split in SPLITS},
         "truncated": {split: [[text] for text in corpus.texts[split]] for split in SPLITS},

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import DataError
-from ..finetuning import ScoringResult, autocast, length_sorted_batches, to_device
+from ..finetuning import ScoringResult, autocast, input_lengths, length_sorted_batches, to_device
 from ..runtime import progress
 from .inputs import PairInput
 
@@ -39,9 +39,6 @@ def collate(inputs: Sequence[PairInput], pad_id: int) -> dict[str, "torch.Tensor
     return batch
 
 
-def _lengths(inputs: Sequence[PairInput]) -> list[int]:
-    return [len(item.input_ids) for item in inputs]
-
 
 def train_scorer(scorer: "PairScorer", inputs: Sequence[PairInput], labels: Sequence[int], *, pad_id: int,
                  epochs: int, batch_size: int, learning_rate: float, grad_accumulation: int = 1, device: str = "cpu",
@@ -58,7 +55,7 @@ def train_scorer(scorer: "PairScorer", inputs: Sequence[PairInput], labels: Sequ
     targets = torch.tensor(labels, dtype=torch.float)
     losses: list[float] = []
     for epoch in range(epochs):
-        batches = length_sorted_batches(_lengths(inputs), batch_size, shuffle=True, seed=seed + epoch)
+        batches = length_sorted_batches(input_lengths(inputs), batch_size, shuffle=True, seed=seed + epoch)
         for step, indices in enumerate(progress(batches, desc=f"epoch {epoch + 1}/{epochs}")):
             batch = to_device(collate([inputs[i] for i in indices], pad_id), device)
             with autocast(device):
@@ -82,7 +79,7 @@ def score_pairs(scorer: "PairScorer", inputs: Sequence[PairInput], *, pad_id: in
     probabilities = np.zeros(len(inputs), dtype=np.float32)
     start = time.perf_counter()
     with torch.inference_mode():
-        for indices in progress(length_sorted_batches(_lengths(inputs), batch_size), desc="scoring pairs"):
+        for indices in progress(length_sorted_batches(input_lengths(inputs), batch_size), desc="scoring pairs"):
             batch = to_device(collate([inputs[i] for i in indices], pad_id), device)
             with autocast(device):
                 logits = scorer(**batch)

@@ -117,16 +117,22 @@ def _align(test: Dataset, names: list[str], notes: list[str]) -> Dataset:
     return Dataset.from_dict({"text": test["text"], "label": relabelled}, features=classification_features(names))
 
 
-def _sample(data: Dataset, n: int | None, seed: int, notes: list[str], what: str) -> Dataset:
-    """A stratified random sample of `n` documents (all when n is None or larger)."""
+def stratified_sample(labels: list[int], n: int, seed: int) -> tuple[list[int], bool]:
+    """Indices of a random sample of `n` of the examples, stratified by label when every label has two examples
+    and `n` can hold one of each (scikit-learn's rule); and whether it was stratified."""
     from sklearn.model_selection import train_test_split
 
+    stratify = labels if min(labels.count(label) for label in set(labels)) >= 2 and n >= len(set(labels)) else None
+    keep, _ = train_test_split(list(range(len(labels))), train_size=n, stratify=stratify, random_state=seed)
+    return keep, stratify is not None
+
+
+def _sample(data: Dataset, n: int | None, seed: int, notes: list[str], what: str) -> Dataset:
+    """A stratified random sample of `n` documents (all when n is None or larger)."""
     if n is None or n >= len(data):
         return data
-    labels = data["label"]
-    stratify = labels if min(labels.count(label) for label in set(labels)) >= 2 and n >= len(set(labels)) else None
-    keep, _ = train_test_split(list(range(len(data))), train_size=n, stratify=stratify, random_state=seed)
-    notes.append(f"{what}: a {'stratified ' if stratify else ''}sample of {n} of {len(data)} documents")
+    keep, stratified = stratified_sample(data["label"], n, seed)
+    notes.append(f"{what}: a {'stratified ' if stratified else ''}sample of {n} of {len(data)} documents")
     return data.select(sorted(keep))
 
 

@@ -118,10 +118,9 @@ def inference_variants(model, tokenizer, splits: Mapping[str, Any], config: "Mat
     return results
 
 
-def trace_pair(model: WordFilterClassifier, row: Mapping[str, Any], config: "MatchIgnitionConfig"):
+def trace_pair(model: WordFilterClassifier, tokenizer, row: Mapping[str, Any], config: "MatchIgnitionConfig"):
     """(input tokens, surviving original positions per layer) of one pair through a trained filtered model, after
     the sentence filter it was trained with."""
-    tokenizer = minilm_tokenizer()
     doc_a, doc_b = filter_pair(row["doc_a"], row["doc_b"], config.keep_sentences)
     inputs, _ = encode_pairs([{"doc_a": doc_a, "doc_b": doc_b}], tokenizer, config.training.max_length,
                              config.training.protocol)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import DataError
-from ..finetuning import ScoringResult, autocast, length_sorted_batches, to_device
+from ..finetuning import ScoringResult, autocast, input_lengths, length_sorted_batches, to_device
 from ..runtime import progress
 from .inputs import MatchInput
 from .model import takes_global_attention
@@ -37,9 +37,6 @@ def collate(inputs: Sequence[MatchInput], pad_id: int, protocol: str = "paper",
     return batch
 
 
-def _lengths(inputs: Sequence[MatchInput]) -> list[int]:
-    return [len(item.input_ids) for item in inputs]
-
 
 def fine_tune(model: "PreTrainedModel", inputs: Sequence[MatchInput], labels: Sequence[int], *, pad_id: int,
               epochs: int, batch_size: int, learning_rate: float, protocol: str = "paper", device: str = "cpu",
@@ -58,7 +55,7 @@ def fine_tune(model: "PreTrainedModel", inputs: Sequence[MatchInput], labels: Se
     targets = torch.tensor(labels, dtype=torch.long)
     losses: list[float] = []
     for epoch in range(epochs):
-        batches = length_sorted_batches(_lengths(inputs), batch_size, shuffle=True, seed=seed + epoch)
+        batches = length_sorted_batches(input_lengths(inputs), batch_size, shuffle=True, seed=seed + epoch)
         for indices in progress(batches, desc=f"epoch {epoch + 1}/{epochs}"):
             batch = to_device(collate([inputs[i] for i in indices], pad_id, protocol,
                                       takes_global_attention(model)), device)
@@ -83,7 +80,7 @@ def score(model: "PreTrainedModel", inputs: Sequence[MatchInput], *, pad_id: int
     probabilities = np.zeros(len(inputs), dtype=np.float32)
     start = time.perf_counter()
     with torch.inference_mode():
-        for indices in progress(length_sorted_batches(_lengths(inputs), batch_size), desc="scoring pairs"):
+        for indices in progress(length_sorted_batches(input_lengths(inputs), batch_size), desc="scoring pairs"):
             batch = to_device(collate([inputs[i] for i in indices], pad_id, protocol,
                                       takes_global_attention(model)), device)
             with autocast(device):
