@@ -164,14 +164,17 @@ def speed_batch(rows: "Dataset", tokenizer, length: int, size: int) -> dict[str,
     return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
 
 
-def _median_seconds(step, repeats: int) -> float:
-    step()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def _interleaved_medians(steps: Sequence, repeats: int) -> list[float]:
+    """Median seconds of each step, timed in rounds (every step once per round, after one warm-up round), so
+    that a slow spell of the machine falls on every step alike instead of on one α."""
+    times: list[list[float]] = [[] for _ in steps]
+    for round_ in range(repeats + 1):
+        for step, spent in zip(steps, times):
+            start = time.perf_counter()
+            step()
+            if round_:
+                spent.append(time.perf_counter() - start)
+    return [statistics.median(spent) for spent in times]
 
 
 def measure_speed(classifier, tokenizer, batch: Mapping[str, torch.Tensor], alphas: Sequence[float],
@@ -179,22 +182,26 @@ def measure_speed(classifier, tokenizer, batch: Mapping[str, torch.Tensor], alph
     """Evaluation (forward, no gradient) and training (forward + backward) seconds per batch at each α, every α
     on a copy of the same weights; training mode keeps dropout as in fine-tuning."""
     config = classifier.config
-    speeds = []
-    for alpha in alphas:
-        model = WordFilterClassifier(copy.deepcopy(classifier), alpha, _protected(tokenizer))
+    models = [WordFilterClassifier(copy.deepcopy(classifier), alpha, _protected(tokenizer)) for alpha in alphas]
 
-        def evaluate():
+    def evaluate(model):
+        def step():
             with torch.inference_mode():
                 model.eval()(**batch)
+        return step
 
-        def train_step():
+    def train(model):
+        def step():
             model.train()(**batch).logits.sum().backward()
             model.zero_grad(set_to_none=True)
+        return step
 
-        speeds.append(Speed(alpha, _median_seconds(evaluate, repeats), _median_seconds(train_step, repeats),
-                            operation_limit(batch["input_ids"].shape[1], alpha, config.num_hidden_layers,
-                                            config.hidden_size, config.intermediate_size)))
-    return speeds
+    eval_seconds = _interleaved_medians([evaluate(model) for model in models], repeats)
+    train_seconds = _interleaved_medians([train(model) for model in models], repeats)
+    length, layers = batch["input_ids"].shape[1], config.num_hidden_layers
+    return [Speed(alpha, evaluated, trained,
+                  operation_limit(length, alpha, layers, config.hidden_size, config.intermediate_size))
+            for alpha, evaluated, trained in zip(alphas, eval_seconds, train_seconds)]
 
 
 def operation_limit(length: int, alpha: float, layers: int, hidden: int, intermediate: int) -> float:

@@ -98,6 +98,7 @@ def run_classifier(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTo
     start = time.perf_counter()
     losses = fine_tune(model, encoded["train"][0], splits["train"]["label"], pad_id=tokenizer.pad_token_id,
                        epochs=config.epochs, batch_size=config.batch_size, learning_rate=config.learning_rate,
+                       warmup=config.warmup,
                        protocol=config.protocol, device=device, seed=seed)
     train_seconds = time.perf_counter() - start
     scored = {split: score(model, encoded[split][0], pad_id=tokenizer.pad_token_id,

@@ -39,9 +39,10 @@ def collate(inputs: Sequence[MatchInput], pad_id: int, protocol: str = "paper",
 
 
 def fine_tune(model: "PreTrainedModel", inputs: Sequence[MatchInput], labels: Sequence[int], *, pad_id: int,
-              epochs: int, batch_size: int, learning_rate: float, protocol: str = "paper", device: str = "cpu",
-              seed: int = 13) -> list[float]:
-    """Train encoder and head together with cross-entropy on the pair labels; returns every batch's loss."""
+              epochs: int, batch_size: int, learning_rate: float, warmup: float = 0.0, protocol: str = "paper",
+              device: str = "cpu", seed: int = 13) -> list[float]:
+    """Train encoder and head together with cross-entropy on the pair labels, the learning rate warming up
+    linearly over the first `warmup` share of steps; returns every batch's loss."""
     import torch
     from transformers import get_linear_schedule_with_warmup
 
@@ -51,7 +52,7 @@ def fine_tune(model: "PreTrainedModel", inputs: Sequence[MatchInput], labels: Se
     model.to(device).train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate)
     steps = epochs * -(-len(inputs) // batch_size)
-    schedule = get_linear_schedule_with_warmup(optimizer, 0, steps)
+    schedule = get_linear_schedule_with_warmup(optimizer, round(warmup * steps), steps)
     targets = torch.tensor(labels, dtype=torch.long)
     losses: list[float] = []
     for epoch in range(epochs):

@@ -38,3 +38,26 @@ def test_speed_metrics_are_ratios_to_alpha_zero():
     assert metrics["match_ignition/train_speedup/alpha_20"] == 1.6
     assert metrics["match_ignition/eval_speedup_limit/alpha_20"] == 1.7
     assert metrics["match_ignition/eval_speedup/alpha_0"] == 1.0
+
+
+def test_steps_are_timed_in_rounds_after_a_warm_up_round(monkeypatch):
+    calls, clock = [], iter(range(100))
+    monkeypatch.setattr(experiment.time, "perf_counter", lambda: next(clock))
+    medians = experiment._interleaved_medians([lambda: calls.append("a"), lambda: calls.append("b")], repeats=3)
+    assert calls == ["a", "b"] * 4  # one warm-up round, then three timed rounds, interleaved
+    assert medians == [1, 1]  # every fake step took one tick
+
+
+def test_measure_speed_times_every_alpha_on_the_same_weights():
+    from transformers import BertConfig, BertForSequenceClassification
+
+    class Tokenizer:
+        cls_token_id, sep_token_id = 1, 2
+
+    config = BertConfig(vocab_size=30, hidden_size=16, num_hidden_layers=3, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=40)
+    ids = torch.tensor([[1, *range(3, 13), 2, *range(13, 23), 2]] * 2)
+    speeds = experiment.measure_speed(BertForSequenceClassification(config), Tokenizer(),
+                                      {"input_ids": ids, "attention_mask": torch.ones_like(ids)}, [0.0, 0.3], 1)
+    assert [s.alpha for s in speeds] == [0.0, 0.3] and speeds[0].limit == 1.0 < speeds[1].limit
+    assert all(s.eval_seconds > 0 and s.train_seconds > 0 for s in speeds)

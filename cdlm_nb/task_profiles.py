@@ -1,0 +1,191 @@
+"""The run profiles' sections for the downstream tasks (coreference, matching, multi-hop QA, Match-Ignition,
+long-document classification): one frozen dataclass per task and a {profile name: value} dict beside it, read
+through `cdlm_nb.profiles` (which re-exports them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .variants import PAPER_MODELS
+
+
+@dataclass(frozen=True)
+class CorefConfig:
+    """Cross-document coreference with the pairwise cross-encoder (CDLM paper §3.2; CDLM preprint (v1) §5.2, B.1)."""
+
+    models: tuple[str, ...]  # notebook 02's encoders fine-tuned, one scorer each (CDLM paper, Tables 2-3)
+    kinds: tuple[str, ...]  # mention kinds resolved: "event", "entity" (both in the CDLM paper's Table 2)
+    sentences_ablation: bool  # also fine-tune CDLM on the mentions' sentences only (CDLM paper, Table 3)
+    max_length: int  # tokens per pair input (paper: 4,096); capped by the encoder's position embeddings
+    hidden_sizes: tuple[int, ...]  # MLP hidden layers (paper: (1024,) + tanh; released code: (768, 128) + ReLU)
+    activation: str  # "tanh" (paper) or "relu" (released code)
+    dropout: float  # before each MLP layer
+    negative_ratio: float | None  # random negatives per positive training pair (paper: sampled, ratio not
+    #                               given); None = every within-topic negative (released code)
+    max_train_pairs: int | None  # random cap on training pairs per kind (CPU budget); None = no cap
+    epochs: int  # paper: 10
+    batch_size: int  # pairs per forward pass
+    grad_accumulation: int  # effective batch = batch_size x grad_accumulation (paper: 128)
+    learning_rate: float  # AdamW (the authors' released code: 1e-5 for Longformer-base; tiny models need more)
+    score_batch_size: int  # pairs per forward pass when scoring
+    eval_subtopics: int | None  # score only the first N gold subtopics of dev and of test (CPU budget; the
+    #                             rest is counted and reported); None = all
+    max_pairs_per_subtopic: int | None  # random cap on scored candidate pairs per subtopic (CPU budget; dropped
+    #                                     pairs count as non-coreferent and are reported); None = all pairs
+    thresholds: tuple[float, ...]  # distance thresholds tried on dev (released code: 0.5-0.7)
+    ecbplus_topics: tuple[int, ...] | None  # ECB+ topics read when DATA = "ecbplus" (None: all)
+
+
+_FINE_THRESHOLDS = tuple(round(0.3 + 0.05 * i, 2) for i in range(11))  # 0.3, 0.35, ..., 0.8
+COREF = {
+    "smoke": CorefConfig(models=("longformer", "cdlm"), kinds=("event",), sentences_ablation=False,
+                         max_length=256, hidden_sizes=(64,), activation="tanh", dropout=0.1, negative_ratio=1.0,
+                         max_train_pairs=16, epochs=1, batch_size=8, grad_accumulation=1, learning_rate=1e-3,
+                         score_batch_size=32, eval_subtopics=1, max_pairs_per_subtopic=20,
+                         thresholds=_FINE_THRESHOLDS, ecbplus_topics=(1, 2, 5)),
+    "cpu": CorefConfig(models=("longformer", "local", "cdlm"), kinds=("event",), sentences_ablation=True,
+                       max_length=512, hidden_sizes=(128,), activation="tanh", dropout=0.1, negative_ratio=2.0,
+                       max_train_pairs=160, epochs=1, batch_size=16, grad_accumulation=1, learning_rate=5e-4,
+                       score_batch_size=32, eval_subtopics=3, max_pairs_per_subtopic=100,
+                       thresholds=_FINE_THRESHOLDS, ecbplus_topics=(1, 3, 2, 5)),
+    "gpu": CorefConfig(models=PAPER_MODELS, kinds=("event", "entity"),
+                       sentences_ablation=True, max_length=4096, hidden_sizes=(1024,), activation="tanh",
+                       dropout=0.1, negative_ratio=5.0, max_train_pairs=None, epochs=10, batch_size=4,
+                       grad_accumulation=32, learning_rate=1e-5, score_batch_size=32, eval_subtopics=None,
+                       max_pairs_per_subtopic=None, thresholds=(0.5, 0.55, 0.6, 0.65, 0.7), ecbplus_topics=None),
+}
+
+
+@dataclass(frozen=True)
+class MatchingConfig:
+    """Document matching with a pair classifier (CDLM paper §3.3, Table 4; CDLM preprint (v1) §5.3, A.3, B.2)."""
+
+    models: tuple[str, ...]  # notebook 02's encoders fine-tuned, one classifier each
+    max_length: int  # tokens per pair input (paper: 4,096, i.e. 2,047 per document); capped by the positions
+    protocol: str  # "paper" (attention and global masks) or "released" (the authors' code: neither, 33-token
+    #                sentences); see matching.inputs
+    max_pairs: int | None  # random cap on pairs per split (CPU budget; counted); None = every pair
+    pairs_per_kind: int  # ECB+ / Multi-News pairs per subtopic and kind (the world has its own)
+    pan_like_pairs: int  # PAN-like positive (and as many negative) pairs per split
+    epochs: int  # paper: 8
+    batch_size: int  # pairs per step (paper: 32)
+    learning_rate: float  # AdamW (the released code: 2e-5 for Longformer-base; tiny models need more)
+    warmup: float  # share of the steps with a linear learning-rate warm-up (then linear decay to 0)
+    score_batch_size: int  # pairs per forward pass when scoring
+    ecbplus_topics: tuple[int, ...] | None  # ECB+ topics read when DATA = "ecbplus" (None: all)
+
+
+MATCHING = {
+    "smoke": MatchingConfig(models=("longformer", "cdlm"), max_length=256, protocol="paper", max_pairs=24,
+                            pairs_per_kind=1, pan_like_pairs=6, epochs=1, batch_size=8, learning_rate=1e-3,
+                            warmup=0.0, score_batch_size=32, ecbplus_topics=(1, 3, 2, 5)),
+    "cpu": MatchingConfig(models=PAPER_MODELS, max_length=512, protocol="paper", max_pairs=360, pairs_per_kind=2,
+                          pan_like_pairs=60, epochs=3, batch_size=16, learning_rate=5e-4, warmup=0.0,
+                          score_batch_size=32, ecbplus_topics=None),
+    "gpu": MatchingConfig(models=PAPER_MODELS, max_length=4096, protocol="paper", max_pairs=None, pairs_per_kind=3,
+                          pan_like_pairs=500, epochs=8, batch_size=32, learning_rate=2e-5, warmup=0.0,
+                          score_batch_size=32, ecbplus_topics=None),
+}
+
+
+@dataclass(frozen=True)
+class MultihopConfig:
+    """Multi-hop QA on HotpotQA (CDLM paper §3.4, Table 5, after Beltagy et al. 2020's recipe)."""
+
+    models: tuple[str, ...]  # notebook 02's encoders fine-tuned, one QA model each
+    max_length: int  # tokens per input (paper: 4,096); capped by the positions, cut sentences counted
+    max_questions: int | None  # random cap on training questions (None: all)
+    epochs: int  # paper: 5
+    batch_size: int  # questions per step
+    learning_rate: float  # AdamW (paper: 3e-5; tiny models need more)
+    warmup: float  # share of steps with a linear warm-up (paper: 10 %)
+    max_answer_tokens: int  # longest decoded answer span
+    score_batch_size: int  # questions per forward pass when predicting
+
+
+MULTIHOP = {
+    "smoke": MultihopConfig(models=("longformer", "cdlm"), max_length=512, max_questions=16, epochs=1, batch_size=4,
+                            learning_rate=1e-3, warmup=0.1, max_answer_tokens=30, score_batch_size=8),
+    "cpu": MultihopConfig(models=PAPER_MODELS, max_length=1024, max_questions=None, epochs=10, batch_size=8,
+                          learning_rate=5e-4, warmup=0.1, max_answer_tokens=30, score_batch_size=8),
+    "gpu": MultihopConfig(models=PAPER_MODELS, max_length=4096, max_questions=None, epochs=5, batch_size=32,
+                          learning_rate=3e-5, warmup=0.1, max_answer_tokens=30, score_batch_size=16),
+}
+
+
+@dataclass(frozen=True)
+class MatchIgnitionConfig:
+    """Match-Ignition (Pang, Lan & Cheng 2021, §3-4): PageRank filters around a MiniLM cross-encoder."""
+
+    alphas: tuple[float, ...]  # word reduction ratios trained and compared (paper: 0, 5, 10, 20 %)
+    keep_sentences: int  # λ, sentences kept per document by the sentence filter (authors' code: 5)
+    lambdas: tuple[int, ...]  # λ values compared at inference with the model trained at keep_sentences
+    ablation_alpha: float  # α of the "word filter only" and "first λ sentences" ablations (paper's best: 10 %)
+    training: MatchingConfig  # cross-encoder fine-tuning (paper: 400 tokens, batch 8, lr 1e-5, 10 epochs)
+    speed_length: int  # tokens per input of the speed measurement (paper: 400)
+    speed_batch: int  # inputs per batch of the speed measurement (paper: 8)
+    speed_repeats: int  # timed repeats per α (the median is reported)
+
+
+MATCH_IGNITION = {
+    "smoke": MatchIgnitionConfig(alphas=(0.0, 0.2), keep_sentences=5, lambdas=(3, 5), ablation_alpha=0.2,
+                                 training=replace(MATCHING["smoke"], models=(), max_length=128, max_pairs=16,
+                                                  warmup=0.1),
+                                 speed_length=64, speed_batch=2, speed_repeats=2),
+    "cpu": MatchIgnitionConfig(alphas=(0.0, 0.1, 0.2, 0.3), keep_sentences=5, lambdas=(3, 5, 8),
+                               ablation_alpha=0.1,
+                               training=replace(MATCHING["cpu"], models=(), max_length=256, max_pairs=120, epochs=6,
+                                                batch_size=8, learning_rate=5e-5, warmup=0.1),
+                               # dev-checked (α = 10 %): without warm-up one of six variants stayed at the label
+                               #   prior; with 10 % warm-up 6 epochs reach dev F1 90-95, 4 epochs stay at the prior
+                               speed_length=400, speed_batch=8, speed_repeats=3),
+    "gpu": MatchIgnitionConfig(alphas=(0.0, 0.05, 0.1, 0.2, 0.3), keep_sentences=5, lambdas=(3, 5, 8),
+                               ablation_alpha=0.1,
+                               training=replace(MATCHING["gpu"], models=(), max_length=400, max_pairs=None, epochs=10,
+                                                batch_size=8, learning_rate=1e-5, warmup=0.1),
+                               speed_length=400, speed_batch=8, speed_repeats=20),
+}
+
+
+@dataclass(frozen=True)
+class ClassificationConfig:
+    """Long-document classification with AoSE (Abdaoui & Dutta 2023, §3-4) and its same-encoder baselines."""
+
+    encoder: str  # sentence transformer: "minilm" (packaged all-MiniLM-L6-v2) or a hub id (paper: nli-roberta-base-v2)
+    min_tokens: int  # fewest tokens per segment (paper: 5); a shorter sentence joins the next one
+    max_tokens: int  # most tokens per segment (paper: 250); a longer sentence is cut into pieces
+    max_document_tokens: int  # tokens AoSE reads per document (paper: 8,192); the rest is counted as cut
+    truncated_tokens: int  # the encoder alone reads the first this many tokens (paper: 512)
+    truncations: tuple[int, ...]  # AoSE-N of the paper's Table 7
+    train_docs: int | None  # stratified sample of training documents (None: all)
+    test_docs: int | None  # stratified sample of test documents (None: all)
+    test_share: float  # held-out share of DATA_DIR when no TEST_DIR is given
+    frozen_epochs: int  # paper: 50
+    frozen_learning_rate: float  # paper: 2e-5 (for 25k-100k documents; small samples need more)
+    batch_size: int  # documents per step (paper: 16)
+    finetune_docs: int | None  # training documents of the fine-tuned setting (None: all of train_docs)
+    finetune_epochs: int  # paper: 20 (IMDB, 20 Newsgroups), 10 (MIND)
+    finetune_learning_rate: float  # the encoder's (paper: 2e-5); the new top keeps frozen_learning_rate
+    max_segments_per_step: int  # fine-tuning: a batch is run in pieces of at most this many segments, gradients
+    #                             accumulated (16 long documents at once exhaust memory: 24 GB at 20 Newsgroups)
+    embed_batch_size: int  # segments per encoder forward pass
+
+
+CLASSIFICATION = {
+    "smoke": ClassificationConfig(encoder="minilm", min_tokens=5, max_tokens=250, max_document_tokens=1024,
+                                  truncated_tokens=128, truncations=(128, 256), train_docs=40, test_docs=20,
+                                  test_share=0.3, frozen_epochs=5, frozen_learning_rate=1e-3, batch_size=16,
+                                  finetune_docs=16, finetune_epochs=1, finetune_learning_rate=2e-5,
+                                  max_segments_per_step=64, embed_batch_size=64),
+    "cpu": ClassificationConfig(encoder="minilm", min_tokens=5, max_tokens=250, max_document_tokens=8192,
+                                truncated_tokens=512, truncations=(512, 1024, 2048, 4096), train_docs=800,
+                                test_docs=400, test_share=0.3, frozen_epochs=50, frozen_learning_rate=1e-3,
+                                batch_size=16, finetune_docs=36, finetune_epochs=2, finetune_learning_rate=2e-5,
+                                max_segments_per_step=64, embed_batch_size=64),
+    "gpu": ClassificationConfig(encoder="sentence-transformers/nli-roberta-base-v2", min_tokens=5, max_tokens=250,
+                                max_document_tokens=8192, truncated_tokens=512, truncations=(512, 1024, 2048, 4096),
+                                train_docs=None, test_docs=None, test_share=0.3, frozen_epochs=50,
+                                frozen_learning_rate=2e-5, batch_size=16, finetune_docs=None, finetune_epochs=20,
+                                finetune_learning_rate=2e-5, max_segments_per_step=256,
+                                embed_batch_size=128),
+}
