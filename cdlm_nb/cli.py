@@ -115,6 +115,33 @@ def _add_coref_baseline(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_coref_baseline)
 
 
+def _hotpot_eval(args: argparse.Namespace) -> int:
+    import json
+
+    from .multihop.metric import evaluate_files
+
+    scores = evaluate_files(args.prediction, args.gold)
+    for what, ids in (("no answer", scores.missing_answer), ("no supporting facts", scores.missing_sp)):
+        if ids:
+            print(f"hotpot-eval: {what} for {len(ids)} gold ids (first: {ids[0]}): they score 0", file=sys.stderr)
+    if scores.unknown_ids:
+        print(f"hotpot-eval: {len(scores.unknown_ids)} predicted ids are not in the gold file (first: "
+              f"{scores.unknown_ids[0]}): ignored, as by the official script", file=sys.stderr)
+    if args.json:
+        print(json.dumps(scores.metrics))
+    else:
+        print("\n".join(f"{key:<13}{100 * value:6.2f}" for key, value in scores.metrics.items()))
+    return 0
+
+
+def _add_hotpot_eval(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("hotpot-eval", help="score HotpotQA predictions with the official metric (hotpot_evaluate_v1)")
+    p.add_argument("prediction", help='{"answer": {id: answer}, "sp": {id: [[title, sent_id], ...]}} as JSON')
+    p.add_argument("gold", help="a dev file: the original layout (a list with _id) or the Hugging Face layout (id)")
+    p.add_argument("--json", action="store_true", help="the official keys (em, f1, ..., joint_recall) as fractions")
+    p.set_defaults(func=_hotpot_eval)
+
+
 def _pretrain(args: argparse.Namespace) -> int:
     import json
     import os
@@ -152,7 +179,7 @@ def _add_pretrain(sub: argparse._SubParsersAction) -> None:
 
 
 SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
-    _add_run, _add_ecbplus_stats, _add_score_coref, _add_coref_baseline, _add_pretrain
+    _add_run, _add_ecbplus_stats, _add_score_coref, _add_coref_baseline, _add_hotpot_eval, _add_pretrain
 ]
 
 

@@ -4,7 +4,7 @@ moving a batch to the device, mixed precision on a GPU, and scores with their th
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,6 +27,39 @@ def length_sorted_batches(lengths: Sequence[int], batch_size: int, shuffle: bool
 def input_lengths(inputs: Sequence) -> list[int]:
     """Tokens of each encoded input (anything with `input_ids`): what `length_sorted_batches` sorts by."""
     return [len(item.input_ids) for item in inputs]
+
+
+def train_steps(model: "torch.nn.Module", inputs: Sequence, batch_loss: Callable[[list[int]], "torch.Tensor"], *,
+                epochs: int, batch_size: int, learning_rate: float, warmup: float = 0.0, device: str = "cpu",
+                seed: int = 13, what: str = "inputs") -> list[float]:
+    """The fine-tuning loop every task shares: AdamW with a linear warm-up over the first `warmup` share of the
+    steps then decay to zero, length-sorted batches in shuffled order, `batch_loss(indices)` (the task's forward
+    pass and loss, under `autocast`) per step. Returns every batch's loss."""
+    import torch
+    from transformers import get_linear_schedule_with_warmup
+
+    from .errors import DataError
+    from .runtime import progress
+
+    if not inputs:
+        raise DataError(f"no training {what}: the training split is empty")
+    torch.manual_seed(seed)
+    model.to(device).train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate)
+    steps = epochs * -(-len(inputs) // batch_size)
+    schedule = get_linear_schedule_with_warmup(optimizer, round(warmup * steps), steps)
+    losses: list[float] = []
+    for epoch in range(epochs):
+        batches = length_sorted_batches(input_lengths(inputs), batch_size, shuffle=True, seed=seed + epoch)
+        for indices in progress(batches, desc=f"epoch {epoch + 1}/{epochs}"):
+            with autocast(device):
+                loss = batch_loss(indices)
+            loss.backward()
+            optimizer.step()
+            schedule.step()
+            optimizer.zero_grad()
+            losses.append(loss.item())
+    return losses
 
 
 def to_device(batch: dict[str, "torch.Tensor"], device: str) -> dict[str, "torch.Tensor"]:

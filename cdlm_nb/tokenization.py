@@ -8,7 +8,7 @@ in `<s> ... </s>`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from .errors import ConfigError, DataError
@@ -85,6 +85,19 @@ def add_document_separators(tokenizer: "PreTrainedTokenizerBase", model: "PreTra
     if model is not None and model.get_input_embeddings().num_embeddings < len(tokenizer):
         model.resize_token_embeddings(len(tokenizer), mean_resizing=False)
     return added
+
+
+def add_marker_tokens(tokenizer: "PreTrainedTokenizerBase", markers: Sequence[str],
+                      model: "PreTrainedModel | None" = None) -> list[int]:
+    """Add task markers (coreference's `<m>`, QA's `[/sent]`, ...) as special tokens where missing, grow `model`'s
+    embeddings with random rows as for the separators, and return the markers' ids in order."""
+    missing = [token for token in markers if token not in tokenizer.get_vocab()]
+    if missing:
+        tokenizer.add_special_tokens({"extra_special_tokens": missing}, replace_extra_special_tokens=False)
+    if model is not None and model.get_input_embeddings().num_embeddings < len(tokenizer):
+        model.resize_token_embeddings(len(tokenizer), mean_resizing=False)
+    vocab = tokenizer.get_vocab()
+    return [vocab[token] for token in markers]
 
 
 def document_separator_ids(tokenizer: "PreTrainedTokenizerBase") -> tuple[int, int]:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..encoders import max_input_length
 from ..errors import ConfigError, DataError
 from ..inputs import share_room, window_start
-from ..tokenization import document_separator_ids, sequence_markers
+from ..tokenization import add_marker_tokens, document_separator_ids, sequence_markers
 from .mentions import Mention, MentionPair, WordIds, collect_mentions, group_mentions, tokenize_documents
 from .pairs import candidate_pairs
 
@@ -52,17 +52,12 @@ def add_mention_markers(tokenizer: "PreTrainedTokenizerBase", model: "PreTrained
 
     The tokenizer must already hold `<doc-s>`/`</doc-s>` (cdlm_nb.tokenization.add_document_separators).
     """
-    missing = [token for token in MENTION_MARKERS if token not in tokenizer.get_vocab()]
-    if missing:
-        tokenizer.add_special_tokens({"extra_special_tokens": missing}, replace_extra_special_tokens=False)
-    if model is not None and model.get_input_embeddings().num_embeddings < len(tokenizer):
-        model.resize_token_embeddings(len(tokenizer), mean_resizing=False)
+    mention_start, mention_end = add_marker_tokens(tokenizer, MENTION_MARKERS, model)
     doc_start, doc_end = document_separator_ids(tokenizer)
     cls, sep = sequence_markers(tokenizer)
     if tokenizer.pad_token_id is None:
         raise ConfigError(f"tokenizer {type(tokenizer).__name__} has no padding token")
-    vocab = tokenizer.get_vocab()
-    return SpecialIds(cls, sep, tokenizer.pad_token_id, doc_start, doc_end, vocab[MENTION_START], vocab[MENTION_END])
+    return SpecialIds(cls, sep, tokenizer.pad_token_id, doc_start, doc_end, mention_start, mention_end)
 
 
 @dataclass(frozen=True)

@@ -243,3 +243,25 @@ def _multinews_documents(profile: "Profile") -> tuple[dict[str, list], list[str]
     parts = {"train": clusters[:cut1], "dev": clusters[cut1:cut2], "test": clusters[cut2:]}
     return ({name: cluster_documents(rows) for name, rows in parts.items()},
             [f"Multi-News sample {sample} ({len(clusters)} clusters split 80/10/10 % in file order)"])
+
+
+def hotpot_dev_records(profile: "Profile", path: str | os.PathLike | None = None) -> tuple["Dataset | None", str]:
+    """Real HotpotQA dev records (distractor setting) and where they came from: `path` if given; for the hub
+    profile the hub's validation split (offline: the sample beside the checkout); else that sample; None when
+    there is none."""
+    from ..paths import shared_data_dir
+    from .hotpotqa import load_hotpotqa
+
+    sample = shared_data_dir() / "hotpotqa" if shared_data_dir() is not None else None
+    if path is not None:
+        return load_hotpotqa(path), str(path)
+    if profile.data_source == "hub":
+        try:
+            return load_hotpotqa(None), "the hub's HotpotQA distractor validation split"
+        except OfflineError:
+            if sample is None or not sample.is_dir():
+                raise
+            print(f"offline: using the HotpotQA sample at {sample}")
+    if sample is None or not sample.is_dir():
+        return None, "no real HotpotQA records: set HOTPOT_FILE to hotpot_dev_distractor_v1.json"
+    return load_hotpotqa(sample), f"the HotpotQA dev sample at {sample}"

@@ -7,8 +7,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..errors import DataError
-from ..finetuning import ScoringResult, autocast, input_lengths, length_sorted_batches, to_device
+from ..finetuning import ScoringResult, autocast, input_lengths, length_sorted_batches, to_device, train_steps
 from ..runtime import progress
 from .inputs import MatchInput
 from .model import takes_global_attention
@@ -44,31 +43,16 @@ def fine_tune(model: "PreTrainedModel", inputs: Sequence[MatchInput], labels: Se
     """Train encoder and head together with cross-entropy on the pair labels, the learning rate warming up
     linearly over the first `warmup` share of steps; returns every batch's loss."""
     import torch
-    from transformers import get_linear_schedule_with_warmup
 
-    if not inputs:
-        raise DataError("no training pairs: the training split is empty")
-    torch.manual_seed(seed)
-    model.to(device).train()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate)
-    steps = epochs * -(-len(inputs) // batch_size)
-    schedule = get_linear_schedule_with_warmup(optimizer, round(warmup * steps), steps)
     targets = torch.tensor(labels, dtype=torch.long)
-    losses: list[float] = []
-    for epoch in range(epochs):
-        batches = length_sorted_batches(input_lengths(inputs), batch_size, shuffle=True, seed=seed + epoch)
-        for indices in progress(batches, desc=f"epoch {epoch + 1}/{epochs}"):
-            batch = to_device(collate([inputs[i] for i in indices], pad_id, protocol,
-                                      takes_global_attention(model)), device)
-            with autocast(device):
-                logits = model(**batch).logits
-            loss = torch.nn.functional.cross_entropy(logits.float(), targets[indices].to(device))
-            loss.backward()
-            optimizer.step()
-            schedule.step()
-            optimizer.zero_grad()
-            losses.append(loss.item())
-    return losses
+
+    def batch_loss(indices: list[int]) -> "torch.Tensor":
+        batch = to_device(collate([inputs[i] for i in indices], pad_id, protocol, takes_global_attention(model)),
+                          device)
+        return torch.nn.functional.cross_entropy(model(**batch).logits.float(), targets[indices].to(device))
+
+    return train_steps(model, inputs, batch_loss, epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
+                       warmup=warmup, device=device, seed=seed, what="pairs")
 
 
 def score(model: "PreTrainedModel", inputs: Sequence[MatchInput], *, pad_id: int, batch_size: int,

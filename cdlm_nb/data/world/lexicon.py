@@ -79,6 +79,7 @@ class Comparison:
     number: str  # the compared number role; the larger value wins
     handle: str  # the role whose name identifies each side (and is the answer)
     question: str  # format string with {a} and {b}
+    yes_no: str  # the same comparison asked as a yes/no question: "yes" when {a} has the larger number
 
 
 @dataclass(frozen=True)
@@ -322,7 +323,8 @@ EARTHQUAKE = EventType(
         "Hospitals reported a steady stream of patients after the {core:n}.",
         "Many families spent the night outdoors, afraid to return to their houses.",
     ),
-    comparison=Comparison("deaths", "place", "Which earthquake killed more people, the one in {a} or the one in {b}?"),
+    comparison=Comparison("deaths", "place", "Which earthquake killed more people, the one in {a} or the one in {b}?",
+                          "Did the earthquake in {a} kill more people than the one in {b}?"),
 )
 
 FLOOD = EventType(
@@ -363,7 +365,8 @@ FLOOD = EventType(
         "Drinking water was brought in by truck.",
     ),
     comparison=Comparison("evacuated", "place",
-                          "Which floods forced more people from their homes, those in {a} or those in {b}?"),
+                          "Which floods forced more people from their homes, those in {a} or those in {b}?",
+                          "Did the floods in {a} force more people from their homes than those in {b}?"),
 )
 
 FIRE = EventType(
@@ -403,7 +406,8 @@ FIRE = EventType(
         "Insurance experts said the damage would be costly.",
     ),
     comparison=Comparison("firefighters", "place", "Which fire needed more firefighters, the one in {a} or the one in "
-                                                   "{b}?"),
+                                                   "{b}?",
+                          "Did the fire in {a} need more firefighters than the one in {b}?"),
     bridge=Bridge("owner", "founded", "In what year was the company that owned the {building} destroyed by fire in "
                                       "{place} founded?"),
 )
@@ -442,7 +446,8 @@ ARREST = EventType(
         "Police asked anyone with information to come forward.",
         "A lawyer for the suspect declined to comment.",
     ),
-    comparison=Comparison("age", "suspect", "Who was older when arrested, {a} or {b}?"),
+    comparison=Comparison("age", "suspect", "Who was older when arrested, {a} or {b}?",
+                          "Was {a} older than {b} when arrested?"),
     bridge=Bridge("suspect", "birth_city", "In which city was the person arrested in {place} on suspicion of {crime} "
                                            "born?"),
 )
@@ -481,7 +486,8 @@ TRIAL = EventType(
         "Relatives of the victims welcomed the {core:n}.",
         "The courtroom was full throughout the hearing.",
     ),
-    comparison=Comparison("years", "defendant", "Who received the longer prison sentence, {a} or {b}?"),
+    comparison=Comparison("years", "defendant", "Who received the longer prison sentence, {a} or {b}?",
+                          "Did {a} receive a longer prison sentence than {b}?"),
     bridge=Bridge("defendant", "birth_city", "In which city was the person sentenced by judge {judge} born?"),
 )
 
@@ -518,7 +524,8 @@ ACQUISITION = EventType(
         "Analysts said the price was high.",
         "Competitors are expected to follow with deals of their own.",
     ),
-    comparison=Comparison("price", "acquirer", "Which company paid more for its acquisition, {a} or {b}?"),
+    comparison=Comparison("price", "acquirer", "Which company paid more for its acquisition, {a} or {b}?",
+                          "Did {a} pay more for its acquisition than {b}?"),
     bridge=Bridge("acquirer", "headquarters", "In which city is the company that acquired {target} headquartered?"),
 )
 
@@ -554,7 +561,8 @@ PRODUCT_LAUNCH = EventType(
         "Rival firms are expected to respond with their own devices.",
         "The {core:n} was widely discussed online.",
     ),
-    comparison=Comparison("price", "product", "Which costs more at launch, {a} or {b}?"),
+    comparison=Comparison("price", "product", "Which costs more at launch, {a} or {b}?",
+                          "Does {a} cost more at launch than {b}?"),
     bridge=Bridge("company", "founded", "In what year was the company that launched {product} founded?"),
 )
 
@@ -590,7 +598,8 @@ ELECTION = EventType(
         "The new mayor will take office next month.",
         "Observers said the campaign had been unusually bitter.",
     ),
-    comparison=Comparison("share", "winner", "Which candidate won a larger share of the vote, {a} or {b}?"),
+    comparison=Comparison("share", "winner", "Which candidate won a larger share of the vote, {a} or {b}?",
+                          "Did {a} win a larger share of the vote than {b}?"),
     bridge=Bridge("winner", "birth_city", "In which city was the candidate who defeated {opponent} born?"),
 )
 
@@ -625,7 +634,8 @@ TRANSFER = EventType(
         "The transfer window closes at the end of the month.",
         "Several other clubs had shown interest.",
     ),
-    comparison=Comparison("fee", "player", "Which player moved for the higher fee, {a} or {b}?"),
+    comparison=Comparison("fee", "player", "Which player moved for the higher fee, {a} or {b}?",
+                          "Did {a} move for a higher fee than {b}?"),
     bridge=Bridge("player", "birth_city", "In which city was the player who moved from {from_club} to {to_club} born?"),
 )
 
@@ -658,7 +668,8 @@ AWARD = EventType(
         "The shortlist was announced in the spring.",
         "Sales of the winning book rose sharply.",
     ),
-    comparison=Comparison("money", "winner", "Which prize winner received more money, {a} or {b}?"),
+    comparison=Comparison("money", "winner", "Which prize winner received more money, {a} or {b}?",
+                          "Did {a} receive more prize money than {b}?"),
     bridge=Bridge("winner", "birth_city", "In which city was the winner of the {award} born?"),
 )
 
@@ -696,7 +707,8 @@ RESIGNATION = EventType(
         "The board thanked the outgoing leadership.",
         "Shares fell slightly after the {core:n}.",
     ),
-    comparison=Comparison("years", "leader", "Who had held their post longer before resigning, {a} or {b}?"),
+    comparison=Comparison("years", "leader", "Who had held their post longer before resigning, {a} or {b}?",
+                          "Had {a} held their post longer than {b} before resigning?"),
     bridge=Bridge("organisation", "founded", "In what year was the company from which {leader} resigned founded?"),
 )
 
@@ -734,7 +746,8 @@ STRIKE = EventType(
         "It is the longest {core:n} at the site in a decade.",
     ),
     comparison=Comparison("workers", "union", "Which strike involved more workers, the one called by {a} or the one "
-                                              "called by {b}?"),
+                                              "called by {b}?",
+                          "Did the strike called by {a} involve more workers than the one called by {b}?"),
     bridge=Bridge("company", "headquarters", "In which city is the company hit by a strike called by {union} "
                                              "headquartered?"),
 )

@@ -1,7 +1,8 @@
 """The `qa` dataset in HotpotQA's layout: bridge and comparison questions over clean articles and entity profiles.
 
 A bridge question names an event (the article of a subtopic) and asks about a participant, whose entity profile
-paragraph holds the answer; a comparison question asks which of a topic's two events has the larger number.
+paragraph holds the answer; a comparison question asks which of a topic's two events has the larger number
+(answered by a name, or yes/no).
 Distractor paragraphs come from the same split: the sibling's article (bridge) or a same-type event
 (comparison) first, the rest at random.
 """
@@ -65,7 +66,8 @@ def bridge_question(subtopic: Subtopic) -> tuple[str, str, str, str] | None:
 
 def qa_rows(subtopics: list[Subtopic], n_distractors: int, rng: random.Random,
             ambiguous: set[str]) -> list[dict[str, Any]]:
-    """Bridge questions (article -> profile) per subtopic and one comparison question per topic."""
+    """Bridge questions (article -> profile) per subtopic; per topic, one comparison question whose answer is a
+    name and the same comparison as a yes/no question (HotpotQA types both "comparison")."""
     articles = {s.id: article_paragraph(s) for s in subtopics}
     profiles = {(s.id, s.etype.bridge.key): profile_paragraph(s.facts[s.etype.bridge.key].profile)
                 for s in subtopics if s.etype.bridge}
@@ -91,6 +93,7 @@ def qa_rows(subtopics: list[Subtopic], n_distractors: int, rng: random.Random,
         siblings = [articles[s.id] for s in subtopics if s.topic == subtopic.topic and s is not subtopic]
         rows.append(_qa_row(f"{subtopic.id}/bridge", question, answer, "bridge", support, [article, profile],
                             distractors([article, profile], siblings), rng))
+    comparisons = []
     for topic, (first, second) in by_topic.items():
         comparison = first.etype.comparison
         a, b = rng.sample([first, second], 2)
@@ -101,5 +104,13 @@ def qa_rows(subtopics: list[Subtopic], n_distractors: int, rng: random.Random,
         support = [(articles[s.id], role) for s in (a, b) for role in (comparison.handle, comparison.number)]
         same_type = [articles[s.id] for s in subtopics if s.etype is first.etype and s.topic != topic]
         rows.append(_qa_row(f"{topic}/comparison", question, names[winner.id], "comparison", support, gold,
+                            distractors(gold, same_type[:1]), rng))
+        amounts = {s.id: s.facts[comparison.number].amount for s in (a, b)}
+        comparisons.append((topic, comparison, names, amounts, support, gold, same_type))
+    for topic, comparison, names, amounts, support, gold, same_type in comparisons:  # drawn last: rows above unchanged
+        a, b = rng.sample(list(names), 2)
+        answer = "yes" if amounts[a] > amounts[b] else "no"
+        question = comparison.yes_no.format(a=names[a], b=names[b])
+        rows.append(_qa_row(f"{topic}/yes_no", question, answer, "comparison", support, gold,
                             distractors(gold, same_type[:1]), rng))
     return rows

@@ -59,11 +59,16 @@ def _check_qa(world: World) -> Counter:
         for title, sent_id in zip(row["supporting_facts"]["title"], row["supporting_facts"]["sent_id"]):
             assert title in sentences and 0 <= sent_id < len(sentences[title])
             supporting.append(sentences[title][sent_id])
-        assert any(row["answer"] in sentence for sentence in supporting), row
+        if row["id"].endswith("/yes_no"):
+            assert row["answer"] in ("yes", "no") and row["type"] == "comparison"
+        else:
+            assert any(row["answer"] in sentence for sentence in supporting), row
         assert len(set(row["supporting_facts"]["title"])) == 2  # two gold paragraphs
         assert len(titles) == 2 + world.config.qa_distractors
-        if row["type"] == "comparison":
+        if row["type"] == "comparison" and not row["id"].endswith("/yes_no"):
             assert row["answer"] in row["question"]
+        if row["answer"] in ("yes", "no"):
+            types[row["answer"]] += 1
     return types
 
 

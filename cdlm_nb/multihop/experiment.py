@@ -1,0 +1,148 @@
+"""Notebook 06's experiment: the five encoders fine-tuned on the world's questions, every system scored by the
+official metric on the world's test questions and on real HotpotQA dev records (out-of-domain for the models)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..encoders import max_input_length
+from ..variants import PretrainedShelf, display_name
+from .baselines import tfidf_predictions
+from .decoding import Decoded, official_prediction
+from .inputs import EncodedQuestions, QAMarkers, add_qa_markers, encode_questions
+from .metric import HotpotScores, evaluate, mean_scores
+from .model import MultiHopQA
+from .training import fine_tune, predict
+
+if TYPE_CHECKING:
+    from datasets import Dataset
+
+    from ..profiles import MultihopConfig, Profile
+
+TFIDF = "tfidf"  # the run name of the non-neural reference
+QUESTION_TYPES = ("bridge", "comparison")
+
+
+@dataclass
+class QAData:
+    """The world's questions by split, the real dev records, and what was capped."""
+
+    splits: dict[str, "Dataset"]
+    real: "Dataset | None"
+    real_source: str
+    left_out: int  # training questions dropped by `max_questions`
+
+
+def qa_data(profile: "Profile", hotpot_file: str | None = None) -> QAData:
+    """The world's `qa` splits (training capped at `multihop.max_questions`) and the real dev records."""
+    from ..data.corpora import hotpot_dev_records, world
+
+    splits = dict(world(profile.world).qa)
+    cap, left_out = profile.multihop.max_questions, 0
+    if cap is not None and len(splits["train"]) > cap:
+        left_out = len(splits["train"]) - cap
+        splits["train"] = splits["train"].shuffle(seed=profile.seed).select(range(cap))
+    real, source = hotpot_dev_records(profile, hotpot_file)
+    return QAData(splits, real, source, left_out)
+
+
+@dataclass
+class QARun:
+    """One system's predictions and official scores on one set of questions."""
+
+    name: str
+    scores: HotpotScores
+    predictions: dict[str, Decoded]
+    seconds: float  # answering (and, for the reference, ranking) time
+    train_seconds: float = 0.0
+    losses: list[float] = field(default_factory=list)
+    encoding: EncodedQuestions | None = None
+
+
+def score(name: str, predictions: dict[str, Decoded], rows: Sequence[Mapping], seconds: float, **extra: Any) -> QARun:
+    """A run scored by the official metric."""
+    return QARun(name, evaluate(official_prediction(predictions), rows), predictions, seconds, **extra)
+
+
+def tfidf_run(rows: "Dataset") -> QARun:
+    """The non-neural reference on `rows`."""
+    start = time.perf_counter()
+    predictions = tfidf_predictions(rows)
+    return score(TFIDF, predictions, rows, time.perf_counter() - start)
+
+
+@dataclass
+class TrainedQA:
+    """A fine-tuned model with what it needs to answer other questions."""
+
+    model: MultiHopQA
+    tokenizer: Any
+    markers: QAMarkers
+    max_length: int
+
+
+def train_qa(variant: str, encoder, tokenizer, splits: Mapping[str, "Dataset"], config: "MultihopConfig", *,
+             device: str = "cpu", seed: int = 13) -> tuple[QARun, TrainedQA]:
+    """Fine-tune one encoder on the training questions; its run on the test questions."""
+    markers = add_qa_markers(tokenizer, encoder)
+    model = MultiHopQA(encoder)
+    trained = TrainedQA(model, tokenizer, markers, max_input_length(model.encoder, config.max_length))
+    train = encode_questions(splits["train"], tokenizer, markers, trained.max_length)
+    start = time.perf_counter()
+    losses = fine_tune(model, train.inputs, train.labels, pad_id=markers.pad, epochs=config.epochs,
+                       batch_size=config.batch_size, learning_rate=config.learning_rate, warmup=config.warmup,
+                       device=device, seed=seed)
+    train_seconds = time.perf_counter() - start
+    run = answer(variant, trained, splits["test"], config, device)
+    run.train_seconds, run.losses = train_seconds, losses
+    return run, trained
+
+
+def answer(name: str, trained: TrainedQA, rows: "Dataset", config: "MultihopConfig", device: str = "cpu") -> QARun:
+    """A trained model's run on `rows`."""
+    encoded = encode_questions(rows, trained.tokenizer, trained.markers, trained.max_length)
+    predictions, seconds = predict(trained.model, encoded.inputs, pad_id=trained.markers.pad,
+                                   batch_size=config.score_batch_size, max_answer_tokens=config.max_answer_tokens,
+                                   device=device)
+    trained.model.to("cpu")
+    return score(name, predictions, rows, seconds, encoding=encoded)
+
+
+def fine_tune_models(shelf: PretrainedShelf, splits: Mapping[str, "Dataset"], config: "MultihopConfig", *,
+                     device: str = "cpu", seed: int = 13) -> tuple[dict[str, QARun], dict[str, TrainedQA]]:
+    """`train_qa` for every model of `config.models`, each from a fresh copy of the pretrained model; one line
+    per run is printed, and what is missing is said once."""
+    runs, models = {}, {}
+    for variant in config.models:
+        encoder = shelf.load(variant)
+        if encoder is None:
+            continue
+        runs[variant], models[variant] = train_qa(variant, encoder.model, encoder.tokenizer, splits, config,
+                                                  device=device, seed=seed)
+        metrics = runs[variant].scores.metrics
+        print(f"{display_name(variant):<12} test answer F1 {100 * metrics['f1']:5.1f}  support F1 "
+              f"{100 * metrics['sp_f1']:5.1f}  joint F1 {100 * metrics['joint_f1']:5.1f}  "
+              f"({runs[variant].train_seconds:.0f} s training)")
+    if shelf.missing:
+        print(f"\n{shelf.missing_note()}")
+    return runs, models
+
+
+def by_type(run: QARun, rows: "Dataset") -> dict[str, dict[str, float]]:
+    """The official metrics of a run per question type (bridge, comparison)."""
+    ids = {kind: [row["id"] for row in rows if row["type"] == kind] for kind in QUESTION_TYPES}
+    return {kind: mean_scores(run.scores, chosen) for kind, chosen in ids.items() if chosen}
+
+
+def real_runs(rows: "Dataset | None", models: Mapping[str, TrainedQA], config: "MultihopConfig",
+              device: str = "cpu") -> dict[str, QARun]:
+    """The reference and every world-trained model on real HotpotQA records (empty without records)."""
+    if rows is None:
+        return {}
+    runs = {TFIDF: tfidf_run(rows)}
+    for name, trained in models.items():
+        runs[name] = answer(name, trained, rows, config, device)
+    return runs

@@ -1,0 +1,204 @@
+"""One HotpotQA input as the CDLM paper builds it (after Beltagy et al. 2020's Longformer recipe):
+
+    <s> [question] q [/question] <doc-s> <t> title </t> sentence [/sent] sentence [/sent] … </doc-s> <doc-s> … </s>
+
+Global attention goes to `<s>`, the question and its markers, every `<doc-s>` and every `[/sent]`. Paragraphs are
+taken in their order until `max_length`; the sentences (and whole paragraphs) that do not fit are cut and counted.
+The heads read `<doc-s>` (relevant paragraph), `[/sent]` (supporting sentence), `<s>` (answer type) and the
+sentence tokens (answer span).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import DataError
+from ..tokenization import add_marker_tokens, document_separator_ids, sequence_markers
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+QUESTION_START, QUESTION_END = "[question]", "[/question]"
+TITLE_START, TITLE_END = "<t>", "</t>"
+SENTENCE_END = "[/sent]"
+QA_MARKERS = (QUESTION_START, QUESTION_END, TITLE_START, TITLE_END, SENTENCE_END)
+ANSWER_TYPES = ("span", "yes", "no")
+
+
+@dataclass(frozen=True)
+class QAMarkers:
+    """The ids an input is built from."""
+
+    cls: int
+    sep: int
+    pad: int
+    doc_start: int
+    doc_end: int
+    question_start: int
+    question_end: int
+    title_start: int
+    title_end: int
+    sentence_end: int
+
+
+def add_qa_markers(tokenizer: "PreTrainedTokenizerBase", model: "PreTrainedModel | None" = None) -> QAMarkers:
+    """Add the question, title and sentence markers (if missing; new embedding rows at random) and return the ids."""
+    question_start, question_end, title_start, title_end, sentence_end = add_marker_tokens(tokenizer, QA_MARKERS,
+                                                                                           model)
+    if tokenizer.pad_token_id is None:
+        raise DataError(f"tokenizer {type(tokenizer).__name__} has no padding token")
+    return QAMarkers(*sequence_markers(tokenizer), tokenizer.pad_token_id, *document_separator_ids(tokenizer),
+                     question_start, question_end, title_start, title_end, sentence_end)
+
+
+@dataclass(frozen=True)
+class QAInput:
+    """One encoded question with its ten (or fewer) paragraphs, and the positions each head reads."""
+
+    qid: str
+    input_ids: list[int]
+    global_positions: list[int]
+    paragraph_positions: list[int]  # the <doc-s> of each kept paragraph
+    titles: list[str]
+    sentence_positions: list[int]  # the [/sent] of each kept sentence
+    sentence_keys: list[tuple[str, int]]  # (title, sentence id) of each kept sentence
+    sentence_paragraph: list[int]  # index into `titles`
+    token_sentence: list[int]  # per token: index into `sentence_keys`, -1 outside sentences
+    token_chars: list[tuple[int, int]]  # per token: character span in its sentence
+    texts: list[str]  # each kept sentence's text
+    cut_sentences: int
+
+
+@dataclass(frozen=True)
+class QALabels:
+    """The training targets of one input (-1: no span, e.g. yes/no or an answer not in the kept text)."""
+
+    paragraphs: list[int]
+    sentences: list[int]
+    answer_type: int
+    start: int
+    end: int
+
+
+def _pieces(text: str, tokenizer) -> tuple[list[int], list[tuple[int, int]]]:
+    encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
+    return encoded["input_ids"], [tuple(span) for span in encoded["offset_mapping"]]
+
+
+def encode_question(row: Mapping[str, Any], tokenizer, markers: QAMarkers, max_length: int) -> QAInput:
+    """The input of one `QA_FEATURES` row, cut at `max_length` tokens (the question always fits or raises)."""
+    question, _ = _pieces(row["question"], tokenizer)
+    ids = [markers.cls, markers.question_start, *question, markers.question_end]
+    if len(ids) + 8 > max_length:
+        raise DataError(f"question {row['id']}: {len(ids)} tokens leave no room in max_length={max_length}")
+    global_positions = list(range(len(ids)))
+    token_sentence, token_chars = [-1] * len(ids), [(0, 0)] * len(ids)
+    paragraphs, titles, sentence_positions, keys, owner, texts = [], [], [], [], [], []
+    total = sum(map(len, row["context"]["sentences"]))
+    for title, sentences in zip(row["context"]["title"], row["context"]["sentences"]):
+        title_ids, _ = _pieces(title, tokenizer)
+        head = [markers.doc_start, markers.title_start, *title_ids, markers.title_end]
+        if len(ids) + len(head) + 3 > max_length:
+            break
+        paragraphs.append(len(ids))
+        global_positions.append(len(ids))
+        ids += head
+        token_sentence += [-1] * len(head)
+        token_chars += [(0, 0)] * len(head)
+        titles.append(title)
+        for sent_id, text in enumerate(sentences):
+            pieces, chars = _pieces(text, tokenizer)
+            if len(ids) + len(pieces) + 3 > max_length:
+                break
+            token_sentence += [len(keys)] * len(pieces) + [-1]
+            token_chars += chars + [(0, 0)]
+            ids += [*pieces, markers.sentence_end]
+            sentence_positions.append(len(ids) - 1)
+            global_positions.append(len(ids) - 1)
+            keys.append((title, sent_id))
+            owner.append(len(titles) - 1)
+            texts.append(text)
+        ids.append(markers.doc_end)
+        token_sentence.append(-1)
+        token_chars.append((0, 0))
+    ids.append(markers.sep)
+    token_sentence.append(-1)
+    token_chars.append((0, 0))
+    return QAInput(row["id"], ids, global_positions, paragraphs, titles, sentence_positions, keys, owner,
+                   token_sentence, token_chars, texts, total - len(keys))
+
+
+def _answer_start(text: str, answer: str) -> int:
+    """Where `answer` starts in `text` (exact case first, then any case), -1 if absent."""
+    start = text.find(answer)
+    return start if start >= 0 else text.lower().find(answer.lower())
+
+
+def answer_span(item: QAInput, answer: str, supporting: set[tuple[str, int]]) -> tuple[int, int]:
+    """Token (start, end) of the answer's first occurrence in a supporting sentence, else in any kept sentence;
+    (-1, -1) when it is not in the kept text."""
+    order = sorted(range(len(item.texts)), key=lambda k: item.sentence_keys[k] not in supporting)
+    for k in order:
+        begin = _answer_start(item.texts[k], answer)
+        if begin < 0 or not answer:
+            continue
+        finish = begin + len(answer)
+        tokens = [t for t, s in enumerate(item.token_sentence)
+                  if s == k and item.token_chars[t][1] > begin and item.token_chars[t][0] < finish]
+        if tokens:
+            return tokens[0], tokens[-1]
+    return -1, -1
+
+
+def question_labels(item: QAInput, row: Mapping[str, Any]) -> QALabels:
+    """The targets of one encoded row: gold paragraphs and sentences, answer type and span."""
+    supporting = set(zip(row["supporting_facts"]["title"], row["supporting_facts"]["sent_id"]))
+    gold_titles = {title for title, _ in supporting}
+    answer = row["answer"].strip()
+    kind = ANSWER_TYPES.index(answer.lower()) if answer.lower() in ("yes", "no") else 0
+    start, end = answer_span(item, answer, supporting) if kind == 0 else (-1, -1)
+    return QALabels([int(title in gold_titles) for title in item.titles],
+                    [int(key in supporting) for key in item.sentence_keys], kind, start, end)
+
+
+@dataclass(frozen=True)
+class EncodedQuestions:
+    """A split's inputs and labels, with what was cut or could not be labelled."""
+
+    inputs: list[QAInput]
+    labels: list[QALabels]
+    cut_sentences: int
+    total_sentences: int
+    answers_not_found: int  # span answers absent from the kept text (their span loss is skipped)
+
+    def summary(self) -> str:
+        return (f"{len(self.inputs)} questions, {self.cut_sentences} of {self.total_sentences} sentences cut by "
+                f"the length limit, {self.answers_not_found} span answers not in the kept text")
+
+
+def encode_questions(rows: Sequence[Mapping[str, Any]], tokenizer, markers: QAMarkers,
+                     max_length: int) -> EncodedQuestions:
+    """`encode_question` and `question_labels` for every row."""
+    inputs = [encode_question(row, tokenizer, markers, max_length) for row in rows]
+    labels = [question_labels(item, row) for item, row in zip(inputs, rows)]
+    missing = sum(1 for label in labels if label.answer_type == 0 and label.start < 0)
+    cut = sum(item.cut_sentences for item in inputs)
+    return EncodedQuestions(inputs, labels, cut, cut + sum(len(item.sentence_keys) for item in inputs), missing)
+
+
+def render_question(item: QAInput, tokenizer, chars: int = 1500) -> str:
+    """The input as text, global-attention tokens in **bold** (the notebook's markdown preview)."""
+    tokens = [token.replace("Ġ", "") for token in tokenizer.convert_ids_to_tokens(item.input_ids)]
+    shown = set(item.global_positions)
+    text = " ".join(f"**{token}**" if i in shown else token for i, token in enumerate(tokens))
+    return text[:chars] + (" …" if len(text) > chars else "")
+
+
+def preview_question(row: Mapping[str, Any], tokenizer, max_length: int, chars: int = 1500) -> str:
+    """`render_question` of one row with a copy of `tokenizer` (the markers are added to the copy only)."""
+    import copy
+
+    tokenizer = copy.deepcopy(tokenizer)
+    return render_question(encode_question(row, tokenizer, add_qa_markers(tokenizer), max_length), tokenizer, chars)

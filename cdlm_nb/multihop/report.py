@@ -1,0 +1,132 @@
+"""Notebook 06's tables, figure, recorded metrics and readings: our official scores beside the CDLM paper's
+Table 5, the breakdown by question type, the cost, and the loss curves."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..variants import display_name
+from .experiment import TFIDF, QARun, by_type
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+MISSING = None
+#: HotpotQA distractor dev set, F1 (answer, supporting facts, joint): the CDLM paper (Caciularu et al., Findings of
+#: EMNLP 2021, arXiv:2101.00406 v2), Table 5, "base"-size models. Our copy of the paper lost the Prefix CDLM and
+#: CDLM rows and we found no public source that prints them, so they are shown as missing.
+PAPER_TABLE5: dict[str, tuple[float | None, float | None, float | None]] = {
+    "Transformer-XH (2020)": (66.2, 72.1, 52.9),
+    "Graph Recurrent Retriever (2020)": (73.3, 76.1, 61.4),
+    "RoBERTa-lf (2020)": (73.5, 83.4, 63.5),
+    "BigBird (2020)": (75.5, 87.1, 67.8),
+    "Longformer": (74.5, 83.9, 64.5),
+    "Local CDLM": (74.1, 84.0, 64.2),
+    "Rand CDLM": (72.7, 84.8, 63.7),
+    "Prefix CDLM": (MISSING, MISSING, MISSING),
+    "CDLM": (MISSING, MISSING, MISSING),
+}
+METRICS = {"ans_f1": "f1", "sp_f1": "sp_f1", "joint_f1": "joint_f1"}  # recorded name -> official key
+COLUMNS = {"f1": "answer F1", "sp_f1": "support F1", "joint_f1": "joint F1", "em": "answer EM",
+           "sp_em": "support EM", "joint_em": "joint EM"}
+
+
+def row_label(run_name: str) -> str:
+    return "TF-IDF + heuristic" if run_name == TFIDF else display_name(run_name)
+
+
+def scores_table(runs: Mapping[str, QARun]) -> "pd.DataFrame":
+    """Official F1 and EM (%) per system."""
+    import pandas as pd
+
+    return pd.DataFrame({row_label(name): {label: 100 * run.scores.metrics[key] for key, label in COLUMNS.items()}
+                         for name, run in runs.items()}).T.round(1)
+
+
+def paper_table(ours: Mapping[str, Mapping[str, QARun]]) -> "pd.DataFrame":
+    """Table 5 of the CDLM paper (HotpotQA dev, F1) above ours, one block per set of questions (label -> runs)."""
+    import pandas as pd
+
+    keys = ("f1", "sp_f1", "joint_f1")
+    rows = {f"{name} (paper)": dict(zip((COLUMNS[k] for k in keys), values)) for name, values in PAPER_TABLE5.items()}
+    for label, runs in ours.items():
+        for name, run in runs.items():
+            rows[f"{row_label(name)} ({label})"] = {COLUMNS[k]: round(100 * run.scores.metrics[k], 1) for k in keys}
+    return pd.DataFrame(rows).T
+
+
+def type_table(runs: Mapping[str, QARun], rows: Any) -> "pd.DataFrame":
+    """Answer / support / joint F1 (%) per system and question type, with the number of questions."""
+    import pandas as pd
+
+    if not runs:
+        return pd.DataFrame()
+    counts = {kind: sum(1 for row in rows if row["type"] == kind) for kind in ("bridge", "comparison")}
+    table = {}
+    for name, run in runs.items():
+        for kind, metrics in by_type(run, rows).items():
+            table[(row_label(name), f"{kind} ({counts[kind]})")] = {
+                COLUMNS[key]: round(100 * metrics[key], 1) for key in ("f1", "sp_f1", "joint_f1")}
+    return pd.DataFrame(table).T
+
+
+def cost_table(runs: Mapping[str, QARun]) -> "pd.DataFrame":
+    """Training seconds, answering seconds and what the length limit cut, per system."""
+    import pandas as pd
+
+    rows = {}
+    for name, run in runs.items():
+        encoding = run.encoding
+        rows[row_label(name)] = {
+            "train s": round(run.train_seconds, 1), "answer s": round(run.seconds, 2),
+            "sentences cut": f"{encoding.cut_sentences}/{encoding.total_sentences}" if encoding else "-",
+            "answers not in kept text": encoding.answers_not_found if encoding else "-"}
+    return pd.DataFrame(rows).T
+
+
+def truncation_note(runs: Mapping[str, QARun]) -> str:
+    """What the length limit cut from these questions (the same for every model of one tokenizer and length)."""
+    encoded = next((run.encoding for run in runs.values() if run.encoding is not None), None)
+    return f"length limit: {encoded.summary()}" if encoded else ""
+
+
+def qa_metrics(data: str, runs: Mapping[str, QARun]) -> dict[str, float]:
+    """`hotpot/<data>/<metric>/<model>` for ans_f1, sp_f1 and joint_f1, in %."""
+    return {f"hotpot/{data}/{metric}/{name}": round(100 * run.scores.metrics[key], 2)
+            for name, run in runs.items() for metric, key in METRICS.items()}
+
+
+def loss_figure(runs: Mapping[str, QARun]) -> "Figure":
+    """Training loss per step (smoothed over an epoch's worth of steps) for each fine-tuned model."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for name, run in runs.items():
+        if run.losses:
+            window = max(1, len(run.losses) // 20)
+            smooth = np.convolve(run.losses, np.ones(window) / window, mode="valid")
+            ax.plot(smooth, label=row_label(name))
+    ax.set(xlabel="step", ylabel="multi-task loss", title="Fine-tuning on the world's questions")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def readings(world: Mapping[str, QARun], real: Mapping[str, QARun]) -> list[str]:
+    """What the numbers say: the best system per metric on each set, and CDLM against Longformer."""
+    lines = []
+    for label, runs in (("world test", world), ("real dev records", real)):
+        if not runs:
+            continue
+        for key in ("f1", "sp_f1", "joint_f1"):
+            best = max(runs, key=lambda name: runs[name].scores.metrics[key])
+            lines.append(f"- {label}, {COLUMNS[key]}: best {row_label(best)} "
+                         f"({100 * runs[best].scores.metrics[key]:.1f}).")
+        if "cdlm" in runs and "longformer" in runs:
+            gap = 100 * (runs["cdlm"].scores.metrics["joint_f1"] - runs["longformer"].scores.metrics["joint_f1"])
+            lines.append(f"- {label}: CDLM − Longformer joint F1 = {gap:+.1f} (the paper's Local and Rand CDLM rows "
+                         "are 0.3 and 0.8 below its Longformer; its CDLM row is missing from our copy).")
+    return lines

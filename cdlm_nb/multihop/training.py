@@ -1,0 +1,48 @@
+"""Fine-tuning the multi-task QA model (AdamW, linear warm-up then decay) and predicting with it."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import torch
+
+from ..finetuning import autocast, input_lengths, length_sorted_batches, to_device, train_steps
+from ..runtime import progress
+from .decoding import Decoded, decode
+from .inputs import QAInput, QALabels
+from .model import MultiHopQA, collate, multitask_loss
+
+
+def _takes_global_attention(model: MultiHopQA) -> bool:
+    return model.encoder.config.model_type == "longformer"
+
+
+def fine_tune(model: MultiHopQA, inputs: Sequence[QAInput], labels: Sequence[QALabels], *, pad_id: int, epochs: int,
+              batch_size: int, learning_rate: float, warmup: float, device: str = "cpu", seed: int = 13) -> list[float]:
+    """Train encoder and heads on the summed multi-task loss; returns every batch's loss."""
+    def batch_loss(indices: list[int]) -> torch.Tensor:
+        batch = to_device(collate([inputs[i] for i in indices], [labels[i] for i in indices], pad_id,
+                                  _takes_global_attention(model)), device)
+        return multitask_loss(model(**batch), batch)
+
+    return train_steps(model, inputs, batch_loss, epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
+                       warmup=warmup, device=device, seed=seed, what="questions")
+
+
+def predict(model: MultiHopQA, inputs: Sequence[QAInput], *, pad_id: int, batch_size: int, max_answer_tokens: int,
+            device: str = "cpu") -> tuple[dict[str, Decoded], float]:
+    """Each question's decoded prediction, and the seconds it took."""
+    model.to(device).eval()
+    decoded: dict[str, Decoded] = {}
+    start = time.perf_counter()
+    with torch.inference_mode():
+        for indices in progress(length_sorted_batches(input_lengths(inputs), batch_size), desc="answering"):
+            chosen = [inputs[i] for i in indices]
+            batch = to_device(collate(chosen, None, pad_id, _takes_global_attention(model)), device)
+            with autocast(device):
+                logits = {name: value.float().cpu().numpy() for name, value in model(**batch).items()}
+            for row, item in enumerate(chosen):
+                own = {name: value[row] for name, value in logits.items()}
+                decoded[item.qid] = decode(item, own, max_answer_tokens)
+    return decoded, time.perf_counter() - start

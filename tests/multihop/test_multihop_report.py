@@ -1,0 +1,36 @@
+"""Notebook 06's recorded metric names, the paper table beside ours, and the breakdown by question type."""
+
+import math
+
+from cdlm_nb.multihop.experiment import TFIDF, score
+from cdlm_nb.multihop.decoding import Decoded
+from cdlm_nb.multihop import report
+
+ROWS = [{"id": "b", "type": "bridge", "answer": "Lyon", "supporting_facts": {"title": ["A"], "sent_id": [0]}},
+        {"id": "c", "type": "comparison", "answer": "yes", "supporting_facts": {"title": ["B"], "sent_id": [1]}}]
+
+
+def _run(name, answers):
+    predictions = {qid: Decoded(answer, [("A", 0)], ["A"]) for qid, answer in answers.items()}
+    return score(name, predictions, ROWS, 1.0)
+
+
+def test_recorded_names_and_values_follow_the_issue():
+    metrics = report.qa_metrics("world", {TFIDF: _run(TFIDF, {"b": "Lyon", "c": "no"})})
+    assert metrics == {"hotpot/world/ans_f1/tfidf": 50.0, "hotpot/world/sp_f1/tfidf": 50.0,
+                       "hotpot/world/joint_f1/tfidf": 50.0}
+
+
+def test_type_table_splits_bridge_and_comparison():
+    table = report.type_table({"cdlm": _run("cdlm", {"b": "Lyon", "c": "yes"})}, ROWS)
+    assert table.loc[("CDLM", "bridge (1)"), "answer F1"] == 100.0
+    assert table.loc[("CDLM", "comparison (1)"), "support F1"] == 0.0
+    assert report.type_table({}, None).empty
+
+
+def test_paper_table_keeps_the_missing_rows_empty_and_adds_ours():
+    table = report.paper_table({"world test": {"cdlm": _run("cdlm", {"b": "Lyon", "c": "yes"})}})
+    assert table.loc["Longformer (paper)", "joint F1"] == 64.5
+    assert table.loc["CDLM (paper)"].isna().all()
+    assert table.loc["CDLM (world test)", "answer F1"] == 100.0 and not math.isnan(table.loc["CDLM (world test)",
+                                                                                             "joint F1"])
