@@ -14,7 +14,7 @@ from typing import Any
 
 from .errors import ConfigError
 from .task_profiles import (  # the downstream tasks' sections, re-exported here
-    CLASSIFICATION, COREF, MATCH_IGNITION, MATCHING, MULTIHOP, ClassificationConfig, CorefConfig,
+    CDA, CLASSIFICATION, COREF, MATCH_IGNITION, MATCHING, MULTIHOP, CDAConfig, ClassificationConfig, CorefConfig,
     MatchIgnitionConfig, MatchingConfig, MultihopConfig)
 from .variants import PAPER_MODELS
 
@@ -180,6 +180,7 @@ class Profile:
     multihop: MultihopConfig
     match_ignition: MatchIgnitionConfig
     classification: ClassificationConfig
+    cda: CDAConfig
     world: WorldConfig
 
     def override(self, **changes: Any) -> "Profile":
@@ -213,6 +214,7 @@ def _build(name: str, description: str, data_source: str, minutes_budget: float)
         multihop=MULTIHOP[name],
         match_ignition=MATCH_IGNITION[name],
         classification=CLASSIFICATION[name],
+        cda=CDA[name],
         world=WORLD[name],
     )
 

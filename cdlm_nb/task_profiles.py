@@ -189,3 +189,39 @@ CLASSIFICATION = {
                                 finetune_learning_rate=2e-5, max_segments_per_step=256,
                                 embed_batch_size=128),
 }
+
+
+@dataclass(frozen=True)
+class CDAConfig:
+    """CDA (Zhou, Pappas & Smith 2020, §3-5 and Appendix A): HAN encoders with cross-document attention."""
+
+    models: tuple[str, ...]  # of cdlm_nb.cda.experiment.MODELS
+    max_pairs: int | None  # random cap on pairs per split (counted); None = all
+    max_sentences: int  # sentences read per document (cuts counted)
+    max_words: int  # words read per sentence by GRU-HAN (cuts counted)
+    sentence_tokens: int  # tokens per sentence for the frozen MiniLM / BERT sentence vectors
+    vocab_size: int  # GRU-HAN's vocabulary (training text; random initial word vectors: GloVe is offline-less)
+    embedding_dim: int  # paper: 50 (GloVe-50)
+    gru_hidden: int  # GRU-HAN hidden size per direction (paper: 50)
+    bert_hidden: int  # BERT-HAN sentence GRU size per direction
+    classifier_hidden: int  # the similarity network's hidden layer
+    epochs: int  # most epochs (early stopping decides)
+    patience: int  # epochs without a better dev loss before stopping (paper: 5)
+    batch_size: int  # paper: 256
+    learning_rate: float  # Adam (paper: 1e-5, on 100k+ pairs; a few hundred pairs need more)
+
+
+CDA_MODELS = ("gru_han", "gru_han_shallow", "gru_han_deep", "bert_han", "bert_han_shallow", "bert_han_shallow_add",
+              "bert_avg")
+CDA = {
+    "smoke": CDAConfig(models=("gru_han", "gru_han_deep", "bert_han_shallow", "bert_avg"), max_pairs=24,
+                       max_sentences=12, max_words=30, sentence_tokens=64, vocab_size=2000, embedding_dim=16,
+                       gru_hidden=16, bert_hidden=16, classifier_hidden=16, epochs=2, patience=1, batch_size=8,
+                       learning_rate=1e-3),
+    "cpu": CDAConfig(models=CDA_MODELS, max_pairs=360, max_sentences=30, max_words=40, sentence_tokens=128,
+                     vocab_size=20000, embedding_dim=50, gru_hidden=50, bert_hidden=64, classifier_hidden=64,
+                     epochs=40, patience=5, batch_size=32, learning_rate=1e-3),
+    "gpu": CDAConfig(models=CDA_MODELS, max_pairs=None, max_sentences=60, max_words=60, sentence_tokens=128,
+                     vocab_size=50000, embedding_dim=50, gru_hidden=50, bert_hidden=128, classifier_hidden=128,
+                     epochs=100, patience=5, batch_size=256, learning_rate=1e-5),
+}

@@ -92,3 +92,20 @@ def load_cda(path: str | Path) -> Dataset:
     if doc2_markers:
         log.warning("CDA %s: removed %d %r markers from doc2 (only doc1's are used).", source, doc2_markers, MARKER)
     return Dataset.from_list(rows, features=PAIR_FEATURES)
+
+
+def write_cda(rows, path: str | Path) -> Path:
+    """Pairs as one CDA benchmark CSV (label, doc1, doc2; no header), `\\001` after each positive sentence of doc1,
+    one sentence per line (a line break always ends a sentence for the splitter, so `load_cda` gives the same
+    sentences back unless one of them holds several)."""
+    import csv
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        for row in rows:
+            positives = set(row["positive_sentences"])
+            doc1 = "\n".join(s + MARKER if i in positives else s for i, s in enumerate(row["doc_a"]))
+            writer.writerow([int(row["label"]), doc1, "\n".join(row["doc_b"])])
+    return path

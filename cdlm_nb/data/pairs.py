@@ -5,8 +5,10 @@ plagiarism stand-in. The embedded world makes its own pairs (`data.world.rows.pa
 - hard negative: a document of the *sibling* subtopic of the same topic (same kind of event, another instance);
 - easy negative: a document of another topic.
 
-Pairs are drawn inside one split, so a split's pairs hold only its own topics. Nothing is stored in the repository:
-ECB+ and Multi-News pairs come from a local copy of the corpus each time.
+A related pair from a coreference corpus (ECB+) carries sentence-to-document gold: the sentences of doc_a that hold
+a mention coreferent with a mention in doc_b (`aligned_sentences`). Pairs are drawn inside one split, so a split's
+pairs hold only its own topics. Nothing is stored in the repository: ECB+ and Multi-News pairs come from a local
+copy of the corpus each time.
 """
 
 from __future__ import annotations
@@ -26,6 +28,14 @@ class GroupedDocument:
     topic: str
     subtopic: str
     sentences: list[str]
+    sentence_clusters: tuple[frozenset[str], ...] = ()  # gold coreference clusters mentioned in each sentence
+
+
+def aligned_sentences(first: GroupedDocument, other: GroupedDocument) -> list[int]:
+    """The sentences of `first` holding a mention coreferent with a mention in `other` (the S2D gold of a related
+    pair from a coreference corpus); [] when the documents carry no clusters."""
+    theirs = frozenset().union(*other.sentence_clusters)
+    return [i for i, clusters in enumerate(first.sentence_clusters) if clusters & theirs]
 
 
 def grouped_pairs(documents: Sequence[GroupedDocument], per_kind: int, seed: int,
@@ -55,14 +65,23 @@ def grouped_pairs(documents: Sequence[GroupedDocument], per_kind: int, seed: int
                     missing[kind] += 1
                     continue
                 rows.append({"pair_id": f"{prefix}{name}/{kind}/{k}", "doc_a": first.sentences,
-                             "doc_b": other.sentences, "label": label, "kind": kind, "positive_sentences": []})
+                             "doc_b": other.sentences, "label": label, "kind": kind,
+                             "positive_sentences": aligned_sentences(first, other) if label else []})
     return rows, missing
 
 
 def ecbplus_documents(rows: Sequence[Mapping]) -> list[GroupedDocument]:
-    """ECB+ documents (`COREF_FEATURES` rows) with their topic and subtopic (ECB vs ECB+ half of a topic)."""
-    return [GroupedDocument(row["topic"], row["subtopic"], [" ".join(tokens) for tokens in row["sentences"]])
-            for row in rows]
+    """ECB+ documents (`COREF_FEATURES` rows) with their topic and subtopic (ECB vs ECB+ half of a topic) and the
+    non-singleton gold clusters (event and entity) each sentence mentions."""
+    documents = []
+    for row in rows:
+        clusters = [set() for _ in row["sentences"]]
+        for mention in row["mentions"]:
+            if not mention["singleton"]:
+                clusters[mention["sentence"]].add(f"{mention['kind']}:{mention['cluster_id']}")
+        documents.append(GroupedDocument(row["topic"], row["subtopic"], [" ".join(t) for t in row["sentences"]],
+                                         tuple(map(frozenset, clusters))))
+    return documents
 
 
 def cluster_documents(rows: Sequence[Mapping]) -> list[GroupedDocument]:

@@ -54,5 +54,21 @@ def test_pan_like_positive_holds_the_source_segment_and_the_negative_does_not():
 
 
 def test_ecbplus_documents_join_tokens():
-    (doc,) = ecbplus_documents([{"topic": "1", "subtopic": "1_ecb", "sentences": [["A", "b", "."]]}])
+    (doc,) = ecbplus_documents([{"topic": "1", "subtopic": "1_ecb", "sentences": [["A", "b", "."]], "mentions": []}])
     assert doc.sentences == ["A b ."] and doc.subtopic == "1_ecb"
+
+
+def test_related_pairs_of_a_coreference_corpus_mark_the_sentences_coreferent_with_the_other_document():
+    def mention(sentence, cluster, singleton=False):
+        return {"sentence": sentence, "cluster_id": cluster, "kind": "event", "singleton": singleton}
+
+    rows = [{"topic": "1", "subtopic": "1a", "sentences": [["Quake", "hits"], ["Rain"], ["Aid", "came"]],
+             "mentions": [mention(0, "e1"), mention(1, "e9", singleton=True), mention(2, "e2")]},
+            {"topic": "1", "subtopic": "1a", "sentences": [["The", "quake"], ["Aid"]],
+             "mentions": [mention(0, "e1"), mention(1, "e2"), mention(1, "e3")]}]
+    first, second = ecbplus_documents(rows)
+    assert first.sentence_clusters == (frozenset({"event:e1"}), frozenset(), frozenset({"event:e2"}))
+    rows, _ = grouped_pairs([first, second], per_kind=1, seed=0)
+    positive = next(row for row in rows if row["label"] == 1)
+    assert positive["positive_sentences"] == ([0, 2] if positive["doc_a"] == first.sentences else [0, 1])
+    assert all(row["positive_sentences"] == [] for row in rows if row["label"] == 0)

@@ -1,0 +1,73 @@
+"""Sentence-to-document (S2D) metrics of the CDA paper (§4, §5.3): MRR and P@N, scored jointly with the
+document-to-document (D2D) prediction.
+
+Per pair: a related pair predicted unrelated, or an unrelated pair predicted related, scores 0; a correctly
+rejected unrelated pair scores 1; a related pair predicted related scores its ranking of doc_a's sentences:
+MRR = 1 / rank of the first gold sentence, P@N = |gold ∩ top N| / min(N, |gold|) (our normalisation: 1 when
+every slot that could hold a gold sentence does, so a single gold sentence counts as a hit). Related pairs
+without gold sentences cannot be ranked: they are left out and counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+CUTOFFS = (1, 5, 10)
+
+
+def ranking_scores(scores: Sequence[float], gold: Sequence[int]) -> dict[str, float]:
+    """MRR and P@N of one ranking (higher score = earlier; ties keep sentence order)."""
+    order = np.argsort(-np.asarray(scores, dtype=float), kind="stable")
+    relevant = set(gold)
+    hits = [int(i) in relevant for i in order]
+    result = {"mrr": 1.0 / (hits.index(True) + 1) if any(hits) else 0.0}
+    for n in CUTOFFS:
+        result[f"p{n}"] = sum(hits[:n]) / min(n, len(relevant)) if relevant else 0.0
+    return result
+
+
+@dataclass
+class S2DScores:
+    """Mean MRR and P@N over the scored pairs, and the related pairs left out for lack of gold sentences."""
+
+    metrics: dict[str, float]
+    pairs: int
+    skipped: int
+
+
+def joint_s2d(labels: Sequence[int], predictions: Sequence[int], scores: Sequence[Sequence[float]],
+              gold: Sequence[Sequence[int]]) -> S2DScores:
+    """The joint rule of the module docstring over all pairs."""
+    keys = ["mrr", *(f"p{n}" for n in CUTOFFS)]
+    rows, skipped = [], 0
+    for label, predicted, ranking, relevant in zip(labels, predictions, scores, gold):
+        if label == 1 and not relevant:
+            skipped += 1
+        elif label != predicted:
+            rows.append(dict.fromkeys(keys, 0.0))
+        elif label == 0:
+            rows.append(dict.fromkeys(keys, 1.0))
+        else:
+            rows.append(ranking_scores(ranking, relevant))
+    metrics = {key: float(np.mean([row[key] for row in rows])) if rows else float("nan") for key in keys}
+    return S2DScores(metrics, len(rows), skipped)
+
+
+def expected_random_mrr(labels: Sequence[int], sentence_counts: Sequence[int], gold: Sequence[Sequence[int]],
+                        p_related: float = 0.5) -> float:
+    """E[MRR] of random scores with a coin-flip D2D that says "related" with probability `p_related`: a negative
+    scores 1 with probability 1 − p; a positive with g gold of n sentences scores p · E[1 / first gold rank],
+    where P(first gold at rank r) = C(n − r, g − 1) / C(n, g)."""
+    from math import comb
+
+    values = []
+    for label, n, relevant in zip(labels, sentence_counts, gold):
+        if label == 0:
+            values.append(1 - p_related)
+        elif relevant:
+            g = len(set(relevant))
+            values.append(p_related * sum(comb(n - r, g - 1) / comb(n, g) / r for r in range(1, n - g + 2)))
+    return float(np.mean(values))

@@ -1,0 +1,164 @@
+"""Notebook 10's experiment: notebook 05's pairs written as CDA benchmark files and read back (the same path a
+user's CDA files take), every HAN / CDA variant trained on them, D2D and S2D scored on the test pairs.
+
+Model names: `<encoder>[_<cda>][_add]` with encoder `gru_han`, `bert_han` or `bert_avg`, cda `shallow` or `deep`,
+and `_add` for the Table 10 ablation (addition instead of concatenation in eq. 2). `random` is the S2D floor:
+random sentence scores and a coin-flip D2D decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..runtime import progress
+from .alignment import S2DScores, expected_random_mrr, joint_s2d
+from .han import GRUHAN, BertAVG, BertHAN
+from .inputs import PairSet, Vocabulary, sentence_vectors, vector_pairs, word_pairs
+from .model import SiameseCDA
+from .training import Fit, fit, predict
+
+if TYPE_CHECKING:
+    from ..profiles import CDAConfig
+
+RANDOM = "random"
+SPLITS = ("train", "dev", "test")
+
+
+def model_spec(name: str) -> tuple[str, str, str]:
+    """(encoder, cda, combine) of a model name."""
+    combine = "add" if name.endswith("_add") else "concat"
+    stem = name.removesuffix("_add")
+    for cda in ("shallow", "deep"):
+        if stem.endswith(f"_{cda}"):
+            return stem.removesuffix(f"_{cda}"), cda, combine
+    return stem, "none", combine
+
+
+def through_csv(splits: Mapping[str, Any], folder: Path) -> tuple[dict[str, Any], dict[str, int]]:
+    """Each split written with `data.cda.write_cda` and read back with `load_cda` (the path a user's CDA files
+    take); also how many pairs' doc_a came back as other sentences (0 unless a sentence held several)."""
+    from ..data.cda import load_cda, write_cda
+
+    back, changed = {}, {}
+    for split, rows in splits.items():
+        back[split] = load_cda(write_cda(rows, folder / f"{split}.csv"))
+        changed[split] = sum(a != b for a, b in zip(rows["doc_a"], back[split]["doc_a"]))
+    return back, changed
+
+
+@dataclass
+class Prepared:
+    """The splits as GRU-HAN reads them (word ids) and as BERT-HAN reads them (frozen sentence vectors)."""
+
+    words: dict[str, PairSet]
+    vectors: dict[str, PairSet]
+    vocabulary: Vocabulary
+
+
+def prepare(splits: Mapping[str, Any], config: "CDAConfig", encoder=None, cache_dir=None,
+            include_padding: bool = False) -> Prepared:
+    """Word ids from a training-text vocabulary; sentence vectors from `encoder` (a sentence transformer) when a
+    BERT model is asked for (`include_padding`: the released code's sentence means over padding)."""
+    vocabulary = Vocabulary.build(splits["train"], config.vocab_size)
+    words = {s: word_pairs(splits[s], vocabulary, config.max_sentences, config.max_words) for s in SPLITS}
+    vectors = {}
+    if encoder is not None:
+        table = sentence_vectors(encoder, [row for s in SPLITS for row in splits[s]], config.sentence_tokens,
+                                 cache_dir, include_padding)
+        vectors = {s: vector_pairs(splits[s], table, config.max_sentences) for s in SPLITS}
+    return Prepared(words, vectors, vocabulary)
+
+
+def build_model(name: str, prepared: Prepared, config: "CDAConfig", **options: Any) -> SiameseCDA:
+    """A fresh matcher for a model name; `options` reach the encoder (`mask_padding`, `word_state`) or the
+    matcher (`softmax_over_batch`)."""
+    encoder_name, cda, combine = model_spec(name)
+    softmax_over_batch = options.pop("softmax_over_batch", False)
+    if encoder_name == "gru_han":
+        encoder = GRUHAN(len(prepared.vocabulary), config.embedding_dim, config.gru_hidden, **options)
+    elif encoder_name == "bert_han":
+        encoder = BertHAN(_vector_dim(prepared), config.bert_hidden, **options)
+    elif encoder_name == "bert_avg":
+        encoder = BertAVG(_vector_dim(prepared))
+    else:
+        raise ValueError(f"unknown CDA model {name!r}")
+    return SiameseCDA(encoder, cda, combine, config.classifier_hidden, softmax_over_batch)
+
+
+def _vector_dim(prepared: Prepared) -> int:
+    if not prepared.vectors:
+        raise ValueError("BERT models need sentence vectors: call prepare(..., encoder=...)")
+    return prepared.vectors["train"].docs_a[0].shape[1]
+
+
+@dataclass
+class CDARun:
+    """One model's test results: D2D accuracy and F1, S2D by attention and by cosine, and its cost."""
+
+    name: str
+    d2d: dict[str, float]
+    s2d_attention: S2DScores
+    s2d_cosine: S2DScores
+    inference_seconds: float
+    fit: Fit | None = None
+    attention: list[np.ndarray] | None = None  # doc_a's sentence scores per test pair
+    oracle: dict[str, S2DScores] | None = None  # S2D given the gold D2D decision (the paper's Figure 3), by scorer
+
+
+def d2d_scores(labels, predictions) -> dict[str, float]:
+    """Accuracy and F1 of the related class."""
+    from sklearn.metrics import accuracy_score, f1_score
+
+    return {"acc": accuracy_score(labels, predictions), "f1": f1_score(labels, predictions, zero_division=0)}
+
+
+def run_model(name: str, prepared: Prepared, config: "CDAConfig", seed: int = 13, **options: Any) -> CDARun:
+    """Train one model on train (early stopping on dev) and score it on test."""
+    import torch
+
+    torch.manual_seed(seed)
+    model = build_model(name, prepared, config, **options)
+    pairs = prepared.words if model_spec(name)[0] == "gru_han" else prepared.vectors
+    trained = fit(model, pairs["train"], pairs["dev"], epochs=config.epochs, batch_size=config.batch_size,
+                  learning_rate=config.learning_rate, patience=config.patience, seed=seed)
+    test = pairs["test"]
+    predicted = predict(model, test, config.batch_size)
+    decisions = (predicted.probabilities >= 0.5).astype(int).tolist()
+    oracle = {scorer: joint_s2d(test.labels, test.labels, scores, test.gold)
+              for scorer, scores in (("attention", predicted.attention), ("cosine", predicted.cosine))}
+    return CDARun(name, d2d_scores(test.labels, decisions),
+                  joint_s2d(test.labels, decisions, predicted.attention, test.gold),
+                  joint_s2d(test.labels, decisions, predicted.cosine, test.gold),
+                  predicted.seconds, trained, predicted.attention, oracle)
+
+
+def random_run(test: PairSet, seed: int = 13) -> CDARun:
+    """Random sentence scores and a coin-flip D2D decision, with E[MRR] computed exactly beside it."""
+    rng = np.random.default_rng(seed)
+    decisions = rng.integers(0, 2, len(test)).tolist()
+    scores = [rng.random(len(doc)) for doc in test.docs_a]
+    s2d = joint_s2d(test.labels, decisions, scores, test.gold)
+    s2d.metrics["expected_mrr"] = expected_random_mrr(test.labels, [len(d) for d in test.docs_a], test.gold)
+    oracle = joint_s2d(test.labels, test.labels, scores, test.gold)
+    return CDARun(RANDOM, d2d_scores(test.labels, decisions), s2d, s2d, 0.0, None, scores,
+                  {"attention": oracle, "cosine": oracle})
+
+
+def run_models(prepared: Prepared, config: "CDAConfig", seed: int = 13) -> dict[str, CDARun]:
+    """Every model of `config.models` (BERT ones only with sentence vectors) and the random floor."""
+    runs = {}
+    for name in progress(config.models, desc="models"):
+        if model_spec(name)[0] != "gru_han" and not prepared.vectors:
+            print(f"skipping {name}: no sentence encoder")
+            continue
+        runs[name] = run_model(name, prepared, config, seed)
+        run = runs[name]
+        print(f"{name:<22} D2D acc {100 * run.d2d['acc']:5.1f}  F1 {100 * run.d2d['f1']:5.1f}  S2D MRR "
+              f"{run.s2d_attention.metrics['mrr']:.3f}  ({run.fit.seconds:.0f} s, best epoch {run.fit.best_epoch})")
+    runs[RANDOM] = random_run(prepared.words["test"], seed)
+    return runs

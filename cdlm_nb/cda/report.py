@@ -1,0 +1,175 @@
+"""Notebook 10's tables, figure, recorded metrics and readings, beside the CDA paper's Tables 2, 4, 5, 10 and 11
+(Zhou, Pappas & Smith, EMNLP 2020, arXiv:2010.01263)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from .experiment import RANDOM, CDARun, model_spec
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+NR = None
+#: Table 2, test sets: (accuracy, F1) on AAN, OC, S2ORC, PAN.
+PAPER_TABLE2 = {
+    "bert_avg": ((53.54, 53.89), (84.72, 84.99), (77.78, 76.92), (79.62, 76.60)),
+    "bert_han": ((67.32, 64.97), (85.96, 86.33), (90.67, 90.76), (87.57, 87.36)),
+    "bert_han_shallow": ((71.57, 69.08), (87.81, 87.89), (91.92, 92.07), (86.23, 86.19)),
+    "gru_han": ((68.01, 67.23), (84.46, 82.26), (82.36, 83.28), (75.70, 75.88)),
+    "gru_han_shallow": ((74.51, 74.81), (88.71, 88.96), (88.91, 89.92), (77.04, 78.23)),
+    "gru_han_deep": ((75.08, 75.18), (89.79, 89.92), (91.59, 91.61), (75.77, 76.71)),
+}
+#: Table 4 (S2ORC, joint with D2D): attention alignment (MRR, P@10, P@5, P@1), then cosine alignment.
+PAPER_TABLE4 = {
+    "random": ((0.3611, 46.03, 39.30, 28.83), (0.3611, 46.03, 39.30, 28.83)),
+    "bert_avg": ((0.5596, 72.67, 64.24, 47.22), (0.5470, 74.18, 64.25, 45.07)),
+    "bert_han": ((0.6068, 82.75, 70.67, 51.20), (0.5481, 63.71, 56.73, 48.46)),
+    "bert_han_shallow": ((0.6240, 84.95, 73.14, 52.51), (0.6152, 81.21, 71.16, 52.27)),
+    "gru_han": ((0.5430, 74.94, 63.38, 44.75), (0.4742, 52.59, 47.91, 41.68)),
+    "gru_han_shallow": ((0.6225, 84.17, 73.11, 52.42), (0.5013, 54.19, 48.93, 45.31)),
+    "gru_han_deep": ((0.6474, 86.37, 76.11, 54.90), (0.6252, 81.93, 72.04, 53.35)),
+}
+#: Table 5 (PAN, attention alignment, joint): MRR, P@10, P@5.
+PAPER_TABLE5 = {"random": (0.4215, 44.23, 43.28), "bert_avg": (0.7864, 58.24, 64.69),
+                "bert_han": (0.8072, 60.36, 68.94), "bert_han_shallow": (0.8386, 60.47, 69.07),
+                "gru_han": (0.6205, 50.72, 51.90), "gru_han_shallow": (0.6479, 51.71, 53.05),
+                "gru_han_deep": (0.6378, 52.07, 53.82)}
+#: Table 10 (BERT-HAN SHALLOW fine-tuned, AAN): concatenation vs addition in eq. 2, (accuracy, F1).
+PAPER_TABLE10 = {"concat": (82.03, 82.08), "add": (79.02, 79.08)}
+#: Table 11: inference seconds per epoch (batch 256, GeForce 1080) on S2ORC and PAN.
+PAPER_TABLE11 = {"gru_han": (0.256, 0.568), "gru_han_shallow": (0.256, 0.581), "gru_han_deep": (0.258, 0.637)}
+LABELS = {"gru_han": "GRU-HAN", "gru_han_shallow": "GRU-HAN + SHALLOW", "gru_han_deep": "GRU-HAN + DEEP",
+          "bert_han": "BERT-HAN", "bert_han_shallow": "BERT-HAN + SHALLOW",
+          "bert_han_shallow_add": "BERT-HAN + SHALLOW (addition)", "bert_avg": "BERT-AVG", RANDOM: "Random"}
+
+
+def label(name: str) -> str:
+    return LABELS.get(name, name)
+
+
+def d2d_table(runs: Mapping[str, CDARun], data: str) -> "pd.DataFrame":
+    """Ours (test accuracy and F1, %) beside the paper's Table 2 on its four benchmarks."""
+    import pandas as pd
+
+    rows = {}
+    for name, run in runs.items():
+        row = {(f"ours: {data}", "acc"): round(100 * run.d2d["acc"], 1),
+               (f"ours: {data}", "F1"): round(100 * run.d2d["f1"], 1)}
+        for bench, (acc, f1) in zip(("AAN", "OC", "S2ORC", "PAN"), PAPER_TABLE2.get(name, ((NR, NR),) * 4)):
+            row[(f"paper: {bench}", "acc")], row[(f"paper: {bench}", "F1")] = acc, f1
+        rows[label(name)] = row
+    return pd.DataFrame(rows).T
+
+
+def s2d_table(runs: Mapping[str, CDARun], oracle: bool = False) -> "pd.DataFrame":
+    """MRR and P@1/5/10 (%) by attention and cosine alignment, joint with D2D (or given the gold D2D), beside
+    the paper's Table 4 (S2ORC, attention) MRR."""
+    import pandas as pd
+
+    rows = {}
+    for name, run in runs.items():
+        scored = (run.oracle["attention"], run.oracle["cosine"]) if oracle else (run.s2d_attention, run.s2d_cosine)
+        row = {}
+        for scorer, scores in zip(("attention", "cosine"), scored):
+            row[(scorer, "MRR")] = round(scores.metrics["mrr"], 3)
+            for n in (1, 5, 10):
+                row[(scorer, f"P@{n}")] = round(100 * scores.metrics[f"p{n}"], 1)
+        paper = PAPER_TABLE4.get(name)
+        row[("paper S2ORC", "MRR att")] = paper[0][0] if paper else NR
+        row[("paper S2ORC", "MRR cos")] = paper[1][0] if paper else NR
+        row[("paper PAN", "MRR att")] = PAPER_TABLE5.get(name, (NR,))[0]
+        rows[label(name)] = row
+    return pd.DataFrame(rows).T
+
+
+def combine_table(runs: Mapping[str, CDARun]) -> "pd.DataFrame":
+    """Table 10: concatenation vs addition in eq. 2 (BERT-HAN + SHALLOW), ours beside the paper's."""
+    import pandas as pd
+
+    rows = {}
+    for name, combine in (("bert_han_shallow", "concat"), ("bert_han_shallow_add", "add")):
+        if name in runs:
+            rows[combine] = {"ours acc": round(100 * runs[name].d2d["acc"], 1),
+                             "ours F1": round(100 * runs[name].d2d["f1"], 1),
+                             "paper acc (AAN, fine-tuned)": PAPER_TABLE10[combine][0],
+                             "paper F1": PAPER_TABLE10[combine][1]}
+    return pd.DataFrame(rows).T
+
+
+def time_table(runs: Mapping[str, CDARun], pairs: int) -> "pd.DataFrame":
+    """Table 11: inference seconds on the test pairs (and relative to the encoder without CDA), paper beside."""
+    import pandas as pd
+
+    rows = {}
+    for name, run in runs.items():
+        if name == RANDOM:
+            continue
+        base = runs.get(model_spec(name)[0])
+        rows[label(name)] = {f"ours s ({pairs} pairs)": round(run.inference_seconds, 3),
+                             "× no CDA": round(run.inference_seconds / base.inference_seconds, 2) if base else NR,
+                             "paper S2ORC s/epoch": PAPER_TABLE11.get(name, (NR, NR))[0],
+                             "paper PAN s/epoch": PAPER_TABLE11.get(name, (NR, NR))[1]}
+    return pd.DataFrame(rows).T
+
+
+def cda_metrics(data: str, runs: Mapping[str, CDARun]) -> dict[str, float]:
+    """`cda/<data>/d2d/<acc|f1>/<model>` and `cda/<data>/s2d/<mrr|p1|p5|p10>/<model>` (attention alignment)."""
+    metrics = {}
+    for name, run in runs.items():
+        metrics |= {f"cda/{data}/d2d/{key}/{name}": round(100 * value, 2) for key, value in run.d2d.items()}
+        metrics |= {f"cda/{data}/s2d/{key}/{name}": round(run.s2d_attention.metrics[key], 4)
+                    for key in ("mrr", "p1", "p5", "p10")}
+    return metrics
+
+
+def alignment_figure(sentences: Sequence[str], scores: Sequence[float], gold: Sequence[int], title: str,
+                     chars: int = 110) -> "Figure":
+    """doc_a's sentences shaded by their alignment score (darker: higher), gold sentences marked with ★."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    values = np.asarray(scores, dtype=float)
+    shade = (values - values.min()) / (np.ptp(values) or 1.0)
+    fig, ax = plt.subplots(figsize=(9, 0.32 * len(sentences) + 0.8))
+    for i, (sentence, level) in enumerate(zip(sentences, shade)):
+        text = ("★ " if i in set(gold) else "   ") + (sentence if len(sentence) <= chars else sentence[:chars] + "…")
+        ax.text(0.01, len(sentences) - i - 0.5, text, va="center", fontsize=8,
+                bbox={"facecolor": plt.cm.Blues(0.15 + 0.7 * level), "edgecolor": "none", "pad": 1.5})
+    ax.set(xlim=(0, 1), ylim=(0, len(sentences)), title=title)
+    ax.axis("off")
+    fig.tight_layout()
+    return fig
+
+
+def readings(runs: Mapping[str, CDARun]) -> list[str]:
+    """The paper's claims, checked on this run's numbers."""
+    lines = []
+
+    def f1(name: str) -> float:
+        return 100 * runs[name].d2d["f1"]
+
+    for encoder in ("gru_han", "bert_han"):
+        for cda in ("shallow", "deep"):
+            name = f"{encoder}_{cda}"
+            if name in runs and encoder in runs:
+                lines.append(f"- CDA helps D2D? {label(name)} F1 {f1(name):.1f} vs {label(encoder)} {f1(encoder):.1f} "
+                             f"({'yes' if f1(name) > f1(encoder) else 'no'}).")
+    if {"gru_han_deep", "gru_han_shallow"} <= set(runs):
+        deep, shallow = (runs[n].oracle["attention"].metrics["mrr"] for n in ("gru_han_deep", "gru_han_shallow"))
+        lines.append(f"- DEEP ≥ SHALLOW for GRU on S2D (MRR given the gold D2D)? {deep:.3f} vs {shallow:.3f} "
+                     f"({'yes' if deep >= shallow else 'no'}).")
+    better = [name for name, run in runs.items() if name != RANDOM
+              and run.oracle["attention"].metrics["mrr"] >= run.oracle["cosine"].metrics["mrr"]]
+    trained = [name for name in runs if name != RANDOM]
+    lines.append(f"- Attention alignment ≥ cosine alignment (MRR given the gold D2D) for {len(better)} of "
+                 f"{len(trained)} models.")
+    for encoder in ("gru_han", "bert_han"):
+        for name in (f"{encoder}_shallow", f"{encoder}_deep"):
+            if name in runs and encoder in runs:
+                ratio = runs[name].inference_seconds / runs[encoder].inference_seconds
+                lines.append(f"- CDA adds little time? {label(name)} takes {ratio:.2f}× the inference time of "
+                             f"{label(encoder)}.")
+    return lines

@@ -1,0 +1,70 @@
+"""Notebook 10's experiment on a few world pairs: names, the CSV round trip, inputs, a run, the report."""
+
+import pytest
+from datasets import Dataset
+
+from cdlm_nb.cda import experiment, report
+from cdlm_nb.cda.inputs import Vocabulary, sentence_vectors, side, word_pairs
+from cdlm_nb.data.schemas import PAIR_FEATURES
+from cdlm_nb.profiles import get_profile
+
+ROWS = [{"pair_id": str(i), "doc_a": ["The quake hit Lima.", f"It killed {i} people.", "Rain fell."],
+         "doc_b": ["A quake struck Lima.", "Many died."] if i % 2 else ["Stocks rose."], "label": i % 2,
+         "kind": "", "positive_sentences": [0, 1] if i % 2 else []} for i in range(8)]
+
+
+def test_model_names():
+    assert experiment.model_spec("gru_han_deep") == ("gru_han", "deep", "concat")
+    assert experiment.model_spec("bert_han_shallow_add") == ("bert_han", "shallow", "add")
+    assert experiment.model_spec("bert_avg") == ("bert_avg", "none", "concat")
+
+
+def test_pairs_survive_the_cda_csv_round_trip(tmp_path):
+    splits = {"train": Dataset.from_list(ROWS, features=PAIR_FEATURES)}
+    back, changed = experiment.through_csv(splits, tmp_path)
+    assert changed == {"train": 0} and back["train"]["positive_sentences"] == splits["train"]["positive_sentences"]
+    assert back["train"]["doc_b"] == splits["train"]["doc_b"]
+
+
+def test_word_inputs_cut_and_count():
+    vocabulary = Vocabulary.build(ROWS, max_size=50)
+    pairs = word_pairs(ROWS, vocabulary, max_sentences=1, max_words=3)
+    assert pairs.cuts.sentences == 8 * 2 + 4 * 1 and pairs.cuts.gold == 4  # sentence 1 of each related doc_a
+    assert pairs.gold[1] == [0] and all(len(s) <= 3 for doc in pairs.docs_a for s in doc)
+    batch = side(pairs.docs_a[:2])
+    assert batch.word_ids.shape[:2] == (2, 1) and batch.word_mask.sum() == 6
+
+
+def test_a_smoke_run_scores_d2d_and_s2d_and_records_the_issue_names():
+    config = get_profile("smoke").cda
+    splits = {name: ROWS for name in experiment.SPLITS}
+    prepared = experiment.prepare(splits, config)
+    run = experiment.run_model("gru_han_shallow", prepared, config)
+    assert set(run.d2d) == {"acc", "f1"} and run.s2d_attention.pairs == 8 and run.oracle["cosine"].pairs == 8
+    runs = {"gru_han_shallow": run, "random": experiment.random_run(prepared.words["test"])}
+    metrics = report.cda_metrics("world", runs)
+    assert "cda/world/d2d/f1/gru_han_shallow" in metrics and "cda/world/s2d/p10/random" in metrics
+    assert not report.d2d_table(runs, "world").empty and not report.s2d_table(runs, oracle=True).empty
+    assert report.readings(runs)  # the attention-vs-cosine line is always there
+    with pytest.raises(ValueError, match="sentence vectors"):
+        experiment.build_model("bert_han", prepared, config)
+
+
+def test_the_released_options_reach_the_layers():
+    config = get_profile("smoke").cda
+    prepared = experiment.prepare({name: ROWS for name in experiment.SPLITS}, config)
+    model = experiment.build_model("gru_han_shallow", prepared, config, mask_padding=False, word_state="document",
+                                   softmax_over_batch=True)
+    assert not model.encoder.mask_padding and model.encoder.word_state == "document" and model.softmax_over_batch
+
+
+def test_sentence_means_over_padding_differ_from_the_encoders_own(sentence_encoder):
+    import numpy as np
+
+    rows = ROWS[:2]
+    own = sentence_vectors(sentence_encoder, rows, max_length=32)
+    padded = sentence_vectors(sentence_encoder, rows, max_length=32, include_padding=True)
+    text = "Rain fell."
+    reference = sentence_encoder.encode([text])[0]
+    assert np.allclose(own[text], reference, atol=1e-5)
+    assert not np.allclose(padded[text], reference, atol=1e-2)
