@@ -139,6 +139,8 @@ CHAPTERS: tuple[Chapter, ...] = (
     Chapter("09", "match_ignition", "PageRank sentence and token pruning for long-form matching",
             (("match-ignition", "§3-4"),)),
     Chapter("10", "cda", "cross-document attention over hierarchical attention networks", (("cda", "§3 and §5"),)),
+    Chapter("11", "comparison", "every system on the same pairs: accuracy, cost and where each one fails",
+            (("cdlm", "§3.3"), ("aose", "§3"), ("match-ignition", "§4"), ("cda", "§5"))),
 )
 
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from .errors import ConfigError
 from .task_profiles import (  # the downstream tasks' sections, re-exported here
-    CDA, CLASSIFICATION, COREF, MATCH_IGNITION, MATCHING, MULTIHOP, CDAConfig, ClassificationConfig, CorefConfig,
-    MatchIgnitionConfig, MatchingConfig, MultihopConfig)
+    CDA, CLASSIFICATION, COMPARISON, COREF, MATCH_IGNITION, MATCHING, MULTIHOP, CDAConfig, ClassificationConfig,
+    ComparisonConfig, CorefConfig, MatchIgnitionConfig, MatchingConfig, MultihopConfig)
 from .variants import PAPER_MODELS
 
 PROFILE_NAMES = ("smoke", "cpu", "gpu")
@@ -181,6 +181,7 @@ class Profile:
     match_ignition: MatchIgnitionConfig
     classification: ClassificationConfig
     cda: CDAConfig
+    comparison: ComparisonConfig
     world: WorldConfig
 
     def override(self, **changes: Any) -> "Profile":
@@ -215,6 +216,7 @@ def _build(name: str, description: str, data_source: str, minutes_budget: float)
         match_ignition=MATCH_IGNITION[name],
         classification=CLASSIFICATION[name],
         cda=CDA[name],
+        comparison=COMPARISON[name],
         world=WORLD[name],
     )
 

@@ -225,3 +225,27 @@ CDA = {
                      vocab_size=50000, embedding_dim=50, gru_hidden=50, bert_hidden=128, classifier_hidden=128,
                      epochs=100, patience=5, batch_size=256, learning_rate=1e-5),
 }
+
+
+@dataclass(frozen=True)
+class ComparisonConfig:
+    """Notebook 11: every system on the same pairs (each system's own section sets its training)."""
+
+    systems: tuple[str, ...]  # of cdlm_nb.comparison.systems.SYSTEMS
+    minilm_tokens: int  # tokens per document for the MiniLM bi-encoder's document vectors (its limit: 512)
+    bootstrap: int  # resamples of the test pairs for the 95 % intervals
+    length_buckets: int  # pair-length buckets (quantiles of the test pairs' words) for F1 by length
+    cross_encoder_epochs: int | None  # MiniLM cross-encoders' epochs here (None: Match-Ignition's own); notebook 09
+    #                                   trains 6 epochs on 120 pairs, i.e. as many steps as 2 epochs on 360
+
+
+COMPARISON_SYSTEMS = ("tfidf", "minilm_cosine", "aose", "cda_gru_deep", "cda_minilm_shallow", "match_ignition",
+                      "minilm_cross", "longformer", "local", "rand", "prefix", "cdlm")
+COMPARISON = {
+    "smoke": ComparisonConfig(systems=("tfidf", "minilm_cosine", "aose", "cda_gru_deep", "match_ignition", "cdlm"),
+                              minilm_tokens=128, bootstrap=100, length_buckets=2, cross_encoder_epochs=None),
+    "cpu": ComparisonConfig(systems=COMPARISON_SYSTEMS, minilm_tokens=512, bootstrap=1000, length_buckets=3,
+                            cross_encoder_epochs=2),
+    "gpu": ComparisonConfig(systems=COMPARISON_SYSTEMS, minilm_tokens=512, bootstrap=1000, length_buckets=4,
+                            cross_encoder_epochs=None),
+}

@@ -1,7 +1,8 @@
 """Notebook 10's experiment: notebook 05's pairs written as CDA benchmark files and read back (the same path a
 user's CDA files take), every HAN / CDA variant trained on them, D2D and S2D scored on the test pairs.
 
-Model names: `<encoder>[_<cda>][_add]` with encoder `gru_han`, `bert_han` or `bert_avg`, cda `shallow` or `deep`,
+Model names: `<encoder>[_<cda>][_add]` with encoder `gru_han`, `bert_han`, `bert_avg` or `aose` (AoSE's attention
+pooling over the frozen sentence vectors, for notebook 11), cda `shallow` or `deep`,
 and `_add` for the Table 10 ablation (addition instead of concatenation in eq. 2). `random` is the S2D floor:
 random sentence scores and a coin-flip D2D decision.
 """
@@ -17,7 +18,7 @@ import numpy as np
 
 from ..runtime import progress
 from .alignment import S2DScores, expected_random_mrr, joint_s2d
-from .han import GRUHAN, BertAVG, BertHAN
+from .han import GRUHAN, BertAVG, BertHAN, PooledSentences
 from .inputs import PairSet, Vocabulary, sentence_vectors, vector_pairs, word_pairs
 from .model import SiameseCDA
 from .training import Fit, fit, predict
@@ -85,6 +86,8 @@ def build_model(name: str, prepared: Prepared, config: "CDAConfig", **options: A
         encoder = BertHAN(_vector_dim(prepared), config.bert_hidden, **options)
     elif encoder_name == "bert_avg":
         encoder = BertAVG(_vector_dim(prepared))
+    elif encoder_name == "aose":
+        encoder = PooledSentences(_vector_dim(prepared), **options)
     else:
         raise ValueError(f"unknown CDA model {name!r}")
     return SiameseCDA(encoder, cda, combine, config.classifier_hidden, softmax_over_batch)
@@ -105,6 +108,7 @@ class CDARun:
     s2d_attention: S2DScores
     s2d_cosine: S2DScores
     inference_seconds: float
+    probabilities: np.ndarray | None = None  # P(aligned) per test pair
     fit: Fit | None = None
     attention: list[np.ndarray] | None = None  # doc_a's sentence scores per test pair
     oracle: dict[str, S2DScores] | None = None  # S2D given the gold D2D decision (the paper's Figure 3), by scorer
@@ -134,7 +138,7 @@ def run_model(name: str, prepared: Prepared, config: "CDAConfig", seed: int = 13
     return CDARun(name, d2d_scores(test.labels, decisions),
                   joint_s2d(test.labels, decisions, predicted.attention, test.gold),
                   joint_s2d(test.labels, decisions, predicted.cosine, test.gold),
-                  predicted.seconds, trained, predicted.attention, oracle)
+                  predicted.seconds, predicted.probabilities, trained, predicted.attention, oracle)
 
 
 def random_run(test: PairSet, seed: int = 13) -> CDARun:
@@ -145,8 +149,8 @@ def random_run(test: PairSet, seed: int = 13) -> CDARun:
     s2d = joint_s2d(test.labels, decisions, scores, test.gold)
     s2d.metrics["expected_mrr"] = expected_random_mrr(test.labels, [len(d) for d in test.docs_a], test.gold)
     oracle = joint_s2d(test.labels, test.labels, scores, test.gold)
-    return CDARun(RANDOM, d2d_scores(test.labels, decisions), s2d, s2d, 0.0, None, scores,
-                  {"attention": oracle, "cosine": oracle})
+    return CDARun(RANDOM, d2d_scores(test.labels, decisions), s2d, s2d, 0.0, np.array(decisions, float), None,
+                  scores, {"attention": oracle, "cosine": oracle})
 
 
 def run_models(prepared: Prepared, config: "CDAConfig", seed: int = 13) -> dict[str, CDARun]:

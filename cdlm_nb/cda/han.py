@@ -122,3 +122,20 @@ class BertAVG(nn.Module):
 
     def document(self, side: Side, sentences: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return mean_pooling(sentences, side.sentence_mask), sentences
+
+
+class PooledSentences(nn.Module):
+    """AoSE's document layer (Abdaoui & Dutta 2023) as a Siamese encoder: attention pooling over the frozen
+    sentence vectors, no recurrence."""
+
+    def __init__(self, input_dim: int, mask_padding: bool = True):
+        super().__init__()
+        self.attention = AttentionPooling(input_dim)
+        self.dim, self.mask_padding = input_dim, mask_padding
+
+    def sentences(self, side: Side) -> torch.Tensor:
+        return side.sentence_vectors
+
+    def document(self, side: Side, sentences: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        document, _ = self.attention(sentences, _mask(side.sentence_mask, self.mask_padding))
+        return document, sentences

@@ -1,0 +1,211 @@
+"""Every system of notebook 11 as one function that trains it (when it learns) on the same train split, scores
+the same test pairs and reports the same costs. Each reuses its own notebook's package (no copy):
+
+- `tfidf`, `minilm_cosine`: lexical and frozen-embedding cosines, threshold at the best dev F1;
+- `aose`, `cda_gru_deep`, `cda_minilm_shallow`: the Siamese matchers of `cdlm_nb.cda` (AoSE's attention pooling
+  over frozen MiniLM sentence vectors; GRU-HAN + DEEP; MiniLM-HAN + SHALLOW);
+- `match_ignition`, `minilm_cross`: the MiniLM cross-encoder of `cdlm_nb.match_ignition` with both filters
+  (α = 10 %) and with none;
+- `longformer`, `local`, `rand`, `prefix`, `cdlm`: notebook 02's encoders fine-tuned as in notebook 05.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..memory import peak_memory
+from ..variants import PAPER_MODELS, PretrainedShelf, display_name
+
+if TYPE_CHECKING:
+    from ..profiles import Profile
+
+LABELS = {"tfidf": "TF-IDF cosine", "minilm_cosine": "MiniLM cosine", "aose": "AoSE (Siamese)",
+          "cda_gru_deep": "CDA: GRU-HAN + DEEP", "cda_minilm_shallow": "CDA: MiniLM-HAN + SHALLOW",
+          "match_ignition": "Match-Ignition (α = 10 %)", "minilm_cross": "MiniLM cross-encoder",
+          **{variant: display_name(variant) for variant in PAPER_MODELS}}
+
+
+@dataclass
+class System:
+    """One system's test scores, decision threshold and costs."""
+
+    id: str
+    test_scores: np.ndarray
+    threshold: float
+    train_seconds: float
+    pairs_per_second: float
+    peak_mb: float
+    trained_parameters: int
+    total_parameters: int
+    longest_input: str
+
+    @property
+    def label(self) -> str:
+        return LABELS.get(self.id, self.id)
+
+    @property
+    def decisions(self) -> np.ndarray:
+        return (self.test_scores >= self.threshold).astype(int)
+
+
+def parameters(model, trainable: bool = True) -> int:
+    return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable)
+
+
+@dataclass
+class Context:
+    """What the systems share: the pairs, the profile, where to cache, and lazily built common inputs."""
+
+    profile: "Profile"
+    splits: dict[str, Any]
+    run_dir: Path
+    device: str = "cpu"
+    seed: int = 13
+    notes: list[str] = field(default_factory=list)
+
+    @cached_property
+    def sentence_encoder(self):
+        from ..sentence_encoders import load_sentence_encoder
+
+        return load_sentence_encoder("minilm", self.device)
+
+    @cached_property
+    def cda_inputs(self):
+        from ..cda.experiment import prepare
+
+        return prepare(self.splits, self.profile.cda, self.sentence_encoder, self.run_dir)
+
+    @cached_property
+    def embedding_seconds(self) -> dict[str, float]:
+        """Seconds to embed each split's sentences (uncached): the frozen-vector systems pay them too."""
+        from ..sentence_encoders import embed
+
+        seconds = {}
+        for split, rows in self.splits.items():
+            texts = sorted({s for part in ("doc_a", "doc_b") for doc in rows[part] for s in doc})
+            start = time.perf_counter()
+            embed(self.sentence_encoder, texts, self.profile.cda.sentence_tokens)
+            seconds[split] = time.perf_counter() - start
+        return seconds
+
+    @cached_property
+    def shelf(self) -> PretrainedShelf:
+        return PretrainedShelf(self.run_dir, self.profile.name)
+
+
+def _tfidf(ctx: Context) -> System:
+    from ..matching.experiment import tfidf_run
+
+    run = tfidf_run(ctx.splits)
+    return System("tfidf", run.test_scores, run.threshold, run.train_seconds, run.pairs_per_second, 0.0, 0, 0,
+                  "whole documents")
+
+
+def _cosines(ctx: Context, split: str) -> np.ndarray:
+    from ..sentence_encoders import embed
+
+    rows = ctx.splits[split]
+    tokens = ctx.profile.comparison.minilm_tokens
+    first = embed(ctx.sentence_encoder, [" ".join(doc) for doc in rows["doc_a"]], tokens)
+    second = embed(ctx.sentence_encoder, [" ".join(doc) for doc in rows["doc_b"]], tokens)
+    return (first * second).sum(-1).numpy() / (first.norm(dim=-1) * second.norm(dim=-1)).numpy()
+
+
+def _minilm_cosine(ctx: Context) -> System:
+    from ..matching.metrics import best_threshold
+
+    start = time.perf_counter()
+    threshold = best_threshold(ctx.splits["dev"]["label"], _cosines(ctx, "dev"))
+    tuned = time.perf_counter()
+    scores = _cosines(ctx, "test")
+    seconds = time.perf_counter() - tuned
+    total = parameters(ctx.sentence_encoder, trainable=False)
+    return System("minilm_cosine", scores, threshold, tuned - start, len(scores) / seconds, 0.0, 0, total,
+                  f"{ctx.profile.comparison.minilm_tokens} tokens per document")
+
+
+def _cda(ctx: Context, system: str, model: str) -> System:
+    from ..cda.experiment import build_model, model_spec, run_model
+
+    config, inputs = ctx.profile.cda, ctx.cda_inputs
+    run = run_model(model, inputs, config, ctx.seed)
+    built = build_model(model, inputs, config)
+    words = model_spec(model)[0] == "gru_han"
+    frozen = 0 if words else parameters(ctx.sentence_encoder, trainable=False)
+    embedding = {} if words else ctx.embedding_seconds  # sentence vectors: paid for at training and at inference
+    longest = (f"{config.max_sentences} sentences × {config.max_words} words" if words
+               else f"{config.max_sentences} sentences × {config.sentence_tokens} tokens")
+    train_seconds = run.fit.seconds + embedding.get("train", 0.0) + embedding.get("dev", 0.0)
+    pairs_per_second = len(run.probabilities) / (run.inference_seconds + embedding.get("test", 0.0))
+    return System(system, run.probabilities, 0.5, train_seconds, pairs_per_second, 0.0, parameters(built),
+                  parameters(built) + frozen, longest)
+
+
+def _match_ignition(ctx: Context, system: str, alpha: float, keep: int | None) -> System:
+    from dataclasses import replace
+
+    from ..match_ignition.experiment import train_variant
+
+    config, epochs = ctx.profile.match_ignition, ctx.profile.comparison.cross_encoder_epochs
+    if epochs is not None:
+        config = replace(config, training=replace(config.training, epochs=epochs))
+    run, model = train_variant(system, ctx.splits, alpha, keep, config, device=ctx.device, seed=ctx.seed)
+    longest = f"{config.training.max_length} tokens" + (f" of the top {keep} sentences each" if keep else "")
+    return System(system, run.test_scores, 0.5, run.train_seconds, run.pairs_per_second, 0.0, parameters(model),
+                  parameters(model), longest)
+
+
+def _cross_encoder(ctx: Context, variant: str) -> System | None:
+    from ..encoders import max_input_length
+    from ..matching.experiment import run_classifier
+    from ..matching.model import pair_classifier
+
+    encoder = ctx.shelf.load(variant)
+    if encoder is None:
+        return None
+    model = pair_classifier(encoder.model)
+    config = ctx.profile.matching
+    run = run_classifier(variant, model, encoder.tokenizer, ctx.splits, config, device=ctx.device, seed=ctx.seed)
+    return System(variant, run.test_scores, 0.5, run.train_seconds, run.pairs_per_second, 0.0, parameters(model),
+                  parameters(model), f"{max_input_length(model, config.max_length)} tokens per pair")
+
+
+def run_system(ctx: Context, system: str) -> System | None:
+    """Train and score one system, its peak memory measured around both; None when its model is missing."""
+    builders = {"tfidf": lambda: _tfidf(ctx), "minilm_cosine": lambda: _minilm_cosine(ctx),
+                "aose": lambda: _cda(ctx, "aose", "aose"),
+                "cda_gru_deep": lambda: _cda(ctx, "cda_gru_deep", "gru_han_deep"),
+                "cda_minilm_shallow": lambda: _cda(ctx, "cda_minilm_shallow", "bert_han_shallow"),
+                "match_ignition": lambda: _match_ignition(ctx, "match_ignition", 0.1,
+                                                          ctx.profile.match_ignition.keep_sentences),
+                "minilm_cross": lambda: _match_ignition(ctx, "minilm_cross", 0.0, None)}
+    if system not in builders and system not in PAPER_MODELS:
+        raise ValueError(f"unknown system {system!r}; choose from {sorted(LABELS)}")
+    with peak_memory(ctx.device) as peak:
+        result = builders[system]() if system in builders else _cross_encoder(ctx, system)
+    if result is not None:
+        result.peak_mb = peak.megabytes
+    return result
+
+
+def run_systems(ctx: Context, systems: tuple[str, ...]) -> dict[str, System]:
+    """`run_system` for each id in order, a line each; missing pretrained models are skipped and said once."""
+    from ..runtime import progress
+
+    results = {}
+    for system in progress(systems, desc="systems"):
+        start = time.perf_counter()
+        result = run_system(ctx, system)
+        if result is not None:
+            results[system] = result
+            accuracy = 100 * (result.decisions == np.asarray(ctx.splits["test"]["label"])).mean()
+            print(f"{result.label:<28} accuracy {accuracy:5.1f}  ({time.perf_counter() - start:.0f} s)")
+    if ctx.shelf.missing:
+        print(ctx.shelf.missing_note())
+    return results

@@ -1,0 +1,65 @@
+"""Notebook 11's analyses and report on hand-made systems: hard-negative F1, bootstrap intervals, the paired
+ordering, length buckets, the pairs only one system gets right, the Pareto front and the recorded names."""
+
+import numpy as np
+import pytest
+from datasets import Dataset
+
+from cdlm_nb.comparison import analysis, report
+from cdlm_nb.comparison.systems import System, run_system
+from cdlm_nb.memory import peak_memory
+
+ROWS = Dataset.from_dict({
+    "doc_a": [["a " * n] for n in (10, 20, 30, 40, 50, 60)], "doc_b": [["b"]] * 6,
+    "label": [1, 1, 0, 0, 0, 1], "kind": ["positive", "positive", "hard_negative", "easy_negative",
+                                         "hard_negative", "positive"]})
+
+
+def _system(name, scores, speed=10.0):
+    return System(name, np.array(scores, float), 0.5, 1.0, speed, 0.0, 10, 20, "all")
+
+
+def test_scores_and_the_hard_negative_f1():
+    measured = analysis.scores(ROWS["label"], [1, 0, 1, 1, 0, 1], ROWS["kind"])
+    assert measured["acc"] == pytest.approx(3 / 6) and measured["f1"] == pytest.approx(2 * 2 / (4 + 3))
+    # positives and hard negatives only: labels 1 1 0 0 1, decisions 1 0 1 0 1 -> tp 2, predicted 3, actual 3
+    assert measured["f1_hard"] == pytest.approx(2 * 2 / 6)
+
+
+def test_bootstrap_interval_brackets_the_estimate_and_the_paired_difference_has_its_sign():
+    labels = [1, 0] * 50
+    perfect, half = labels, [1] * 100
+    low, high = analysis.bootstrap_interval(labels, half, "acc", 500)
+    assert low < 0.5 < high
+    diff, low, high = analysis.paired_difference(labels, perfect, half, 500)
+    assert diff == 0.5 and 0 < low <= diff <= high
+
+
+def test_length_buckets_and_only_right():
+    index, names = analysis.length_buckets(ROWS, 3)
+    assert len(names) == 3 and index.tolist() == sorted(index.tolist()) and index[0] == 0 and index[-1] == 2
+    systems = {"x": _system("x", [1, 1, 0, 0, 0, 0]), "y": _system("y", [0, 0, 0, 0, 0, 1])}
+    assert analysis.only_right(systems, ROWS["label"]) == {0: "x", 1: "x", 5: "y"}
+
+
+def test_pareto_front_metrics_and_readings():
+    systems = {"tfidf": _system("tfidf", [1, 1, 0, 0, 0, 0], speed=100.0),
+               "cdlm": _system("cdlm", [1, 1, 0, 0, 0, 1], speed=1.0),
+               "longformer": _system("longformer", [0, 0, 0, 0, 0, 0], speed=0.5)}
+    assert report.pareto_front(systems, ROWS) == ["tfidf", "cdlm"]
+    metrics = report.compare_metrics("world", systems, ROWS)
+    assert metrics["compare/world/acc/cdlm"] == 100.0 and metrics["compare/world/pairs_per_s/tfidf"] == 100.0
+    assert {"compare/world/f1_hard/longformer", "compare/world/train_s/cdlm"} <= set(metrics)
+    lines = report.readings(systems, ROWS, 200, 2)
+    assert lines[0] == "- Most accurate: CDLM (100.0 %)."
+    assert any("CDLM over Longformer: 100.0 vs 50.0 % accuracy (holds here)" in line for line in lines)
+    assert not report.results_table(systems, ROWS, 50).empty
+
+
+def test_unknown_systems_are_named_and_peak_memory_sees_a_large_allocation():
+    with pytest.raises(ValueError, match="unknown system 'bm25'"):
+        run_system(None, "bm25")
+    with peak_memory() as peak:
+        block = np.ones(50_000_000)  # 400 MB
+        block[::4096] = 2.0
+    assert peak.megabytes > 200
