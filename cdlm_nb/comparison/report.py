@@ -123,8 +123,8 @@ def only_right_examples(systems: Mapping[str, System], rows, shown: int = 3, cha
         examples.append({"only right": systems[name].label, "kind": row["kind"] or str(row["label"]),
                          "doc_a": " ".join(row["doc_a"])[:chars] + "…", "doc_b": " ".join(row["doc_b"])[:chars] + "…"})
     counts = {systems[name].label: sum(1 for v in alone.values() if v == name) for name in systems}
-    print("pairs only one system gets right:", {k: v for k, v in counts.items() if v})
-    return pd.DataFrame(examples)
+    print("pairs only one system gets right:", {k: v for k, v in counts.items() if v} or "none")
+    return pd.DataFrame(examples or [{"only right": "no pair is right for exactly one system"}])
 
 
 def readings(systems: Mapping[str, System], rows, resamples: int, buckets: int) -> list[str]:

@@ -62,7 +62,7 @@ def type_table(runs: Mapping[str, QARun], rows: Any) -> "pd.DataFrame":
     import pandas as pd
 
     if not runs:
-        return pd.DataFrame()
+        return pd.DataFrame({"note": ["no questions to score"]})
     counts = {kind: sum(1 for row in rows if row["type"] == kind) for kind in ("bridge", "comparison")}
     table = {}
     for name, run in runs.items():
