@@ -33,6 +33,15 @@ def test_no_outputs_or_execution_counts(notebook):
             assert cell.execution_count is None, f"{path.name} cell {i} has an execution count"
 
 
+def test_every_cell_has_a_unique_id(notebook):
+    """nbformat 4.5 requires cell ids; without them every run prints a MissingIDFieldWarning."""
+    import json
+
+    path, _ = notebook
+    ids = [cell.get("id") for cell in json.loads(path.read_text())["cells"]]
+    assert None not in ids and len(set(ids)) == len(ids), f"{path.name}: give every cell a unique id (cell-NN)"
+
+
 def test_kernel_is_python3(notebook):
     path, nb = notebook
     assert nb.metadata.get("kernelspec", {}).get("name") == "python3", path.name
