@@ -50,6 +50,11 @@ def max_input_length(model: "PreTrainedModel", wanted: int | None = None) -> int
     return capacity if wanted is None else min(wanted, capacity)
 
 
+def takes_global_attention(model: "PreTrainedModel") -> bool:
+    """Whether `model` reads a `global_attention_mask` (Longformers do)."""
+    return model.config.model_type == "longformer"
+
+
 def tiny_longformer(config: "EncoderConfig", tokenizer: "PreTrainedTokenizerBase") -> "LongformerForMaskedLM":
     """A small, randomly initialised LongformerForMaskedLM sized by `config`, with the tokenizer's vocabulary.
 

@@ -115,10 +115,11 @@ class CDARun:
 
 
 def d2d_scores(labels, predictions) -> dict[str, float]:
-    """Accuracy and F1 of the related class."""
-    from sklearn.metrics import accuracy_score, f1_score
+    """Accuracy and F1 of the related class (notebook 05's `pair_scores`, under the metric names of this issue)."""
+    from ..matching.metrics import pair_scores
 
-    return {"acc": accuracy_score(labels, predictions), "f1": f1_score(labels, predictions, zero_division=0)}
+    scores = pair_scores(labels, predictions)
+    return {"acc": scores["accuracy"], "f1": scores["f1"]}
 
 
 def run_model(name: str, prepared: Prepared, config: "CDAConfig", seed: int = 13, **options: Any) -> CDARun:

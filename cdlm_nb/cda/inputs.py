@@ -67,6 +67,10 @@ class PairSet:
     def __len__(self) -> int:
         return len(self.labels)
 
+    def with_gold(self) -> list[int]:
+        """The pairs with gold sentences left after the cut (those S2D can rank)."""
+        return [i for i, gold in enumerate(self.gold) if gold]
+
 
 def word_pairs(rows: Sequence[Mapping], vocabulary: Vocabulary, max_sentences: int, max_words: int) -> PairSet:
     """GRU-HAN inputs: each document as word ids per sentence, cut at the limits."""

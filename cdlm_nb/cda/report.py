@@ -144,6 +144,19 @@ def alignment_figure(sentences: Sequence[str], scores: Sequence[float], gold: Se
     return fig
 
 
+def best_aligner(runs: Mapping[str, CDARun]) -> str:
+    """The trained model whose attention ranks doc_a's sentences best given the gold D2D (oracle MRR)."""
+    return max((name for name in runs if name != RANDOM), key=lambda name: runs[name].oracle["attention"].metrics["mrr"])
+
+
+def pair_alignment_figure(run: CDARun, rows, index: int) -> "Figure":
+    """`alignment_figure` of test pair `index` under `run`'s attention scores (the sentences it read)."""
+    scores = run.attention[index]
+    row = rows[index]
+    return alignment_figure(row["doc_a"][:len(scores)], scores, row["positive_sentences"],
+                            f"{label(run.name)}, test pair {index}")
+
+
 def readings(runs: Mapping[str, CDARun]) -> list[str]:
     """The paper's claims, checked on this run's numbers."""
     lines = []

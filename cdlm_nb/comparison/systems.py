@@ -108,13 +108,15 @@ def _tfidf(ctx: Context) -> System:
 
 
 def _cosines(ctx: Context, split: str) -> np.ndarray:
+    import torch
+
     from ..sentence_encoders import embed
 
     rows = ctx.splits[split]
     tokens = ctx.profile.comparison.minilm_tokens
     first = embed(ctx.sentence_encoder, [" ".join(doc) for doc in rows["doc_a"]], tokens)
     second = embed(ctx.sentence_encoder, [" ".join(doc) for doc in rows["doc_b"]], tokens)
-    return (first * second).sum(-1).numpy() / (first.norm(dim=-1) * second.norm(dim=-1)).numpy()
+    return torch.nn.functional.cosine_similarity(first, second, dim=-1).numpy()
 
 
 def _minilm_cosine(ctx: Context) -> System:

@@ -86,27 +86,30 @@ def ecbplus_folder(profile: "Profile", run_dir: str | os.PathLike | None = None,
                    folder: str | os.PathLike | None = None) -> Path:
     """Where ECB+ is read from: `folder` if given; for the hub profile a download into `<run_dir>/data/ecbplus`
     (offline: the sample beside the checkout, said on stdout); else the sample (topics 1-35)."""
-    from ..paths import shared_data_dir
     from .ecbplus import download_ecbplus
 
     if folder is not None:
         return Path(folder)
+    sample = _shared_sample("ecbplus")
     if profile.data_source == "hub":
         try:
             return download_ecbplus(Path(run_dir or ".") / "data" / "ecbplus")
         except OfflineError:
-            if _shared_ecbplus(shared_data_dir()) is None:
+            if sample is None:
                 raise
-            print(f"offline: using the ECB+ sample at {_shared_ecbplus(shared_data_dir())} (topics 1-35 only)")
-    sample = _shared_ecbplus(shared_data_dir())
+            print(f"offline: using the ECB+ sample at {sample} (topics 1-35 only)")
     if sample is None:
         raise DataError("no ECB+ folder: name a folder holding ECB+/ and ECBplus_coreference_sentences.csv "
                         "(ECBPLUS_DIR in the notebook), or use the embedded world (DATA = 'embedded')")
     return sample
 
 
-def _shared_ecbplus(shared: Path | None) -> Path | None:
-    return shared / "ecbplus" if shared is not None and (shared / "ecbplus").is_dir() else None
+def _shared_sample(name: str) -> Path | None:
+    """The folder `name` of the sample corpora beside the checkout (`paths.shared_data_dir`), None if absent."""
+    from ..paths import shared_data_dir
+
+    shared = shared_data_dir()
+    return shared / name if shared is not None and (shared / name).is_dir() else None
 
 
 def coref_splits(profile: "Profile", source: str, ecbplus_dir: str | os.PathLike | None = None,
@@ -249,19 +252,18 @@ def hotpot_dev_records(profile: "Profile", path: str | os.PathLike | None = None
     """Real HotpotQA dev records (distractor setting) and where they came from: `path` if given; for the hub
     profile the hub's validation split (offline: the sample beside the checkout); else that sample; None when
     there is none."""
-    from ..paths import shared_data_dir
     from .hotpotqa import load_hotpotqa
 
-    sample = shared_data_dir() / "hotpotqa" if shared_data_dir() is not None else None
+    sample = _shared_sample("hotpotqa")
     if path is not None:
         return load_hotpotqa(path), str(path)
     if profile.data_source == "hub":
         try:
             return load_hotpotqa(None), "the hub's HotpotQA distractor validation split"
         except OfflineError:
-            if sample is None or not sample.is_dir():
+            if sample is None:
                 raise
             print(f"offline: using the HotpotQA sample at {sample}")
-    if sample is None or not sample.is_dir():
+    if sample is None:
         return None, "no real HotpotQA records: set HOTPOT_FILE to hotpot_dev_distractor_v1.json"
     return load_hotpotqa(sample), f"the HotpotQA dev sample at {sample}"

@@ -29,7 +29,3 @@ def pair_classifier(encoder: "PreTrainedModel", num_labels: int = 2) -> "PreTrai
     setattr(classifier, classifier.base_model_prefix, base)
     return use_fast_attention(classifier) if config.model_type == "longformer" else classifier
 
-
-def takes_global_attention(model: "PreTrainedModel") -> bool:
-    """Whether `model` reads a `global_attention_mask` (Longformers do)."""
-    return model.config.model_type == "longformer"

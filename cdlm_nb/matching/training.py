@@ -7,10 +7,10 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..encoders import takes_global_attention
 from ..finetuning import ScoringResult, autocast, input_lengths, length_sorted_batches, to_device, train_steps
 from ..runtime import progress
 from .inputs import MatchInput
-from .model import takes_global_attention
 
 if TYPE_CHECKING:
     import torch

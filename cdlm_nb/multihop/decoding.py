@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import expit
 
 from .inputs import ANSWER_TYPES, QAInput
 
@@ -42,7 +43,7 @@ def best_span(start: np.ndarray, end: np.ndarray, token_sentence: list[int], all
 def decode(item: QAInput, logits: dict[str, np.ndarray], max_answer_tokens: int) -> Decoded:
     """The prediction of one question from its own (unpadded) logits."""
     chosen = sorted(np.argsort(-logits["paragraph"][:len(item.titles)])[:GOLD_PARAGRAPHS].tolist())
-    probabilities = 1 / (1 + np.exp(-logits["sentence"][:len(item.sentence_keys)]))
+    probabilities = expit(logits["sentence"][:len(item.sentence_keys)])
     supporting = []
     for paragraph in chosen:
         own = [k for k, owner in enumerate(item.sentence_paragraph) if owner == paragraph]

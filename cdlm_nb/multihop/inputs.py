@@ -89,12 +89,19 @@ def _pieces(text: str, tokenizer) -> tuple[list[int], list[tuple[int, int]]]:
 
 def encode_question(row: Mapping[str, Any], tokenizer, markers: QAMarkers, max_length: int) -> QAInput:
     """The input of one `QA_FEATURES` row, cut at `max_length` tokens (the question always fits or raises)."""
+    ids, token_sentence, token_chars = [], [], []
+
+    def add(pieces: list[int], sentence: int = -1, chars: list[tuple[int, int]] | None = None) -> None:
+        """Append tokens with, for each, its sentence (-1: outside sentences) and character span."""
+        ids.extend(pieces)
+        token_sentence.extend([sentence] * len(pieces))
+        token_chars.extend(chars or [(0, 0)] * len(pieces))
+
     question, _ = _pieces(row["question"], tokenizer)
-    ids = [markers.cls, markers.question_start, *question, markers.question_end]
+    add([markers.cls, markers.question_start, *question, markers.question_end])
     if len(ids) + 8 > max_length:
         raise DataError(f"question {row['id']}: {len(ids)} tokens leave no room in max_length={max_length}")
     global_positions = list(range(len(ids)))
-    token_sentence, token_chars = [-1] * len(ids), [(0, 0)] * len(ids)
     paragraphs, titles, sentence_positions, keys, owner, texts = [], [], [], [], [], []
     total = sum(map(len, row["context"]["sentences"]))
     for title, sentences in zip(row["context"]["title"], row["context"]["sentences"]):
@@ -104,28 +111,21 @@ def encode_question(row: Mapping[str, Any], tokenizer, markers: QAMarkers, max_l
             break
         paragraphs.append(len(ids))
         global_positions.append(len(ids))
-        ids += head
-        token_sentence += [-1] * len(head)
-        token_chars += [(0, 0)] * len(head)
+        add(head)
         titles.append(title)
         for sent_id, text in enumerate(sentences):
             pieces, chars = _pieces(text, tokenizer)
             if len(ids) + len(pieces) + 3 > max_length:
                 break
-            token_sentence += [len(keys)] * len(pieces) + [-1]
-            token_chars += chars + [(0, 0)]
-            ids += [*pieces, markers.sentence_end]
-            sentence_positions.append(len(ids) - 1)
-            global_positions.append(len(ids) - 1)
+            add(pieces, len(keys), chars)
+            sentence_positions.append(len(ids))
+            global_positions.append(len(ids))
+            add([markers.sentence_end])
             keys.append((title, sent_id))
             owner.append(len(titles) - 1)
             texts.append(text)
-        ids.append(markers.doc_end)
-        token_sentence.append(-1)
-        token_chars.append((0, 0))
-    ids.append(markers.sep)
-    token_sentence.append(-1)
-    token_chars.append((0, 0))
+        add([markers.doc_end])
+    add([markers.sep])
     return QAInput(row["id"], ids, global_positions, paragraphs, titles, sentence_positions, keys, owner,
                    token_sentence, token_chars, texts, total - len(keys))
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..variants import display_name
-from .experiment import TFIDF, QARun, by_type
+from .experiment import QUESTION_TYPES, TFIDF, QARun, by_type
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -63,7 +63,7 @@ def type_table(runs: Mapping[str, QARun], rows: Any) -> "pd.DataFrame":
 
     if not runs:
         return pd.DataFrame({"note": ["no questions to score"]})
-    counts = {kind: sum(1 for row in rows if row["type"] == kind) for kind in ("bridge", "comparison")}
+    counts = {kind: sum(1 for row in rows if row["type"] == kind) for kind in QUESTION_TYPES}
     table = {}
     for name, run in runs.items():
         for kind, metrics in by_type(run, rows).items():
@@ -127,6 +127,8 @@ def readings(world: Mapping[str, QARun], real: Mapping[str, QARun]) -> list[str]
                          f"({100 * runs[best].scores.metrics[key]:.1f}).")
         if "cdlm" in runs and "longformer" in runs:
             gap = 100 * (runs["cdlm"].scores.metrics["joint_f1"] - runs["longformer"].scores.metrics["joint_f1"])
+            longformer = PAPER_TABLE5["Longformer"][2]
+            below = " and ".join(f"{longformer - PAPER_TABLE5[name][2]:.1f}" for name in ("Local CDLM", "Rand CDLM"))
             lines.append(f"- {label}: CDLM − Longformer joint F1 = {gap:+.1f} (the paper's Local and Rand CDLM rows "
-                         "are 0.3 and 0.8 below its Longformer; its CDLM row is missing from our copy).")
+                         f"are {below} below its Longformer; its CDLM row is missing from our copy).")
     return lines

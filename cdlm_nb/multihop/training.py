@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import torch
 
+from ..encoders import takes_global_attention
 from ..finetuning import autocast, input_lengths, length_sorted_batches, to_device, train_steps
 from ..runtime import progress
 from .decoding import Decoded, decode
@@ -14,16 +15,12 @@ from .inputs import QAInput, QALabels
 from .model import MultiHopQA, collate, multitask_loss
 
 
-def _takes_global_attention(model: MultiHopQA) -> bool:
-    return model.encoder.config.model_type == "longformer"
-
-
 def fine_tune(model: MultiHopQA, inputs: Sequence[QAInput], labels: Sequence[QALabels], *, pad_id: int, epochs: int,
               batch_size: int, learning_rate: float, warmup: float, device: str = "cpu", seed: int = 13) -> list[float]:
     """Train encoder and heads on the summed multi-task loss; returns every batch's loss."""
     def batch_loss(indices: list[int]) -> torch.Tensor:
         batch = to_device(collate([inputs[i] for i in indices], [labels[i] for i in indices], pad_id,
-                                  _takes_global_attention(model)), device)
+                                  takes_global_attention(model.encoder)), device)
         return multitask_loss(model(**batch), batch)
 
     return train_steps(model, inputs, batch_loss, epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
@@ -39,7 +36,7 @@ def predict(model: MultiHopQA, inputs: Sequence[QAInput], *, pad_id: int, batch_
     with torch.inference_mode():
         for indices in progress(length_sorted_batches(input_lengths(inputs), batch_size), desc="answering"):
             chosen = [inputs[i] for i in indices]
-            batch = to_device(collate(chosen, None, pad_id, _takes_global_attention(model)), device)
+            batch = to_device(collate(chosen, None, pad_id, takes_global_attention(model.encoder)), device)
             with autocast(device):
                 logits = {name: value.float().cpu().numpy() for name, value in model(**batch).items()}
             for row, item in enumerate(chosen):
