@@ -44,6 +44,7 @@ class PretrainConfig:
     seeds: tuple[int, ...]  # pretraining seeds; the first is the default run, more seeds measure seed noise
     eval_batch_size: int  # sequences per forward pass in the perplexity evaluation
     bootstrap_resamples: int  # resamples of held-out clusters for the perplexity interval
+    curve_steps: int  # validation perplexity every this many steps (and at step 0): the learning curve (0: none)
     base_steps: int  # random-init (tiny) encoders only: single-document MLM steps that make the shared starting
     #                  model, as Longformer-base was for the paper (0: start from the encoder as it is)
     base_batch_size: int  # single documents per step in that base stage
@@ -57,19 +58,19 @@ PRETRAIN = {
         variants=PAPER_MODELS, max_steps=4, per_device_batch_size=2,
         gradient_accumulation_steps=1, learning_rate=1e-3, warmup_steps=1, lr_power=3.0, weight_decay=0.01,
         fp16=True, max_length=256, logging_steps=1, save_steps=1000, seeds=(13,), eval_batch_size=8,
-        bootstrap_resamples=200, base_steps=4, base_batch_size=4, base_max_length=64,
+        bootstrap_resamples=200, curve_steps=2, base_steps=4, base_batch_size=4, base_max_length=64,
     ),
     "cpu": PretrainConfig(  # measured: lr 3e-3 left every tiny model on the unigram plateau; 1e-3, linear decay learns
         variants=PAPER_MODELS, max_steps=1000, per_device_batch_size=4,
         gradient_accumulation_steps=1, learning_rate=1e-3, warmup_steps=50, lr_power=1.0, weight_decay=0.01,
         fp16=True, max_length=1024, logging_steps=10, save_steps=100, seeds=(13,), eval_batch_size=8,
-        bootstrap_resamples=1000, base_steps=1500, base_batch_size=16, base_max_length=128,
+        bootstrap_resamples=1000, curve_steps=100, base_steps=1500, base_batch_size=16, base_max_length=128,
     ),
     "gpu": PretrainConfig(
         variants=PAPER_MODELS, max_steps=25_000, per_device_batch_size=8,
         gradient_accumulation_steps=8, learning_rate=3e-5, warmup_steps=500, lr_power=3.0, weight_decay=0.01,
         fp16=True, max_length=4096, logging_steps=50, save_steps=1000, seeds=(13,), eval_batch_size=4,
-        bootstrap_resamples=1000, base_steps=0, base_batch_size=0, base_max_length=0,
+        bootstrap_resamples=1000, curve_steps=2500, base_steps=0, base_batch_size=0, base_max_length=0,
     ),
 }
 

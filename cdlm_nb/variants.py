@@ -80,6 +80,7 @@ class PretrainResult:
     tokens: int = 0  # non-padding input tokens of this session, all processes together (`release`: with padding)
     resumed_from_step: int = 0  # 0 for a fresh run
     attention: str = ""  # self-attention implementation trained with (`longformer_attention.IMPLEMENTATIONS`)
+    perplexity_history: list[tuple[int, float]] = field(default_factory=list)  # (step, validation perplexity)
 
     @property
     def tokens_per_second(self) -> float:
@@ -160,8 +161,8 @@ def load_result(run_dir: str | os.PathLike, variant: str, seed: int | None = Non
     data.pop("tokens_per_second", None)
     data.pop("setup", None)
     data["model_dir"] = Path(data["model_dir"])
-    for key in ("loss_history", "lr_history"):
-        data[key] = [tuple(point) for point in data[key]]
+    for key in ("loss_history", "lr_history", "perplexity_history"):
+        data[key] = [tuple(point) for point in data.get(key, [])]
     return PretrainResult(**data)
 
 

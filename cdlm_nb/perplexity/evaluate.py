@@ -99,6 +99,17 @@ def token_nll(model: "PreTrainedModel", batch: dict) -> tuple[np.ndarray, np.nda
     return sums, scored.sum(axis=1)
 
 
+def row_nll(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset", variant: str,
+            seed: int = EVAL_MASK_SEED, batch_size: int = 8, desc: str | None = None) -> tuple[list[float], list[int]]:
+    """Per example: the summed NLL of its masked tokens and how many there are, under the evaluation masks."""
+    sums, counts = [], []
+    for _, batch in masked_batches(model, tokenizer, dataset, variant, seed, batch_size, desc=desc):
+        nll, n = token_nll(model, batch)
+        sums.extend(nll.tolist())
+        counts.extend(n.tolist())
+    return sums, counts
+
+
 def evaluate_perplexity(
     model: "PreTrainedModel",
     tokenizer: "PreTrainedTokenizerBase",
@@ -118,12 +129,7 @@ def evaluate_perplexity(
     if len(dataset) == 0:
         raise DataError("evaluate_perplexity got an empty held-out dataset")
     groups = dataset["cluster_id"] if "cluster_id" in dataset.column_names else [str(i) for i in range(len(dataset))]
-    sums, counts = [], []
-    for _, batch in masked_batches(model, tokenizer, dataset, variant, seed, batch_size, desc=f"perplexity {variant}"):
-        nll, n = token_nll(model, batch)
-        sums.extend(nll.tolist())
-        counts.extend(n.tolist())
-
+    sums, counts = row_nll(model, tokenizer, dataset, variant, seed, batch_size, desc=f"perplexity {variant}")
     cluster_ids, nll_sums, token_counts = _sum_by_cluster(groups, sums, counts)
     low, high = bootstrap_interval(np.array(nll_sums), np.array(token_counts), n_resamples, confidence, seed)
     return PerplexityResult(

@@ -29,6 +29,13 @@ def reach_bins(position: int, doc_ids: np.ndarray, window: int) -> np.ndarray:
     return np.select([doc_ids < 0, distance <= 2, distance <= window // 2, own], [4, 0, 1, 2], default=3)
 
 
+def masked_globals(batch: dict, row: int, n: int) -> list[tuple[int, int]]:
+    """(slot among the row's global tokens, position) of every global token of `row` that is also predicted."""
+    global_positions = np.flatnonzero(batch["global_attention_mask"][row, :n].numpy())
+    predicted = batch["labels"][row, :n].numpy() != IGNORE_INDEX
+    return [(k, int(i)) for k, i in enumerate(global_positions) if predicted[i]]
+
+
 def global_attention_reach(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset",
                            variant: str, window: int, seed: int = EVAL_MASK_SEED, batch_size: int = 8) -> "pd.DataFrame":
     """Per layer, the mean share of a masked token's global attention (averaged over heads) in each of REACH_BINS,
@@ -45,11 +52,7 @@ def global_attention_reach(model: "PreTrainedModel", tokenizer: "PreTrainedToken
         attentions = [probs.float().cpu() for probs in outputs.global_attentions or ()]  # (batch, heads, seq, global)
         for r, doc_ids in enumerate(rows["doc_ids"]):
             n, doc_ids = len(doc_ids), np.asarray(doc_ids)
-            global_positions = np.flatnonzero(batch["global_attention_mask"][r, :n].numpy())
-            predicted = set(np.flatnonzero(batch["labels"][r, :n].numpy() != IGNORE_INDEX).tolist())
-            for k, i in enumerate(global_positions):
-                if i not in predicted:
-                    continue
+            for k, i in masked_globals(batch, r, n):
                 bins = reach_bins(i, doc_ids, window)
                 for layer, probs in enumerate(attentions):
                     np.add.at(totals[layer], bins, probs[r, :, :n, k].mean(0).numpy())
@@ -59,3 +62,28 @@ def global_attention_reach(model: "PreTrainedModel", tokenizer: "PreTrainedToken
                           f"for the variants that do ({', '.join(MASKED_GLOBAL_PATTERNS)})")
     return pd.DataFrame(totals / count, columns=list(REACH_BINS),
                         index=pd.Index([f"layer {layer + 1}" for layer in range(len(totals))], name="attention"))
+
+
+def uniform_reach(tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset", variant: str, window: int,
+                  seed: int = EVAL_MASK_SEED) -> "pd.Series":
+    """The shares of REACH_BINS that attention spread evenly over each input would give the same masked tokens as
+    `global_attention_reach`: the scale its table is read against (e.g. 5 of 400 tokens lie within 2 tokens)."""
+    import pandas as pd
+
+    from ..masking import CrossDocumentMLMCollator
+    from ..variants import attention_pattern_of
+
+    collate = CrossDocumentMLMCollator(tokenizer, pattern=attention_pattern_of(variant), seed=seed)
+    totals, count = np.zeros(len(REACH_BINS)), 0
+    for start in range(0, len(dataset), 8):
+        rows = dataset[start:start + 8]
+        batch = collate([{"input_ids": ids} for ids in rows["input_ids"]])
+        for r, doc_ids in enumerate(rows["doc_ids"]):
+            for _, i in masked_globals(batch, r, len(doc_ids)):
+                bins = reach_bins(i, np.asarray(doc_ids), window)
+                totals += np.bincount(bins, minlength=len(REACH_BINS)) / len(doc_ids)
+                count += 1
+    if count == 0:
+        raise ConfigError(f"variant {variant!r} gives no masked token global attention; uniform_reach is for the "
+                          f"variants that do ({', '.join(MASKED_GLOBAL_PATTERNS)})")
+    return pd.Series(totals / count, index=list(REACH_BINS), name="uniform")

@@ -14,7 +14,7 @@ from ..masking import MASKED_GLOBAL_PATTERNS
 from ..variants import DISPLAY_NAMES, attention_pattern_of, display_name, load_result
 from .answer_location import perplexity_by_answer_location
 from .bootstrap import paired_difference
-from .reach import global_attention_reach
+from .reach import global_attention_reach, uniform_reach
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,7 +36,8 @@ PAPER_TABLE1 = {
               "cdlm": (3.23, 3.39)},
 }
 CROSS_DOCUMENT = "another document only"  # the answer location that needs attention across documents
-_VARIANT_OF = {label: variant for variant, label in DISPLAY_NAMES.items()}  # a table's row name -> its model
+UNIFORM, UNIFORM_LAYER = "Uniform attention", "any layer"  # the attention-reach table's scale row
+_VARIANT_OF = {label: variant for variant, label in DISPLAY_NAMES.items()} | {UNIFORM: "uniform"}  # row -> model
 
 
 # --- Table 1 -----------------------------------------------------------------------------------------------------
@@ -132,17 +133,22 @@ def attention_reach_table(models: dict[str, "Encoder"], tokenizer: "PreTrainedTo
                           profile: "Profile", start: "Encoder | None" = None) -> "pd.DataFrame":
     """Where the masked tokens of the models that make them global (CDLM, Rand CDLM) attend, per layer, in percent
     (`global_attention_reach`, with the profile's local window); empty when no model does. With `start` (the
-    model every variant started from), a first row shows where the same masked tokens looked before CD-MLM."""
+    model every variant started from), a first row shows where the same masked tokens looked before CD-MLM. The last
+    row, `UNIFORM`, is the scale: the shares that attention spread evenly over each input would give."""
     import pandas as pd
 
     measured = ([("start", start, "cdlm")] if start is not None else []) + [
         (variant, encoder, variant) for variant, encoder in models.items()
         if attention_pattern_of(variant) in MASKED_GLOBAL_PATTERNS]
+    window = profile.encoder.attention_window
     tables = {display_name(name): 100 * global_attention_reach(
-                  encoder.model, tokenizer, examples, variant, window=profile.encoder.attention_window,
+                  encoder.model, tokenizer, examples, variant, window=window,
                   batch_size=profile.pretrain.eval_batch_size)
               for name, encoder, variant in measured}
-    return pd.concat(tables, names=["model"]) if tables else pd.DataFrame()
+    if not tables:
+        return pd.DataFrame()
+    uniform = 100 * uniform_reach(tokenizer, examples, "cdlm", window).to_frame(UNIFORM_LAYER).T
+    return pd.concat({**tables, UNIFORM: uniform}, names=["model"])
 
 
 # --- readings computed from the numbers --------------------------------------------------------------------------
@@ -227,12 +233,14 @@ def answer_location_metrics(by_answer: "pd.DataFrame") -> dict[str, float]:
 
 
 def attention_reach_metrics(reach: "pd.DataFrame") -> dict[str, float]:
-    """Per model of `attention_reach_table` (its last layer, in percent): `attention_reach/<model>/other_documents`
-    and `attention_reach/<model>/local_window` (within 2 tokens + the rest of the local window)."""
+    """Per model of `attention_reach_table` (its last layer, in percent; `uniform` for the scale row):
+    `attention_reach/<model>/other_documents`, `.../local_window` (within 2 tokens + the rest of the local window)
+    and `.../within_2_tokens`."""
     metrics = {}
     for model in (reach.index.get_level_values("model").unique() if len(reach) else ()):
         last_layer = reach.loc[model].iloc[-1]
         metrics[f"attention_reach/{_VARIANT_OF[model]}/other_documents"] = float(last_layer["other documents"])
         metrics[f"attention_reach/{_VARIANT_OF[model]}/local_window"] = float(
             last_layer["within 2 tokens"] + last_layer["rest of the local window"])
+        metrics[f"attention_reach/{_VARIANT_OF[model]}/within_2_tokens"] = float(last_layer["within 2 tokens"])
     return metrics

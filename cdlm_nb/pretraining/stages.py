@@ -22,9 +22,12 @@ from ..variants import (RESULT_FILE, PretrainResult, display_name, load_pretrain
 from .trainer import pretrain
 
 if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
+
     from ..data.corpora import PretrainingClusters
     from ..encoders import Encoder
     from ..profiles import PretrainConfig, Profile
+    from .curve import PerplexityCurve
 
 Echo = Callable[[str], object]
 
@@ -47,10 +50,11 @@ def initial_encoder(profile: "Profile", clusters: "PretrainingClusters") -> "Enc
 
 
 def base_stage_config(config: "PretrainConfig") -> "PretrainConfig":
-    """The settings of the base stage: `config`'s optimizer and schedule, with its base steps, batch and length."""
+    """The settings of the base stage: `config`'s optimizer and schedule, with its base steps, batch and length
+    (no learning curve: the start's perplexity is step 0 of every variant's curve)."""
     return replace(config, variants=("base",), max_steps=config.base_steps,
                    per_device_batch_size=config.base_batch_size, gradient_accumulation_steps=1,
-                   max_length=config.base_max_length,
+                   max_length=config.base_max_length, curve_steps=0,
                    warmup_steps=min(config.warmup_steps, config.base_steps))
 
 
@@ -145,6 +149,19 @@ def pretrain_variants(profile: "Profile", encoder: "Encoder", clusters: "Pretrai
     return results
 
 
+def learning_curve(variant: str, config: "PretrainConfig", profile: "Profile", tokenizer: "PreTrainedTokenizerBase",
+                   clusters: "PretrainingClusters") -> list["PerplexityCurve"]:
+    """The callback measuring `variant`'s validation perplexity every `config.curve_steps` steps, or none (no
+    curve asked, or no validation clusters)."""
+    from ..perplexity.evaluate import heldout_examples
+    from .curve import PerplexityCurve
+
+    if config.curve_steps <= 0 or "validation" not in clusters.heldout:
+        return []
+    examples = heldout_examples(clusters.heldout["validation"], tokenizer, profile)
+    return [PerplexityCurve(tokenizer, examples, variant, config.curve_steps, config.eval_batch_size)]
+
+
 def reuse_or_pretrain(variant: str, config: "PretrainConfig", profile: "Profile", encoder: "Encoder",
                       clusters: "PretrainingClusters", run_dir: str | os.PathLike, resume: bool, echo: Echo = print,
                       inputs: str = "") -> PretrainResult:
@@ -155,7 +172,8 @@ def reuse_or_pretrain(variant: str, config: "PretrainConfig", profile: "Profile"
         return done
     echo(f"{display_name(variant)}: pretraining {config.max_steps} steps{inputs} ...")
     result = pretrain(variant, config, encoder.model, encoder.tokenizer, clusters.train, run_dir, resume=resume,
-                      sentence_markers=profile.encoder.sentence_markers)
+                      sentence_markers=profile.encoder.sentence_markers,
+                      callbacks=learning_curve(variant, config, profile, encoder.tokenizer, clusters))
     resumed = f", resumed from step {result.resumed_from_step}" if result.resumed_from_step else ""
     echo(f"    {result.steps} steps in {result.seconds:.1f} s{resumed}; last logged loss {result.final_loss:.3f}")
     return result

@@ -25,6 +25,7 @@ from ..longformer_attention import implementation, use_fast_attention, uses_fast
 from ..masking import IGNORE_INDEX, CrossDocumentMLMCollator
 from ..variants import (RESULT_FILE, PretrainResult, attention_pattern_of, check_variant, model_dir, model_name,
                         run_setup)
+from .curve import curve_points
 from .inputs import pretraining_inputs
 
 if TYPE_CHECKING:
@@ -145,7 +146,7 @@ def pretrain(
     `initial_model` is left untouched, so every variant can start from the same weights. With `resume=True` a run
     that was interrupted continues from its last checkpoint (step count, data order, optimizer and scheduler restored;
     the masks drawn after the restart differ, because `Trainer` restores the RNG one batch late).
-    `callbacks` are extra `TrainerCallback`s (e.g. early stopping or custom logging).
+    `callbacks` are extra `TrainerCallback`s (e.g. `curve.PerplexityCurve`, early stopping, custom logging).
     """
     from transformers import PrinterCallback, Trainer, set_seed
 
@@ -206,6 +207,7 @@ def _result(variant: str, seed: int, final_dir: Path, state, seconds: float, res
         steps=state.global_step,
         loss_history=[(entry["step"], entry["loss"]) for entry in state.log_history if "loss" in entry],
         lr_history=[(entry["step"], entry["learning_rate"]) for entry in state.log_history if "learning_rate" in entry],
+        perplexity_history=curve_points(state.log_history),
         seconds=seconds,
         tokens=state.num_input_tokens_seen - tokens_before,
         resumed_from_step=_checkpoint_step(resume_from),

@@ -9,7 +9,7 @@ import pytest
 
 from cdlm_nb.errors import ConfigError
 from cdlm_nb.perplexity.evaluate import EVAL_MASK_SEED
-from cdlm_nb.perplexity.reach import REACH_BINS, global_attention_reach, reach_bins
+from cdlm_nb.perplexity.reach import REACH_BINS, global_attention_reach, reach_bins, uniform_reach
 
 
 def test_reach_bins_places_every_position_relative_to_the_token():
@@ -44,6 +44,11 @@ def test_global_attention_reach_of_uniform_attention_is_the_share_of_positions(h
     assert list(reach.columns) == list(REACH_BINS) and len(reach) == model.config.num_hidden_layers
     for layer in range(len(reach)):  # uniform in every layer
         np.testing.assert_allclose(reach.iloc[layer].to_numpy(), expected / count, atol=1e-5)
+    # the same shares counted without a model: the scale the notebook's table is read against
+    np.testing.assert_allclose(uniform_reach(tokenizer, examples, "cdlm", window=8).to_numpy(), expected / count,
+                               atol=1e-6)
+    with pytest.raises(ConfigError, match="uniform_reach"):
+        uniform_reach(tokenizer, examples, "local", window=8)
     trained = global_attention_reach(model, tokenizer, examples, "cdlm", window=8, batch_size=4)
     np.testing.assert_allclose(trained.sum(axis=1), 1.0, atol=1e-5)
     with pytest.raises(ConfigError, match="no masked token global attention"):

@@ -91,19 +91,21 @@ def test_attention_reach_table_puts_the_start_first_and_skips_local_models(heldo
     profile = get_profile("smoke")
     models = {"local": tiny_encoder, "cdlm": tiny_encoder}
     reach = report.attention_reach_table(models, tokenizer, examples, profile, start=tiny_encoder)
-    assert list(reach.index.get_level_values("model").unique()) == ["Start (before CD-MLM)", "CDLM"]
+    assert list(reach.index.get_level_values("model").unique()) == ["Start (before CD-MLM)", "CDLM",
+                                                                     report.UNIFORM]
     # the same weights and the same masks give the same shares; each row sums to 100 %
     np.testing.assert_allclose(reach.loc["Start (before CD-MLM)"].to_numpy(), reach.loc["CDLM"].to_numpy())
     np.testing.assert_allclose(reach.sum(axis=1), 100.0, atol=1e-4)
     assert report.attention_reach_table({"local": tiny_encoder}, tokenizer, examples, profile).empty
     metrics = report.attention_reach_metrics(reach)
-    last = reach.loc["CDLM"].iloc[-1]
-    assert metrics == {
-        "attention_reach/start/other_documents": pytest.approx(last["other documents"]),
-        "attention_reach/start/local_window": pytest.approx(last["within 2 tokens"] + last["rest of the local window"]),
-        "attention_reach/cdlm/other_documents": pytest.approx(last["other documents"]),
-        "attention_reach/cdlm/local_window": pytest.approx(last["within 2 tokens"] + last["rest of the local window"]),
-    }
+    last, uniform = reach.loc["CDLM"].iloc[-1], reach.loc[report.UNIFORM].iloc[0]
+    expected = {}
+    for name, row in (("start", last), ("cdlm", last), ("uniform", uniform)):
+        expected |= {f"attention_reach/{name}/other_documents": pytest.approx(row["other documents"]),
+                     f"attention_reach/{name}/local_window": pytest.approx(row["within 2 tokens"]
+                                                                           + row["rest of the local window"]),
+                     f"attention_reach/{name}/within_2_tokens": pytest.approx(row["within 2 tokens"])}
+    assert metrics == expected
     assert report.attention_reach_metrics(pd.DataFrame()) == {}
 
 

@@ -99,3 +99,19 @@ def test_pretrain_base_trains_once_then_reuses_the_base_model(tmp_path, tiny_enc
     with pytest.raises(DataError, match=r"saved the pretrained model\(s\) \['base'\].*--only 02"):
         starting_model(profile, tmp_path / "elsewhere")
     assert starting_model(no_base, tmp_path) is None
+
+
+def test_variants_get_a_learning_curve_on_the_validation_clusters_when_asked(tiny_encoder, word_clusters):
+    from cdlm_nb.data.corpora import PretrainingClusters
+    from cdlm_nb.pretraining.curve import PerplexityCurve
+    from cdlm_nb.pretraining.stages import base_stage_config, learning_curve
+
+    smoke = get_profile("smoke")
+    config, tokenizer = replace(smoke.pretrain, max_length=128), tiny_encoder.tokenizer
+    with_validation = PretrainingClusters("test", word_clusters.train, {"validation": word_clusters.train})
+    (curve,) = learning_curve("cdlm", config, smoke, tokenizer, with_validation)
+    assert isinstance(curve, PerplexityCurve) and curve.every == config.curve_steps > 0
+    assert len(curve.examples) == len(word_clusters.train) and curve.variant == "cdlm"
+    assert learning_curve("cdlm", config, smoke, tokenizer, word_clusters) == []  # no validation clusters
+    assert learning_curve("cdlm", replace(config, curve_steps=0), smoke, tokenizer, with_validation) == []
+    assert base_stage_config(config).curve_steps == 0  # the start is step 0 of every variant's curve

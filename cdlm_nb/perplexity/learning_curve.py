@@ -1,0 +1,80 @@
+"""The learning curves of notebook 02's runs (validation perplexity against pretraining steps, measured by
+`pretraining.curve`): where the variants' orderings cross, and where CDLM stands against each at the end of the
+budget. The CDLM paper trains 25,000 steps from Longformer-base; the cpu profile trains 1,000 from a tiny base, so
+the curve, not only its last point, says whether the paper's ordering is on its way."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..variants import display_name, load_result
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+
+def learning_curves(run_dir: str | os.PathLike, variants: tuple[str, ...]) -> "pd.DataFrame":
+    """Validation perplexity (rows: steps, columns: variants) from each model's saved `perplexity_history`;
+    variants without a curve (trained with `curve_steps` 0, or not pretrained here) are left out."""
+    import pandas as pd
+
+    columns = {v: dict(load_result(run_dir, v).perplexity_history) for v in variants}
+    curves = pd.DataFrame({v: points for v, points in columns.items() if points})
+    curves.index.name = "step"
+    return curves.sort_index()
+
+
+def plot_learning_curves(curves: "pd.DataFrame", reference: str = "cdlm") -> "Figure":
+    """Validation perplexity against steps, one line per variant (log scale; `reference` drawn thicker)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    for variant in curves:
+        ax.plot(curves.index, curves[variant], marker="o", markersize=3, label=display_name(variant),
+                linewidth=2.5 if variant == reference else 1.2)
+    ax.set_yscale("log")
+    ax.set_xlabel("pretraining step")
+    ax.set_ylabel("validation perplexity (log scale)")
+    ax.set_title("Learning curves from the shared starting model (lower is better)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def below_from(curves: "pd.DataFrame", reference: str, other: str) -> int | None:
+    """The first step from which `reference` stays below `other` at every later measured step, or None."""
+    below = (curves[reference] < curves[other]).to_numpy()
+    if not below[-1]:
+        return None
+    above = np.flatnonzero(~below)
+    return int(curves.index[above[-1] + 1] if len(above) else curves.index[0])
+
+
+def curve_readings(curves: "pd.DataFrame", reference: str = "cdlm") -> list[str]:
+    """One computed sentence per other variant: whether and from which step `reference` is below it, and how the
+    ratio of the two perplexities moved over the second half of the run (or why there is no curve to read)."""
+    if reference not in curves or curves[reference].count() < 2:
+        return [f"No learning curve of {display_name(reference)} with two points or more: notebook 02 measures one "
+                "when PretrainConfig.curve_steps > 0 and the model is pretrained here (not loaded unchanged)."]
+    name, last, half = display_name(reference), curves.index[-1], curves.index[len(curves) // 2]
+    sentences = []
+    for other in (v for v in curves if v != reference):
+        ratio = curves[reference] / curves[other]
+        start = below_from(curves, reference, other)
+        where = (f"below {display_name(other)} from step {start} on" if start is not None else
+                 f"above {display_name(other)} at step {last}")
+        trend = "falling" if ratio[last] < ratio[half] else "rising"
+        sentences.append(f"{name} is {where} ({curves.at[last, reference]:.1f} vs {curves.at[last, other]:.1f}); "
+                         f"the ratio {name}/{display_name(other)} went from {ratio[half]:.2f} at step {half} to "
+                         f"{ratio[last]:.2f} at step {last} ({trend}).")
+    return sentences
+
+
+def curve_metrics(curves: "pd.DataFrame") -> dict[str, float]:
+    """`learning_curve/<variant>/<step>`: every point of every curve."""
+    return {f"learning_curve/{variant}/{step}": float(value)
+            for variant in curves for step, value in curves[variant].dropna().items()}

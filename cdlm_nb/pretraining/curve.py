@@ -1,0 +1,61 @@
+"""The learning curve of a pretraining run: held-out perplexity every few steps, from the starting model (step 0)
+on, so a reader sees where the variants' orderings cross, not only where the step budget stopped them.
+
+Each point goes into the Trainer's log history (`CURVE_KEY`), which checkpoints save, so a resumed run keeps the
+points it made before the interruption. The evaluation masks come from their own seeded generators
+(`perplexity.evaluate`), so measuring the curve leaves the training run unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from transformers import TrainerCallback
+
+from ..perplexity.bootstrap import perplexity
+from ..perplexity.evaluate import row_nll
+
+if TYPE_CHECKING:
+    from datasets import Dataset
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase, TrainerControl, TrainerState, TrainingArguments
+
+CURVE_KEY = "heldout_perplexity"  # the log-history entry of one curve point
+
+
+def heldout_perplexity(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
+                       variant: str, batch_size: int = 8) -> float:
+    """Perplexity of `model` on packed held-out `examples` with `variant`'s attention pattern (no interval)."""
+    import numpy as np
+
+    sums, counts = row_nll(model, tokenizer, examples, variant, batch_size=batch_size)
+    return perplexity(np.array(sums), np.array(counts))
+
+
+class PerplexityCurve(TrainerCallback):
+    """Measures `heldout_perplexity` at the start of training and every `every` optimizer steps (and the last)."""
+
+    def __init__(self, tokenizer: "PreTrainedTokenizerBase", examples: "Dataset", variant: str, every: int,
+                 batch_size: int = 8):
+        self.tokenizer, self.examples, self.variant = tokenizer, examples, variant
+        self.every, self.batch_size = every, batch_size
+
+    def _measure(self, state: "TrainerState", model: "PreTrainedModel") -> None:
+        if not state.is_world_process_zero or any(entry.get("step") == state.global_step and CURVE_KEY in entry
+                                                  for entry in state.log_history):
+            return
+        value = heldout_perplexity(model, self.tokenizer, self.examples, self.variant, self.batch_size)
+        state.log_history.append({"step": state.global_step, CURVE_KEY: value})
+
+    def on_train_begin(self, args: "TrainingArguments", state: "TrainerState", control: "TrainerControl",
+                       model: "PreTrainedModel | None" = None, **kwargs) -> None:
+        self._measure(state, model)
+
+    def on_step_end(self, args: "TrainingArguments", state: "TrainerState", control: "TrainerControl",
+                    model: "PreTrainedModel | None" = None, **kwargs) -> None:
+        if state.global_step % self.every == 0 or state.global_step == state.max_steps:
+            self._measure(state, model)
+
+
+def curve_points(log_history: list[dict]) -> list[tuple[int, float]]:
+    """The (step, held-out perplexity) points of a run's log history, in step order."""
+    return sorted((entry["step"], entry[CURVE_KEY]) for entry in log_history if CURVE_KEY in entry)
