@@ -164,6 +164,22 @@ def copy_global_from_local(model: "LongformerForMaskedLM") -> None:
                 global_.load_state_dict(local.state_dict())
 
 
+def with_attention_window(model: "LongformerForMaskedLM", window: int) -> "LongformerForMaskedLM":
+    """A copy of `model` (same weights, same attention implementation) whose local window is `window` tokens, both
+    sides together: the base stage reads whole documents with full attention, the variants with the profile's
+    window, as Longformer-base kept RoBERTa's weights under a new window."""
+    from transformers import LongformerForMaskedLM
+
+    from .longformer_attention import use_fast_attention, uses_fast_attention
+
+    if window % 2 or window <= 0:
+        raise ConfigError(f"attention_window must be a positive even number, got {window}")
+    config = model.config.__class__.from_dict({**model.config.to_dict(), "attention_window": window})
+    copy = LongformerForMaskedLM(config)
+    copy.load_state_dict(model.state_dict())
+    return use_fast_attention(copy) if uses_fast_attention(model) else copy
+
+
 def copy_positions_out(model: "LongformerForMaskedLM", trained: int) -> None:
     """Repeat the first `trained` position embeddings over all later positions (the Longformer recipe), so that a
     model trained on short inputs starts every position it has not trained from one it has."""

@@ -16,6 +16,7 @@ from cdlm_nb.encoders import (
     minilm_path,
     position_capacity,
     tiny_longformer,
+    with_attention_window,
 )
 from cdlm_nb.errors import ConfigError, OfflineError
 from cdlm_nb.masking import PATTERNS, CrossDocumentMLMCollator
@@ -147,6 +148,25 @@ def test_copy_global_from_local_initialises_the_global_projections(tokenizer):
         assert torch.equal(attention.key_global.weight, attention.key.weight)
         assert torch.equal(attention.query_global.bias, attention.query.bias)
         assert torch.equal(attention.value_global.weight, attention.value.weight)
+
+
+def test_with_attention_window_keeps_the_weights_and_widens_what_a_token_sees(tokenizer):
+    from cdlm_nb.longformer_attention import uses_fast_attention
+
+    model = tiny_longformer(get_profile("smoke").encoder, tokenizer).eval()  # window 32: 16 tokens each side
+    wide = with_attention_window(model, 128).eval()
+    assert wide.config.attention_window == [128, 128] and model.config.attention_window == [32, 32]
+    assert all(layer.attention.self.one_sided_attn_window_size == 64 for layer in wide.longformer.encoder.layer)
+    assert uses_fast_attention(wide) and wide.state_dict().keys() == model.state_dict().keys()
+    assert all(torch.equal(wide.state_dict()[name], weight) for name, weight in model.state_dict().items())
+    ids = torch.randint(5, len(tokenizer), (1, 64))
+    with torch.no_grad():
+        narrow_out, wide_out = model(ids).logits, wide(ids).logits
+        same = with_attention_window(wide, 32).eval()(ids).logits
+    torch.testing.assert_close(same, narrow_out)  # back to the first window: the same function
+    assert not torch.allclose(wide_out, narrow_out, atol=1e-4)  # tokens 17+ apart now see each other
+    with pytest.raises(ConfigError, match="positive even"):
+        with_attention_window(model, 33)
 
 
 def test_copy_positions_out_repeats_the_trained_positions(tokenizer):

@@ -210,6 +210,23 @@ def perplexity_verdict(results: list["PerplexityResult"], reference: str = "cdlm
     return sentence
 
 
+def reach_readings(reach: "pd.DataFrame") -> list[str]:
+    """Per model of `attention_reach_table`, computed: how much of a masked token's last-layer global attention lies
+    within 2 tokens, against uniform attention, and how much on the other documents."""
+    if reach.empty:
+        return ["No model here gives its masked tokens global attention."]
+    uniform = reach.loc[UNIFORM].iloc[0]
+    sentences = []
+    for model in reach.index.get_level_values("model").unique().drop(UNIFORM):
+        last = reach.loc[model].iloc[-1]
+        near = last["within 2 tokens"] / uniform["within 2 tokens"]
+        sentences.append(f"{model}: {last['within 2 tokens']:.1f} % of the last layer's attention within 2 tokens "
+                         f"({near:.1f}× uniform attention's {uniform['within 2 tokens']:.1f} %), "
+                         f"{last['other documents']:.1f} % on the other documents "
+                         f"(uniform: {uniform['other documents']:.1f} %).")
+    return sentences
+
+
 # --- the figures notebook 03 records -----------------------------------------------------------------------------
 def perplexity_metrics(scores: dict[str, list["PerplexityResult"]]) -> dict[str, float]:
     """`perplexity/<model>` with `/ci_low` and `/ci_high` on the test clusters, `perplexity/validation/<model>`."""

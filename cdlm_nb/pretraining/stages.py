@@ -1,12 +1,14 @@
 """Notebook 02's order of work: the starting encoder, the shared base stage, then every variant from it, reusing
 finished models whose run setup is unchanged (`variants.run_setup`).
 
-Where the models start. In the CDLM paper every ablation continues from Longformer-base, itself pretrained (by
-Beltagy et al.) with single-document MLM and local attention. Tiny models get the same history in small: a shared
-`base` model trained once by single-document MLM from random weights (`base_stage_config`), whose trained
-positions are then copied out to the full length and whose global Q/K/V are copied from its local ones
-(`longformer_recipe`), as Longformer-base was made from RoBERTa. From random weights, none of the tiny variants
-learned to use context within a CPU budget (all ended near a unigram model).
+Where the models start. In the CDLM paper every ablation continues from Longformer-base, which Beltagy et al. made
+from RoBERTa: heads trained with full attention over 512 tokens, positions copied out to 4,096, global Q/K/V
+copied from the local ones. Tiny models get the same history in small: a shared `base` model trained once from
+random weights by single-document MLM with full attention over `base_max_length` tokens (`base_stage_config`,
+`base_window`), then the same recipe (`longformer_recipe`). From random weights, none of the tiny variants learned
+to use context within a CPU budget (all ended near a unigram model); a base that reads inside a window only gives
+heads that find a token's neighbours because the window cuts off everything else, so CDLM's global masked tokens
+started position-blind.
 """
 
 from __future__ import annotations
@@ -58,33 +60,43 @@ def base_stage_config(config: "PretrainConfig") -> "PretrainConfig":
                    warmup_steps=min(config.warmup_steps, config.base_steps))
 
 
+def base_window(config: "PretrainConfig") -> int:
+    """The base stage's local window (both sides together): wide enough for full attention over its inputs."""
+    return 2 * config.base_max_length
+
+
 def pretrain_base(profile: "Profile", encoder: "Encoder", clusters: "PretrainingClusters",
                   run_dir: str | os.PathLike, resume: bool = True,
                   echo: Echo = print) -> tuple["Encoder", PretrainResult | None]:
     """The model every variant starts from, and the base-stage run that made it (None when there is none).
 
     A pretrained encoder (Longformer-base) is returned as it is. A random tiny one is first trained by
-    single-document MLM with local attention (`base_stage_config`; trained once, then reused), then given the
-    Longformer recipe (`longformer_recipe`), so every variant starts from a model that already reads text at
-    every position, as in the paper.
+    single-document MLM with full attention (`base_stage_config`, `base_window`; trained once, then reused), then
+    given the Longformer recipe (`longformer_recipe`), so every variant starts from heads that already attend by
+    position, as in the paper.
     """
+    from ..encoders import Encoder, with_attention_window
+
     config = profile.pretrain
     if starts_pretrained(profile) or config.base_steps <= 0:
         return encoder, None
     base = base_stage_config(config)
-    result = reuse_or_pretrain("base", base, profile, encoder, clusters, run_dir, resume, echo,
-                               inputs=f" on single documents of up to {base.max_length} tokens")
-    return longformer_recipe(load_pretrained(run_dir, "base"), trained=base.max_length), result
+    wide = Encoder(with_attention_window(encoder.model, base_window(config)), encoder.tokenizer)
+    result = reuse_or_pretrain("base", base, profile, wide, clusters, run_dir, resume, echo,
+                               inputs=f" on single documents of up to {base.max_length} tokens, full attention")
+    return longformer_recipe(load_pretrained(run_dir, "base"), profile), result
 
 
-def longformer_recipe(base: "Encoder", trained: int) -> "Encoder":
-    """The base-stage model (changed in place) with its `trained` positions copied out to the full length and its
-    global Q/K/V copied from the local ones, as Beltagy et al. made Longformer-base from RoBERTa."""
-    from ..encoders import copy_global_from_local, copy_positions_out
+def longformer_recipe(base: "Encoder", profile: "Profile") -> "Encoder":
+    """The base-stage model under the profile's local window, with its `base_max_length` trained positions copied
+    out to the full length and its global Q/K/V copied from the local ones, as Beltagy et al. made Longformer-base
+    from RoBERTa."""
+    from ..encoders import Encoder, copy_global_from_local, copy_positions_out, with_attention_window
 
-    copy_positions_out(base.model, trained=trained)
-    copy_global_from_local(base.model)
-    return base
+    model = with_attention_window(base.model, profile.encoder.attention_window)
+    copy_positions_out(model, trained=profile.pretrain.base_max_length)
+    copy_global_from_local(model)
+    return Encoder(model, base.tokenizer)
 
 
 def starting_model(profile: "Profile", run_dir: str | os.PathLike) -> "Encoder | None":
@@ -97,7 +109,7 @@ def starting_model(profile: "Profile", run_dir: str | os.PathLike) -> "Encoder |
     if profile.pretrain.base_steps <= 0:
         return None
     base = load_pretrained_models(run_dir, ("base",), profile.name)["base"]
-    return longformer_recipe(base, trained=profile.pretrain.base_max_length)
+    return longformer_recipe(base, profile)
 
 
 def finished_result(run_dir: str | os.PathLike, variant: str, config: "PretrainConfig",

@@ -107,6 +107,12 @@ def test_attention_reach_table_puts_the_start_first_and_skips_local_models(heldo
                      f"attention_reach/{name}/within_2_tokens": pytest.approx(row["within 2 tokens"])}
     assert metrics == expected
     assert report.attention_reach_metrics(pd.DataFrame()) == {}
+    start_reading, cdlm_reading = report.reach_readings(reach)
+    times = last["within 2 tokens"] / uniform["within 2 tokens"]
+    assert cdlm_reading.startswith(f"CDLM: {last['within 2 tokens']:.1f} % of the last layer's attention within 2 "
+                                   f"tokens ({times:.1f}× uniform attention's {uniform['within 2 tokens']:.1f} %)")
+    assert start_reading.startswith("Start (before CD-MLM): ")
+    assert report.reach_readings(pd.DataFrame()) == ["No model here gives its masked tokens global attention."]
 
 
 def test_answer_location_table_has_a_row_per_model_and_a_count_row(heldout, tiny_encoder):

@@ -14,7 +14,7 @@ pytest.importorskip("transformers")
 
 
 def test_base_stage_config_takes_the_base_fields():
-    from cdlm_nb.pretraining.stages import base_stage_config
+    from cdlm_nb.pretraining.stages import base_stage_config, base_window
     from cdlm_nb.variants import attention_pattern_of
 
     config = get_profile("cpu").pretrain
@@ -24,6 +24,7 @@ def test_base_stage_config_takes_the_base_fields():
     assert base.learning_rate == config.learning_rate and base.variants == ("base",)
     assert base.warmup_steps <= base.max_steps and attention_pattern_of("base") == "local"
     assert get_profile("gpu").pretrain.base_steps == 0  # Longformer-base is the paper's starting point
+    assert base_window(config) >= 2 * config.base_max_length  # full attention, as RoBERTa's heads had
 
 
 def test_a_finished_run_is_reused_only_with_the_same_setup(tmp_path, tiny_encoder):
@@ -69,21 +70,26 @@ def test_pretrain_variants_trains_once_then_reuses_the_finished_model(tmp_path, 
 
 @pytest.mark.slow
 def test_pretrain_base_trains_once_then_reuses_the_base_model(tmp_path, tiny_encoder, word_clusters):
+    import json
+
     import torch
 
     from cdlm_nb.pretraining.stages import pretrain_base, starting_model
 
     smoke = get_profile("smoke")
     profile = smoke.override(
-        pretrain=replace(smoke.pretrain, base_steps=2, base_batch_size=2, base_max_length=16, max_length=128))
+        pretrain=replace(smoke.pretrain, base_steps=2, base_batch_size=2, base_max_length=24, max_length=128))
     messages = []
     start, result = pretrain_base(profile, tiny_encoder, word_clusters, tmp_path, echo=messages.append)
-    assert result.steps == 2 and "pretraining 2 steps" in messages[0]
+    assert result.steps == 2 and "pretraining 2 steps" in messages[0] and "full attention" in messages[0]
+    saved = json.loads((tmp_path / "models" / "base" / "config.json").read_text())
+    assert saved["attention_window"] == [48, 48]  # full attention over the base stage's 24 tokens
+    assert set(start.model.config.attention_window) == {smoke.encoder.attention_window}  # then the profile's window
     attention = start.model.longformer.encoder.layer[0].attention.self
     assert torch.equal(attention.query_global.weight, attention.query.weight)
     positions = start.model.longformer.embeddings.position_embeddings.weight
-    first = start.model.config.pad_token_id + 1  # the trained positions 0-15, copied out to the full length
-    assert torch.equal(positions[first + 16:first + 32], positions[first:first + 16])
+    first = start.model.config.pad_token_id + 1  # the trained positions 0-23, copied out to the full length
+    assert torch.equal(positions[first + 24:first + 48], positions[first:first + 24])
     assert not torch.equal(start.model.longformer.embeddings.word_embeddings.weight,
                            tiny_encoder.model.longformer.embeddings.word_embeddings.weight)  # trained; input untouched
     again, _ = pretrain_base(profile, tiny_encoder, word_clusters, tmp_path, echo=messages.append)
