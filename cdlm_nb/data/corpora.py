@@ -59,9 +59,7 @@ class PretrainingClusters:
 def pretraining_clusters(profile: "Profile") -> PretrainingClusters:
     """The embedded world's clusters (split by topic), or Multi-News from the hub for `data_source="hub"`."""
     if profile.data_source == "embedded":
-        clusters = world(profile.world).clusters
-        return PretrainingClusters(f"embedded world (seed {profile.world.seed})", clusters["train"],
-                                   {"validation": clusters["dev"], "test": clusters["test"]})
+        return world_clusters(profile.world)
     from .multinews import CDLM_MIN_DOCUMENTS, load_multinews
 
     return PretrainingClusters(
@@ -71,14 +69,24 @@ def pretraining_clusters(profile: "Profile") -> PretrainingClusters:
     )
 
 
-def training_clusters(source: str, world_config: "WorldConfig", multinews_path: str | None = None) -> "Dataset":
-    """The training clusters of a `cdlm-nb pretrain` config: `world` (train topics) or `multinews` (file or hub)."""
+def world_clusters(config: "WorldConfig") -> PretrainingClusters:
+    """The embedded world's clusters: train topics to pretrain on, dev and test topics held out."""
+    clusters = world(config).clusters
+    return PretrainingClusters(f"embedded world (seed {config.seed})", clusters["train"],
+                               {"validation": clusters["dev"], "test": clusters["test"]})
+
+
+def training_clusters(source: str, world_config: "WorldConfig",
+                      multinews_path: str | None = None) -> PretrainingClusters:
+    """The clusters of a `cdlm-nb pretrain` config: the `world` (with its held-out topics, so the runs record
+    learning curves as notebook 02's do) or Multi-News train (file or hub; no held-out clusters)."""
     if source == "world":
-        return world(world_config).clusters["train"]
+        return world_clusters(world_config)
     if source == "multinews":
         from .multinews import CDLM_MIN_DOCUMENTS, load_multinews
 
-        return load_multinews(multinews_path, split="train", min_documents=CDLM_MIN_DOCUMENTS)
+        train = load_multinews(multinews_path, split="train", min_documents=CDLM_MIN_DOCUMENTS)
+        return PretrainingClusters(f"Multi-News train ({multinews_path or 'hub'})", train, {})
     raise ConfigError(f"data.source must be 'world' or 'multinews', got {source!r}")
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from ..variants import PretrainResult, check_variant
-from .stages import pretrain_base
+from .stages import learning_curve, pretrain_base
 from .trainer import pretrain
 
 #: The fields of a `cdlm-nb pretrain --config FILE` JSON file (all optional).
@@ -51,10 +51,11 @@ def read_script_config(path: str | os.PathLike) -> dict:
 
 def pretrain_from_config(path: str | os.PathLike) -> list[PretrainResult]:
     """Run `pretrain` for each variant of a JSON config file. Like notebook 02, a random tiny encoder first gets
-    the shared base stage (`stages.pretrain_base`); progress goes to stderr."""
+    the shared base stage (`stages.pretrain_base`), and runs on the world record their learning curves on its
+    validation topics (`stages.learning_curve`); progress goes to stderr."""
     from transformers import set_seed
 
-    from ..data.corpora import PretrainingClusters, training_clusters
+    from ..data.corpora import training_clusters
     from ..encoders import load_encoder
     from ..paths import run_dir as default_run_dir
     from ..profiles import get_profile, override
@@ -76,11 +77,12 @@ def pretrain_from_config(path: str | os.PathLike) -> list[PretrainResult]:
         raise ConfigError(f"{path}: {exc}") from None
 
     set_seed(seed)
-    initial = load_encoder(encoder, texts=[doc for docs in clusters["documents"] for doc in docs])
+    initial = load_encoder(encoder, texts=[doc for docs in clusters.train["documents"] for doc in docs])
     profile = replace(profile, pretrain=config, encoder=encoder)
     resume = settings.get("resume", True)
-    start, _ = pretrain_base(profile, initial, PretrainingClusters(str(path), clusters, {}), output, resume=resume,
+    start, _ = pretrain_base(profile, initial, clusters, output, resume=resume,
                              echo=lambda message: print(message, file=sys.stderr))
-    return [pretrain(variant, config, start.model, start.tokenizer, clusters, output, resume=resume, seed=seed,
-                     sentence_markers=encoder.sentence_markers)
+    return [pretrain(variant, config, start.model, start.tokenizer, clusters.train, output, resume=resume, seed=seed,
+                     sentence_markers=encoder.sentence_markers,
+                     callbacks=learning_curve(variant, config, profile, start.tokenizer, clusters))
             for variant in variants]

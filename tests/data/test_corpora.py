@@ -57,6 +57,15 @@ def test_training_clusters_refuses_an_unknown_source():
         training_clusters("wikipedia", get_profile("smoke").world)
 
 
+def test_pretrain_script_world_clusters_are_the_notebooks():
+    from cdlm_nb.data.corpora import pretraining_clusters, training_clusters
+
+    profile = get_profile("smoke")
+    script, notebook = training_clusters("world", profile.world), pretraining_clusters(profile)
+    assert script.sizes() == notebook.sizes()
+    assert list(script.heldout["validation"]["documents"]) == list(notebook.heldout["validation"]["documents"])
+
+
 def test_smoke_clusters_are_split_by_topic():
     from cdlm_nb.data.corpora import HELDOUT_SPLITS, pretraining_clusters
 

@@ -70,5 +70,6 @@ def test_cli_pretrain_runs_under_torchrun_with_two_processes(tmp_path):
     assert (tmp_path / "run" / "models" / "base" / "model.safetensors").is_file()  # the shared base stage ran first
     saved = json.loads((tmp_path / "run" / "models" / "cdlm" / "pretraining.json").read_text())
     assert saved["setup"]["config"]["max_steps"] == 2 and saved["tokens"] > 0
+    assert [step for step, _ in saved["perplexity_history"]] == [0, 2]  # its learning curve, as in notebook 02
     config_json = json.loads((tmp_path / "run" / "models" / "cdlm" / "config.json").read_text())
     assert config_json["architectures"] == ["LongformerForMaskedLM"]  # a plain model, whatever trained it
