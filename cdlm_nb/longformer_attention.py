@@ -15,7 +15,8 @@ the same function with `scaled_dot_product_attention` over blocks:
 The masks and global slots are built once per forward and shared by every layer (`shared_layout`). Padding queries
 get a zero attention output, as in Hugging Face. `use_fast_attention(model)` swaps the modules of any Longformer in
 place (parameters shared, state dict unchanged) and `use_hf_attention(model)` swaps them back; a fast model also
-builds its padding mask without Hugging Face's (batch, 1, L, L) intermediate (`padding_mask`). A forward that asks
+builds its padding mask without Hugging Face's (batch, 1, L, L) intermediate (`padding_mask`) and skips the padding of
+the input to a multiple of the window, which only Hugging Face's chunks need (`_FastForwardHooks`). A forward that asks
 for attention maps (`output_attentions=True`) runs Hugging Face's code on the same weights, so attention analyses
 see exactly Hugging Face's maps.
 
@@ -260,26 +261,40 @@ def padding_mask(batch_size: int, q_length: int, kv_length: int, attention_mask:
 AttentionMaskInterface.register(MASK_INTERFACE, padding_mask)
 
 
-class _PaddingMaskDuringForward:
-    """Forward hooks of a `LongformerModel` whose config names MASK_INTERFACE while (and only while) it runs, so
-    that it builds its padding mask with `padding_mask`; between forwards the config says "eager", so that new
-    models can still be built from it (`LongformerForMaskedLM(config)` accepts no other name)."""
+class _FastForwardHooks:
+    """Forward hooks of a `LongformerModel` that runs the fast attention. While (and only while) it runs, its config
+    names MASK_INTERFACE, so that it builds its padding mask with `padding_mask`; between forwards the config says
+    "eager", so that new models can still be built from it (`LongformerForMaskedLM(config)` accepts no other name).
+    And unless attention maps are asked for (Hugging Face's attention then runs), the input is not padded to a
+    multiple of the window, which only Hugging Face's chunks need: a 128-token input under a 256-token window would
+    otherwise run every layer over 256 positions."""
 
     def __init__(self, model: torch.nn.Module):
-        self.handles = (model.register_forward_pre_hook(self.enter),
+        self.handles = (model.register_forward_pre_hook(self.enter, with_kwargs=True),
                         model.register_forward_hook(self.leave, always_call=True))
+        self.pad_to_window = False
+        self.hf_pad = model._pad_to_window_size
+        model._pad_to_window_size = self.pad
 
-    @staticmethod
-    def enter(module, args) -> None:
+    def enter(self, module, args, kwargs) -> None:
         module.config._attn_implementation = MASK_INTERFACE
+        maps = kwargs.get("output_attentions", args[7] if len(args) > 7 else None)  # 8th of LongformerModel.forward
+        self.pad_to_window = bool(module.config.output_attentions if maps is None else maps)
 
     @staticmethod
     def leave(module, args, output) -> None:
         module.config._attn_implementation = "eager"
 
-    def remove(self) -> None:
+    def pad(self, input_ids, attention_mask, token_type_ids, position_ids, inputs_embeds, pad_token_id):
+        """Hugging Face's `_pad_to_window_size` when its attention runs; otherwise the inputs as they are."""
+        if self.pad_to_window:
+            return self.hf_pad(input_ids, attention_mask, token_type_ids, position_ids, inputs_embeds, pad_token_id)
+        return 0, input_ids, attention_mask, token_type_ids, position_ids, inputs_embeds
+
+    def remove(self, model: torch.nn.Module) -> None:
         for handle in self.handles:
             handle.remove()
+        del model._pad_to_window_size  # the class's method again
 
 
 def _longformers(model: torch.nn.Module) -> list[torch.nn.Module]:
@@ -293,8 +308,8 @@ def use_fast_attention(model: torch.nn.Module) -> torch.nn.Module:
                 layer.self, FastLongformerSelfAttention):
             layer.self = FastLongformerSelfAttention.from_hf(layer.self)
     for longformer in _longformers(model):
-        if not hasattr(longformer, "_padding_mask_hooks"):
-            longformer._padding_mask_hooks = _PaddingMaskDuringForward(longformer)
+        if not hasattr(longformer, "_fast_forward_hooks"):
+            longformer._fast_forward_hooks = _FastForwardHooks(longformer)
     return model
 
 
@@ -304,9 +319,9 @@ def use_hf_attention(model: torch.nn.Module) -> torch.nn.Module:
         if isinstance(getattr(layer, "self", None), FastLongformerSelfAttention):
             layer.self = layer.self.to_hf()
     for longformer in _longformers(model):
-        if hasattr(longformer, "_padding_mask_hooks"):
-            longformer._padding_mask_hooks.remove()
-            del longformer._padding_mask_hooks
+        if hasattr(longformer, "_fast_forward_hooks"):
+            longformer._fast_forward_hooks.remove(longformer)
+            del longformer._fast_forward_hooks
     return model
 
 

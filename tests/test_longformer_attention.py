@@ -202,10 +202,27 @@ def test_the_padding_mask_replaces_the_quadratic_one_only_while_a_fast_model_run
     with torch.no_grad():
         fast(**batch_for(20, "one"))
         copied(**batch_for(20, "one"))
-    assert calls == [24, 24]  # padded to a multiple of the window
+    assert calls == [20, 20]  # the input's own length: no padding to a multiple of the window
     assert fast.config._attn_implementation == "eager"  # between forwards, so that models can be built from it
     LongformerForMaskedLM(fast.config)
     use_hf_attention(copied)
     with torch.no_grad():
         copied(**batch_for(20, "one"))
-    assert calls == [24, 24]  # Hugging Face's own mask again
+    assert calls == [20, 20]  # Hugging Face's own mask again: the fast one is not asked for
+
+
+def test_a_fast_model_pads_to_the_window_only_for_attention_maps():
+    """Its layers run over the input's own length; Hugging Face's chunks (attention maps) still get their padding."""
+    fast = use_fast_attention(random_longformer(window=32))
+    lengths = []
+    fast.longformer.encoder.layer[0].register_forward_pre_hook(lambda module, args: lengths.append(args[0].shape[1]))
+    batch = batch_for(20, "masked-tokens")
+    with torch.no_grad():
+        hidden = fast.longformer(**batch).last_hidden_state
+        maps = fast.longformer(**batch, output_attentions=True)
+    assert lengths == [20, 32] and hidden.shape[1] == maps.last_hidden_state.shape[1] == 20
+    torch.testing.assert_close(hidden, maps.last_hidden_state, atol=1e-5, rtol=0)
+    use_hf_attention(fast)
+    with torch.no_grad():
+        fast.longformer(**batch)
+    assert lengths[-1] == 32  # Hugging Face's attention: padded again
