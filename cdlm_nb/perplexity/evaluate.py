@@ -60,21 +60,28 @@ def model_inputs(model: "PreTrainedModel", batch: dict) -> dict:
     return {key: value.to(model.device) for key, value in batch.items() if key != "labels"}
 
 
-def masked_batches(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset", variant: str,
-                   seed: int = EVAL_MASK_SEED, batch_size: int = 8, desc: str | None = None) -> "Iterator[tuple[dict, dict]]":
+def evaluation_batches(tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset", variant: str,
+                       seed: int = EVAL_MASK_SEED, batch_size: int = 8,
+                       desc: str | None = None) -> "Iterator[tuple[dict, dict]]":
     """The held-out examples in batches, each as (its rows, the collated batch with the evaluation masks and
-    `variant`'s attention pattern). The masks depend only on (seed, tokens), so every model sees the same ones;
-    `model` is in eval mode meanwhile and goes back to its mode after. `desc` shows a progress bar."""
+    `variant`'s attention pattern). The masks depend only on (seed, tokens), so every model sees the same ones.
+    `desc` shows a progress bar."""
     from ..runtime import progress
 
     collate = CrossDocumentMLMCollator(tokenizer, pattern=attention_pattern_of(variant), seed=seed)
     starts = range(0, len(dataset), batch_size)
+    for start in progress(starts, desc=desc) if desc else starts:
+        rows = dataset[start:start + batch_size]
+        yield rows, collate([{"input_ids": ids} for ids in rows["input_ids"]])
+
+
+def masked_batches(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset", variant: str,
+                   seed: int = EVAL_MASK_SEED, batch_size: int = 8, desc: str | None = None) -> "Iterator[tuple[dict, dict]]":
+    """`evaluation_batches`, with `model` in eval mode meanwhile (it goes back to its mode after)."""
     was_training = model.training
     model.eval()
     try:
-        for start in progress(starts, desc=desc) if desc else starts:
-            rows = dataset[start:start + batch_size]
-            yield rows, collate([{"input_ids": ids} for ids in rows["input_ids"]])
+        yield from evaluation_batches(tokenizer, dataset, variant, seed, batch_size, desc)
     finally:
         model.train(was_training)
 

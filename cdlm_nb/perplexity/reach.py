@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..masking import IGNORE_INDEX, MASKED_GLOBAL_PATTERNS
-from .evaluate import EVAL_MASK_SEED, masked_batches, model_inputs, require_doc_ids
+from .evaluate import EVAL_MASK_SEED, evaluation_batches, masked_batches, model_inputs, require_doc_ids
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,6 +36,13 @@ def masked_globals(batch: dict, row: int, n: int) -> list[tuple[int, int]]:
     return [(k, int(i)) for k, i in enumerate(global_positions) if predicted[i]]
 
 
+def _require_masked_globals(count: int, variant: str, function: str) -> None:
+    """Refuse a variant whose masked tokens are not global: there is no global attention of theirs to measure."""
+    if count == 0:
+        raise ConfigError(f"variant {variant!r} gives no masked token global attention; {function} is for the "
+                          f"variants that do ({', '.join(MASKED_GLOBAL_PATTERNS)})")
+
+
 def global_attention_reach(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset",
                            variant: str, window: int, seed: int = EVAL_MASK_SEED, batch_size: int = 8) -> "pd.DataFrame":
     """Per layer, the mean share of a masked token's global attention (averaged over heads) in each of REACH_BINS,
@@ -57,9 +64,7 @@ def global_attention_reach(model: "PreTrainedModel", tokenizer: "PreTrainedToken
                 for layer, probs in enumerate(attentions):
                     np.add.at(totals[layer], bins, probs[r, :, :n, k].mean(0).numpy())
                 count += 1
-    if count == 0:
-        raise ConfigError(f"variant {variant!r} gives no masked token global attention; global_attention_reach is "
-                          f"for the variants that do ({', '.join(MASKED_GLOBAL_PATTERNS)})")
+    _require_masked_globals(count, variant, "global_attention_reach")
     return pd.DataFrame(totals / count, columns=list(REACH_BINS),
                         index=pd.Index([f"layer {layer + 1}" for layer in range(len(totals))], name="attention"))
 
@@ -70,20 +75,12 @@ def uniform_reach(tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset", vari
     `global_attention_reach`: the scale its table is read against (e.g. 5 of 400 tokens lie within 2 tokens)."""
     import pandas as pd
 
-    from ..masking import CrossDocumentMLMCollator
-    from ..variants import attention_pattern_of
-
-    collate = CrossDocumentMLMCollator(tokenizer, pattern=attention_pattern_of(variant), seed=seed)
     totals, count = np.zeros(len(REACH_BINS)), 0
-    for start in range(0, len(dataset), 8):
-        rows = dataset[start:start + 8]
-        batch = collate([{"input_ids": ids} for ids in rows["input_ids"]])
+    for rows, batch in evaluation_batches(tokenizer, dataset, variant, seed):
         for r, doc_ids in enumerate(rows["doc_ids"]):
             for _, i in masked_globals(batch, r, len(doc_ids)):
                 bins = reach_bins(i, np.asarray(doc_ids), window)
                 totals += np.bincount(bins, minlength=len(REACH_BINS)) / len(doc_ids)
                 count += 1
-    if count == 0:
-        raise ConfigError(f"variant {variant!r} gives no masked token global attention; uniform_reach is for the "
-                          f"variants that do ({', '.join(MASKED_GLOBAL_PATTERNS)})")
+    _require_masked_globals(count, variant, "uniform_reach")
     return pd.Series(totals / count, index=list(REACH_BINS), name="uniform")

@@ -14,8 +14,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from ..variants import PretrainResult, check_variant
-from .stages import learning_curve, pretrain_base
-from .trainer import pretrain
+from .stages import pretrain_base, train_variant
 
 #: The fields of a `cdlm-nb pretrain --config FILE` JSON file (all optional).
 SCRIPT_FIELDS = {
@@ -52,7 +51,7 @@ def read_script_config(path: str | os.PathLike) -> dict:
 def pretrain_from_config(path: str | os.PathLike) -> list[PretrainResult]:
     """Run `pretrain` for each variant of a JSON config file. Like notebook 02, a random tiny encoder first gets
     the shared base stage (`stages.pretrain_base`), and runs on the world record their learning curves on its
-    validation topics (`stages.learning_curve`); progress goes to stderr."""
+    validation topics (`stages.train_variant`); progress goes to stderr."""
     from transformers import set_seed
 
     from ..data.corpora import training_clusters
@@ -82,7 +81,5 @@ def pretrain_from_config(path: str | os.PathLike) -> list[PretrainResult]:
     resume = settings.get("resume", True)
     start, _ = pretrain_base(profile, initial, clusters, output, resume=resume,
                              echo=lambda message: print(message, file=sys.stderr))
-    return [pretrain(variant, config, start.model, start.tokenizer, clusters.train, output, resume=resume, seed=seed,
-                     sentence_markers=encoder.sentence_markers,
-                     callbacks=learning_curve(variant, config, profile, start.tokenizer, clusters))
+    return [train_variant(variant, config, profile, start, clusters, output, resume=resume, seed=seed)
             for variant in variants]

@@ -174,6 +174,16 @@ def learning_curve(variant: str, config: "PretrainConfig", profile: "Profile", t
     return [PerplexityCurve(tokenizer, examples, variant, config.curve_steps, config.eval_batch_size)]
 
 
+def train_variant(variant: str, config: "PretrainConfig", profile: "Profile", encoder: "Encoder",
+                  clusters: "PretrainingClusters", run_dir: str | os.PathLike, resume: bool = True,
+                  seed: int | None = None) -> PretrainResult:
+    """`pretrain` of `variant` from `encoder` on the training clusters, recording its learning curve on the
+    validation clusters (`learning_curve`): one rule for notebook 02 and `cdlm-nb pretrain`."""
+    return pretrain(variant, config, encoder.model, encoder.tokenizer, clusters.train, run_dir, resume=resume,
+                    seed=seed, sentence_markers=profile.encoder.sentence_markers,
+                    callbacks=learning_curve(variant, config, profile, encoder.tokenizer, clusters))
+
+
 def reuse_or_pretrain(variant: str, config: "PretrainConfig", profile: "Profile", encoder: "Encoder",
                       clusters: "PretrainingClusters", run_dir: str | os.PathLike, resume: bool, echo: Echo = print,
                       inputs: str = "") -> PretrainResult:
@@ -183,9 +193,7 @@ def reuse_or_pretrain(variant: str, config: "PretrainConfig", profile: "Profile"
         echo(f"{display_name(variant)}: finished model found in {done.model_dir}, reused ({done.steps} steps)")
         return done
     echo(f"{display_name(variant)}: pretraining {config.max_steps} steps{inputs} ...")
-    result = pretrain(variant, config, encoder.model, encoder.tokenizer, clusters.train, run_dir, resume=resume,
-                      sentence_markers=profile.encoder.sentence_markers,
-                      callbacks=learning_curve(variant, config, profile, encoder.tokenizer, clusters))
+    result = train_variant(variant, config, profile, encoder, clusters, run_dir, resume)
     resumed = f", resumed from step {result.resumed_from_step}" if result.resumed_from_step else ""
     echo(f"    {result.steps} steps in {result.seconds:.1f} s{resumed}; last logged loss {result.final_loss:.3f}")
     return result
