@@ -178,8 +178,31 @@ def _add_pretrain(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_pretrain)
 
 
+def _pretrain_base(args: argparse.Namespace) -> int:
+    from .pretraining.shipped_base import build_shipped_base
+
+    folder, result = build_shipped_base(args.profile, args.run_dir, args.output,
+                                        echo=lambda message: print(message, file=sys.stderr))
+    print(f"base: {result.steps} steps, final loss {result.final_loss:.3f}, {result.seconds:.0f} s, "
+          f"{result.tokens_per_second:,.0f} tokens/s -> {folder}")
+    return 0
+
+
+def _add_pretrain_base(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "pretrain-base", help="train a profile's base model (notebook 02's base stage) and ship it with the package",
+        description="Train the base stage of notebook 02 (single-document MLM, full attention) from the profile's "
+                    "seeded random start, as notebook 02 would, and save it where notebook 02 looks for a shipped "
+                    "base (cdlm_nb/checkpoints/<profile>-base), or to --output.")
+    p.add_argument("--profile", default="cpu", help="profile whose base stage is trained (default cpu)")
+    p.add_argument("--run-dir", default=None, help="resumable run folder (default runs/<profile>-base)")
+    p.add_argument("--output", default=None, help="model folder to write (default: the package's shipped base)")
+    p.set_defaults(func=_pretrain_base)
+
+
 SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
-    _add_run, _add_ecbplus_stats, _add_score_coref, _add_coref_baseline, _add_hotpot_eval, _add_pretrain
+    _add_run, _add_ecbplus_stats, _add_score_coref, _add_coref_baseline, _add_hotpot_eval, _add_pretrain,
+    _add_pretrain_base,
 ]
 
 

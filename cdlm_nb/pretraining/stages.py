@@ -66,21 +66,25 @@ def base_window(config: "PretrainConfig") -> int:
 
 
 def pretrain_base(profile: "Profile", encoder: "Encoder", clusters: "PretrainingClusters",
-                  run_dir: str | os.PathLike, resume: bool = True,
+                  run_dir: str | os.PathLike, resume: bool = True, shipped: bool = True,
                   echo: Echo = print) -> tuple["Encoder", PretrainResult | None]:
     """The model every variant starts from, and the base-stage run that made it (None when there is none).
 
     A pretrained encoder (Longformer-base) is returned as it is. A random tiny one is first trained by
-    single-document MLM with full attention (`base_stage_config`, `base_window`; trained once, then reused), then
+    single-document MLM with full attention (`base_stage_config`, `base_window`; trained once, then reused, or
+    with `shipped` and `resume` taken from the package when the same base ships with it: `shipped_base`), then
     given the Longformer recipe (`longformer_recipe`), so every variant starts from heads that already attend by
     position, as in the paper.
     """
     from ..encoders import Encoder, with_attention_window
+    from .shipped_base import install_shipped_base
 
     config = profile.pretrain
     if starts_pretrained(profile) or config.base_steps <= 0:
         return encoder, None
     base = base_stage_config(config)
+    if shipped and resume and finished_result(run_dir, "base", base, len(clusters.train)) is None:
+        install_shipped_base(profile.name, base, encoder, len(clusters.train), run_dir, echo)
     wide = Encoder(with_attention_window(encoder.model, base_window(config)), encoder.tokenizer)
     result = reuse_or_pretrain("base", base, profile, wide, clusters, run_dir, resume, echo,
                                inputs=f" on single documents of up to {base.max_length} tokens, full attention")

@@ -1,0 +1,107 @@
+"""The base model shipped inside the package, as the paper starts from a released Longformer-base.
+
+The `cpu` profile's base stage (`stages.pretrain_base`) is trained once by `cdlm-nb pretrain-base --profile cpu`
+(deterministic on CPU; its time and settings are in the shipped `pretraining.json`) and saved under
+`cdlm_nb/checkpoints/<profile>-base/`. Notebook 02 copies it into its run folder instead of training it, but only
+when its run setup (`variants.run_setup`) and its tokenizer are exactly those the notebook would train with; any
+other setting (another seed, world or base length) trains the base as before, and says why.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import ConfigError
+from ..variants import RESULT_FILE, PretrainResult, load_result, model_dir, run_setup
+
+if TYPE_CHECKING:
+    from ..encoders import Encoder
+    from ..profiles import PretrainConfig
+
+CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
+
+
+def shipped_base_dir(profile_name: str) -> Path:
+    """Where the package keeps a profile's shipped base model (`<package>/checkpoints/<profile>-base`)."""
+    return CHECKPOINTS / f"{profile_name}-base"
+
+
+#: The model-config fields a shipped base must share with the encoder it stands in for.
+ARCHITECTURE = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+                "max_position_embeddings", "hidden_dropout_prob", "attention_probs_dropout_prob")
+
+
+def mismatch(folder: Path, setup: dict, encoder: "Encoder") -> str | None:
+    """Why the base model in `folder` cannot stand in for a base trained from `encoder` with `setup` (None if
+    it can): a missing model, another architecture or run setup (naming the fields that differ), or another
+    vocabulary."""
+    from transformers import AutoConfig, AutoTokenizer
+
+    if not (folder / RESULT_FILE).is_file() or not (folder / "model.safetensors").is_file():
+        return f"{folder} holds no model.safetensors with its {RESULT_FILE}"
+    config = AutoConfig.from_pretrained(folder)
+    architecture = [key for key in ARCHITECTURE if getattr(config, key) != getattr(encoder.model.config, key)]
+    if architecture:
+        return f"it has another architecture ({', '.join(architecture)} differ)"
+    saved = json.loads((folder / RESULT_FILE).read_text()).get("setup", {})
+    if saved != setup:
+        fields = sorted(key for key in {*setup["config"], *saved.get("config", {})}
+                        if setup["config"].get(key) != saved.get("config", {}).get(key))
+        others = sorted(key for key in {*setup, *saved} if key != "config" and setup.get(key) != saved.get(key))
+        return f"it was trained with another run setup ({', '.join(others + fields)} differ)"
+    if AutoTokenizer.from_pretrained(folder).get_vocab() != encoder.tokenizer.get_vocab():
+        return "its tokenizer differs from the one trained on these documents (another world?)"
+    return None
+
+
+def install_shipped_base(profile_name: str, config: "PretrainConfig", encoder: "Encoder", n_train: int,
+                         run_dir: str | os.PathLike,
+                         echo: Callable[[str], object] = print) -> PretrainResult | None:
+    """Copy the profile's shipped base into `run_dir` as its `base` model when it matches `encoder` and the base
+    stage `config` (`stages.base_stage_config`); its result, or None (none shipped, or not matching)."""
+    folder = shipped_base_dir(profile_name)
+    if not folder.is_dir():
+        return None
+    why = mismatch(folder, run_setup("base", config.seeds[0], config, n_train), encoder)
+    if why is not None:
+        echo(f"The shipped base model ({folder}) is not used: {why}. Training it here instead.")
+        return None
+    target = model_dir(run_dir, "base")
+    shutil.copytree(folder, target, dirs_exist_ok=True)
+    data = json.loads((target / RESULT_FILE).read_text())
+    (target / RESULT_FILE).write_text(json.dumps({**data, "model_dir": str(target)}, indent=2))
+    result = load_result(run_dir, "base")
+    echo(f"Base: the model shipped with the package ({result.steps} steps, trained in {result.seconds:.0f} s by "
+         f"`cdlm-nb pretrain-base --profile {profile_name}`), copied to {target}")
+    return result
+
+
+def build_shipped_base(profile_name: str, run_dir: str | os.PathLike | None = None,
+                       output: str | os.PathLike | None = None,
+                       echo: Callable[[str], object] = print) -> tuple[Path, PretrainResult]:
+    """`cdlm-nb pretrain-base`: train the profile's base stage as notebook 02 would (resumable, in `run_dir`,
+    default `runs/<profile>-base`), never from a shipped model, and copy it to `output` (default: the package's
+    `shipped_base_dir`, where notebook 02 looks)."""
+    from ..data.corpora import pretraining_clusters
+    from ..paths import run_dir as default_run_dir
+    from ..profiles import get_profile
+    from .stages import initial_encoder, pretrain_base
+
+    profile = get_profile(profile_name)
+    folder = default_run_dir(f"{profile.name}-base", run_dir)
+    clusters = pretraining_clusters(profile)
+    _, result = pretrain_base(profile, initial_encoder(profile, clusters), clusters, folder, shipped=False, echo=echo)
+    if result is None:
+        raise ConfigError(f"profile {profile.name!r} has no base stage (pretrain.base_steps is 0 or its encoder is "
+                         "already pretrained); nothing to ship")
+    target = Path(output) if output else shipped_base_dir(profile.name)
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(model_dir(folder, "base"), target)
+    data = json.loads((target / RESULT_FILE).read_text())  # no path of this machine in the shipped files
+    (target / RESULT_FILE).write_text(json.dumps({**data, "model_dir": target.name}, indent=2))
+    return target, result

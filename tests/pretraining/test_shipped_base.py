@@ -1,0 +1,89 @@
+"""The base model shipped with the package: built by `cdlm-nb pretrain-base`, used by notebook 02 only when it is
+exactly the base the notebook would train, and the cpu one kept in step with the cpu profile."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from cdlm_nb.profiles import get_profile
+
+pytest.importorskip("transformers")
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory):
+    """The smoke profile's base, built twice by `cdlm-nb pretrain-base` into two folders."""
+    from cdlm_nb.cli import main
+
+    root = tmp_path_factory.mktemp("shipped")
+    for name in ("first", "second"):
+        assert main(["pretrain-base", "--profile", "smoke", "--run-dir", str(root / f"run-{name}"),
+                     "--output", str(root / name / "smoke-base")]) == 0
+    return root
+
+
+@pytest.mark.slow
+def test_pretrain_base_is_deterministic_and_ships_no_path_of_this_machine(shipped):
+    from safetensors.torch import load_file
+
+    from cdlm_nb.variants import RESULT_FILE
+
+    first = load_file(shipped / "first" / "smoke-base" / "model.safetensors")
+    second = load_file(shipped / "second" / "smoke-base" / "model.safetensors")
+    assert first.keys() == second.keys() and all((first[key] == second[key]).all() for key in first)
+    result = json.loads((shipped / "first" / "smoke-base" / RESULT_FILE).read_text())
+    assert result["model_dir"] == "smoke-base" and result["steps"] == get_profile("smoke").pretrain.base_steps
+
+
+@pytest.mark.slow
+def test_notebook_02_takes_the_shipped_base_only_when_it_is_the_one_it_would_train(shipped, tmp_path,
+                                                                                    monkeypatch):
+    import torch
+
+    from cdlm_nb.data.corpora import pretraining_clusters
+    from cdlm_nb.pretraining import shipped_base
+    from cdlm_nb.pretraining.stages import initial_encoder, pretrain_base
+
+    monkeypatch.setattr(shipped_base, "CHECKPOINTS", shipped / "first")
+    profile = get_profile("smoke")
+    clusters = pretraining_clusters(profile)
+    encoder = initial_encoder(profile, clusters)
+    messages = []
+    start, result = pretrain_base(profile, encoder, clusters, tmp_path / "same", echo=messages.append)
+    assert "shipped with the package" in messages[0] and "reused" in messages[1]
+    assert result.model_dir == tmp_path / "same" / "models" / "base"
+    reference, _ = pretrain_base(profile, encoder, clusters, shipped / "run-first", echo=messages.append)
+    assert all(torch.equal(weight, reference.model.state_dict()[name]) for name, weight in
+               start.model.state_dict().items())
+
+    reseeded = profile.override(pretrain=replace(profile.pretrain, seeds=(14,)))
+    pretrain_base(reseeded, encoder, clusters, tmp_path / "seed14", echo=messages.append)
+    assert "not used: it was trained with another run setup (seed, seeds differ)" in messages[-3]
+    assert "pretraining 4 steps" in messages[-2]
+
+    wider = reseeded.override(encoder=replace(profile.encoder, hidden_size=32))
+    assert "another architecture (hidden_size differ)" in shipped_base.mismatch(
+        shipped / "first" / "smoke-base", {}, initial_encoder(wider, clusters))
+
+    messages.clear()
+    pretrain_base(profile, encoder, clusters, tmp_path / "retrain", shipped=False, echo=messages.append)
+    assert "pretraining 4 steps" in messages[0]
+
+
+@pytest.mark.slow
+def test_the_shipped_cpu_base_is_the_one_the_cpu_profile_trains():
+    """Changing the cpu profile's base stage, encoder or world without `cdlm-nb pretrain-base --profile cpu`
+    would silently make notebook 02 train the base (minutes); this says which field changed."""
+    from cdlm_nb.data.corpora import pretraining_clusters
+    from cdlm_nb.pretraining.shipped_base import mismatch, shipped_base_dir
+    from cdlm_nb.pretraining.stages import base_stage_config, initial_encoder
+    from cdlm_nb.variants import run_setup
+
+    profile = get_profile("cpu")
+    clusters = pretraining_clusters(profile)
+    config = base_stage_config(profile.pretrain)
+    setup = run_setup("base", config.seeds[0], config, len(clusters.train))
+    assert mismatch(shipped_base_dir("cpu"), setup, initial_encoder(profile, clusters)) is None
