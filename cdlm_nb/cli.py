@@ -142,6 +142,12 @@ def _add_hotpot_eval(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_hotpot_eval)
 
 
+def _run_line(name: str, result, target) -> str:
+    """One line per pretraining run (`PretrainResult`): steps, last loss, time, throughput, where the model is."""
+    return (f"{name:<12} {result.steps} steps, final loss {result.final_loss:.3f}, {result.seconds:.0f} s, "
+            f"{result.tokens_per_second:,.0f} tokens/s -> {target}")
+
+
 def _pretrain(args: argparse.Namespace) -> int:
     import json
     import os
@@ -155,8 +161,7 @@ def _pretrain(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([result.to_json() for result in results], indent=2))
     for result in results if not args.json else []:
-        print(f"{display_name(result.variant):<12} {result.steps} steps, final loss {result.final_loss:.3f}, "
-              f"{result.seconds:.0f} s, {result.tokens_per_second:,.0f} tokens/s -> {result.model_dir}")
+        print(_run_line(display_name(result.variant), result, result.model_dir))
     return 0
 
 
@@ -183,8 +188,7 @@ def _pretrain_base(args: argparse.Namespace) -> int:
 
     folder, result = build_shipped_base(args.profile, args.run_dir, args.output,
                                         echo=lambda message: print(message, file=sys.stderr))
-    print(f"base: {result.steps} steps, final loss {result.final_loss:.3f}, {result.seconds:.0f} s, "
-          f"{result.tokens_per_second:,.0f} tokens/s -> {folder}")
+    print(_run_line("base", result, folder))
     return 0
 
 
