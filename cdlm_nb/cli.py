@@ -184,7 +184,7 @@ def _add_pretrain(sub: argparse._SubParsersAction) -> None:
 
 
 def _pretrain_base(args: argparse.Namespace) -> int:
-    from .pretraining.shipped_base import build_shipped_base
+    from .pretraining.script import build_shipped_base
 
     folder, result = build_shipped_base(args.profile, args.run_dir, args.output,
                                         echo=lambda message: print(message, file=sys.stderr))

@@ -2,19 +2,23 @@
 
 Every process of a `torchrun` / `accelerate launch` job runs `pretrain_from_config`; the Trainer splits the
 batches, so the effective batch is per-device batch x gradient accumulation x number of processes.
+`cdlm-nb pretrain-base` (`build_shipped_base`) trains a profile's base stage alone, to ship with the package.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 from ..errors import ConfigError
-from ..variants import PretrainResult, check_variant
-from .stages import pretrain_base, train_variant
+from ..variants import RESULT_FILE, PretrainResult, check_variant, model_dir
+from .shipped_base import shipped_base_dir
+from .stages import initial_encoder, pretrain_base, train_variant
 
 #: The fields of a `cdlm-nb pretrain --config FILE` JSON file (all optional).
 SCRIPT_FIELDS = {
@@ -83,3 +87,28 @@ def pretrain_from_config(path: str | os.PathLike) -> list[PretrainResult]:
                              echo=lambda message: print(message, file=sys.stderr))
     return [train_variant(variant, config, profile, start, clusters, output, resume=resume, seed=seed)
             for variant in variants]
+
+
+def build_shipped_base(profile_name: str, run_dir: str | os.PathLike | None = None,
+                       output: str | os.PathLike | None = None,
+                       echo: Callable[[str], object] = print) -> tuple[Path, PretrainResult]:
+    """`cdlm-nb pretrain-base`: train the profile's base stage as notebook 02 would (resumable, in `run_dir`,
+    default `runs/<profile>-base`), never from a shipped model, and copy it to `output` (default: the package's
+    `shipped_base.shipped_base_dir`, where notebook 02 looks)."""
+    from ..data.corpora import pretraining_clusters
+    from ..paths import run_dir as default_run_dir
+    from ..profiles import get_profile
+
+    profile = get_profile(profile_name)
+    folder = default_run_dir(f"{profile.name}-base", run_dir)
+    clusters = pretraining_clusters(profile)
+    _, result = pretrain_base(profile, initial_encoder(profile, clusters), clusters, folder, shipped=False, echo=echo)
+    if result is None:
+        raise ConfigError(f"profile {profile.name!r} has no base stage (pretrain.base_steps is 0 or its encoder is "
+                          "already pretrained); nothing to ship")
+    target = Path(output) if output else shipped_base_dir(profile.name)
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(model_dir(folder, "base"), target)
+    data = json.loads((target / RESULT_FILE).read_text())  # no path of this machine in the shipped files
+    (target / RESULT_FILE).write_text(json.dumps({**data, "model_dir": target.name}, indent=2))
+    return target, result

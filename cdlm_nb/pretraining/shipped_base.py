@@ -1,7 +1,8 @@
 """The base model shipped inside the package, as the paper starts from a released Longformer-base.
 
 The `cpu` profile's base stage (`stages.pretrain_base`) is trained once by `cdlm-nb pretrain-base --profile cpu`
-(deterministic on CPU; its time and settings are in the shipped `pretraining.json`) and saved under
+(`script.build_shipped_base`; deterministic on CPU; its time and settings are in the shipped `pretraining.json`)
+and saved under
 `cdlm_nb/checkpoints/<profile>-base/`. Notebook 02 copies it into its run folder instead of training it, but only
 when its run setup (`variants.run_setup`) and its tokenizer are exactly those the notebook would train with; any
 other setting (another seed, world or base length) trains the base as before, and says why.
@@ -16,7 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import ConfigError
 from ..variants import RESULT_FILE, PretrainResult, load_result, model_dir, run_setup
 
 if TYPE_CHECKING:
@@ -79,29 +79,3 @@ def install_shipped_base(profile_name: str, config: "PretrainConfig", encoder: "
     echo(f"Base: the model shipped with the package ({result.steps} steps, trained in {result.seconds:.0f} s by "
          f"`cdlm-nb pretrain-base --profile {profile_name}`), copied to {target}")
     return result
-
-
-def build_shipped_base(profile_name: str, run_dir: str | os.PathLike | None = None,
-                       output: str | os.PathLike | None = None,
-                       echo: Callable[[str], object] = print) -> tuple[Path, PretrainResult]:
-    """`cdlm-nb pretrain-base`: train the profile's base stage as notebook 02 would (resumable, in `run_dir`,
-    default `runs/<profile>-base`), never from a shipped model, and copy it to `output` (default: the package's
-    `shipped_base_dir`, where notebook 02 looks)."""
-    from ..data.corpora import pretraining_clusters
-    from ..paths import run_dir as default_run_dir
-    from ..profiles import get_profile
-    from .stages import initial_encoder, pretrain_base
-
-    profile = get_profile(profile_name)
-    folder = default_run_dir(f"{profile.name}-base", run_dir)
-    clusters = pretraining_clusters(profile)
-    _, result = pretrain_base(profile, initial_encoder(profile, clusters), clusters, folder, shipped=False, echo=echo)
-    if result is None:
-        raise ConfigError(f"profile {profile.name!r} has no base stage (pretrain.base_steps is 0 or its encoder is "
-                         "already pretrained); nothing to ship")
-    target = Path(output) if output else shipped_base_dir(profile.name)
-    shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(model_dir(folder, "base"), target)
-    data = json.loads((target / RESULT_FILE).read_text())  # no path of this machine in the shipped files
-    (target / RESULT_FILE).write_text(json.dumps({**data, "model_dir": target.name}, indent=2))
-    return target, result
