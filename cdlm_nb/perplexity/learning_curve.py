@@ -68,7 +68,7 @@ def curve_readings(curves: "pd.DataFrame", reference: str = "cdlm") -> list[str]
         where = (f"below {display_name(other)} from step {start} on" if start is not None else
                  f"above {display_name(other)} at step {last}")
         trend = "falling" if ratio[last] < ratio[half] else "rising"
-        sentences.append(f"{name} is {where} ({curves.at[last, reference]:.1f} vs {curves.at[last, other]:.1f}); "
+        sentences.append(f"{name} is {where} ({curves.at[last, reference]:.3g} vs {curves.at[last, other]:.3g}); "
                          f"the ratio {name}/{display_name(other)} went from {ratio[half]:.2f} at step {half} to "
                          f"{ratio[last]:.2f} at step {last} ({trend}).")
     return sentences

@@ -24,9 +24,9 @@ def test_below_from_is_the_step_after_the_last_crossing():
 
 def test_readings_are_computed_from_the_curves():
     local, rand = curve_readings(_curves())
-    assert local.startswith("CDLM is below Local CDLM from step 50 on (5.0 vs 6.0)")
+    assert local.startswith("CDLM is below Local CDLM from step 50 on (5 vs 6)")
     assert "from 0.92 at step 50 to 0.83 at step 100 (falling)" in local
-    assert rand.startswith("CDLM is above Rand CDLM at step 100 (5.0 vs 4.0)")
+    assert rand.startswith("CDLM is above Rand CDLM at step 100 (5 vs 4)")
     assert "from 1.33 at step 50 to 1.25 at step 100 (falling)" in rand
     (rising,) = curve_readings(_curves()[["cdlm", "local"]].assign(local=[60.0, 20.0, 13.0, 9.0, 4.0]))
     assert rising.endswith("from 0.92 at step 50 to 1.25 at step 100 (rising).")
