@@ -9,9 +9,15 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from .errors import CdlmNbError
 from .profiles import profile_names
+
+if TYPE_CHECKING:
+    import os
+
+    from .variants import PretrainResult
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -142,7 +148,7 @@ def _add_hotpot_eval(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_hotpot_eval)
 
 
-def _run_line(name: str, result, target) -> str:
+def _run_line(name: str, result: PretrainResult, target: str | os.PathLike) -> str:
     """One line per pretraining run (`PretrainResult`): steps, last loss, time, throughput, where the model is."""
     return (f"{name:<12} {result.steps} steps, final loss {result.final_loss:.3f}, {result.seconds:.0f} s, "
             f"{result.tokens_per_second:,.0f} tokens/s -> {target}")

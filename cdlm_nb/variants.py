@@ -160,7 +160,7 @@ def load_result(run_dir: str | os.PathLike, variant: str, seed: int | None = Non
     data = json.loads(path.read_text())
     data.pop("tokens_per_second", None)
     data.pop("setup", None)
-    data["model_dir"] = Path(data["model_dir"])
+    data["model_dir"] = path.parent  # where the model is now, whatever folder it was saved from
     for key in ("loss_history", "lr_history", "perplexity_history"):
         data[key] = [tuple(point) for point in data.get(key, [])]
     return PretrainResult(**data)

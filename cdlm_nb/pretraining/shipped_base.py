@@ -36,6 +36,11 @@ ARCHITECTURE = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention
                 "max_position_embeddings", "hidden_dropout_prob", "attention_probs_dropout_prob")
 
 
+def _flat(setup: dict) -> dict:
+    """A run setup (`variants.run_setup`) in one level: its PretrainConfig fields beside variant, seed, examples."""
+    return {**{key: value for key, value in setup.items() if key != "config"}, **setup.get("config", {})}
+
+
 def mismatch(folder: Path, setup: dict, encoder: "Encoder") -> str | None:
     """Why the base model in `folder` cannot stand in for a base trained from `encoder` with `setup` (None if
     it can): a missing model, another architecture or run setup (naming the fields that differ), or another
@@ -48,12 +53,10 @@ def mismatch(folder: Path, setup: dict, encoder: "Encoder") -> str | None:
     architecture = [key for key in ARCHITECTURE if getattr(config, key) != getattr(encoder.model.config, key)]
     if architecture:
         return f"it has another architecture ({', '.join(architecture)} differ)"
-    saved = json.loads((folder / RESULT_FILE).read_text()).get("setup", {})
-    if saved != setup:
-        fields = sorted(key for key in {*setup["config"], *saved.get("config", {})}
-                        if setup["config"].get(key) != saved.get("config", {}).get(key))
-        others = sorted(key for key in {*setup, *saved} if key != "config" and setup.get(key) != saved.get(key))
-        return f"it was trained with another run setup ({', '.join(others + fields)} differ)"
+    saved, wanted = _flat(json.loads((folder / RESULT_FILE).read_text()).get("setup", {})), _flat(setup)
+    if saved != wanted:
+        differ = sorted(key for key in {*saved, *wanted} if saved.get(key) != wanted.get(key))
+        return f"it was trained with another run setup ({', '.join(differ)} differ)"
     if AutoTokenizer.from_pretrained(folder).get_vocab() != encoder.tokenizer.get_vocab():
         return "its tokenizer differs from the one trained on these documents (another world?)"
     return None
@@ -71,11 +74,8 @@ def install_shipped_base(profile_name: str, config: "PretrainConfig", encoder: "
     if why is not None:
         echo(f"The shipped base model ({folder}) is not used: {why}. Training it here instead.")
         return None
-    target = model_dir(run_dir, "base")
-    shutil.copytree(folder, target, dirs_exist_ok=True)
-    data = json.loads((target / RESULT_FILE).read_text())
-    (target / RESULT_FILE).write_text(json.dumps({**data, "model_dir": str(target)}, indent=2))
+    shutil.copytree(folder, model_dir(run_dir, "base"), dirs_exist_ok=True)
     result = load_result(run_dir, "base")
     echo(f"Base: the model shipped with the package ({result.steps} steps, trained in {result.seconds:.0f} s by "
-         f"`cdlm-nb pretrain-base --profile {profile_name}`), copied to {target}")
+         f"`cdlm-nb pretrain-base --profile {profile_name}`), copied to {result.model_dir}")
     return result
