@@ -23,7 +23,7 @@ else
 $(error TORCH=$(TORCH) is not a choice: use TORCH=pypi (the default) or TORCH=cpu)
 endif
 
-.PHONY: install tutorial test unit smoke lab clean
+.PHONY: install tutorial test unit smoke rehearse lab clean
 
 install: $(STAMP)
 
@@ -45,7 +45,11 @@ unit: install
 smoke: install
 	$(BIN)/cdlm-nb run --profile smoke
 
-test: unit smoke
+# The gpu path, offline: stand-ins of the hub's files, the gpu profile with only its sizes shrunk.
+rehearse: install
+	$(BIN)/cdlm-nb rehearse
+
+test: unit smoke rehearse
 
 lab: install
 	$(BIN)/jupyter lab notebooks/

@@ -210,9 +210,36 @@ def _add_pretrain_base(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_pretrain_base)
 
 
+def _rehearse(args: argparse.Namespace) -> int:
+    from .rehearsal.rehearse import rehearse
+
+    only = [key.strip() for key in args.only.split(",") if key.strip()] if args.only else None
+    results = rehearse(args.output, only, shape=args.shape, profile=args.profile, log_output=args.log_output)
+    failed = [nb for nb in results["notebooks"] if nb["status"] != "ok"]
+    for nb in failed:
+        print(f"FAILED {nb['name']}: {nb['error']}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _add_rehearse(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "rehearse", help="walk the gpu path offline: stand-ins of the hub's files, gpu with only its sizes shrunk",
+        description="Write stand-ins of every download of the gpu profile (models and datasets in the Hugging Face "
+                    "cache layout, ECB+ where its downloader looks), switch the hub off, and run the notebooks "
+                    "through the normal runner with the gpu-rehearsal profile. Writes results.json as `run` does.")
+    p.add_argument("--only", help="comma-separated notebook numbers or names, e.g. 02,03 (default: all)")
+    p.add_argument("--output", help="output folder (default: runs/<profile>); the stand-ins go in its standins/")
+    p.add_argument("--shape", default="tiny", choices=("tiny", "real"),
+                   help="stand-in models: tiny (seconds on a CPU) or Longformer-base's real shapes (for a GPU)")
+    p.add_argument("--profile", default="gpu-rehearsal", choices=profile_names(),
+                   help="profile run from the stand-ins (default gpu-rehearsal; gpu with --shape real on a GPU)")
+    p.add_argument("--log-output", action="store_true", help="stream the notebooks' output to the terminal")
+    p.set_defaults(func=_rehearse)
+
+
 SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_run, _add_ecbplus_stats, _add_score_coref, _add_coref_baseline, _add_hotpot_eval, _add_pretrain,
-    _add_pretrain_base,
+    _add_pretrain_base, _add_rehearse,
 ]
 
 

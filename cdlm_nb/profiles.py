@@ -1,5 +1,6 @@
 """Run profiles, defined in one place: `smoke` (CI, seconds), `cpu` (offline default, minutes) and `gpu`
-(the papers' setting: Longformer-base, 4,096 tokens, real corpora from the hub).
+(the papers' setting: Longformer-base, 4,096 tokens, real corpora from the hub), and `gpu-rehearsal`: gpu with
+only its sizes shrunk (`rehearsal.sizes`), which `cdlm-nb rehearse` runs offline from stand-ins of the downloads.
 
 A notebook's `parameters` cell holds only `PROFILE = "cpu"`; the next cell calls `setup(PROFILE, ...)` and
 reads the sections it needs (e.g. `session.profile.world`). Each section is a frozen dataclass with one value
@@ -18,7 +19,7 @@ from .task_profiles import (  # the downstream tasks' sections, re-exported here
     ComparisonConfig, CorefConfig, MatchIgnitionConfig, MatchingConfig, MultihopConfig)
 from .variants import PAPER_MODELS
 
-PROFILE_NAMES = ("smoke", "cpu", "gpu")
+PROFILE_NAMES = ("smoke", "cpu", "gpu", "gpu-rehearsal")
 
 # ---------------------------------------------------------------------------------------------------------
 # Sections: one frozen dataclass per concept, and a dict {profile name: value} beside it.
@@ -174,6 +175,7 @@ class Profile:
     name: str
     description: str
     data_source: str  # "embedded" (generated offline) or "hub" (the real corpora, downloaded)
+    wants_gpu: bool  # sized for a GPU: setup() says how to get one when it runs on a CPU
     seed: int
     minutes_budget: float  # wall-clock budget for the whole suite on its target machine (0: not budgeted)
     pretrain: PretrainConfig
@@ -209,6 +211,7 @@ def _build(name: str, description: str, data_source: str, minutes_budget: float)
         name=name,
         description=description,
         data_source=data_source,
+        wants_gpu=data_source == "hub",
         seed=13,
         minutes_budget=minutes_budget,
         pretrain=PRETRAIN[name],
@@ -225,6 +228,24 @@ def _build(name: str, description: str, data_source: str, minutes_budget: float)
     )
 
 
+def shrunk(section: Any, sizes: dict, where: str) -> Any:
+    """A copy of a config section with some of its sizes replaced; a nested dict shrinks a nested section."""
+    changes = {name: shrunk(getattr(section, name), value, f"{where}.{name}") if isinstance(value, dict) else value
+               for name, value in sizes.items()}
+    return override(section, changes, where)
+
+
+def rehearsal_of(profile: Profile) -> Profile:
+    """`profile` at the rehearsal's sizes (`rehearsal.sizes.REHEARSAL_SIZES`), every other field unchanged."""
+    from .rehearsal.sizes import REHEARSAL_MINUTES, REHEARSAL_SIZES
+
+    sections = {name: shrunk(getattr(profile, name), sizes, f"rehearsal sizes [{name!r}]")
+                for name, sizes in REHEARSAL_SIZES.items()}
+    return replace(profile, name=f"{profile.name}-rehearsal", minutes_budget=REHEARSAL_MINUTES,
+                   description=f"{profile.name} with only its sizes shrunk: walks that path in minutes on a CPU, "
+                               "from local stand-ins of the downloads (`cdlm-nb rehearse`)", **sections)
+
+
 PROFILES: dict[str, Profile] = {
     "smoke": _build("smoke", "tiny models and data; checks that every notebook executes (CI)", "embedded", 8),
     "cpu": _build("cpu", "the offline default: embedded world, tiny Longformer, minutes on a 2-core CPU",
@@ -232,6 +253,7 @@ PROFILES: dict[str, Profile] = {
     "gpu": _build("gpu", "the papers' setting: Longformer-base, 4,096 tokens, real corpora from the hub, one GPU",
                   "hub", 0),
 }
+PROFILES["gpu-rehearsal"] = rehearsal_of(PROFILES["gpu"])
 
 
 def profile_names() -> list[str]:

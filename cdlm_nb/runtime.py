@@ -119,10 +119,10 @@ def setup(profile: str, notebook: str, run_dir: str | os.PathLike | None = None,
         print(f"profile {resolved.name!r}: {resolved.description}")
         print(f"device: {device}   run folder: {session.run_dir}")
         print("versions: " + ", ".join(f"{k} {v}" for k, v in library_versions().items()))
-        if resolved.name == "gpu" and device == "cpu":
+        if resolved.wants_gpu and device == "cpu":
             print(
-                "hint: the gpu profile wants a GPU. On Colab: Runtime > Change runtime type > GPU, "
-                "then run again; or set PROFILE = 'cpu'."
+                f"hint: the {resolved.name} profile is sized for a GPU. On Colab: Runtime > Change runtime type > "
+                "GPU, then run again; or set PROFILE = 'cpu'."
             )
     return session
 

@@ -205,6 +205,14 @@ class PretrainedShelf:
                 print(f"skipping {display_name(variant)}: {error}")
             return None
 
+    def load_all(self, variants: Sequence[str]) -> dict[str, "Encoder"]:
+        """Every saved model of `variants` (variant -> Encoder), the missing ones said and skipped; a DataError
+        naming the command to run when none is there."""
+        models = {variant: encoder for variant in variants if (encoder := self.load(variant)) is not None}
+        if not models:
+            raise _missing_models_error(self.run_dir, list(variants), self.profile)
+        return models
+
     def last_available(self, variants: Sequence[str]) -> "Encoder | None":
         """The model of the last of `variants` that exists (the example of the pair preview)."""
         return next((encoder for encoder in map(self.load, variants[::-1]) if encoder is not None), None)

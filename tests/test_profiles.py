@@ -6,12 +6,12 @@ from cdlm_nb.errors import ConfigError
 from cdlm_nb.profiles import PROFILES, Profile, get_profile, profile_names
 
 
-def test_three_profiles_in_increasing_size():
-    assert profile_names() == ["smoke", "cpu", "gpu"]
+def test_profiles_in_increasing_size_then_the_rehearsal():
+    assert profile_names() == ["smoke", "cpu", "gpu", "gpu-rehearsal"]
     assert set(PROFILES) == set(profile_names())
 
 
-@pytest.mark.parametrize("name", ["smoke", "cpu", "gpu"])
+@pytest.mark.parametrize("name", ["smoke", "cpu", "gpu", "gpu-rehearsal"])
 def test_every_profile_resolves_with_every_section(name):
     profile = get_profile(name)
     assert profile.name == name
@@ -39,3 +39,60 @@ def test_override_rejects_unknown_fields():
     assert cpu.override(seed=7).seed == 7
     with pytest.raises(ConfigError, match="stpes"):
         cpu.override(stpes=3)
+
+
+def _is_size(value) -> bool:
+    """An integer size, a tuple of them, or None ("all")."""
+    if isinstance(value, tuple):
+        return all(_is_size(v) and v is not None for v in value)
+    return value is None or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _size_of(value) -> float:
+    return float("inf") if value is None else max(value) if isinstance(value, tuple) else value
+
+
+def _differences(gpu, rehearsal, where: str):
+    """(path, gpu value, rehearsal value) of every leaf field that differs, recursing into nested sections."""
+    for f in fields(gpu):
+        a, b = getattr(gpu, f.name), getattr(rehearsal, f.name)
+        if is_dataclass(a):
+            yield from _differences(a, b, f"{where}.{f.name}")
+        elif a != b:
+            yield f"{where}.{f.name}", a, b
+
+
+def test_the_rehearsal_differs_from_gpu_only_in_sizes():
+    gpu, rehearsal = get_profile("gpu"), get_profile("gpu-rehearsal")
+    differences = list(_differences(gpu, rehearsal, "profile"))
+    assert differences, "the rehearsal must shrink something"
+    not_sizes = [(path, a, b) for path, a, b in differences
+                 if path not in ("profile.name", "profile.description", "profile.minutes_budget")
+                 and not (_is_size(a) and _is_size(b))]
+    assert not not_sizes, f"the rehearsal changes more than sizes: {not_sizes}"
+    grown = [(path, a, b) for path, a, b in differences
+             if path.count(".") > 1 and not _size_of(b) <= _size_of(a)]
+    assert not grown, f"a rehearsal size is not below gpu's: {grown}"
+    # the fields that decide which code runs are gpu's
+    assert (rehearsal.data_source, rehearsal.encoder.kind, rehearsal.pretrain.fp16, rehearsal.pretrain.variants) == (
+        gpu.data_source, gpu.encoder.kind, gpu.pretrain.fp16, gpu.pretrain.variants)
+
+
+def test_no_code_branches_on_a_profile_name():
+    """A branch on `.name == "gpu"` would let the rehearsal skip what gpu runs; profiles are read by their fields."""
+    import ast
+    from pathlib import Path
+
+    import cdlm_nb
+
+    offenders = []
+    for path in Path(cdlm_nb.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Compare):
+                names = [n for n in (node.left, *node.comparators)
+                         if isinstance(n, ast.Attribute) and n.attr == "name"]
+                literals = [n for n in (node.left, *node.comparators)
+                            if isinstance(n, ast.Constant) and n.value in PROFILES]
+                if names and literals:
+                    offenders.append(f"{path.name}:{node.lineno}")
+    assert not offenders, f"code compares a name with a profile name: {offenders}"

@@ -122,12 +122,13 @@ def d2d_scores(labels, predictions) -> dict[str, float]:
     return {"acc": scores["accuracy"], "f1": scores["f1"]}
 
 
-def run_model(name: str, prepared: Prepared, config: "CDAConfig", seed: int = 13, **options: Any) -> CDARun:
-    """Train one model on train (early stopping on dev) and score it on test."""
+def run_model(name: str, prepared: Prepared, config: "CDAConfig", seed: int = 13, device: str = "cpu",
+              **options: Any) -> CDARun:
+    """Train one model on `device` on train (early stopping on dev) and score it on test."""
     import torch
 
     torch.manual_seed(seed)
-    model = build_model(name, prepared, config, **options)
+    model = build_model(name, prepared, config, **options).to(device)
     pairs = prepared.words if model_spec(name)[0] == "gru_han" else prepared.vectors
     trained = fit(model, pairs["train"], pairs["dev"], epochs=config.epochs, batch_size=config.batch_size,
                   learning_rate=config.learning_rate, patience=config.patience, seed=seed)
@@ -154,14 +155,15 @@ def random_run(test: PairSet, seed: int = 13) -> CDARun:
                   scores, {"attention": oracle, "cosine": oracle})
 
 
-def run_models(prepared: Prepared, config: "CDAConfig", seed: int = 13) -> dict[str, CDARun]:
-    """Every model of `config.models` (BERT ones only with sentence vectors) and the random floor."""
+def run_models(prepared: Prepared, config: "CDAConfig", seed: int = 13, device: str = "cpu") -> dict[str, CDARun]:
+    """Every model of `config.models` (BERT ones only with sentence vectors), trained on `device`, and the random
+    floor."""
     runs = {}
     for name in progress(config.models, desc="models"):
         if model_spec(name)[0] != "gru_han" and not prepared.vectors:
             print(f"skipping {name}: no sentence encoder")
             continue
-        runs[name] = run_model(name, prepared, config, seed)
+        runs[name] = run_model(name, prepared, config, seed, device)
         run = runs[name]
         print(f"{name:<22} D2D acc {100 * run.d2d['acc']:5.1f}  F1 {100 * run.d2d['f1']:5.1f}  S2D MRR "
               f"{run.s2d_attention.metrics['mrr']:.3f}  ({run.fit.seconds:.0f} s, best epoch {run.fit.best_epoch})")

@@ -32,6 +32,11 @@ class Side:
     sentence_vectors: torch.Tensor | None = None  # [batch, sentences, dim] (BERT: frozen inputs)
     words: torch.Tensor | None = None  # set by `sentences`: word vectors [batch, sentences * words, dim]
 
+    def to(self, device: torch.device | str) -> "Side":
+        """The same side with every tensor on `device` (the model's)."""
+        return Side(*(None if value is None else value.to(device) for value in
+                      (self.sentence_mask, self.word_ids, self.word_mask, self.sentence_vectors, self.words)))
+
 
 def run_gru(gru: nn.GRU, inputs: torch.Tensor, mask: torch.Tensor, packed: bool = True) -> torch.Tensor:
     """A batch-first GRU over padded rows; `packed` skips the padding (the paper), else it reads it (the bug)."""

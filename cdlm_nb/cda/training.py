@@ -16,11 +16,14 @@ from .model import Output, SiameseCDA
 
 
 def forward(model: SiameseCDA, pairs: PairSet, indices: list[int]) -> Output:
-    return model(side([pairs.docs_a[i] for i in indices]), side([pairs.docs_b[i] for i in indices]))
+    """The model on the pairs `indices`, batched on the model's device."""
+    device = next(model.parameters()).device
+    return model(side([pairs.docs_a[i] for i in indices]).to(device),
+                 side([pairs.docs_b[i] for i in indices]).to(device))
 
 
 def _loss(output: Output, pairs: PairSet, indices: list[int]) -> torch.Tensor:
-    targets = torch.tensor([pairs.labels[i] for i in indices], dtype=torch.float)
+    targets = torch.tensor([pairs.labels[i] for i in indices], dtype=torch.float, device=output.logits.device)
     return torch.nn.functional.binary_cross_entropy_with_logits(output.logits, targets)
 
 
@@ -96,6 +99,6 @@ def predict(model: SiameseCDA, pairs: PairSet, batch_size: int) -> Predictions:
             probabilities += torch.sigmoid(output.logits).tolist()
             for row, i in enumerate(indices):
                 n = len(pairs.docs_a[i])
-                attention.append(output.attention_alignment[row, :n].numpy())
-                cosine.append(output.cosine_alignment[row, :n].numpy())
+                attention.append(output.attention_alignment[row, :n].cpu().numpy())
+                cosine.append(output.cosine_alignment[row, :n].cpu().numpy())
     return Predictions(np.array(probabilities), attention, cosine, time.perf_counter() - start)

@@ -136,7 +136,7 @@ def _cda(ctx: Context, system: str, model: str) -> System:
     from ..cda.experiment import build_model, model_spec, run_model
 
     config, inputs = ctx.profile.cda, ctx.cda_inputs
-    run = run_model(model, inputs, config, ctx.seed)
+    run = run_model(model, inputs, config, ctx.seed, ctx.device)
     built = build_model(model, inputs, config)
     words = model_spec(model)[0] == "gru_han"
     frozen = 0 if words else parameters(ctx.sentence_encoder, trainable=False)

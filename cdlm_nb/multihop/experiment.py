@@ -1,5 +1,6 @@
-"""Notebook 06's experiment: the five encoders fine-tuned on the world's questions, every system scored by the
-official metric on the world's test questions and on real HotpotQA dev records (out-of-domain for the models)."""
+"""Notebook 06's experiment: the five encoders fine-tuned on the world's questions (HotpotQA's on the hub profile),
+every system scored by the official metric on the test questions and on real HotpotQA dev records (out-of-domain
+for world-trained models)."""
 
 from __future__ import annotations
 
@@ -28,25 +29,37 @@ QUESTION_TYPES = ("bridge", "comparison")
 
 @dataclass
 class QAData:
-    """The world's questions by split, the real dev records, and what was capped."""
+    """The questions by split (the world's, or HotpotQA's on the hub profile), the real dev records evaluated
+    besides them (none when the splits are HotpotQA's own), and what was capped."""
 
     splits: dict[str, "Dataset"]
     real: "Dataset | None"
     real_source: str
     left_out: int  # training questions dropped by `max_questions`
+    name: str = "world"  # the metric prefix of the test split (`hotpot/<name>/...`)
+    label: str = "world test"  # the test split in tables and readings
 
 
 def qa_data(profile: "Profile", hotpot_file: str | None = None) -> QAData:
-    """The world's `qa` splits (training capped at `multihop.max_questions`) and the real dev records."""
-    from ..data.corpora import hotpot_dev_records, world
+    """The training and test questions (training capped at `multihop.max_questions`) and the real dev records.
 
-    splits = dict(world(profile.world).qa)
+    Embedded profiles train on the world's questions and evaluate on them and on real dev records; the hub profile
+    trains on HotpotQA's training split and tests on its dev (validation) split, as the CDLM paper's Table 5.
+    """
+    from ..data.corpora import hotpot_dev_records, world
+    from ..data.hotpotqa import load_hotpotqa
+
+    if profile.data_source == "hub":
+        splits = {"train": load_hotpotqa(None, split="train"), "test": load_hotpotqa(None, split="validation")}
+        real, source, name, label = None, "HotpotQA distractor dev (validation) is the test split", "hotpotqa", "dev"
+    else:
+        splits = dict(world(profile.world).qa)
+        (real, source), name, label = hotpot_dev_records(profile, hotpot_file), "world", "world test"
     cap, left_out = profile.multihop.max_questions, 0
     if cap is not None and len(splits["train"]) > cap:
         left_out = len(splits["train"]) - cap
         splits["train"] = splits["train"].shuffle(seed=profile.seed).select(range(cap))
-    real, source = hotpot_dev_records(profile, hotpot_file)
-    return QAData(splits, real, source, left_out)
+    return QAData(splits, real, source, left_out, name, label)
 
 
 @dataclass

@@ -30,29 +30,39 @@ def cdlm_batch(profile: "Profile", clusters: "PretrainingClusters", encoder: "En
 
 
 def step_seconds(model: MaskedPositionsLongformer, batch: dict, repeats: int) -> float:
-    """Median wall-clock seconds of one forward + backward pass (after one untimed pass)."""
+    """Median wall-clock seconds of one forward + backward pass (after one untimed pass); on a GPU the clock
+    waits for the kernels, which run asynchronously."""
     import statistics
 
+    import torch
+
+    def synchronize() -> None:
+        if model.device.type == "cuda":
+            torch.cuda.synchronize(model.device)
+
     def step() -> float:
+        synchronize()
         start = time.perf_counter()
         model(**batch).loss.backward()
         model.zero_grad(set_to_none=True)
+        synchronize()
         return time.perf_counter() - start
 
     step()
     return statistics.median(step() for _ in range(repeats))
 
 
-def attention_speed(profile: "Profile", clusters: "PretrainingClusters", encoder: "Encoder",
+def attention_speed(profile: "Profile", clusters: "PretrainingClusters", encoder: "Encoder", device: str = "cpu",
                     repeats: int = 3) -> "pd.DataFrame":
-    """Seconds and tokens per second of one training step (forward + backward) with each implementation, and the
-    speed-up over Hugging Face's; the models are copies of `encoder.model`, the batch one of CDLM's."""
+    """Seconds and tokens per second of one training step (forward + backward) on `device` with each
+    implementation, and the speed-up over Hugging Face's; the models are copies of `encoder.model` (left where it
+    is), the batch one of CDLM's."""
     import pandas as pd
     import torch
 
-    batch = {key: value.to(encoder.model.device) for key, value in cdlm_batch(profile, clusters, encoder).items()}
+    batch = {key: value.to(device) for key, value in cdlm_batch(profile, clusters, encoder).items()}
     tokens = int(batch["attention_mask"].sum())
-    model = MaskedPositionsLongformer.from_plain(encoder.model).train()
+    model = MaskedPositionsLongformer.from_plain(encoder.model).to(device).train()
     rows = []
     torch.manual_seed(profile.seed)
     for name, swap in (("hf", use_hf_attention), ("ours", use_fast_attention)):

@@ -146,11 +146,20 @@ def pretrain_variants(profile: "Profile", encoder: "Encoder", clusters: "Pretrai
     With `resume`, a finished model with the same setup is reused and an interrupted one continues from its last
     checkpoint; `resume=False` retrains all. When the encoder is already pretrained (gpu profile), `longformer`
     is the starting checkpoint itself (the paper's "without additional pretraining"); `cdlm_release` takes the
-    released `biu-nlp/cdlm` as the `cdlm` model instead of pretraining it.
+    released `biu-nlp/cdlm` as the `cdlm` model instead of pretraining it, and skips the ablations the authors did
+    not release (a finished one is still reused), so Longformer and CDLM are ready in minutes.
     """
     results = []
     for variant in profile.pretrain.variants:
-        if variant == "longformer" and starts_pretrained(profile):
+        if cdlm_release and variant not in ("longformer", "cdlm"):
+            done = finished_result(run_dir, variant, profile.pretrain, len(clusters.train)) if resume else None
+            if done is not None:
+                echo(f"{display_name(variant)}: finished model found in {done.model_dir}, reused")
+                results.append(done)
+            else:
+                echo(f"{display_name(variant)}: skipped (the authors released only CDLM; CDLM_RELEASE = False "
+                     f"pretrains it, {profile.pretrain.max_steps:,} steps)")
+        elif variant == "longformer" and starts_pretrained(profile):
             echo(f"{display_name(variant)}: the starting checkpoint ({profile.encoder.kind}), saved without "
                  "further training")
             results.append(save_unchanged(variant, encoder, run_dir, profile.encoder.kind, profile.seed))

@@ -1,0 +1,35 @@
+"""The `gpu-rehearsal` profile's sizes: the `gpu` profile with its steps, lengths, counts, batch sizes and windows
+shrunk so every notebook walks the gpu path on a CPU in seconds, and nothing else changed.
+
+Only integer sizes (or `None`, meaning "all", replaced by a count) may appear here; `tests/test_profiles.py`
+checks that every other field of the rehearsal equals gpu's (encoder kind, data source, precision flags, models,
+tasks, learning rates, thresholds), so the rehearsal takes every branch the gpu profile takes. Lengths keep
+gpu's proportions: 4,096 tokens over a 512-token window become 512 over 64.
+"""
+
+from __future__ import annotations
+
+#: section name -> {field: rehearsal value}; nested sections (Match-Ignition's `training`) as a nested dict.
+REHEARSAL_SIZES: dict[str, dict] = {
+    "pretrain": dict(max_steps=2, per_device_batch_size=2, gradient_accumulation_steps=2, warmup_steps=1,
+                     max_length=512, logging_steps=1, save_steps=1, eval_batch_size=2, bootstrap_resamples=50,
+                     curve_steps=1),
+    "attention": dict(n_pairs=3, max_length=512, batch_size=2),
+    "encoder": dict(max_length=512, attention_window=64),
+    "coref": dict(max_length=512, hidden_sizes=(32,), max_train_pairs=16, epochs=1, batch_size=4,
+                  grad_accumulation=2, score_batch_size=16, eval_subtopics=2, max_pairs_per_subtopic=20),
+    "matching": dict(max_length=512, max_pairs=24, pairs_per_kind=1, pan_like_pairs=6, epochs=1, batch_size=8,
+                     score_batch_size=16),
+    "multihop": dict(max_length=512, max_questions=12, epochs=1, batch_size=4, score_batch_size=8),
+    "match_ignition": dict(training=dict(max_length=128, max_pairs=16, pairs_per_kind=1, pan_like_pairs=6, epochs=1,
+                                         batch_size=8, score_batch_size=16),
+                           speed_length=64, speed_batch=2, speed_repeats=2),
+    "classification": dict(max_document_tokens=1024, truncated_tokens=128, truncations=(128, 256), train_docs=40,
+                           test_docs=20, frozen_epochs=3, batch_size=8, finetune_docs=12, finetune_epochs=1,
+                           max_segments_per_step=64, embed_batch_size=64),
+    "cda": dict(max_pairs=24, max_sentences=12, max_words=30, sentence_tokens=64, vocab_size=2000, embedding_dim=16,
+                gru_hidden=16, bert_hidden=16, classifier_hidden=16, epochs=2, patience=1, batch_size=8),
+    "comparison": dict(minilm_tokens=128, bootstrap=100, length_buckets=2),
+    "world": dict(topics=5, dev_topics=1, test_topics=1, task_topics=3, pairs_per_kind=1, qa_distractors=2),
+}
+REHEARSAL_MINUTES = 5  # the whole rehearsal on a 2-core CPU, as `make test` runs it
