@@ -23,6 +23,10 @@ from ..errors import DataError, OfflineError
 
 #: The hub branch where the dataset viewer keeps a Parquet copy of every public dataset, scripted ones included.
 PARQUET_EXPORT = "refs/convert/parquet"
+#: (error type, message text) of `datasets` refusing a loading script, by version: >= 4, then 3.x; and offline,
+#: of a cache holding no main-branch copy (an online run under datasets >= 4 cached the export's instead).
+_MAIN_BRANCH_UNUSABLE = ((RuntimeError, "scripts are no longer supported"), (ValueError, "trust_remote_code=True"),
+                    (ValueError, "Couldn't find cache for"))
 #: Long fields (whole PAN documents) exceed the csv module's default 128 kB limit.
 _CSV_FIELD_LIMIT = min(sys.maxsize, 2**31 - 1)
 
@@ -100,13 +104,22 @@ def log_skips(logger: logging.Logger, corpus: str, source: str | Path, kept: int
         logger.warning("%s %s: kept %d; skipped %s.", corpus, source, kept, reasons)
 
 
+def _main_branch_unusable(error: Exception) -> bool:
+    """Whether `error` says the main branch cannot be read but the Parquet export may: `datasets` refusing a
+    repository's loading script (>= 4: RuntimeError "Dataset scripts are no longer supported, ..."; 3.x: ValueError
+    asking for `trust_remote_code=True`, whether it timed out asking, could not ask, or was told no), or, offline,
+    a cache without the main branch's copy."""
+    return any(isinstance(error, kind) and text in str(error) for kind, text in _MAIN_BRANCH_UNUSABLE)
+
+
 def _load_hub_or_parquet_export(hub_id: str, config: str | None, split: str) -> Dataset:
     """`load_dataset`, falling back to the hub's automatic Parquet export when the repository's main branch
-    still holds a loading script (which `datasets` >= 4 refuses to run); the export keeps one folder per config."""
+    still holds a loading script, which `datasets` refuses to run (it is never trusted here); the export keeps one
+    folder per config."""
     try:
         return load_dataset(hub_id, config, split=split)
-    except RuntimeError as error:
-        if "scripts are no longer supported" not in str(error):
+    except (RuntimeError, ValueError) as error:
+        if not _main_branch_unusable(error):
             raise
         return load_dataset(hub_id, split=split, revision=PARQUET_EXPORT, data_dir=config or "default")
 
@@ -119,6 +132,13 @@ def load_hub_split(hub_id: str, *, split: str, config: str | None = None, manual
         raise DataError(f"The hub dataset {hub_id!r} could not be found ({error}). {manual}") from error
     except (ConnectionError, httpx.TransportError, LocalEntryNotFoundError) as error:
         raise OfflineError(
+            f"Could not download {hub_id!r} (split {split!r}) from the Hugging Face hub: "
+            f"{type(error).__name__}. {manual}"
+        ) from error
+    except ValueError as error:
+        if "Couldn't find cache for" not in str(error):
+            raise
+        raise OfflineError(  # offline (HF_HUB_OFFLINE=1) with no cached copy of this split's config
             f"Could not download {hub_id!r} (split {split!r}) from the Hugging Face hub: "
             f"{type(error).__name__}. {manual}"
         ) from error

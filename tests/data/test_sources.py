@@ -67,3 +67,68 @@ def test_other_runtime_errors_are_not_hidden(monkeypatch):
     monkeypatch.setattr(sources, "load_dataset", broken)
     with pytest.raises(RuntimeError, match="something else"):
         load_hub_split("org/name", split="train", manual="")
+
+
+#: How `datasets` refuses a loading script: >= 4, then 3.x's three ValueErrors (load.py of datasets 3.6.0: it could
+#: not ask, it timed out asking, the user answered no), each in the words of that release.
+SCRIPT_REFUSALS = [
+    RuntimeError("Dataset scripts are no longer supported, but found name.py"),
+    ValueError("The repository for org/name contains custom code which must be executed to correctly load the "
+               "dataset. You can inspect the repository content at https://hf.co/datasets/org/name.\n"
+               "Please pass the argument `trust_remote_code=True` to allow custom code to be run."),
+    ValueError("Loading this dataset requires you to execute custom code contained in the dataset repository on your "
+               "local machine. Please set the option `trust_remote_code=True` to permit loading of this dataset."),
+    ValueError("Loading org/name requires you to execute the dataset script in that repo on your local machine. Make "
+               "sure you have read the code there to avoid malicious use, then set the option "
+               "`trust_remote_code=True` to remove this error."),
+]
+
+
+def _refusing_hub(refusal: Exception, calls: list[dict]):
+    """A `load_dataset` that refuses the main branch with `refusal` and serves the Parquet export."""
+
+    def fake_hub(hub_id, config=None, split=None, **kwargs):
+        calls.append({"config": config, **kwargs})
+        if "revision" not in kwargs:
+            raise refusal
+        return "export"
+
+    return fake_hub
+
+
+@pytest.mark.parametrize("refusal", SCRIPT_REFUSALS, ids=["datasets-4", "3.x-no-prompt", "3.x-timeout", "3.x-no"])
+@pytest.mark.parametrize("config", ["distractor", None])
+def test_each_datasets_version_refusing_a_script_falls_back_to_the_export(monkeypatch, refusal, config):
+    calls = []
+    monkeypatch.setattr(sources, "load_dataset", _refusing_hub(refusal, calls))
+    assert load_hub_split("org/name", config=config, split="validation", manual="") == "export"
+    assert calls == [{"config": config},
+                     {"config": None, "revision": sources.PARQUET_EXPORT, "data_dir": config or "default"}]
+    assert all("trust_remote_code" not in call for call in calls)
+
+
+@pytest.mark.parametrize("error", [ValueError("Unknown split 'dev'"), OSError("disk full"),
+                                   KeyError("trust_remote_code=True")])
+def test_errors_other_than_a_script_refusal_propagate(monkeypatch, error):
+    calls = []
+    monkeypatch.setattr(sources, "load_dataset", _refusing_hub(error, calls))
+    with pytest.raises(type(error)):
+        load_hub_split("org/name", split="train", manual="")
+    assert len(calls) == 1
+
+
+def test_offline_without_a_cached_main_branch_the_cached_export_is_read(monkeypatch):
+    """An online run under datasets >= 4 cached only the export: an offline re-run reads it."""
+    calls = []
+    monkeypatch.setattr(sources, "load_dataset", _refusing_hub(ValueError("Couldn't find cache for org/name"), calls))
+    assert load_hub_split("org/name", split="test", manual="") == "export"
+    assert calls[1]["revision"] == sources.PARQUET_EXPORT
+
+
+def test_offline_with_neither_copy_cached_says_what_to_download(monkeypatch):
+    def nothing_cached(hub_id, *args, **kwargs):
+        raise ValueError(f"Couldn't find cache for {hub_id}")
+
+    monkeypatch.setattr(sources, "load_dataset", nothing_cached)
+    with pytest.raises(OfflineError, match="org/name.*get it by hand"):
+        load_hub_split("org/name", split="test", manual="get it by hand")

@@ -1,0 +1,81 @@
+"""`cdlm-nb rehearse`: the gpu path, walked offline. Stand-ins of every download (hub models, hub datasets, ECB+)
+are written where the libraries look for them, the hub is switched off, and the chosen notebooks run through the
+normal runner with the `gpu-rehearsal` profile (gpu with only its sizes shrunk). The package itself does not know
+it is rehearsed: only the files the hub would serve, and the sizes, differ.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ..paths import run_dir as default_run_dir
+
+REHEARSAL_PROFILE = "gpu-rehearsal"
+STANDINS = "standins"  # the scratch Hugging Face home inside the run folder
+
+
+def hub_environment(home: Path) -> dict[str, str]:
+    """The variables that point huggingface_hub, transformers and datasets at a scratch cache, with the hub off."""
+    return {
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "HF_HOME": str(home),
+        "HF_HUB_CACHE": str(home / "hub"),
+        "HF_DATASETS_CACHE": str(home / "datasets"),
+    }
+
+
+@contextmanager
+def environment(variables: Mapping[str, str]) -> Iterator[None]:
+    """Set `variables` in os.environ (inherited by the kernels papermill starts), restoring them afterwards."""
+    saved = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def tokenizer_texts() -> list[str]:
+    """Texts to train the stand-in models' BPE on: every document of the smoke world (generated offline)."""
+    from ..data.corpora import world
+    from ..profiles import get_profile
+
+    clusters = world(get_profile("smoke").world).clusters
+    return [doc for split in clusters.values() for docs in split["documents"] for doc in docs]
+
+
+def build_standins(home: Path, run_dir: Path, shape: str = "tiny", echo: Callable[[str], Any] = print) -> None:
+    """Write every stand-in: hub models and datasets under `home`, ECB+ where the gpu path downloads it."""
+    from .ecbplus_files import place_ecbplus
+    from .hub_datasets import build_hub_datasets
+    from .hub_models import REAL, TINY, build_hub_models
+
+    shapes = {"tiny": TINY, "real": REAL}
+    models = build_hub_models(home / "hub", tokenizer_texts(), shapes[shape])
+    datasets = build_hub_datasets(home / "datasets")
+    ecbplus = place_ecbplus(run_dir / "data" / "ecbplus")
+    echo(f"stand-ins ({shape} models): {', '.join(models)}; datasets {', '.join(datasets)}; ECB+ at {ecbplus}")
+
+
+def rehearse(output: str | os.PathLike | None = None, only: Sequence[str] | None = None, shape: str = "tiny",
+             profile: str = REHEARSAL_PROFILE, log_output: bool = False, echo: Callable[[str], Any] = print) -> dict:
+    """Build the stand-ins in `<output>/standins` and run the chosen notebooks (default all) with `profile` from
+    them, as `cdlm-nb run` would; returns (and writes) the same results.json."""
+    from ..runner import run_notebooks
+
+    out_dir = default_run_dir(profile, output)
+    home = out_dir / STANDINS
+    variables = hub_environment(home)
+    with environment(variables):
+        build_standins(home, out_dir, shape, echo)
+        return run_notebooks(profile, list(only) if only else None, str(out_dir), log_output=log_output, echo=echo)
