@@ -18,9 +18,11 @@ REHEARSAL_PROFILE = "gpu-rehearsal"
 STANDINS = "standins"  # the scratch Hugging Face home inside the run folder
 
 
-def hub_environment(home: Path) -> dict[str, str]:
-    """The variables that point huggingface_hub, transformers and datasets at a scratch cache, with the hub off."""
+def hub_environment(home: Path) -> dict[str, str | None]:
+    """The variables that point huggingface_hub, transformers and datasets at a scratch cache, with the hub off
+    (None: unset; sentence-transformers would otherwise read its own cache folder)."""
     return {
+        "SENTENCE_TRANSFORMERS_HOME": None,
         "HF_HUB_OFFLINE": "1",
         "HF_DATASETS_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
@@ -31,18 +33,23 @@ def hub_environment(home: Path) -> dict[str, str]:
 
 
 @contextmanager
-def environment(variables: Mapping[str, str]) -> Iterator[None]:
-    """Set `variables` in os.environ (inherited by the kernels papermill starts), restoring them afterwards."""
+def environment(variables: Mapping[str, str | None]) -> Iterator[None]:
+    """Set `variables` in os.environ (inherited by the kernels papermill starts; None unsets), restoring them
+    afterwards."""
     saved = {name: os.environ.get(name) for name in variables}
-    os.environ.update(variables)
     try:
+        _apply(variables)
         yield
     finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        _apply(saved)
+
+
+def _apply(variables: Mapping[str, str | None]) -> None:
+    for name, value in variables.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 def tokenizer_texts() -> list[str]:
