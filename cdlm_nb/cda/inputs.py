@@ -141,7 +141,7 @@ def sentence_vectors(encoder, rows: Sequence[Mapping], max_length: int, cache_di
 def _padded_means(encoder, texts: Sequence[str], max_length: int) -> torch.Tensor:
     model, tokenizer = encoder[0].auto_model, encoder.tokenizer
     batch = tokenizer(list(texts), padding="max_length", truncation=True, max_length=max_length,
-                      return_tensors="pt")
+                      return_tensors="pt").to(model.device)  # the encoder may sit on the GPU (session.device)
     with torch.inference_mode():
         hidden = model(**batch).last_hidden_state
-    return torch.nn.functional.normalize(hidden.mean(1), dim=-1)
+    return torch.nn.functional.normalize(hidden.mean(1), dim=-1).cpu()  # `sentence_vectors` makes NumPy arrays

@@ -54,6 +54,8 @@ def train(forward: Forward, parameters: Sequence, modules: Sequence[nn.Module], 
             schedule.step()
     for module in modules:
         module.eval()
+    if torch.cuda.is_initialized():  # no loss is read back per step: wait for the queued GPU work before the clock
+        torch.cuda.synchronize()
     return time.perf_counter() - started
 
 

@@ -124,7 +124,8 @@ def trace_pair(model: WordFilterClassifier, tokenizer, row: Mapping[str, Any], c
     doc_a, doc_b = filter_pair(row["doc_a"], row["doc_b"], config.keep_sentences)
     inputs, _ = encode_pairs([{"doc_a": doc_a, "doc_b": doc_b}], tokenizer, config.training.max_length,
                              config.training.protocol)
-    ids = torch.tensor([inputs[0].input_ids])
+    # on the model's device: `inference_variants` leaves the model on the GPU, and this may run again after it
+    ids = torch.tensor([inputs[0].input_ids], device=next(model.parameters()).device)
     model.trace = FilterTrace()
     try:
         with torch.inference_mode():
@@ -164,25 +165,35 @@ def speed_batch(rows: "Dataset", tokenizer, length: int, size: int) -> dict[str,
     return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
 
 
-def _interleaved_medians(steps: Sequence, repeats: int) -> list[float]:
+def _synchronize(device: str | torch.device) -> None:
+    """Wait for the GPU's queued work: CUDA kernels run asynchronously, so a clock read without it times the launch."""
+    if torch.device(device).type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def _interleaved_medians(steps: Sequence, repeats: int, device: str | torch.device = "cpu") -> list[float]:
     """Median seconds of each step, timed in rounds (every step once per round, after one warm-up round), so
     that a slow spell of the machine falls on every step alike instead of on one α."""
     times: list[list[float]] = [[] for _ in steps]
     for round_ in range(repeats + 1):
         for step, spent in zip(steps, times):
+            _synchronize(device)
             start = time.perf_counter()
             step()
+            _synchronize(device)
             if round_:
                 spent.append(time.perf_counter() - start)
     return [statistics.median(spent) for spent in times]
 
 
 def measure_speed(classifier, tokenizer, batch: Mapping[str, torch.Tensor], alphas: Sequence[float],
-                  repeats: int) -> list[Speed]:
-    """Evaluation (forward, no gradient) and training (forward + backward) seconds per batch at each α, every α
-    on a copy of the same weights; training mode keeps dropout as in fine-tuning."""
+                  repeats: int, device: str = "cpu") -> list[Speed]:
+    """Evaluation (forward, no gradient) and training (forward + backward) seconds per batch at each α on
+    `device`, every α on a copy of the same weights; training mode keeps dropout as in fine-tuning."""
     config = classifier.config
-    models = [WordFilterClassifier(copy.deepcopy(classifier), alpha, _protected(tokenizer)) for alpha in alphas]
+    models = [WordFilterClassifier(copy.deepcopy(classifier), alpha, _protected(tokenizer)).to(device)
+              for alpha in alphas]
+    batch = {name: tensor.to(device) for name, tensor in batch.items()}
 
     def evaluate(model):
         def step():
@@ -196,8 +207,8 @@ def measure_speed(classifier, tokenizer, batch: Mapping[str, torch.Tensor], alph
             model.zero_grad(set_to_none=True)
         return step
 
-    eval_seconds = _interleaved_medians([evaluate(model) for model in models], repeats)
-    train_seconds = _interleaved_medians([train(model) for model in models], repeats)
+    eval_seconds = _interleaved_medians([evaluate(model) for model in models], repeats, device)
+    train_seconds = _interleaved_medians([train(model) for model in models], repeats, device)
     length, layers = batch["input_ids"].shape[1], config.num_hidden_layers
     return [Speed(alpha, evaluated, trained,
                   operation_limit(length, alpha, layers, config.hidden_size, config.intermediate_size))

@@ -68,3 +68,26 @@ def test_sentence_means_over_padding_differ_from_the_encoders_own(sentence_encod
     reference = sentence_encoder.encode([text])[0]
     assert np.allclose(own[text], reference, atol=1e-5)
     assert not np.allclose(padded[text], reference, atol=1e-2)
+
+
+def test_sentence_means_over_padding_run_on_the_encoders_device():
+    import torch
+    from transformers import BatchEncoding
+
+    seen = []
+
+    class Model:
+        device = torch.device("meta")  # stands for the GPU the notebook's encoder sits on
+
+        def __call__(self, input_ids, attention_mask):
+            seen.append(input_ids.device.type)
+            return type("Output", (), {"last_hidden_state": torch.ones(len(input_ids), 4, 3)})
+
+    class Tokenizer:
+        def __call__(self, texts, **_):
+            return BatchEncoding({"input_ids": torch.zeros(len(texts), 4, dtype=torch.long),
+                                  "attention_mask": torch.ones(len(texts), 4, dtype=torch.long)})
+
+    encoder = type("Encoder", (list,), {"tokenizer": Tokenizer()})([type("Module", (), {"auto_model": Model()})])
+    vectors = sentence_vectors(encoder, ROWS[:1], max_length=4, include_padding=True)
+    assert seen == ["meta"] and len(vectors) == 4  # the inputs went to the encoder's device, not the CPU

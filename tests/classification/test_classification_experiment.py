@@ -118,3 +118,17 @@ def test_readings_compare_the_floor_the_right_way_round():
     lines = report.readings("imdb", frozen, {}, 1.0)
     assert "The TF-IDF floor (100.0) is above frozen AoSE (50.0)" in lines[-1]
     assert "cannot be checked" in lines[0]
+
+
+def test_training_time_waits_for_the_gpu_queue(monkeypatch):
+    import torch
+
+    from cdlm_nb.classification.training import TrainSetup, train
+
+    synced = []
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: synced.append(True))
+    head, vectors = torch.nn.Linear(3, 2), torch.randn(4, 3)
+    train(lambda batch: (head(vectors[batch]), None), list(head.parameters()), [head], [0, 1, 0, 1], [1, 1, 1, 1],
+          TrainSetup(epochs=1, learning_rate=0.1, batch_size=2, seed=0))
+    assert synced  # no loss is read back per step, so the clock would stop before queued GPU work finished

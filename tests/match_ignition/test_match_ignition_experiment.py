@@ -61,3 +61,39 @@ def test_measure_speed_times_every_alpha_on_the_same_weights():
                                       {"input_ids": ids, "attention_mask": torch.ones_like(ids)}, [0.0, 0.3], 1)
     assert [s.alpha for s in speeds] == [0.0, 0.3] and speeds[0].limit == 1.0 < speeds[1].limit
     assert all(s.eval_seconds > 0 and s.train_seconds > 0 for s in speeds)
+
+
+def test_steps_on_a_gpu_are_timed_from_and_to_an_idle_device(monkeypatch):
+    calls = []
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: calls.append("sync"))
+    experiment._interleaved_medians([lambda: calls.append("a")], repeats=1, device="cuda")
+    assert calls == ["sync", "a", "sync"] * 2  # CUDA kernels run asynchronously: the clock must wait for them
+    calls.clear()
+    experiment._interleaved_medians([lambda: calls.append("a")], repeats=1, device="cpu")
+    assert calls == ["a", "a"]
+
+
+def test_measure_speed_runs_every_copy_and_the_batch_on_the_asked_device(monkeypatch):
+    from transformers import BertConfig, BertForSequenceClassification
+
+    class Tokenizer:
+        cls_token_id, sep_token_id = 1, 2
+
+    moved, seen = [], []
+
+    class Spy(experiment.WordFilterClassifier):
+        def to(self, device):
+            moved.append(device)
+            return super().to(device)
+
+        def forward(self, input_ids, attention_mask, **kwargs):
+            seen.append(str(input_ids.device))
+            return super().forward(input_ids, attention_mask, **kwargs)
+
+    monkeypatch.setattr(experiment, "WordFilterClassifier", Spy)
+    config = BertConfig(vocab_size=30, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=40)
+    ids = torch.tensor([[1, *range(3, 13), 2]])
+    experiment.measure_speed(BertForSequenceClassification(config), Tokenizer(),
+                             {"input_ids": ids, "attention_mask": torch.ones_like(ids)}, [0.0, 0.3], 1, device="cpu:0")
+    assert moved == ["cpu:0", "cpu:0"] and seen and set(seen) == {"cpu"}  # not left where the classifier was built
