@@ -37,7 +37,7 @@ def test_the_cli_takes_the_runner_options():
 
 
 @pytest.mark.slow
-def test_rehearse_runs_a_notebook_from_the_stand_ins(tmp_path):
+def test_rehearse_runs_a_notebook_from_the_stand_ins(shared_data, tmp_path):  # the datasets are filled from it
     before = os.environ.get("HF_HUB_OFFLINE")
     results = rehearse(tmp_path, only=["00"], echo=lambda message: None)
     assert results["profile"] == REHEARSAL_PROFILE
