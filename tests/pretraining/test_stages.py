@@ -121,3 +121,22 @@ def test_variants_get_a_learning_curve_on_the_validation_clusters_when_asked(tin
     assert learning_curve("cdlm", config, smoke, tokenizer, word_clusters) == []  # no validation clusters
     assert learning_curve("cdlm", replace(config, curve_steps=0), smoke, tokenizer, with_validation) == []
     assert base_stage_config(config).curve_steps == 0  # the start is step 0 of every variant's curve
+
+
+def test_the_cdlm_release_skips_the_ablations_the_authors_did_not_release(tmp_path, tiny_encoder, word_clusters,
+                                                                          monkeypatch):
+    """With CDLM_RELEASE, Longformer and CDLM are saved as they are and nothing is pretrained (days per ablation
+    on one GPU); the gpu profile's starting checkpoint is the pretrained encoder."""
+    from cdlm_nb import encoders
+    from cdlm_nb.pretraining import stages
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("nothing may be pretrained with the released CDLM")
+
+    monkeypatch.setattr(encoders, "from_hub", lambda name: tiny_encoder)
+    monkeypatch.setattr(stages, "train_variant", no_training)
+    said = []
+    results = stages.pretrain_variants(get_profile("gpu-rehearsal"), tiny_encoder, word_clusters, tmp_path,
+                                       cdlm_release=True, echo=said.append)
+    assert [result.variant for result in results] == ["longformer", "cdlm"]
+    assert sum("skipped" in line for line in said) == 3  # Local, Rand and Prefix CDLM, each said
