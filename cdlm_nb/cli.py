@@ -20,16 +20,25 @@ if TYPE_CHECKING:
     from .variants import PretrainResult
 
 
-def _run(args: argparse.Namespace) -> int:
-    from .runner import parse_parameters, run_notebooks
+def _only(args: argparse.Namespace) -> list[str] | None:
+    """The notebooks of `--only 01,03` (None: all)."""
+    return [key.strip() for key in args.only.split(",") if key.strip()] if args.only else None
 
-    only = [key.strip() for key in args.only.split(",") if key.strip()] if args.only else None
-    parameters = parse_parameters(args.parameters)
-    results = run_notebooks(args.profile, only, args.output, log_output=args.log_output, parameters=parameters)
+
+def _notebooks_exit_code(results: dict) -> int:
+    """Name every failed notebook on stderr; 1 if any failed, else 0."""
     failed = [nb for nb in results["notebooks"] if nb["status"] != "ok"]
     for nb in failed:
         print(f"FAILED {nb['name']}: {nb['error']}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .runner import parse_parameters, run_notebooks
+
+    parameters = parse_parameters(args.parameters)
+    results = run_notebooks(args.profile, _only(args), args.output, log_output=args.log_output, parameters=parameters)
+    return _notebooks_exit_code(results)
 
 
 def _add_run(sub: argparse._SubParsersAction) -> None:
@@ -213,15 +222,13 @@ def _add_pretrain_base(sub: argparse._SubParsersAction) -> None:
 def _rehearse(args: argparse.Namespace) -> int:
     from .rehearsal.rehearse import rehearse
 
-    only = [key.strip() for key in args.only.split(",") if key.strip()] if args.only else None
-    results = rehearse(args.output, only, shape=args.shape, profile=args.profile, log_output=args.log_output)
-    failed = [nb for nb in results["notebooks"] if nb["status"] != "ok"]
-    for nb in failed:
-        print(f"FAILED {nb['name']}: {nb['error']}", file=sys.stderr)
-    return 1 if failed else 0
+    results = rehearse(args.output, _only(args), shape=args.shape, profile=args.profile, log_output=args.log_output)
+    return _notebooks_exit_code(results)
 
 
 def _add_rehearse(sub: argparse._SubParsersAction) -> None:
+    from .rehearsal.hub_models import SHAPES
+
     p = sub.add_parser(
         "rehearse", help="walk the gpu path offline: stand-ins of the hub's files, gpu with only its sizes shrunk",
         description="Write stand-ins of every download of the gpu profile (models and datasets in the Hugging Face "
@@ -229,7 +236,7 @@ def _add_rehearse(sub: argparse._SubParsersAction) -> None:
                     "through the normal runner with the gpu-rehearsal profile. Writes results.json as `run` does.")
     p.add_argument("--only", help="comma-separated notebook numbers or names, e.g. 02,03 (default: all)")
     p.add_argument("--output", help="output folder (default: runs/<profile>); the stand-ins go in its standins/")
-    p.add_argument("--shape", default="tiny", choices=("tiny", "real"),
+    p.add_argument("--shape", default="tiny", choices=tuple(SHAPES),
                    help="stand-in models: tiny (seconds on a CPU) or Longformer-base's real shapes (for a GPU)")
     p.add_argument("--profile", default="gpu-rehearsal", choices=profile_names(),
                    help="profile run from the stand-ins (default gpu-rehearsal; gpu with --shape real on a GPU)")

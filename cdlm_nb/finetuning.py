@@ -67,6 +67,15 @@ def to_device(batch: dict[str, "torch.Tensor"], device: str) -> dict[str, "torch
     return {name: tensor.to(device) for name, tensor in batch.items()}
 
 
+def synchronize(device: "str | torch.device") -> None:
+    """Wait for the work queued on a CUDA device (its kernels run asynchronously, so a clock read without this
+    times only their launch); nothing elsewhere."""
+    import torch
+
+    if torch.device(device).type == "cuda":
+        torch.cuda.synchronize(device)
+
+
 def autocast(device: str):
     """bfloat16 mixed precision on a CUDA GPU (about twice as fast for Longformer-base), full precision elsewhere."""
     import torch

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import DataError
-from ..finetuning import ScoringResult, autocast, input_lengths, length_sorted_batches, to_device
+from ..finetuning import ScoringResult, autocast, input_lengths, length_sorted_batches, synchronize, to_device
 from ..runtime import progress
 from .inputs import PairInput
 
@@ -84,6 +84,5 @@ def score_pairs(scorer: "PairScorer", inputs: Sequence[PairInput], *, pad_id: in
             with autocast(device):
                 logits = scorer(**batch)
             probabilities[indices] = torch.sigmoid(logits.float()).cpu().numpy()
-    if device == "cuda":
-        torch.cuda.synchronize()
+    synchronize(device)
     return ScoringResult(probabilities, time.perf_counter() - start)

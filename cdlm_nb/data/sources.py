@@ -23,10 +23,12 @@ from ..errors import DataError, OfflineError
 
 #: The hub branch where the dataset viewer keeps a Parquet copy of every public dataset, scripted ones included.
 PARQUET_EXPORT = "refs/convert/parquet"
+#: What `datasets` says offline (HF_HUB_OFFLINE=1) when its cache holds no copy of the config asked for.
+_NOT_CACHED = "Couldn't find cache for"
 #: (error type, message text) of `datasets` refusing a loading script, by version: >= 4, then 3.x; and offline,
 #: of a cache holding no main-branch copy (an online run under datasets >= 4 cached the export's instead).
 _MAIN_BRANCH_UNUSABLE = ((RuntimeError, "scripts are no longer supported"), (ValueError, "trust_remote_code=True"),
-                    (ValueError, "Couldn't find cache for"))
+                         (ValueError, _NOT_CACHED))
 #: Long fields (whole PAN documents) exceed the csv module's default 128 kB limit.
 _CSV_FIELD_LIMIT = min(sys.maxsize, 2**31 - 1)
 
@@ -130,15 +132,10 @@ def load_hub_split(hub_id: str, *, split: str, config: str | None = None, manual
         return _load_hub_or_parquet_export(hub_id, config, split)
     except DatasetNotFoundError as error:
         raise DataError(f"The hub dataset {hub_id!r} could not be found ({error}). {manual}") from error
-    except (ConnectionError, httpx.TransportError, LocalEntryNotFoundError) as error:
-        raise OfflineError(
-            f"Could not download {hub_id!r} (split {split!r}) from the Hugging Face hub: "
-            f"{type(error).__name__}. {manual}"
-        ) from error
-    except ValueError as error:
-        if "Couldn't find cache for" not in str(error):
+    except (ConnectionError, httpx.TransportError, LocalEntryNotFoundError, ValueError) as error:
+        if isinstance(error, ValueError) and _NOT_CACHED not in str(error):
             raise
-        raise OfflineError(  # offline (HF_HUB_OFFLINE=1) with no cached copy of this split's config
+        raise OfflineError(
             f"Could not download {hub_id!r} (split {split!r}) from the Hugging Face hub: "
             f"{type(error).__name__}. {manual}"
         ) from error

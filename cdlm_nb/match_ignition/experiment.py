@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from ..finetuning import synchronize
 from ..matching.experiment import MatchingRun, evaluate_at, run_classifier
 from ..matching.inputs import encode_pairs
 from ..matching.training import score
@@ -165,22 +166,16 @@ def speed_batch(rows: "Dataset", tokenizer, length: int, size: int) -> dict[str,
     return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
 
 
-def _synchronize(device: str | torch.device) -> None:
-    """Wait for the GPU's queued work: CUDA kernels run asynchronously, so a clock read without it times the launch."""
-    if torch.device(device).type == "cuda":
-        torch.cuda.synchronize(device)
-
-
 def _interleaved_medians(steps: Sequence, repeats: int, device: str | torch.device = "cpu") -> list[float]:
     """Median seconds of each step, timed in rounds (every step once per round, after one warm-up round), so
     that a slow spell of the machine falls on every step alike instead of on one α."""
     times: list[list[float]] = [[] for _ in steps]
     for round_ in range(repeats + 1):
         for step, spent in zip(steps, times):
-            _synchronize(device)
+            synchronize(device)
             start = time.perf_counter()
             step()
-            _synchronize(device)
+            synchronize(device)
             if round_:
                 spent.append(time.perf_counter() - start)
     return [statistics.median(spent) for spent in times]

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..encoders import takes_global_attention
-from ..finetuning import ScoringResult, autocast, input_lengths, length_sorted_batches, to_device, train_steps
+from ..finetuning import (ScoringResult, autocast, input_lengths, length_sorted_batches, synchronize, to_device,
+                          train_steps)
 from ..runtime import progress
 from .inputs import MatchInput
 
@@ -71,6 +72,5 @@ def score(model: "PreTrainedModel", inputs: Sequence[MatchInput], *, pad_id: int
             with autocast(device):
                 logits = model(**batch).logits
             probabilities[indices] = torch.softmax(logits.float(), dim=-1)[:, 1].cpu().numpy()
-    if device == "cuda":
-        torch.cuda.synchronize()
+    synchronize(device)
     return ScoringResult(probabilities, time.perf_counter() - start)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from ..finetuning import synchronize
 from ..longformer_attention import IMPLEMENTATIONS, use_fast_attention, use_hf_attention
 from ..masking import CrossDocumentMLMCollator
 from .inputs import pretraining_inputs
@@ -34,18 +35,12 @@ def step_seconds(model: MaskedPositionsLongformer, batch: dict, repeats: int) ->
     waits for the kernels, which run asynchronously."""
     import statistics
 
-    import torch
-
-    def synchronize() -> None:
-        if model.device.type == "cuda":
-            torch.cuda.synchronize(model.device)
-
     def step() -> float:
-        synchronize()
+        synchronize(model.device)
         start = time.perf_counter()
         model(**batch).loss.backward()
         model.zero_grad(set_to_none=True)
-        synchronize()
+        synchronize(model.device)
         return time.perf_counter() - start
 
     step()

@@ -152,9 +152,8 @@ def pretrain_variants(profile: "Profile", encoder: "Encoder", clusters: "Pretrai
     results = []
     for variant in profile.pretrain.variants:
         if cdlm_release and variant not in ("longformer", "cdlm"):
-            done = finished_result(run_dir, variant, profile.pretrain, len(clusters.train)) if resume else None
+            done = reused(variant, profile.pretrain, clusters, run_dir, resume, echo)
             if done is not None:
-                echo(f"{display_name(variant)}: finished model found in {done.model_dir}, reused")
                 results.append(done)
             else:
                 echo(f"{display_name(variant)}: skipped (the authors released only CDLM; CDLM_RELEASE = False "
@@ -197,13 +196,21 @@ def train_variant(variant: str, config: "PretrainConfig", profile: "Profile", en
                     callbacks=learning_curve(variant, config, profile, encoder.tokenizer, clusters))
 
 
+def reused(variant: str, config: "PretrainConfig", clusters: "PretrainingClusters", run_dir: str | os.PathLike,
+           resume: bool, echo: Echo = print) -> PretrainResult | None:
+    """With `resume`, the finished model of `variant` with this setup (said), else None."""
+    done = finished_result(run_dir, variant, config, len(clusters.train)) if resume else None
+    if done is not None:
+        echo(f"{display_name(variant)}: finished model found in {done.model_dir}, reused ({done.steps} steps)")
+    return done
+
+
 def reuse_or_pretrain(variant: str, config: "PretrainConfig", profile: "Profile", encoder: "Encoder",
                       clusters: "PretrainingClusters", run_dir: str | os.PathLike, resume: bool, echo: Echo = print,
                       inputs: str = "") -> PretrainResult:
     """One run of `pretrain`, or its finished model when `resume` finds one with the same setup; says which."""
-    done = finished_result(run_dir, variant, config, len(clusters.train)) if resume else None
+    done = reused(variant, config, clusters, run_dir, resume, echo)
     if done is not None:
-        echo(f"{display_name(variant)}: finished model found in {done.model_dir}, reused ({done.steps} steps)")
         return done
     echo(f"{display_name(variant)}: pretraining {config.max_steps} steps{inputs} ...")
     result = train_variant(variant, config, profile, encoder, clusters, run_dir, resume)

@@ -22,6 +22,7 @@ import shutil
 from pathlib import Path
 
 from ..data.ecbplus import SENTENCES_CSV, TEST_TOPICS, XML_FOLDER, split_of_topic
+from ..data.ecbplus.download import holds_ecbplus
 from ..data.sources import require_path
 from ..errors import DataError
 from .hub_datasets import sample_root
@@ -85,7 +86,7 @@ def place_ecbplus(dest: Path, shared: Path | None = None) -> Path:
     as `download_ecbplus(dest)` leaves it; returns `dest`. Like the downloader, does nothing when `dest` already
     holds ECB+/ and the CSV (the CSV is written last, so an interrupted placement is redone)."""
     dest = Path(dest).expanduser()
-    if (dest / XML_FOLDER).is_dir() and (dest / SENTENCES_CSV).is_file():
+    if holds_ecbplus(dest):
         return dest
     sample = require_path(sample_root(shared) / "ecbplus", what="the ECB+ sample folder",
                           fix="It is one of the sample corpora (see its SOURCE.md).")

@@ -56,6 +56,8 @@ TINY = StandinShape(vocab_size=2000, hidden_size=32, num_layers=2, num_heads=2, 
 #: Longformer-base's real shapes (and RoBERTa-base's for the sentence encoder): memory and disk as the real ones.
 REAL = StandinShape(vocab_size=50265, hidden_size=768, num_layers=12, num_heads=12, intermediate_size=3072,
                     max_position_embeddings=4098, attention_window=512)
+#: The shapes `cdlm-nb rehearse --shape` offers.
+SHAPES = {"tiny": TINY, "real": REAL}
 
 ROBERTA_POSITIONS = 514  # nli-roberta-base-v2: 512 tokens + RoBERTa's pad offset
 SENTENCE_MAX_SEQ_LENGTH = 75  # nli-roberta-base-v2's sentence_bert_config.json
@@ -162,8 +164,10 @@ def commit_hash(repo_id: str, revision: str, blobs: Mapping[str, str]) -> str:
 
 
 def repo_folder(hub_cache: Path, repo_id: str) -> Path:
-    """`models--org--name`, as `huggingface_hub.file_download.repo_folder_name` names it."""
-    return hub_cache / "--".join(("models", *repo_id.split("/")))
+    """`models--org--name`: the model repository's folder, named by huggingface_hub itself."""
+    from huggingface_hub.file_download import repo_folder_name
+
+    return hub_cache / repo_folder_name(repo_id=repo_id, repo_type="model")
 
 
 def write_revision(hub_cache: Path, repo_id: str, revision: str, files: Mapping[str, bytes]) -> str:

@@ -65,10 +65,9 @@ def build_standins(home: Path, run_dir: Path, shape: str = "tiny", echo: Callabl
     """Write every stand-in: hub models and datasets under `home`, ECB+ where the gpu path downloads it."""
     from .ecbplus_files import place_ecbplus
     from .hub_datasets import build_hub_datasets
-    from .hub_models import REAL, TINY, build_hub_models
+    from .hub_models import SHAPES, build_hub_models
 
-    shapes = {"tiny": TINY, "real": REAL}
-    models = build_hub_models(home / "hub", tokenizer_texts(), shapes[shape])
+    models = build_hub_models(home / "hub", tokenizer_texts(), SHAPES[shape])
     datasets = build_hub_datasets(home / "datasets")
     ecbplus = place_ecbplus(run_dir / "data" / "ecbplus")
     echo(f"stand-ins ({shape} models): {', '.join(models)}; datasets {', '.join(datasets)}; ECB+ at {ecbplus}")

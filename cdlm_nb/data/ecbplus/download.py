@@ -16,13 +16,18 @@ ECBPLUS_ZIP_URL = "https://github.com/cltl/ecbPlus/raw/master/ECB%2B_LREC2014/EC
 ECBPLUS_CSV_URL = "https://raw.githubusercontent.com/cltl/ecbPlus/master/ECB%2B_LREC2014/" + SENTENCES_CSV
 
 
+def holds_ecbplus(dest: Path) -> bool:
+    """Whether `dest` already holds the corpus as the download leaves it (the topic folders and the CSV)."""
+    return (dest / XML_FOLDER).is_dir() and (dest / SENTENCES_CSV).is_file()
+
+
 def download_ecbplus(dest: str | Path, timeout: float = 60.0) -> Path:
     """Fetch the official ECB+ release (XML zip + validated-sentences CSV) into `dest` and return it.
 
     Does nothing when `dest` already holds the corpus; raises OfflineError when GitHub cannot be reached.
     """
     dest = Path(dest).expanduser()
-    if (dest / XML_FOLDER).is_dir() and (dest / SENTENCES_CSV).is_file():
+    if holds_ecbplus(dest):
         return dest
     dest.mkdir(parents=True, exist_ok=True)
     archive = _fetch(ECBPLUS_ZIP_URL, timeout, dest)
