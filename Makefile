@@ -1,43 +1,59 @@
 # Two commands for a newcomer: `make tutorial` (run every notebook on the cpu profile) and `make test`.
-# On a Linux machine without a GPU add TORCH=cpu (e.g. `make tutorial TORCH=cpu`): torch then comes from the
-# PyTorch CPU wheel index (~0.2 GB) instead of PyPI's Linux wheel (~0.5 GB), which pulls ~2 GB of CUDA libraries.
+# torch is chosen by itself (tools/choose_torch.py): on Linux without `nvidia-smi` the CPU-only build from the PyTorch
+# CPU wheel index (~0.2 GB) instead of PyPI's Linux wheel (~0.5 GB), which pulls ~2 GB of CUDA libraries.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 PROFILE ?= cpu
-# TORCH=pypi (default): torch as requirements.lock pins it, from PyPI (CUDA build on Linux, CPU-only on macOS).
-# TORCH=cpu: the same version's CPU-only build (`torch==X+cpu`) from TORCH_CPU_INDEX first; Linux and Windows.
-TORCH ?= pypi
+# TORCH unset: chosen by tools/choose_torch.py (the build an existing .venv has; else cpu on Linux without nvidia-smi,
+# pypi elsewhere). TORCH=pypi: torch as requirements.lock pins it, from PyPI (CUDA build on Linux, CPU-only on
+# macOS). TORCH=cpu: the same version's CPU-only build (`torch==X+cpu`) from TORCH_CPU_INDEX first; Linux and Windows.
+TORCH ?=
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH_VERSION := $(shell sed -n 's/^torch==//p' requirements.lock)
-STAMP := $(VENV)/.cdlm-nb-installed-torch-$(TORCH)
+# The stamp names the build .venv has, so an existing .venv keeps it unless TORCH asks for the other one.
+STAMPS := $(wildcard $(VENV)/.cdlm-nb-installed-torch-*)
+TORCH_INSTALLED := $(patsubst $(VENV)/.cdlm-nb-installed-torch-%,%,$(STAMPS))
+CHOOSE_TORCH := $(PYTHON) tools/choose_torch.py --override "$(TORCH)" --installed "$(TORCH_INSTALLED)"
+TORCH_BUILD := $(shell $(CHOOSE_TORCH))
+ifeq ($(TORCH_BUILD),)
+$(error TORCH: no build chosen (tools/choose_torch.py said why above))
+endif
+STAMP := $(VENV)/.cdlm-nb-installed-torch-$(TORCH_BUILD)
 
-ifeq ($(TORCH),cpu)
+ifeq ($(TORCH_BUILD),cpu)
 # --no-deps: only torch comes from the CPU index; its dependencies follow from PyPI with requirements.lock.
 # The pin `torch==X` of requirements.lock accepts the local version `X+cpu`, so pip keeps the CPU build.
-TORCH_FIRST := $(PIP) --no-deps --index-url $(TORCH_CPU_INDEX) "torch==$(TORCH_VERSION)+cpu"
-else ifeq ($(TORCH),pypi)
-TORCH_FIRST :=
+# Where the index cannot be reached (or has no such wheel), requirements.lock takes PyPI's torch instead.
+TORCH_FIRST := $(PIP) --no-deps --retries 1 --index-url $(TORCH_CPU_INDEX) "torch==$(TORCH_VERSION)+cpu" \
+	|| echo "torch: $(TORCH_CPU_INDEX) could not be reached or has no torch==$(TORCH_VERSION)+cpu for this machine;" \
+		"installing PyPI's torch instead (on Linux with ~2 GB of CUDA libraries). Set TORCH_CPU_INDEX to a mirror," \
+		"or TORCH=pypi to skip this try."
 else
-$(error TORCH=$(TORCH) is not a choice: use TORCH=pypi (the default) or TORCH=cpu)
+TORCH_FIRST :=
 endif
 
-.PHONY: install tutorial test unit smoke rehearse lab clean
+.PHONY: install tutorial test lint unit smoke rehearse lab clean
 
 install: $(STAMP)
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(CHOOSE_TORCH) --explain >/dev/null
 	$(TORCH_FIRST)
 	$(PIP) -r requirements.lock
 	$(PIP) --no-deps --no-build-isolation -e .
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (cdlm-nb)" >/dev/null
 	rm -f $(VENV)/.cdlm-nb-installed-torch-*
-	touch $(STAMP)
+	build=$$($(BIN)/python tools/choose_torch.py --build-of-installed) && touch $(VENV)/.cdlm-nb-installed-torch-$$build
 
 tutorial: install
 	$(BIN)/cdlm-nb run --profile $(PROFILE)
+
+# ruff's settings are in pyproject.toml; .pre-commit-config.yaml runs the same check before each commit.
+lint: install
+	$(BIN)/ruff check .
 
 unit: install
 	$(BIN)/python -m pytest -q
@@ -51,7 +67,7 @@ smoke: install
 rehearse: install
 	$(BIN)/cdlm-nb rehearse
 
-test: unit smoke
+test: lint unit smoke
 	@if $(BIN)/python -c "import sys, cdlm_nb.paths as p; sys.exit(p.shared_data_dir() is None)"; then \
 		$(MAKE) --no-print-directory rehearse; \
 	else echo "rehearse: SKIPPED, no sample corpora (../shared/data or CDLM_NB_SHARED_DATA) to fill the stand-ins"; fi

@@ -3,11 +3,11 @@
 `CrossDocumentMLMCollator(tokenizer, pattern=...)` is a drop-in `data_collator` for the HF `Trainer`: it pads a
 batch of `{"input_ids": [...]}` rows and returns `input_ids`, `attention_mask`, `global_attention_mask` and
 `labels` (-100 where nothing is predicted). `collators_by_pattern` builds one collator per pattern, and
-`replacement_counts` / `masking_statistics` measure what the masking did (notebook 01). Masking follows BERT, as the paper says: 15 % of the maskable tokens
-of each row (at least one) are predicted; of those 80 % become `<mask>`, 10 % a random ordinary token and 10 % stay
-unchanged. Special tokens (`<s>`, `</s>`, `<pad>`, `<unk>`, `<mask>`), the document separators and padding are never
-predicted. The *patterns* differ only in which tokens get global attention (CDLM paper, Sections 2.2 and 3;
-a model's pattern is `variants.attention_pattern_of(model)`):
+`replacement_counts` / `masking_statistics` measure what the masking did (notebook 01). Masking follows BERT, as
+the paper says: 15 % of the maskable tokens of each row (at least one) are predicted; of those 80 % become
+`<mask>`, 10 % a random ordinary token and 10 % stay unchanged. Special tokens (`<s>`, `</s>`, `<pad>`, `<unk>`,
+`<mask>`), the document separators and padding are never predicted. The *patterns* differ only in which tokens
+get global attention (CDLM paper, Sections 2.2 and 3; a model's pattern is `variants.attention_pattern_of(model)`):
 
 - `cdlm`    the predicted tokens (all 15 %, whatever they were replaced by) — the paper's pattern;
 - `rand`    the same attention as `cdlm`; Rand CDLM differs in its inputs (`inputs.pack_random_documents`);

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import ConfigError
 from .attention_pattern import GLOBAL_ATTENTION, LOCAL_ATTENTION, attention_kinds, global_fraction
+from .errors import ConfigError
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

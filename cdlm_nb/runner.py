@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .paths import notebooks_dir, run_dir as default_run_dir
+from .paths import notebooks_dir
+from .paths import run_dir as default_run_dir
 from .profiles import get_profile
 from .runtime import HEADLESS_ENV
 
@@ -86,7 +87,8 @@ def parse_parameter_value(text: str) -> Any:
 
 
 def parse_parameters(pairs: Sequence[Sequence[str]] | None) -> dict[str, Any]:
-    """`[("EPOCHS", "2"), ("DATA", "ecbplus")]` -> `{"EPOCHS": 2, "DATA": "ecbplus"}`; a name given twice is an error."""
+    """`[("EPOCHS", "2"), ("DATA", "ecbplus")]` -> `{"EPOCHS": 2, "DATA": "ecbplus"}`; a name given twice is an
+    error."""
     parameters: dict[str, Any] = {}
     for name, text in pairs or []:
         if not name.isidentifier():

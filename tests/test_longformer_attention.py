@@ -196,7 +196,8 @@ def test_the_padding_mask_replaces_the_quadratic_one_only_while_a_fast_model_run
 
     calls = []
     monkeypatch.setitem(masking.ALL_MASK_ATTENTION_FUNCTIONS._global_mapping, longformer_attention.MASK_INTERFACE,
-                        lambda **kwargs: calls.append(kwargs["kv_length"]) or longformer_attention.padding_mask(**kwargs))
+                        lambda **kwargs: calls.append(kwargs["kv_length"])
+                        or longformer_attention.padding_mask(**kwargs))
     fast = use_fast_attention(random_longformer())
     copied = copy.deepcopy(fast)
     with torch.no_grad():

@@ -76,7 +76,7 @@ def test_80_10_10_replacement_proportions(tokenizer, rows):
     torch.manual_seed(0)
     collator = CrossDocumentMLMCollator(tokenizer)
     counts = {"mask": 0, "random": 0, "same": 0}
-    for features, batch in batches(collator, rows):
+    for _, batch in batches(collator, rows):
         predicted = batch["labels"] != IGNORE_INDEX
         inputs, labels = batch["input_ids"][predicted], batch["labels"][predicted]
         is_mask = inputs == tokenizer.mask_token_id
@@ -188,8 +188,11 @@ def test_masking_statistics_measure_bert_proportions(tokenizer, rows):
     assert stats["mask_share"] == pytest.approx(0.8, abs=0.04)
     assert stats["random_share"] == pytest.approx(0.1, abs=0.03)
     assert stats["unchanged_share"] == pytest.approx(0.1, abs=0.03)
-    with pytest.raises(ConfigError):
-        masking_statistics(CrossDocumentMLMCollator(tokenizer, rows), rows, draws=0)
+    collator = CrossDocumentMLMCollator(tokenizer)  # valid: the errors below are masking_statistics' own
+    with pytest.raises(ConfigError, match="draws=0"):
+        masking_statistics(collator, ids, draws=0)
+    with pytest.raises(ConfigError, match="got 0 rows"):
+        masking_statistics(collator, [], draws=1)
     assert masking_metrics(stats) == {f"masking/{name}": value for name, value in stats.items()}
 
 

@@ -7,8 +7,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from cdlm_nb.errors import ConfigError  # noqa: E402
 from cdlm_nb.attention_pattern import GLOBAL_ATTENTION, LOCAL_ATTENTION, NO_ATTENTION  # noqa: E402
+from cdlm_nb.errors import ConfigError  # noqa: E402
 from cdlm_nb.plots import (  # noqa: E402
     PATTERN_COLOURS,
     _layout,

@@ -11,9 +11,9 @@ from cdlm_nb.runner import (
     check_parameter_type,
     count_code_cells,
     declared_parameters,
-    kernel_config,
     describe_failure,
     discover_notebooks,
+    kernel_config,
     parameters_per_notebook,
     parse_parameter_value,
     parse_parameters,
@@ -39,7 +39,8 @@ def tiny_notebooks(tmp_path):
     folder.mkdir()
     setup = 'import cdlm_nb\nsession = cdlm_nb.setup(PROFILE, notebook="{name}", run_dir=RUN_DIR, verbose=False)'
     write_notebook(folder / "01_ok.ipynb", setup.format(name="01_ok"),
-                   'cdlm_nb.record("answer/value", 42)\ncdlm_nb.record("answer/profile_is_smoke", float(PROFILE == "smoke"))')
+                   'cdlm_nb.record("answer/value", 42)\n'
+                   'cdlm_nb.record("answer/profile_is_smoke", float(PROFILE == "smoke"))')
     write_notebook(folder / "02_broken.ipynb", setup.format(name="02_broken"), "x = 1", "raise KeyError('boom')")
     (folder / "scratch.ipynb").write_text("{}")  # not numbered: ignored
     return folder

@@ -34,8 +34,8 @@ def test_explore_renders_once_statically_when_headless(monkeypatch, capsys):
 
 
 def test_explore_displays_an_interactive_panel_otherwise(monkeypatch):
-    import ipywidgets
     import IPython.display
+    import ipywidgets
 
     monkeypatch.delenv("CDLM_NB_HEADLESS", raising=False)
     monkeypatch.delenv("CI", raising=False)

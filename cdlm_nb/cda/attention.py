@@ -15,6 +15,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from ..errors import ConfigError
+
 
 def attention_weights(queries: torch.Tensor, candidates: torch.Tensor, mask: torch.Tensor,
                       softmax_dim: int = -1) -> torch.Tensor:
@@ -32,7 +34,8 @@ class CrossAttention(nn.Module):
     def __init__(self, dim: int, combine: str = "concat"):
         super().__init__()
         if combine not in ("concat", "add"):
-            raise ValueError(f"combine={combine!r}: use 'concat' or 'add'")
+            raise ConfigError(f"CrossAttention: combine={combine!r} is not a combination; use 'concat' or 'add' "
+                              "(a model name ending in _add in the profile's cda.models)")
         self.affine = nn.Linear(2 * dim if combine == "concat" else dim, dim)
         self.combine = combine
 

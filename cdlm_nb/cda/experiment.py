@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..errors import ConfigError
 from ..runtime import progress
 from .alignment import S2DScores, expected_random_mrr, joint_s2d
 from .han import GRUHAN, BertAVG, BertHAN, PooledSentences
@@ -89,13 +90,14 @@ def build_model(name: str, prepared: Prepared, config: "CDAConfig", **options: A
     elif encoder_name == "aose":
         encoder = PooledSentences(_vector_dim(prepared), **options)
     else:
-        raise ValueError(f"unknown CDA model {name!r}")
+        raise ConfigError(f"unknown CDA model {name!r} (the profile's cda.models); its encoder {encoder_name!r} must "
+                          "be one of gru_han, bert_han, bert_avg, aose, with an optional _shallow/_deep and _add")
     return SiameseCDA(encoder, cda, combine, config.classifier_hidden, softmax_over_batch)
 
 
 def _vector_dim(prepared: Prepared) -> int:
     if not prepared.vectors:
-        raise ValueError("BERT models need sentence vectors: call prepare(..., encoder=...)")
+        raise ConfigError("BERT models need sentence vectors: call prepare(..., encoder=...) with a sentence encoder")
     return prepared.vectors["train"].docs_a[0].shape[1]
 
 

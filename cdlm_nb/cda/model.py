@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from ..errors import ConfigError
 from .attention import CrossAttention, with_document
 from .han import Side
 
@@ -38,9 +39,11 @@ class SiameseCDA(nn.Module):
                  softmax_over_batch: bool = False):
         super().__init__()
         if cda not in CDA_KINDS:
-            raise ValueError(f"cda={cda!r}: use one of {CDA_KINDS}")
+            raise ConfigError(f"SiameseCDA: cda={cda!r} is not a CDA kind; use one of {CDA_KINDS} (a model name's "
+                              "suffix in the profile's cda.models, e.g. gru_han_deep)")
         if cda == "deep" and not hasattr(encoder, "word_gru"):
-            raise ValueError("DEEP CDA needs word vectors: GRU-HAN only (BERT-HAN reads sentence vectors)")
+            raise ConfigError("SiameseCDA: DEEP CDA needs word vectors: GRU-HAN only (BERT-HAN reads sentence "
+                              "vectors); in the profile's cda.models use gru_han_deep, or *_shallow for BERT-HAN")
         self.encoder, self.cda, self.softmax_over_batch = encoder, cda, softmax_over_batch
         dim = encoder.dim
         self.document_cda = CrossAttention(dim, combine) if cda != "none" else None

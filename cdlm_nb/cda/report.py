@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from ..report_rows import NR
 from .experiment import RANDOM, CDARun, model_spec
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-NR = None
 #: Table 2, test sets: (accuracy, F1) on AAN, OC, S2ORC, PAN.
 PAPER_TABLE2 = {
     "bert_avg": ((53.54, 53.89), (84.72, 84.99), (77.78, 76.92), (79.62, 76.60)),
@@ -146,7 +146,8 @@ def alignment_figure(sentences: Sequence[str], scores: Sequence[float], gold: Se
 
 def best_aligner(runs: Mapping[str, CDARun]) -> str:
     """The trained model whose attention ranks doc_a's sentences best given the gold D2D (oracle MRR)."""
-    return max((name for name in runs if name != RANDOM), key=lambda name: runs[name].oracle["attention"].metrics["mrr"])
+    return max((name for name in runs if name != RANDOM),
+               key=lambda name: runs[name].oracle["attention"].metrics["mrr"])
 
 
 def pair_alignment_figure(run: CDARun, rows, index: int) -> "Figure":

@@ -9,12 +9,14 @@ transformer's embedding of the document's first 512 tokens.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import torch
 from torch import nn
 
 from ..attention_pooling import AttentionPooling, mean_pooling
+from ..errors import ConfigError
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -35,7 +37,8 @@ class DocumentClassifier(nn.Module):
     def __init__(self, dim: int, n_labels: int, pooling: str = "attention", dropout: float = 0.1) -> None:
         super().__init__()
         if pooling not in POOLINGS:
-            raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
+            raise ConfigError(f"DocumentClassifier: pooling={pooling!r} is not a pooling; use one of {POOLINGS} "
+                              "(AoSE's attention, or the mean ablation)")
         self.pooling = AttentionPooling(dim) if pooling == "attention" else None
         self.dropout = nn.Dropout(dropout)
         self.output = nn.Linear(dim, n_labels)

@@ -40,7 +40,8 @@ PAPER_RESULTS: dict[str, dict[str, tuple[tuple, tuple]]] = {
 #: Table 7 (IMDB): (fine-tuning all, <=512, >512, freezing all, <=512, >512).
 PAPER_TRUNCATION = {"S-Roberta (512)": (95.3, 95.6, 92.8, 92.2, 92.7, 89.1),
                     "AoSE-512": (95.4, 95.7, 93.0, 92.6, 93.0, 89.9), "AoSE-1024": (95.7, 95.7, 95.7, 93.0, 93.1, 92.5),
-                    "AoSE-2048": (95.7, 95.7, 95.8, 93.1, 93.1, 92.9), "AoSE-4096": (95.7, 95.7, 95.8, 93.2, 93.2, 93.1)}
+                    "AoSE-2048": (95.7, 95.7, 95.8, 93.1, 93.1, 92.9),
+                    "AoSE-4096": (95.7, 95.7, 95.8, 93.2, 93.2, 93.1)}
 #: Table 3 (RoBERTa tokenizer): split -> (documents, documents > 512 tokens, mean tokens, max tokens, labels).
 PAPER_DATA = {"imdb": {"train": (25000, 7729, 323, 3240, 2), "test": (25000, 3537, 314, 3257, 2)},
               "mind": {"train": (101523, 48093, 696, 51662, 15), "test": (28275, 13160, 651, 28287, 15)},
@@ -93,7 +94,8 @@ def results_table(name: str, frozen: Mapping[str, ClassificationRun],
     return pd.DataFrame.from_dict(rows, orient="index", columns=columns)
 
 
-def truncation_table(frozen: Mapping[str, ClassificationRun], finetuned: Mapping[str, ClassificationRun]) -> "pd.DataFrame":
+def truncation_table(frozen: Mapping[str, ClassificationRun],
+                     finetuned: Mapping[str, ClassificationRun]) -> "pd.DataFrame":
     """Table 7's layout: the encoder alone and AoSE-N (frozen here; fine-tuned AoSE at full length when run),
     with the paper's IMDB rows below."""
     import pandas as pd

@@ -12,24 +12,21 @@ the same test pairs and reports the same costs. Each reuses its own notebook's p
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..errors import ConfigError
 from ..memory import peak_memory
-from ..variants import PAPER_MODELS, PretrainedShelf, display_name
+from ..variants import PretrainedShelf, display_name
+from .system_ids import BASELINE_LABELS, SYSTEMS
 
 if TYPE_CHECKING:
     from ..profiles import Profile
-
-LABELS = {"tfidf": "TF-IDF cosine", "minilm_cosine": "MiniLM cosine", "aose": "AoSE (Siamese)",
-          "cda_gru_deep": "CDA: GRU-HAN + DEEP", "cda_minilm_shallow": "CDA: MiniLM-HAN + SHALLOW",
-          "match_ignition": "Match-Ignition (α = 10 %)", "minilm_cross": "MiniLM cross-encoder",
-          **{variant: display_name(variant) for variant in PAPER_MODELS}}
-
 
 @dataclass
 class System:
@@ -47,7 +44,7 @@ class System:
 
     @property
     def label(self) -> str:
-        return LABELS.get(self.id, self.id)
+        return BASELINE_LABELS.get(self.id) or display_name(self.id)
 
     @property
     def decisions(self) -> np.ndarray:
@@ -163,6 +160,11 @@ def _match_ignition(ctx: Context, system: str, alpha: float, keep: int | None) -
                   parameters(model), longest)
 
 
+def _match_ignition_filtered(ctx: Context) -> System:
+    """Match-Ignition with both filters: α = 10 % of the words and the profile's λ sentences per document."""
+    return _match_ignition(ctx, "match_ignition", 0.1, ctx.profile.match_ignition.keep_sentences)
+
+
 def _cross_encoder(ctx: Context, variant: str) -> System | None:
     from ..encoders import max_input_length
     from ..matching.experiment import run_classifier
@@ -178,19 +180,24 @@ def _cross_encoder(ctx: Context, variant: str) -> System | None:
                   parameters(model), f"{max_input_length(model, config.max_length)} tokens per pair")
 
 
+#: How each baseline of `system_ids.BASELINE_LABELS` trains and scores (the pretrained models: `_cross_encoder`).
+BUILDERS: dict[str, Callable[[Context], System]] = {
+    "tfidf": _tfidf,
+    "minilm_cosine": _minilm_cosine,
+    "aose": partial(_cda, system="aose", model="aose"),
+    "cda_gru_deep": partial(_cda, system="cda_gru_deep", model="gru_han_deep"),
+    "cda_minilm_shallow": partial(_cda, system="cda_minilm_shallow", model="bert_han_shallow"),
+    "match_ignition": _match_ignition_filtered,
+    "minilm_cross": partial(_match_ignition, system="minilm_cross", alpha=0.0, keep=None),
+}
+
+
 def run_system(ctx: Context, system: str) -> System | None:
     """Train and score one system, its peak memory measured around both; None when its model is missing."""
-    builders = {"tfidf": lambda: _tfidf(ctx), "minilm_cosine": lambda: _minilm_cosine(ctx),
-                "aose": lambda: _cda(ctx, "aose", "aose"),
-                "cda_gru_deep": lambda: _cda(ctx, "cda_gru_deep", "gru_han_deep"),
-                "cda_minilm_shallow": lambda: _cda(ctx, "cda_minilm_shallow", "bert_han_shallow"),
-                "match_ignition": lambda: _match_ignition(ctx, "match_ignition", 0.1,
-                                                          ctx.profile.match_ignition.keep_sentences),
-                "minilm_cross": lambda: _match_ignition(ctx, "minilm_cross", 0.0, None)}
-    if system not in builders and system not in PAPER_MODELS:
-        raise ValueError(f"unknown system {system!r}; choose from {sorted(LABELS)}")
+    if system not in SYSTEMS:
+        raise ConfigError(f"unknown system {system!r} (the profile's comparison.systems); choose from {list(SYSTEMS)}")
     with peak_memory(ctx.device) as peak:
-        result = builders[system]() if system in builders else _cross_encoder(ctx, system)
+        result = BUILDERS[system](ctx) if system in BUILDERS else _cross_encoder(ctx, system)
     if result is not None:
         result.peak_mb = peak.megabytes
     return result

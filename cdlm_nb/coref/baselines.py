@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from .conll import MENTION_KINDS, coref_clusters
 from ..errors import ConfigError
+from .conll import MENTION_KINDS, coref_clusters
 from .metrics import CorefScores, score_coreference
 
 Lemmatizer = Callable[[str], str]

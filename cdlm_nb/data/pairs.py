@@ -18,8 +18,6 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-PAIR_KINDS = ("positive", "hard_negative", "easy_negative")
-
 
 @dataclass(frozen=True)
 class GroupedDocument:

@@ -99,7 +99,8 @@ def train_variants(splits: Mapping[str, Any], config: "MatchIgnitionConfig", *, 
     runs, models = {}, {}
     for name, alpha, keep in progress(plan, desc="variants"):
         runs[name], models[name] = train_variant(name, splits, alpha, keep, config, device=device, seed=seed)
-        print(f"{name:<10} test accuracy {100 * runs[name].test['accuracy']:5.1f}  F1 {100 * runs[name].test['f1']:5.1f}"
+        test = runs[name].test
+        print(f"{name:<10} test accuracy {100 * test['accuracy']:5.1f}  F1 {100 * test['f1']:5.1f}"
               f"  ({runs[name].train_seconds:.0f} s training)")
     return runs, models
 

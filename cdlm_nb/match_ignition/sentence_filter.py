@@ -14,6 +14,8 @@ from collections.abc import Sequence
 
 import networkx as nx
 
+from ..errors import ConfigError
+
 DAMPING = 0.85
 _WORD = re.compile(r"\w+")
 
@@ -60,7 +62,8 @@ def filter_pair(doc_a: Sequence[str], doc_b: Sequence[str], keep: int = 5,
     """Each document's `keep` highest-ranked sentences in their original order (`mode="first"`: its first `keep`,
     the ablation)."""
     if mode not in ("pagerank", "first"):
-        raise ValueError(f"mode must be 'pagerank' or 'first', got {mode!r}")
+        raise ConfigError(f"filter_pair: mode={mode!r} is not a sentence filter; use mode='pagerank' "
+                          "(Match-Ignition's) or mode='first' (the first-λ-sentences ablation)")
     if mode == "first":
         return list(doc_a[:keep]), list(doc_b[:keep])
     scores = sentence_scores(doc_a, doc_b)

@@ -18,6 +18,8 @@ import torch
 from torch import nn
 from transformers.modeling_outputs import SequenceClassifierOutput
 
+from ..errors import ConfigError
+
 DAMPING = 0.85
 ITERATIONS = 20
 _PROTECTED_BONUS = 1e4  # larger than any PageRank score (they sum to 1)
@@ -82,7 +84,8 @@ class WordFilterClassifier(nn.Module):
                  damping: float = DAMPING, iterations: int = ITERATIONS) -> None:
         super().__init__()
         if not 0.0 <= alpha < 1.0:
-            raise ValueError(f"alpha must be in [0, 1), got {alpha}")
+            raise ConfigError(f"WordFilterClassifier: alpha={alpha} is not a word reduction ratio; give one in [0, 1) "
+                              "(the profile's match_ignition.alphas / ablation_alpha: 0.1 drops 10 % per layer)")
         self.classifier, self.alpha, self.damping, self.iterations = classifier, alpha, damping, iterations
         self.register_buffer("protected_ids", torch.tensor(list(protected_ids)), persistent=False)
         self.trace: FilterTrace | None = None

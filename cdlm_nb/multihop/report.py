@@ -4,9 +4,10 @@ Table 5, the breakdown by question type, the cost, and the loss curves."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ..variants import display_name
+from ..report_rows import run_label
 from .experiment import QUESTION_TYPES, TFIDF, QARun, by_type
 
 if TYPE_CHECKING:
@@ -33,8 +34,8 @@ COLUMNS = {"f1": "answer F1", "sp_f1": "support F1", "joint_f1": "joint F1", "em
            "sp_em": "support EM", "joint_em": "joint EM"}
 
 
-def row_label(run_name: str) -> str:
-    return "TF-IDF + heuristic" if run_name == TFIDF else display_name(run_name)
+#: The table row of a run: the non-neural reference by its method, the encoders by their display names.
+row_label = partial(run_label, labels={TFIDF: "TF-IDF + heuristic"})
 
 
 def scores_table(runs: Mapping[str, QARun]) -> "pd.DataFrame":
@@ -119,17 +120,17 @@ def readings(world: Mapping[str, QARun], real: Mapping[str, QARun], label: str =
     """What the numbers say: the best system per metric on each set (the test split called `label`, and real dev
     records), and CDLM against Longformer."""
     lines = []
-    for label, runs in ((label, world), ("real dev records", real)):
+    for set_label, runs in ((label, world), ("real dev records", real)):
         if not runs:
             continue
         for key in ("f1", "sp_f1", "joint_f1"):
             best = max(runs, key=lambda name: runs[name].scores.metrics[key])
-            lines.append(f"- {label}, {COLUMNS[key]}: best {row_label(best)} "
+            lines.append(f"- {set_label}, {COLUMNS[key]}: best {row_label(best)} "
                          f"({100 * runs[best].scores.metrics[key]:.1f}).")
         if "cdlm" in runs and "longformer" in runs:
             gap = 100 * (runs["cdlm"].scores.metrics["joint_f1"] - runs["longformer"].scores.metrics["joint_f1"])
             longformer = PAPER_TABLE5["Longformer"][2]
             below = " and ".join(f"{longformer - PAPER_TABLE5[name][2]:.1f}" for name in ("Local CDLM", "Rand CDLM"))
-            lines.append(f"- {label}: CDLM − Longformer joint F1 = {gap:+.1f} (the paper's Local and Rand CDLM rows "
-                         f"are {below} below its Longformer; its CDLM row is missing from our copy).")
+            lines.append(f"- {set_label}: CDLM − Longformer joint F1 = {gap:+.1f} (the paper's Local and Rand CDLM "
+                         f"rows are {below} below its Longformer; its CDLM row is missing from our copy).")
     return lines

@@ -3,22 +3,35 @@ the paired bootstrap of the difference between two models scored on the same mas
 
 Held-out clusters are resampled with replacement (the unit that varies between test sets). Because all models
 are scored on the same masked tokens, the difference between two models is judged with a *paired* bootstrap
-(the same resampled clusters for both), which removes the difficulty the clusters share.
+(the same resampled clusters for both), which removes the difficulty the clusters share. `PerplexityResult`
+(what `evaluate` returns) holds a model's per-cluster sums, the unit these resamples draw.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import ConfigError, DataError
 
-if TYPE_CHECKING:
-    from .evaluate import PerplexityResult
-
 #: The seed of the bootstrap resamples (and of the evaluation masks, `evaluate.EVAL_MASK_SEED`).
 BOOTSTRAP_SEED = 2021
+
+
+@dataclass(frozen=True)
+class PerplexityResult:
+    """A model's perplexity on held-out clusters, its bootstrap interval, and the per-cluster sums behind them."""
+
+    variant: str
+    ppl: float
+    ci_low: float
+    ci_high: float
+    n_tokens: int  # masked (predicted) tokens scored
+    n_clusters: int
+    cluster_ids: tuple[str, ...] = field(repr=False, default=())
+    nll_sums: tuple[float, ...] = field(repr=False, default=())  # per cluster: summed NLL of its masked tokens
+    token_counts: tuple[int, ...] = field(repr=False, default=())  # per cluster: masked tokens
 
 
 def perplexity(nll_sums: np.ndarray, token_counts: np.ndarray) -> float:
@@ -31,7 +44,8 @@ def perplexity(nll_sums: np.ndarray, token_counts: np.ndarray) -> float:
 
 def bootstrap_interval(nll_sums: np.ndarray, token_counts: np.ndarray, n_resamples: int = 1000,
                        confidence: float = 0.95, seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
-    """Percentile bootstrap interval of the perplexity, resampling clusters (one sum and count each) with replacement."""
+    """Percentile bootstrap interval of the perplexity, resampling clusters (one sum and count each) with
+    replacement."""
     resampled = _resample_indices(len(nll_sums), n_resamples, confidence, seed)
     values = np.exp(nll_sums[resampled].sum(axis=1) / token_counts[resampled].sum(axis=1))
     return _percentiles(values, confidence)

@@ -9,7 +9,6 @@ Perplexity = exp(total NLL of the masked tokens / number of masked tokens), i.e.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -17,7 +16,7 @@ import numpy as np
 from ..errors import DataError
 from ..masking import IGNORE_INDEX, CrossDocumentMLMCollator
 from ..variants import attention_pattern_of
-from .bootstrap import BOOTSTRAP_SEED, bootstrap_interval, perplexity
+from .bootstrap import BOOTSTRAP_SEED, PerplexityResult, bootstrap_interval, perplexity
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -29,21 +28,6 @@ if TYPE_CHECKING:
 
 EVAL_MASK_SEED = BOOTSTRAP_SEED  # the evaluation masks (the same for every model) and the bootstrap resamples
 HELDOUT_MIN_DOCUMENTS = 2  # a held-out cluster needs a second document for cross-document context
-
-
-@dataclass(frozen=True)
-class PerplexityResult:
-    """A model's perplexity on held-out clusters, its bootstrap interval, and the per-cluster sums behind them."""
-
-    variant: str
-    ppl: float
-    ci_low: float
-    ci_high: float
-    n_tokens: int  # masked (predicted) tokens scored
-    n_clusters: int
-    cluster_ids: tuple[str, ...] = field(repr=False, default=())
-    nll_sums: tuple[float, ...] = field(repr=False, default=())  # per cluster: summed NLL of its masked tokens
-    token_counts: tuple[int, ...] = field(repr=False, default=())  # per cluster: masked tokens
 
 
 def heldout_examples(clusters: "Dataset", tokenizer: "PreTrainedTokenizerBase", profile: "Profile") -> "Dataset":
@@ -76,7 +60,8 @@ def evaluation_batches(tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset",
 
 
 def masked_batches(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset", variant: str,
-                   seed: int = EVAL_MASK_SEED, batch_size: int = 8, desc: str | None = None) -> "Iterator[tuple[dict, dict]]":
+                   seed: int = EVAL_MASK_SEED, batch_size: int = 8,
+                   desc: str | None = None) -> "Iterator[tuple[dict, dict]]":
     """`evaluation_batches`, with `model` in eval mode meanwhile (it goes back to its mode after)."""
     was_training = model.training
     model.eval()
@@ -94,7 +79,8 @@ def masked_token_nll(model: "PreTrainedModel", batch: dict) -> np.ndarray:
     labels = batch["labels"].to(model.device)
     scored = labels != IGNORE_INDEX
     with torch.no_grad():
-        logits = model(**model_inputs(model, batch)).logits[scored].float()  # only the masked positions: (n_masked, vocabulary)
+        # only the masked positions: (n_masked, vocabulary)
+        logits = model(**model_inputs(model, batch)).logits[scored].float()
     return F.cross_entropy(logits, labels[scored], reduction="none").cpu().numpy()
 
 

@@ -44,7 +44,8 @@ def _require_masked_globals(count: int, variant: str, function: str) -> None:
 
 
 def global_attention_reach(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset",
-                           variant: str, window: int, seed: int = EVAL_MASK_SEED, batch_size: int = 8) -> "pd.DataFrame":
+                           variant: str, window: int, seed: int = EVAL_MASK_SEED,
+                           batch_size: int = 8) -> "pd.DataFrame":
     """Per layer, the mean share of a masked token's global attention (averaged over heads) in each of REACH_BINS,
     on the same masks as `evaluate_perplexity`. Only for variants whose masked tokens are global (CDLM, Rand)."""
     import pandas as pd

@@ -14,7 +14,8 @@ def test_target_document_views(tiny_tokenizer, corpus, mentions, longformer):
 
     matplotlib.use("Agg")
     pair = MentionPair(mentions["1_1ecb/0"], mentions["1_2ecb/0"])  # "named" -> "nominates"
-    [(_, explained)] = explain_pairs(longformer(tiny_tokenizer, window=4), tiny_tokenizer, [pair], corpus, max_length=200)
+    model = longformer(tiny_tokenizer, window=4)
+    [(_, explained)] = explain_pairs(model, tiny_tokenizer, [pair], corpus, max_length=200)
     shades = token_shades(explained)
     assert set(shades) == set(explained.candidates)
     assert min(shades.values()) == 0.0 and max(shades.values()) == 1.0

@@ -7,7 +7,8 @@ def test_build_attention_input_tracks_the_mentions(tiny_tokenizer, corpus, menti
     documents = tokenize_documents(corpus, tiny_tokenizer)
     item = build_attention_input(pair, documents, tiny_tokenizer, max_length=200)
     ids = item.input_ids
-    assert tiny_tokenizer.convert_ids_to_tokens([ids[0], ids[1], ids[-2], ids[-1]]) == ["<s>", "<doc-s>", "</doc-s>", "</s>"]
+    ends = tiny_tokenizer.convert_ids_to_tokens([ids[0], ids[1], ids[-2], ids[-1]])
+    assert ends == ["<s>", "<doc-s>", "</doc-s>", "</s>"]
     assert tiny_tokenizer.decode([ids[p] for p in item.source_positions]).strip() == "Regina Benjamin"
     assert tiny_tokenizer.decode([ids[p] for p in item.target_positions]).strip() == "Benjamin"
     assert tiny_tokenizer.decode(ids[item.target_document.start:item.target_document.stop]).strip() == \

@@ -6,6 +6,7 @@ from datasets import Dataset
 from cdlm_nb.cda import experiment, report
 from cdlm_nb.cda.inputs import Vocabulary, sentence_vectors, side, word_pairs
 from cdlm_nb.data.schemas import PAIR_FEATURES
+from cdlm_nb.errors import ConfigError
 from cdlm_nb.profiles import get_profile
 
 ROWS = [{"pair_id": str(i), "doc_a": ["The quake hit Lima.", f"It killed {i} people.", "Rain fell."],
@@ -46,8 +47,10 @@ def test_a_smoke_run_scores_d2d_and_s2d_and_records_the_issue_names():
     assert "cda/world/d2d/f1/gru_han_shallow" in metrics and "cda/world/s2d/p10/random" in metrics
     assert not report.d2d_table(runs, "world").empty and not report.s2d_table(runs, oracle=True).empty
     assert report.readings(runs)  # the attention-vs-cosine line is always there
-    with pytest.raises(ValueError, match="sentence vectors"):
+    with pytest.raises(ConfigError, match="sentence vectors"):
         experiment.build_model("bert_han", prepared, config)
+    with pytest.raises(ConfigError, match="unknown CDA model 'lstm_han_deep' .*cda.models"):
+        experiment.build_model("lstm_han_deep", prepared, config)
 
 
 def test_the_released_options_reach_the_layers():

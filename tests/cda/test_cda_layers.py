@@ -6,6 +6,7 @@ import torch
 from cdlm_nb.cda.attention import CrossAttention, attention_weights, with_document
 from cdlm_nb.cda.han import GRUHAN, BertHAN, Side
 from cdlm_nb.cda.model import SiameseCDA
+from cdlm_nb.errors import ConfigError
 
 
 def test_equation_2_by_hand():
@@ -90,7 +91,9 @@ def test_the_matcher_gives_a_logit_and_alignment_scores_per_pair(cda):
 
 
 def test_deep_needs_word_vectors_and_combine_is_checked():
-    with pytest.raises(ValueError, match="GRU-HAN only"):
+    with pytest.raises(ConfigError, match="GRU-HAN only"):
         SiameseCDA(BertHAN(8, hidden=4), cda="deep")
-    with pytest.raises(ValueError, match="combine"):
+    with pytest.raises(ConfigError, match="cda='wide' is not a CDA kind"):
+        SiameseCDA(BertHAN(8, hidden=4), cda="wide")
+    with pytest.raises(ConfigError, match="combine='multiply'"):
         CrossAttention(4, combine="multiply")

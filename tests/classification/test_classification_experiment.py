@@ -132,3 +132,11 @@ def test_training_time_waits_for_the_gpu_queue(monkeypatch):
     train(lambda batch: (head(vectors[batch]), None), list(head.parameters()), [head], [0, 1, 0, 1], [1, 1, 1, 1],
           TrainSetup(epochs=1, learning_rate=0.1, batch_size=2, seed=0))
     assert synced  # no loss is read back per step, so the clock would stop before queued GPU work finished
+
+
+def test_an_unknown_pooling_is_refused_with_the_choices():
+    from cdlm_nb.classification.model import DocumentClassifier
+    from cdlm_nb.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="pooling='max' is not a pooling; use one of .*'attention', 'mean'"):
+        DocumentClassifier(8, 2, pooling="max")

@@ -6,8 +6,12 @@ import pytest
 from datasets import Dataset
 
 from cdlm_nb.comparison import analysis, report
-from cdlm_nb.comparison.systems import System, run_system
+from cdlm_nb.comparison.system_ids import BASELINE_LABELS, SYSTEMS
+from cdlm_nb.comparison.systems import BUILDERS, System, run_system
+from cdlm_nb.errors import ConfigError
 from cdlm_nb.memory import peak_memory
+from cdlm_nb.paper_models import PAPER_MODELS
+from cdlm_nb.profiles import PROFILE_NAMES, get_profile
 
 ROWS = Dataset.from_dict({
     "doc_a": [["a " * n] for n in (10, 20, 30, 40, 50, 60)], "doc_b": [["b"]] * 6,
@@ -57,9 +61,19 @@ def test_pareto_front_metrics_and_readings():
 
 
 def test_unknown_systems_are_named_and_peak_memory_sees_a_large_allocation():
-    with pytest.raises(ValueError, match="unknown system 'bm25'"):
+    with pytest.raises(ConfigError, match="unknown system 'bm25' .*comparison.systems"):
         run_system(None, "bm25")
     with peak_memory() as peak:
         block = np.ones(50_000_000)  # 400 MB
         block[::4096] = 2.0
     assert peak.megabytes > 200
+
+
+def test_one_list_of_system_ids_that_every_profile_and_builder_follows():
+    """`system_ids.SYSTEMS` is the list: each baseline has a builder, the rest are the paper's models, and every
+    profile's systems are taken from it in its order."""
+    assert set(BUILDERS) == set(BASELINE_LABELS) and SYSTEMS == (*BASELINE_LABELS, *PAPER_MODELS)
+    for name in PROFILE_NAMES:
+        systems = get_profile(name).comparison.systems
+        assert list(systems) == [system for system in SYSTEMS if system in systems], name
+    assert _system("cdlm", [0.5]).label == "CDLM" and _system("aose", [0.5]).label == "AoSE (Siamese)"

@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from cdlm_nb.coref.clustering import (build_dendrograms, cluster_mentions, cut_dendrograms, pair_probabilities,
-                                      predict_topics, tune_threshold)
+from cdlm_nb.coref.clustering import (
+    build_dendrograms,
+    cluster_mentions,
+    cut_dendrograms,
+    pair_probabilities,
+    predict_topics,
+    tune_threshold,
+)
 from cdlm_nb.coref.metrics import score_coreference
 from cdlm_nb.errors import ConfigError
 

@@ -16,8 +16,8 @@ from cdlm_nb.coref.conll import (
     write_conll,
     write_coref_conll,
 )
-from cdlm_nb.errors import ConfigError, DataError
 from cdlm_nb.coref.metrics import score_coreference
+from cdlm_nb.errors import ConfigError, DataError
 
 # Two documents in two blocks; cluster 1 ("Obama") crosses them, cluster 5 nests a mention inside another.
 TWO_BLOCKS = """\

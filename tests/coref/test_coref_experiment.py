@@ -8,8 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from cdlm_nb.coref.experiment import (coref_data, evaluation_groups, fine_tune_models,
-                                      limit_subtopics, run_coreference)
+from cdlm_nb.coref.experiment import coref_data, evaluation_groups, fine_tune_models, limit_subtopics, run_coreference
 from cdlm_nb.coref.mentions import collect_mentions
 from cdlm_nb.errors import ConfigError
 from cdlm_nb.profiles import get_profile

@@ -34,7 +34,8 @@ def test_mlp_layers_follow_the_hidden_sizes(encoder):
 
     scorer = build_pair_scorer(encoder, hidden_sizes=(16, 8), activation="relu", dropout=0.0)
     linears = [layer for layer in scorer.mlp if isinstance(layer, nn.Linear)]
-    assert [(l.in_features, l.out_features) for l in linears] == [(4 * encoder.config.hidden_size, 16), (16, 8), (8, 1)]
+    shapes = [(linear.in_features, linear.out_features) for linear in linears]
+    assert shapes == [(4 * encoder.config.hidden_size, 16), (16, 8), (8, 1)]
     assert any(isinstance(layer, nn.ReLU) for layer in scorer.mlp)
 
 

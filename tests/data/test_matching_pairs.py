@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from cdlm_nb.data.pairs import (GroupedDocument, PanLikeConfig, ecbplus_documents, grouped_pairs, pair_stats,
-                                pan_like_pairs)
+from cdlm_nb.data.pairs import (
+    GroupedDocument,
+    PanLikeConfig,
+    ecbplus_documents,
+    grouped_pairs,
+    pair_stats,
+    pan_like_pairs,
+)
 
 
 def _documents() -> list[GroupedDocument]:

@@ -10,7 +10,8 @@ from cdlm_nb.match_ignition.experiment import Speed, operation_limit, paper_time
 
 def test_the_papers_time_cost_and_our_operation_limit():
     assert paper_time_cost(0.0) == 12
-    assert paper_time_cost(0.2) == pytest.approx(2.76, abs=0.01) and paper_time_cost(0.1) == pytest.approx(4.84, abs=0.01)
+    assert paper_time_cost(0.2) == pytest.approx(2.76, abs=0.01)
+    assert paper_time_cost(0.1) == pytest.approx(4.84, abs=0.01)
     assert 12 / paper_time_cost(0.2) == pytest.approx(4.34, abs=0.01)
     assert operation_limit(400, 0.0, 6, 384, 1536) == 1.0
     assert 1.6 < operation_limit(400, 0.2, 6, 384, 1536) < 1.8  # 6-layer MiniLM at 400 tokens

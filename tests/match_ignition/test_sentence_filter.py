@@ -5,8 +5,14 @@ import math
 import networkx as nx
 import pytest
 
+from cdlm_nb.errors import ConfigError
 from cdlm_nb.match_ignition.sentence_filter import (
-    content_words, edge_weight, filter_pair, sentence_graph, sentence_scores)
+    content_words,
+    edge_weight,
+    filter_pair,
+    sentence_graph,
+    sentence_scores,
+)
 
 
 def test_edge_weight_by_hand():
@@ -38,5 +44,5 @@ def test_filter_keeps_top_sentences_in_original_order():
     assert kept_a == ["Quake hits city.", "Quake damage city roads."]  # the two quake sentences, in order
     assert kept_b == doc_b  # fewer than λ: all kept
     assert filter_pair(doc_a, doc_b, keep=2, mode="first") == (doc_a[:2], doc_b[:2])
-    with pytest.raises(ValueError, match="mode"):
+    with pytest.raises(ConfigError, match="mode='last' is not a sentence filter"):
         filter_pair(doc_a, doc_b, mode="last")

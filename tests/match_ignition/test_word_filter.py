@@ -5,9 +5,15 @@ import pytest
 import torch
 from transformers import BertConfig, BertForSequenceClassification
 
+from cdlm_nb.errors import ConfigError
 from cdlm_nb.match_ignition import word_filter
 from cdlm_nb.match_ignition.word_filter import (
-    FilterTrace, WordFilterClassifier, keep_count, pagerank_scores, select_tokens)
+    FilterTrace,
+    WordFilterClassifier,
+    keep_count,
+    pagerank_scores,
+    select_tokens,
+)
 
 CLS, SEP, PAD = 1, 2, 0
 
@@ -56,6 +62,12 @@ def test_selection_keeps_protected_tokens_and_the_original_order():
     protect = torch.tensor([[1, 0, 0, 0, 1, 0]])
     index = select_tokens(scores, torch.ones(1, 6), protect, keep=4)
     assert index.tolist() == [[0, 1, 3, 4]]
+
+
+@pytest.mark.parametrize("alpha", [-0.1, 1.0])
+def test_alpha_outside_zero_to_one_is_refused_with_the_profile_field(tiny_bert, alpha):
+    with pytest.raises(ConfigError, match=f"alpha={alpha} .*match_ignition.alphas"):
+        WordFilterClassifier(tiny_bert, alpha=alpha, protected_ids=[CLS, SEP])
 
 
 def test_the_sequence_shrinks_layer_by_layer_and_the_mask_follows(tiny_bert):

@@ -5,8 +5,14 @@ from __future__ import annotations
 import pytest
 
 from cdlm_nb.errors import ConfigError
-from cdlm_nb.matching.inputs import (RELEASED_SENTENCE_TOKENS, document_ids, encode_pair, encode_pairs,
-                                     pair_template, render_pair)
+from cdlm_nb.matching.inputs import (
+    RELEASED_SENTENCE_TOKENS,
+    document_ids,
+    encode_pair,
+    encode_pairs,
+    pair_template,
+    render_pair,
+)
 
 ROW = {"doc_a": ["The prize went to Maria Gupta.", "The gala was held in Spokane."],
        "doc_b": ["Maria Gupta won the Mendes Prize."], "label": 1, "kind": "positive"}
@@ -41,6 +47,7 @@ def test_encode_pairs_reports_cuts(tiny_tokenizer):
 def test_released_protocol_cuts_each_sentence(tiny_tokenizer):
     sentence = " ".join(["word"] * 80)
     ids = document_ids([sentence, "Short one."], tiny_tokenizer, "released")
-    assert len(ids) == RELEASED_SENTENCE_TOKENS + len(tiny_tokenizer("Short one.", add_special_tokens=False)["input_ids"])
+    short = tiny_tokenizer("Short one.", add_special_tokens=False)["input_ids"]
+    assert len(ids) == RELEASED_SENTENCE_TOKENS + len(short)
     with pytest.raises(ConfigError, match="protocol"):
         document_ids(["x"], tiny_tokenizer, "mine")

@@ -3,7 +3,14 @@
 import pytest
 
 from cdlm_nb.multihop.metric import (
-    OFFICIAL_KEYS, answer_scores, evaluate, joint_scores, mean_scores, normalize_answer, supporting_fact_scores)
+    OFFICIAL_KEYS,
+    answer_scores,
+    evaluate,
+    joint_scores,
+    mean_scores,
+    normalize_answer,
+    supporting_fact_scores,
+)
 
 
 def test_normalisation_drops_case_punctuation_articles_and_extra_space():

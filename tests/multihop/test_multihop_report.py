@@ -2,9 +2,9 @@
 
 import math
 
-from cdlm_nb.multihop.experiment import TFIDF, score
-from cdlm_nb.multihop.decoding import Decoded
 from cdlm_nb.multihop import report
+from cdlm_nb.multihop.decoding import Decoded
+from cdlm_nb.multihop.experiment import TFIDF, score
 
 ROWS = [{"id": "b", "type": "bridge", "answer": "Lyon", "supporting_facts": {"title": ["A"], "sent_id": [0]}},
         {"id": "c", "type": "comparison", "answer": "yes", "supporting_facts": {"title": ["B"], "sent_id": [1]}}]

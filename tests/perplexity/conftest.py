@@ -7,8 +7,6 @@ import random
 import numpy as np
 import pytest
 
-pytest.importorskip("transformers")
-
 
 @pytest.fixture(scope="session")
 def heldout(tiny_tokenizer):
@@ -38,8 +36,7 @@ def model(tiny_encoder):
 def make_result():
     """`make_result(variant, nll_sums, token_counts, ids=None)`: a PerplexityResult over those clusters, with its
     bootstrap interval, as `evaluate_perplexity` would return for them."""
-    from cdlm_nb.perplexity.bootstrap import bootstrap_interval, perplexity
-    from cdlm_nb.perplexity.evaluate import PerplexityResult
+    from cdlm_nb.perplexity.bootstrap import PerplexityResult, bootstrap_interval, perplexity
 
     def make(variant: str, sums, counts, ids=None) -> PerplexityResult:
         sums, counts = np.array(sums, dtype=float), np.array(counts)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+
 from cdlm_nb.perplexity.learning_curve import below_from, curve_metrics, curve_readings, learning_curves
 
 

@@ -13,8 +13,13 @@ import pytest
 from datasets import Features
 
 from cdlm_nb.errors import DataError
-from cdlm_nb.rehearsal.hub_datasets import (EXPORT_DATA_DIRS, HUB_DATASETS, REHEARSAL_COMMIT, build_hub_datasets,
-                                          sample_root)
+from cdlm_nb.rehearsal.hub_datasets import (
+    EXPORT_DATA_DIRS,
+    HUB_DATASETS,
+    REHEARSAL_COMMIT,
+    build_hub_datasets,
+    sample_root,
+)
 
 #: Runs offline in a fresh interpreter; prints {what: rows} as JSON.
 OFFLINE_LOADS = """

@@ -14,7 +14,8 @@ from ...profiles import WorldConfig
 from .facts import NameBook, Subtopic, wrong_number
 from .lexicon import GENERIC_FILLERS, EventType
 from .templates import Maybe, parse_template, required_roles, role_slots
-from .writing import Document, Planned, Writer
+from .writing import Planned, Writer
+from .written import Document
 
 
 def choose_statements(etype: EventType, n_docs: int, overlap: float, rng: random.Random) -> list[set[str]]:

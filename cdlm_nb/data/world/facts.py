@@ -9,18 +9,32 @@ from __future__ import annotations
 
 import datetime
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from ...errors import ConfigError
 from .lexicon import (
-    AWARD_KINDS, BUILDINGS, CLUB_SUFFIXES, COMPANY_KINDS, FIRST_NAMES, NAME_HEADS, NAME_TAILS, PLACES,
-    PRODUCT_MODELS, SURNAMES, TEXT_POOLS, UNION_HEADS, UNION_TRADES, EventType, Role,
+    AWARD_KINDS,
+    BUILDINGS,
+    CLUB_SUFFIXES,
+    COMPANY_KINDS,
+    FIRST_NAMES,
+    NAME_HEADS,
+    NAME_TAILS,
+    PLACES,
+    PRODUCT_MODELS,
+    SURNAMES,
+    TEXT_POOLS,
+    UNION_HEADS,
+    UNION_TRADES,
+    EventType,
+    Role,
 )
 from .templates import indefinite_article
 
 if TYPE_CHECKING:
-    from .writing import Document
+    from .written import Document
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ from ...profiles import WorldConfig
 from .facts import NameBook, Subtopic
 from .lexicon import GENERIC_FILLERS
 from .templates import detokenize
-from .writing import Document, Planned, Writer
+from .writing import Planned, Writer
+from .written import Document
 
 #: Generic filler that does not name the event ("{core...}"): background that carries no label evidence.
 NEUTRAL_FILLERS = tuple(template for template in GENERIC_FILLERS if "{core" not in template)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from ...errors import ConfigError
 from .lexicon import REPORTING, Event, EventType
@@ -39,7 +39,7 @@ class Maybe:
     parts: tuple[str | Slot, ...]
 
 
-@lru_cache(maxsize=None)
+@cache
 def parse_template(template: str) -> tuple[str | Slot | Maybe, ...]:
     """Split a template into literal text, slots and optional segments (one level, no nesting)."""
     top: list = []

@@ -2,62 +2,19 @@
 
 Every trigger and entity the writer fills in becomes a gold mention with its cluster (ECB+ schema: one event or
 entity cluster per subtopic, across its documents); every fact it writes becomes a statement span, so the
-`coref` and `facts` datasets are exact by construction.
+`coref` and `facts` datasets are exact by construction. What it writes (`Span`, `Sentence`, `Document`) is in
+`written`, which the facts' `Subtopic` names too.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from functools import cached_property
 
 from .facts import NameBook, Subtopic
 from .lexicon import ENTITY_KINDS, ENTITY_TAGS, FIRST_NAMES, SURNAMES
-from .templates import Maybe, Slot, detokenize, indefinite_article, parse_template, template_events, tokenize
-
-
-@dataclass(frozen=True)
-class Span:
-    """A stretch of tokens in a sentence: a gold mention or a fact statement."""
-
-    start: int
-    end: int
-    label: str  # mention: its cluster key ("" = singleton); statement: the role
-    kind: str = ""  # mention: "event"/"entity"
-    tag: str = ""  # mention: ECB+ type; statement: "" if correct, else "wrong"
-
-
-@dataclass
-class Sentence:
-    """A written sentence: its tokens, its gold mentions and the facts it states."""
-
-    tokens: list[str]
-    mentions: list[Span]
-    statements: list[Span]
-
-    @cached_property
-    def text(self) -> str:
-        """The sentence as plain text."""
-        return detokenize(self.tokens)[0]
-
-
-@dataclass
-class Document:
-    """A written document: sentences in reading order, and which facts it states (correctly or not)."""
-
-    id: str
-    sentences: list[Sentence]
-    stated: dict[str, bool]  # role -> stated correctly?
-
-    @cached_property
-    def text(self) -> str:
-        """The document as plain text: its sentences joined by spaces."""
-        return " ".join(sentence.text for sentence in self.sentences)
-
-    @property
-    def words(self) -> int:
-        """Whitespace-separated words: what `WorldConfig.words_per_doc` bounds."""
-        return len(self.text.split())
+from .templates import Maybe, Slot, indefinite_article, parse_template, template_events, tokenize
+from .written import Sentence, Span
 
 
 @dataclass(frozen=True)

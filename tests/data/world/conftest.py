@@ -4,8 +4,8 @@ world (slow tests only), and small helpers that read every split of a dataset.""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 import pytest
 

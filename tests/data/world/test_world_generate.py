@@ -12,7 +12,11 @@ from pathlib import Path
 import pytest
 
 from cdlm_nb.data.schemas import (
-    CLUSTER_FEATURES, COREF_FEATURES, PAIR_FEATURES, QA_FEATURES, classification_features,
+    CLUSTER_FEATURES,
+    COREF_FEATURES,
+    PAIR_FEATURES,
+    QA_FEATURES,
+    classification_features,
 )
 from cdlm_nb.data.world import EVENT_TYPES, FACT_FEATURES, LABEL_NAMES, SPLITS, generate_world
 

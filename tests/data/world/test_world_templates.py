@@ -6,7 +6,14 @@ import pytest
 
 from cdlm_nb.data.world.lexicon import EVENT_TYPES
 from cdlm_nb.data.world.templates import (
-    Maybe, Slot, detokenize, indefinite_article, parse_template, required_roles, template_events, tokenize,
+    Maybe,
+    Slot,
+    detokenize,
+    indefinite_article,
+    parse_template,
+    required_roles,
+    template_events,
+    tokenize,
 )
 from cdlm_nb.errors import ConfigError
 
