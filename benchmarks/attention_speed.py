@@ -28,6 +28,9 @@ from dataclasses import asdict, dataclass, replace
 
 import torch
 
+from cdlm_nb.pretraining.trainer import masked_positions_loss
+from cdlm_nb.runtime import matmul_gflops
+
 LENGTHS = (512, 1024, 2048, 4096)
 IMPLEMENTATIONS = ("hf", "ours", "dense", "floor")
 MASKED_SHARE = 0.15  # CD-MLM: 15 % of the tokens are predicted and (in CDLM) global
@@ -118,13 +121,10 @@ def random_batch(impl: str, size: Size, length: int, batch_size: int, device: st
 
 
 def masked_lm_loss(model, batch: dict):
-    """The CD-MLM loss with the vocabulary projection on the predicted positions only."""
-    import torch.nn.functional as F
-
+    """The CD-MLM loss as pretraining computes it (projection on the predicted positions only), for the
+    Longformers and RoBERTa alike."""
     inputs = {key: value for key, value in batch.items() if key != "labels"}
-    hidden = model.base_model(**inputs)[0]
-    predicted = batch["labels"] != -100
-    return F.cross_entropy(model.lm_head(hidden[predicted]).float(), batch["labels"][predicted])
+    return masked_positions_loss(model.lm_head, model.base_model(**inputs)[0], batch["labels"])[1]
 
 
 def measure(impl: str, size: Size, length: int, batch_size: int, device: str, dtype: str, steps: int,
@@ -178,21 +178,6 @@ def attention_gflop(size: Size, length: int, batch_size: int) -> float:
     n_global = is_global.sum()
     pairs = window_pairs + n_global * length * 2  # every query to the global keys, every global query to all keys
     return 3 * 4 * float(pairs) * size.hidden_size * size.num_layers / 1e9
-
-
-def matmul_gflops(device: str, dtype: str, repeats: int = 10) -> float:
-    """This machine's throughput on a large matrix product (GFLOP/s): the most any attention kernel can sustain."""
-    a, b = (torch.randn(2048, 2048, device=device, dtype=getattr(torch, dtype)) for _ in range(2))
-    for _ in range(3):
-        a @ b
-    if device == "cuda":
-        torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(repeats):
-        a @ b
-    if device == "cuda":
-        torch.cuda.synchronize()
-    return 2 * 2048**3 * repeats / (time.perf_counter() - start) / 1e9
 
 
 def bounds(rows: list[dict], sizes: dict[str, Size], batch_size: int, gflops: float) -> list[dict]:
@@ -266,7 +251,8 @@ def markdown_table(rows: list[dict], limits: list[dict] = ()) -> str:
         found = [by_key.get((config, length, impl), {}) for impl in impls]
         hf = by_key.get((config, length, "hf"), {})
         ratios = [_ratio(by_key.get((config, length, impl), {}), hf) for impl in ("ours", "floor", "bound")]
-        cells = [config, f"{length:,}"] + [cell(r, "tokens_per_s") for r in found] + [cell(r, "peak_mib") for r in found]
+        cells = ([config, f"{length:,}"] + [cell(r, "tokens_per_s") for r in found]
+                 + [cell(r, "peak_mib") for r in found])
         lines.append("| " + " | ".join(cells + ratios) + " |")
     return "\n".join(lines)
 
@@ -307,7 +293,8 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(measure_isolated(impl, size, length, args.batch_size, device, args.dtype, args.steps,
                                              args.warmup))
                 print(f"  {impl} {length}: {rows[-1]}", file=sys.stderr)
-    gflops = matmul_gflops(device, args.dtype)
+    # this machine's throughput on a large matrix product: the most any attention kernel can sustain
+    gflops = matmul_gflops(2048, repeats=10, device=device, dtype=args.dtype)
     limits = bounds(rows, {size.name: size for size in configs}, args.batch_size, gflops)
     checks = [equivalence(size, min(lengths)) for size in configs]
     check = {key: max(c[key] for c in checks) for key in ("max_abs_diff_hidden", "max_abs_diff_grad")}

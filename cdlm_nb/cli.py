@@ -7,12 +7,13 @@ Adding a subcommand takes a few lines: write `def _add_NAME(sub)` that registers
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from .errors import CdlmNbError
-from .profiles import profile_names
+from .profiles import get_profile, profile_names
 
 if TYPE_CHECKING:
     import os
@@ -41,14 +42,19 @@ def _run(args: argparse.Namespace) -> int:
     return _notebooks_exit_code(results)
 
 
+def _add_parameter_option(p: argparse.ArgumentParser) -> None:
+    """`-p NAME VALUE`, shared by `run` and `rehearse`."""
+    p.add_argument("-p", "--parameter", nargs=2, action="append", dest="parameters", metavar=("NAME", "VALUE"),
+                   help="set a parameters-cell value in every chosen notebook that declares NAME (repeatable); "
+                        "VALUE is a JSON/YAML literal: 2, 1e-4, true, ecbplus, '[\"cdlm\"]'")
+
+
 def _add_run(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="execute the notebooks in order with papermill")
     p.add_argument("--profile", default="cpu", choices=profile_names(), help="run profile (default: cpu)")
     p.add_argument("--only", help="comma-separated notebook numbers or names, e.g. 01,03")
     p.add_argument("--output", help="output folder (default: runs/<profile>)")
-    p.add_argument("-p", "--parameter", nargs=2, action="append", dest="parameters", metavar=("NAME", "VALUE"),
-                   help="set a parameters-cell value in every chosen notebook that declares NAME (repeatable); "
-                        "VALUE is a JSON/YAML literal: 2, 1e-4, true, ecbplus, '[\"cdlm\"]'")
+    _add_parameter_option(p)
     p.add_argument("--log-output", action="store_true", help="stream the notebooks' output to the terminal")
     p.set_defaults(func=_run)
 
@@ -101,9 +107,9 @@ def _coref_baseline(args: argparse.Namespace) -> int:
     import json
 
     from .coref.baselines import head_lemma_scores
+    from .coref.metrics import format_scores
     from .data.ecbplus import read_ecbplus, split_of_topic
     from .errors import DataError
-    from .coref.metrics import format_scores
 
     rows, report = read_ecbplus(args.dir)
     for line in report.lines():
@@ -221,8 +227,10 @@ def _add_pretrain_base(sub: argparse._SubParsersAction) -> None:
 
 def _rehearse(args: argparse.Namespace) -> int:
     from .rehearsal.rehearse import rehearse
+    from .runner import parse_parameters
 
-    results = rehearse(args.output, _only(args), shape=args.shape, profile=args.profile, log_output=args.log_output)
+    results = rehearse(args.output, _only(args), shape=args.shape, profile=args.profile, log_output=args.log_output,
+                       parameters=parse_parameters(args.parameters))
     return _notebooks_exit_code(results)
 
 
@@ -240,13 +248,44 @@ def _add_rehearse(sub: argparse._SubParsersAction) -> None:
                    help="stand-in models: tiny (seconds on a CPU) or Longformer-base's real shapes (for a GPU)")
     p.add_argument("--profile", default="gpu-rehearsal", choices=profile_names(),
                    help="profile run from the stand-ins (default gpu-rehearsal; gpu with --shape real on a GPU)")
+    _add_parameter_option(p)
     p.add_argument("--log-output", action="store_true", help="stream the notebooks' output to the terminal")
     p.set_defaults(func=_rehearse)
 
 
+def _plan(args: argparse.Namespace) -> int:
+    from .plan import CARDS, get_card, plan_suite
+    from .plan.report import markdown_table, suite_json
+
+    profile = get_profile(args.profile)
+    if args.table:
+        print(markdown_table(profile, [CARDS[key] for key in ("t4", "a100-80", "h100")]))
+    elif args.json:
+        print(json.dumps(suite_json(profile, get_card(args.device)), indent=2))
+    else:
+        print("\n\n".join(plan.summary() for plan in plan_suite(profile, get_card(args.device))))
+    return 0
+
+
+def _add_plan(sub: argparse._SubParsersAction) -> None:
+    from .plan import CARDS
+
+    p = sub.add_parser(
+        "plan", help="memory and time of every notebook on a GPU: batch, accumulation, precision (no GPU needed)",
+        description="For the card named, each notebook's per-device batch and gradient accumulation (keeping the "
+                    "effective batch), precision, gradient checkpointing, peak memory and minutes of compute "
+                    "(estimates: FLOPs at a stated share of the card's peak). A notebook prints the same for the "
+                    "card it finds.")
+    p.add_argument("--profile", default="gpu", choices=profile_names())
+    p.add_argument("--device", default="t4", choices=tuple(CARDS))
+    p.add_argument("--json", action="store_true", help="print the plan as JSON")
+    p.add_argument("--table", action="store_true", help="print the README's table (T4, A100-80, H100) in Markdown")
+    p.set_defaults(func=_plan)
+
+
 SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_run, _add_ecbplus_stats, _add_score_coref, _add_coref_baseline, _add_hotpot_eval, _add_pretrain,
-    _add_pretrain_base, _add_rehearse,
+    _add_pretrain_base, _add_rehearse, _add_plan,
 ]
 
 

@@ -31,10 +31,11 @@ def input_lengths(inputs: Sequence) -> list[int]:
 
 def train_steps(model: "torch.nn.Module", inputs: Sequence, batch_loss: Callable[[list[int]], "torch.Tensor"], *,
                 epochs: int, batch_size: int, learning_rate: float, warmup: float = 0.0, device: str = "cpu",
-                seed: int = 13, what: str = "inputs") -> list[float]:
+                seed: int = 13, what: str = "inputs", per_device_batch: int | None = None) -> list[float]:
     """The fine-tuning loop every task shares: AdamW with a linear warm-up over the first `warmup` share of the
-    steps then decay to zero, length-sorted batches in shuffled order, `batch_loss(indices)` (the task's forward
-    pass and loss, under `autocast`) per step. Returns every batch's loss."""
+    steps then decay to zero, length-sorted batches of `batch_size` in shuffled order, `batch_loss(indices)` (the
+    task's forward pass and mean loss, under `autocast`) per piece of at most `per_device_batch` inputs, their
+    gradients accumulated into the batch's (fp16: through a gradient scaler). Returns every batch's loss."""
     import torch
     from transformers import get_linear_schedule_with_warmup
 
@@ -46,20 +47,31 @@ def train_steps(model: "torch.nn.Module", inputs: Sequence, batch_loss: Callable
     torch.manual_seed(seed)
     model.to(device).train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate)
+    scaler = gradient_scaler(device)
     steps = epochs * -(-len(inputs) // batch_size)
     schedule = get_linear_schedule_with_warmup(optimizer, round(warmup * steps), steps)
     losses: list[float] = []
     for epoch in range(epochs):
         batches = length_sorted_batches(input_lengths(inputs), batch_size, shuffle=True, seed=seed + epoch)
         for indices in progress(batches, desc=f"epoch {epoch + 1}/{epochs}"):
-            with autocast(device):
-                loss = batch_loss(indices)
-            loss.backward()
-            optimizer.step()
+            loss = 0.0
+            for piece in pieces(indices, per_device_batch):
+                with autocast(device):
+                    piece_loss = batch_loss(piece) * (len(piece) / len(indices))
+                scaler.scale(piece_loss).backward()
+                loss += piece_loss.item()
+            scaler.step(optimizer)
+            scaler.update()
             schedule.step()
             optimizer.zero_grad()
-            losses.append(loss.item())
+            losses.append(loss)
     return losses
+
+
+def pieces(indices: list[int], per_device_batch: int | None) -> list[list[int]]:
+    """A batch cut into forward passes of at most `per_device_batch` inputs (None: one pass)."""
+    size = per_device_batch or len(indices)
+    return [indices[i:i + size] for i in range(0, len(indices), size)]
 
 
 def to_device(batch: dict[str, "torch.Tensor"], device: str) -> dict[str, "torch.Tensor"]:
@@ -76,11 +88,32 @@ def synchronize(device: "str | torch.device") -> None:
         torch.cuda.synchronize(device)
 
 
-def autocast(device: str):
-    """bfloat16 mixed precision on a CUDA GPU (about twice as fast for Longformer-base), full precision elsewhere."""
+def precision(device: "str | torch.device") -> str:
+    """The precision this device trains in (`plan.cards.precision_for`): bf16 on a CUDA card of compute capability
+    8.0 and up, fp16 below it (bf16 is only emulated there), fp32 elsewhere."""
     import torch
 
-    return torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=device == "cuda")
+    from .plan.cards import precision_for
+
+    if torch.device(device).type != "cuda":
+        return "fp32"
+    return precision_for(torch.cuda.get_device_capability(device))
+
+
+def autocast(device: str):
+    """Mixed precision in the device's `precision` (about twice as fast for Longformer-base on a GPU); full
+    precision on a CPU."""
+    import torch
+
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision(device))
+    return torch.autocast(device_type="cuda", dtype=dtype or torch.float32, enabled=dtype is not None)
+
+
+def gradient_scaler(device: str) -> "torch.amp.GradScaler":
+    """Loss scaling for fp16 (its gradients would underflow without it); a pass-through in bf16 and fp32."""
+    import torch
+
+    return torch.amp.GradScaler("cuda", enabled=precision(device) == "fp16")
 
 
 @dataclass

@@ -16,10 +16,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from numbers import Real
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import ConfigError
 from .paths import run_dir as default_run_dir
 from .profiles import Profile, get_profile
+
+if TYPE_CHECKING:
+    from .plan import NotebookPlan
 
 HEADLESS_ENV = "CDLM_NB_HEADLESS"  # set by `cdlm-nb run`: no widgets, no progress bars
 LIBRARIES = ("torch", "transformers", "datasets", "tokenizers", "numpy", "papermill")
@@ -34,6 +38,7 @@ class Session:
     run_dir: Path
     device: str
     headless: bool
+    plan: "NotebookPlan | None" = None  # on a GPU profile: the batches, precision, memory and time for this device
 
     @property
     def metrics_path(self) -> Path:
@@ -111,7 +116,10 @@ def setup(profile: str, notebook: str, run_dir: str | os.PathLike | None = None,
         quiet_progress_bars()
     seed_everything(resolved.seed)
     device = detect_device()
-    session = Session(resolved, notebook, default_run_dir(resolved.name, run_dir), device, headless)
+    plan = device_plan(resolved, notebook, device)
+    if plan is not None:
+        resolved = plan.apply(resolved)
+    session = Session(resolved, notebook, default_run_dir(resolved.name, run_dir), device, headless, plan)
     session.metrics_path.parent.mkdir(parents=True, exist_ok=True)
     session.metrics_path.unlink(missing_ok=True)
     _SESSION = session
@@ -124,7 +132,19 @@ def setup(profile: str, notebook: str, run_dir: str | os.PathLike | None = None,
                 f"hint: the {resolved.name} profile is sized for a GPU. On Colab: Runtime > Change runtime type > "
                 "GPU, then run again; or set PROFILE = 'cpu'."
             )
+        if plan is not None:
+            print(plan.summary())
     return session
+
+
+def device_plan(profile: Profile, notebook: str, device: str) -> "NotebookPlan | None":
+    """The plan of `notebook` on this session's device (`cdlm_nb.plan`) for a profile sized for a GPU; None for the
+    offline profiles and for notebooks that run no model."""
+    if not profile.wants_gpu:
+        return None
+    from .plan import plan_notebook, this_card
+
+    return plan_notebook(profile, notebook, this_card(device, cpu_gflops=matmul_gflops(1024)))
 
 
 def current_session() -> Session:
@@ -181,16 +201,21 @@ def progress(iterable=None, **kwargs):
     return tqdm(iterable, **kwargs)
 
 
-def matmul_gflops(size: int = 512, repeats: int = 5) -> float:
-    """A one-second sanity check of the machine: float32 matrix-multiply throughput in GFLOP/s."""
+def matmul_gflops(size: int = 512, repeats: int = 5, device: str = "cpu", dtype: str = "float32") -> float:
+    """Matrix-multiply throughput in GFLOP/s of `size` x `size` products in `dtype` on `device`. The defaults are a
+    one-second sanity check of this CPU; `benchmarks/attention_speed.py` bounds attention with a large product on
+    its device (a CUDA clock waits for the kernels, which run asynchronously)."""
     import time
 
     import torch
 
-    a, b = torch.randn(size, size), torch.randn(size, size)
+    a, b = (torch.randn(size, size, device=device, dtype=getattr(torch, dtype)) for _ in range(2))
     a @ b  # warm-up
+    if device == "cuda":
+        torch.cuda.synchronize()
     start = time.perf_counter()
     for _ in range(repeats):
         a @ b
-    seconds = time.perf_counter() - start
-    return 2 * size**3 * repeats / seconds / 1e9
+    if device == "cuda":
+        torch.cuda.synchronize()
+    return 2 * size**3 * repeats / (time.perf_counter() - start) / 1e9

@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -55,12 +56,15 @@ def _cache_file(folder: Path, name: str, texts: Sequence[str], max_length: int) 
 
 def embed(encoder: "SentenceTransformer", texts: Sequence[str], max_length: int, batch_size: int = 64,
           cache_dir: str | os.PathLike | None = None, name: str = "encoder") -> torch.Tensor:
-    """`[len(texts), dim]` embeddings of texts cut to `max_length` tokens (special tokens included), on CPU.
+    """`[len(texts), dim]` float32 embeddings of texts cut to `max_length` tokens (special tokens included), on CPU;
+    computed under `finetuning.autocast` (mixed precision on a CUDA GPU).
 
     With `cache_dir`, they are read from / written to `<cache_dir>/embeddings/<name>-<max_length>-<hash>.safetensors`
     (keyed by the model name, the length and the texts), so reruns and other notebooks reuse them.
     """
     from safetensors.torch import load_file, save_file
+
+    from .finetuning import autocast
 
     path = _cache_file(Path(cache_dir) / CACHE_FOLDER, name, texts, max_length) if cache_dir is not None else None
     if path is not None and path.is_file():
@@ -69,8 +73,10 @@ def embed(encoder: "SentenceTransformer", texts: Sequence[str], max_length: int,
         return torch.zeros(0, encoder.get_embedding_dimension())
     previous, encoder.max_seq_length = encoder.max_seq_length, min(max_length, max_positions(encoder))
     try:
-        vectors = encoder.encode(list(texts), batch_size=batch_size, convert_to_tensor=True,
-                                 show_progress_bar=not is_headless() and len(texts) > 10 * batch_size).cpu()
+        with autocast(encoder.device.type):
+            vectors = encoder.encode(list(texts), batch_size=batch_size, convert_to_tensor=True,
+                                     show_progress_bar=not is_headless() and len(texts) > 10 * batch_size)
+        vectors = vectors.float().cpu()
     finally:
         encoder.max_seq_length = previous
     if path is not None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .variants import PAPER_MODELS
+from .comparison.system_ids import SYSTEMS
+from .paper_models import PAPER_MODELS
 
 
 @dataclass(frozen=True)
@@ -50,9 +51,12 @@ COREF = {
                        thresholds=_FINE_THRESHOLDS, ecbplus_topics=(1, 3, 2, 5)),
     "gpu": CorefConfig(models=PAPER_MODELS, kinds=("event", "entity"),
                        sentences_ablation=True, max_length=4096, hidden_sizes=(1024,), activation="tanh",
-                       dropout=0.1, negative_ratio=5.0, max_train_pairs=None, epochs=10, batch_size=4,
-                       grad_accumulation=32, learning_rate=1e-5, score_batch_size=32, eval_subtopics=None,
-                       max_pairs_per_subtopic=None, thresholds=(0.5, 0.55, 0.6, 0.65, 0.7), ecbplus_topics=None),
+                       # one 16 GB GPU in under an hour (`cdlm-nb plan`): 4,000 training pairs per kind for 2 epochs
+                       # at an effective batch of 32 (paper: every pair, 10 epochs, batch 128), up to 800 scored
+                       # candidate pairs per subtopic (the rest counted and reported)
+                       dropout=0.1, negative_ratio=5.0, max_train_pairs=4000, epochs=2, batch_size=4,
+                       grad_accumulation=8, learning_rate=1e-5, score_batch_size=32, eval_subtopics=None,
+                       max_pairs_per_subtopic=800, thresholds=(0.5, 0.55, 0.6, 0.65, 0.7), ecbplus_topics=None),
 }
 
 
@@ -68,11 +72,13 @@ class MatchingConfig:
     pairs_per_kind: int  # ECB+ / Multi-News pairs per subtopic and kind (the world has its own)
     pan_like_pairs: int  # PAN-like positive (and as many negative) pairs per split
     epochs: int  # paper: 8
-    batch_size: int  # pairs per step (paper: 32)
+    batch_size: int  # pairs per optimizer step (paper: 32)
     learning_rate: float  # AdamW (the released code: 2e-5 for Longformer-base; tiny models need more)
     warmup: float  # share of the steps with a linear learning-rate warm-up (then linear decay to 0)
     score_batch_size: int  # pairs per forward pass when scoring
     ecbplus_topics: tuple[int, ...] | None  # ECB+ topics read when DATA = "ecbplus" (None: all)
+    per_device_batch: int | None = None  # pairs per forward pass, gradients accumulated up to batch_size (None: all
+    #                                      at once); set by the plan (`cdlm_nb.plan`) to what fits the card
 
 
 MATCHING = {
@@ -101,6 +107,8 @@ class MultihopConfig:
     warmup: float  # share of steps with a linear warm-up (paper: 10 %)
     max_answer_tokens: int  # longest decoded answer span
     score_batch_size: int  # questions per forward pass when predicting
+    per_device_batch: int | None = None  # questions per forward pass, gradients accumulated up to batch_size (None:
+    #                                      all at once); set by the plan (`cdlm_nb.plan`) to what fits the card
 
 
 MULTIHOP = {
@@ -108,7 +116,8 @@ MULTIHOP = {
                             learning_rate=1e-3, warmup=0.1, max_answer_tokens=30, score_batch_size=8),
     "cpu": MultihopConfig(models=PAPER_MODELS, max_length=1024, max_questions=None, epochs=10, batch_size=8,
                           learning_rate=5e-4, warmup=0.1, max_answer_tokens=30, score_batch_size=8),
-    "gpu": MultihopConfig(models=PAPER_MODELS, max_length=4096, max_questions=None, epochs=5, batch_size=32,
+    "gpu": MultihopConfig(models=PAPER_MODELS, max_length=4096, max_questions=6000, epochs=5, batch_size=32,
+                          # 6,000 of HotpotQA's 90,447 training questions: one 16 GB GPU in under an hour
                           learning_rate=3e-5, warmup=0.1, max_answer_tokens=30, score_batch_size=16),
 }
 
@@ -184,8 +193,9 @@ CLASSIFICATION = {
                                 max_segments_per_step=64, embed_batch_size=64),
     "gpu": ClassificationConfig(encoder="sentence-transformers/nli-roberta-base-v2", min_tokens=5, max_tokens=250,
                                 max_document_tokens=8192, truncated_tokens=512, truncations=(512, 1024, 2048, 4096),
+                                # fine-tuned on 4,000 documents for 5 epochs (paper: all, 20): under an hour on a T4
                                 train_docs=None, test_docs=None, test_share=0.3, frozen_epochs=50,
-                                frozen_learning_rate=2e-5, batch_size=16, finetune_docs=None, finetune_epochs=20,
+                                frozen_learning_rate=2e-5, batch_size=16, finetune_docs=4000, finetune_epochs=5,
                                 finetune_learning_rate=2e-5, max_segments_per_step=256,
                                 embed_batch_size=128),
 }
@@ -195,7 +205,7 @@ CLASSIFICATION = {
 class CDAConfig:
     """CDA (Zhou, Pappas & Smith 2020, §3-5 and Appendix A): HAN encoders with cross-document attention."""
 
-    models: tuple[str, ...]  # of cdlm_nb.cda.experiment.MODELS
+    models: tuple[str, ...]  # of CDA_MODELS below (names read by cdlm_nb.cda.experiment.model_spec)
     max_pairs: int | None  # random cap on pairs per split (counted); None = all
     max_sentences: int  # sentences read per document (cuts counted)
     max_words: int  # words read per sentence by GRU-HAN (cuts counted)
@@ -231,7 +241,7 @@ CDA = {
 class ComparisonConfig:
     """Notebook 11: every system on the same pairs (each system's own section sets its training)."""
 
-    systems: tuple[str, ...]  # of cdlm_nb.comparison.systems.SYSTEMS
+    systems: tuple[str, ...]  # of cdlm_nb.comparison.system_ids.SYSTEMS, in its order
     minilm_tokens: int  # tokens per document for the MiniLM bi-encoder's document vectors (its limit: 512)
     bootstrap: int  # resamples of the test pairs for the 95 % intervals
     length_buckets: int  # pair-length buckets (quantiles of the test pairs' words) for F1 by length
@@ -239,13 +249,11 @@ class ComparisonConfig:
     #                                   trains 6 epochs on 120 pairs, i.e. as many steps as 2 epochs on 360
 
 
-COMPARISON_SYSTEMS = ("tfidf", "minilm_cosine", "aose", "cda_gru_deep", "cda_minilm_shallow", "match_ignition",
-                      "minilm_cross", "longformer", "local", "rand", "prefix", "cdlm")
 COMPARISON = {
     "smoke": ComparisonConfig(systems=("tfidf", "minilm_cosine", "aose", "cda_gru_deep", "match_ignition", "cdlm"),
                               minilm_tokens=128, bootstrap=100, length_buckets=2, cross_encoder_epochs=None),
-    "cpu": ComparisonConfig(systems=COMPARISON_SYSTEMS, minilm_tokens=512, bootstrap=1000, length_buckets=3,
+    "cpu": ComparisonConfig(systems=SYSTEMS, minilm_tokens=512, bootstrap=1000, length_buckets=3,
                             cross_encoder_epochs=2),
-    "gpu": ComparisonConfig(systems=COMPARISON_SYSTEMS, minilm_tokens=512, bootstrap=1000, length_buckets=4,
+    "gpu": ComparisonConfig(systems=SYSTEMS, minilm_tokens=512, bootstrap=1000, length_buckets=4,
                             cross_encoder_epochs=None),
 }

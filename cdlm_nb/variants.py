@@ -24,15 +24,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import ConfigError, DataError
+from .paper_models import PAPER_MODELS, RELEASED_MODELS
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
     from .encoders import Encoder
-    from .profiles import PretrainConfig
+    from .profiles import PretrainConfig, Profile
 
-#: The models of the CDLM paper's Table 1, in its row order: what every profile pretrains and compares.
-PAPER_MODELS = ("longformer", "local", "rand", "prefix", "cdlm")
 #: Every model name the registry knows (`release`: the released code's pattern; `base`: the shared start).
 MODEL_VARIANTS = (*PAPER_MODELS, "release", "base")
 SINGLE_DOCUMENT_VARIANTS = ("longformer", "base")  # one document per input, local attention only
@@ -97,9 +96,14 @@ class PretrainResult:
         return data
 
 
+#: PretrainConfig fields that change neither the trained weights nor the data: left out of a run's fingerprint.
+NOT_IN_SETUP = ("gradient_checkpointing", "heldout_clusters")
+
+
 def run_setup(variant: str, seed: int, config: "PretrainConfig", n_examples: int) -> dict:
     """The fingerprint of a pretraining run: a saved model or checkpoint is reused only when it matches (as JSON)."""
-    return json.loads(json.dumps({"variant": variant, "seed": seed, "config": asdict(config), "examples": n_examples}))
+    settings = {name: value for name, value in asdict(config).items() if name not in NOT_IN_SETUP}
+    return json.loads(json.dumps({"variant": variant, "seed": seed, "config": settings, "examples": n_examples}))
 
 
 def model_name(variant: str, seed: int | None = None, config: "PretrainConfig | None" = None) -> str:
@@ -217,9 +221,27 @@ class PretrainedShelf:
         """The model of the last of `variants` that exists (the example of the pair preview)."""
         return next((encoder for encoder in map(self.load, variants[::-1]) if encoder is not None), None)
 
+    def missing_notes(self) -> dict[str, str]:
+        """Each missing model (by display name) -> how to get it."""
+        return {display_name(variant): how_to_get(variant, self.profile) for variant in self.missing}
+
     def missing_note(self) -> str:
         """What to run to fill the gaps ('' when nothing is missing)."""
-        if not self.missing:
-            return ""
-        return (f"missing models {self.missing}: run notebook 02 first, e.g. `cdlm-nb run --only 02 --profile "
-                f"{self.profile}`, with the same RUN_DIR")
+        return "".join(f"missing {name}: {how}\n" for name, how in self.missing_notes().items()).rstrip()
+
+
+def starts_pretrained(profile: "Profile") -> bool:
+    """True when the profile's encoder is already pretrained (Longformer-base): the paper's setting, no random start,
+    and the authors' released checkpoints stand for Longformer and CDLM."""
+    return profile.encoder.kind != "tiny"
+
+
+def how_to_get(variant: str, profile: str) -> str:
+    """How a model missing from the run folder is made: on a profile that starts from Longformer-base, the models the
+    authors did not release need pretraining (notebook 02's PRETRAIN_STEPS); otherwise notebook 02 makes them."""
+    from .profiles import get_profile
+
+    if starts_pretrained(get_profile(profile)) and variant not in RELEASED_MODELS:
+        return ("not released by the authors: notebook 02 with PRETRAIN_STEPS = N pretrains it (`cdlm-nb plan` gives "
+                "the minutes per variant), same RUN_DIR")
+    return f"run notebook 02 first (`cdlm-nb run --only 02 --profile {profile}`), same RUN_DIR"

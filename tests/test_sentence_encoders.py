@@ -38,3 +38,14 @@ def test_an_unreachable_hub_model_says_what_to_do(monkeypatch, tmp_path):
     monkeypatch.setenv("HF_HOME", str(tmp_path))
     with pytest.raises(OfflineError, match="hf download|minilm"):
         load_sentence_encoder("sentence-transformers/nli-roberta-base-v2")
+
+
+def test_embeddings_run_under_the_encoders_autocast_and_come_back_float32(sentence_encoder, monkeypatch):
+    from contextlib import nullcontext
+
+    from cdlm_nb import finetuning
+
+    devices = []
+    monkeypatch.setattr(finetuning, "autocast", lambda device: devices.append(device) or nullcontext())
+    vectors = embed(sentence_encoder, ["A storm hit the coast."], 16)
+    assert devices == [sentence_encoder.device.type] and vectors.dtype == torch.float32

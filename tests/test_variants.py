@@ -26,7 +26,6 @@ def test_run_setup_is_a_json_round_trip_of_the_config():
 
 def test_variants_map_to_their_attention_pattern():
     from cdlm_nb.profiles import get_profile
-
     from cdlm_nb.variants import attention_pattern_of, model_name
 
     assert attention_pattern_of("longformer") == "local" and attention_pattern_of("base") == "local"
@@ -62,3 +61,17 @@ def test_models_with_another_vocabulary_are_refused(tiny_encoder):
     other = Encoder(tiny_encoder.model, train_tokenizer(["completely different text here"] * 5, vocab_size=280))
     with pytest.raises(DataError, match="another vocabulary"):
         shared_tokenizer({"cdlm": tiny_encoder, "rand": other})
+
+
+def test_a_missing_model_says_how_to_get_it(tmp_path, capsys):
+    """On gpu the unreleased ablations need PRETRAIN_STEPS; the released two, and every tiny model, notebook 02."""
+    from cdlm_nb.variants import PretrainedShelf, how_to_get
+
+    assert "PRETRAIN_STEPS" in how_to_get("prefix", "gpu") and "PRETRAIN_STEPS" in how_to_get("rand", "gpu-rehearsal")
+    assert "--only 02 --profile gpu" in how_to_get("cdlm", "gpu")
+    assert "--only 02 --profile cpu" in how_to_get("prefix", "cpu")
+    shelf = PretrainedShelf(tmp_path, "gpu")
+    assert shelf.load("local") is None and shelf.load("local") is None  # said once
+    assert capsys.readouterr().out.count("skipping Local CDLM") == 1
+    assert shelf.missing_notes() == {"Local CDLM": how_to_get("local", "gpu")}
+    assert shelf.missing_note().startswith("missing Local CDLM: not released")

@@ -3,13 +3,11 @@ a few pairs whole (every token's score) for the figures."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..coref.mentions import MentionPair
-from ..variants import load_pretrained
 from .ranking import PairAttention
 from .run import analyse_pairs, explain_pairs
 
@@ -18,6 +16,7 @@ if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
     from ..profiles import AttentionConfig
+    from ..variants import PretrainedShelf
 
 
 @dataclass
@@ -29,18 +28,22 @@ class ModelAnalyses:
     tokenizers: dict[str, "PreTrainedTokenizerBase"]  # model -> its tokenizer (to decode the examples)
 
 
-def analyse_models(run_dir: str | os.PathLike, config: "AttentionConfig", pairs: Mapping[str, Sequence[MentionPair]],
-                   shown: Sequence[MentionPair], corpus: Sequence[Mapping[str, Any]], device: Any = "cpu",
-                   profile: str | None = None) -> ModelAnalyses:
-    """Load each of `config.models` (a clear error if notebook 02 has not saved it), analyse every kind's pairs
-    and explain the `shown` pairs in full; one model in memory at a time."""
+def analyse_models(shelf: "PretrainedShelf", config: "AttentionConfig", pairs: Mapping[str, Sequence[MentionPair]],
+                   shown: Sequence[MentionPair], corpus: Sequence[Mapping[str, Any]],
+                   device: Any = "cpu") -> ModelAnalyses:
+    """Load each of `config.models` from notebook 02's `shelf` (a missing one is said, with how to get it, and
+    skipped; a DataError when none is there), analyse every kind's pairs and explain the `shown` pairs in full;
+    one model in memory at a time."""
     import pandas as pd
 
     results, examples, tokenizers = [], {}, {}
     settings = dict(max_length=config.max_length, exclude_punctuation=config.exclude_punctuation,
                     batch_size=config.batch_size)
-    for variant in config.models:
-        model, tokenizer = load_pretrained(run_dir, variant, profile=profile)
+    available = [variant for variant in config.models if shelf.load(variant) is not None]
+    if not available:
+        shelf.load_all(config.models)  # raises the DataError naming what to run
+    for variant in available:
+        model, tokenizer = shelf.load(variant)
         model.to(device)
         tokenizers[variant] = tokenizer
         for kind in config.kinds:

@@ -62,19 +62,25 @@ def mpr_table(results: "pd.DataFrame", models: Sequence[str] | None = None) -> "
     return table.reindex(index=order, columns=columns)
 
 
-def table6_with_paper(results: "pd.DataFrame", models: Sequence[str] | None = None) -> "pd.DataFrame":
+def table6_with_paper(results: "pd.DataFrame", models: Sequence[str] | None = None,
+                      missing: dict[str, str] | None = None) -> "pd.DataFrame":
     """Our MPR next to the paper's Table 6 values: columns (label, kind, "ours" / "paper"), models by their
-    display names."""
+    display names; a model of `missing` (display name -> how to get it) is a row of the paper's values only, with
+    the way to get it in a last column."""
     import pandas as pd
 
+    missing = missing or {}
     ours = mpr_table(results, models)
+    rows = [m for m in (models or ours.index) if m in ours.index or display_name(m) in missing]
     columns = pd.MultiIndex.from_tuples([(label, kind, who) for label, kind in ours.columns
                                          for who in ("ours", "paper")],
                                         names=["label", "kind", ""])
-    table = pd.DataFrame(index=ours.index, columns=columns, dtype=float)
+    table = pd.DataFrame(index=rows, columns=columns, dtype=float)
     for label, kind in ours.columns:
-        table[(label, kind, "ours")] = ours[(label, kind)]
-        table[(label, kind, "paper")] = [PAPER_TABLE6_MPR.get(m, {}).get((label, kind), np.nan) for m in ours.index]
+        table[(label, kind, "ours")] = ours[(label, kind)].reindex(rows)
+        table[(label, kind, "paper")] = [PAPER_TABLE6_MPR.get(m, {}).get((label, kind), np.nan) for m in rows]
+    if missing:
+        table[("", "", "not analysed")] = [missing.get(display_name(m), "") for m in rows]
     return table.rename(index=display_name)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 import torch
@@ -21,7 +22,7 @@ from ..sentence_encoders import max_positions
 from .baselines import tfidf_predictions
 from .model import DocumentClassifier, FineTunedClassifier, pad_groups
 from .segments import Segmented, segment
-from .training import TrainSetup, predict, train
+from .training import Forward, Split, TrainSetup, predict, train
 
 if TYPE_CHECKING:
     from ..data.classification_sets import ClassificationSplits
@@ -95,18 +96,18 @@ def _setup(config: "ClassificationConfig", seed: int, finetuned: bool) -> TrainS
 
 
 def _frozen_run(name: str, groups: dict[str, list[torch.Tensor]], corpus: Corpus, pooling: str,
-                config: "ClassificationConfig", seed: int) -> ClassificationRun:
-    """Train a `DocumentClassifier` on cached vectors (`groups[split][i]`: `[sentences, dim]`) and test it."""
+                config: "ClassificationConfig", seed: int, device: str = "cpu") -> ClassificationRun:
+    """Train a `DocumentClassifier` on `device` on cached vectors (`groups[split][i]`: `[sentences, dim]`), test it."""
     torch.manual_seed(seed)
-    head = DocumentClassifier(groups["train"][0].shape[-1], len(corpus.label_names), pooling)
+    head = DocumentClassifier(groups["train"][0].shape[-1], len(corpus.label_names), pooling).to(device)
 
     def forward_on(split):
         return lambda batch: head(*pad_groups([groups[split][i] for i in batch]))
 
     lengths = {split: [len(group) for group in groups[split]] for split in SPLITS}
     seconds = train(forward_on("train"), list(head.parameters()), [head], corpus.labels["train"], lengths["train"],
-                    _setup(config, seed, finetuned=False), description=name)
-    predictions, alphas = predict(forward_on("test"), lengths["test"], config.batch_size * 4)
+                    _setup(config, seed, finetuned=False), description=name, device=device)
+    predictions, alphas = predict(forward_on("test"), lengths["test"], config.batch_size * 4, device=device)
     return ClassificationRun(name, "frozen", predictions, corpus.labels["test"], corpus.tokens["test"], seconds,
                              alphas if pooling == "attention" else [])
 
@@ -123,23 +124,24 @@ def _segment_vectors(views: dict, embed_texts) -> dict:
 
 
 def run_frozen(corpus: Corpus, encoder, config: "ClassificationConfig", seed: int, embed_texts,
-               tokenizer) -> tuple[dict[str, ClassificationRun], float]:
-    """Every frozen model, and the seconds spent embedding (`embed_texts(texts, max_length)` caches)."""
+               tokenizer, device: str = "cpu") -> tuple[dict[str, ClassificationRun], float]:
+    """Every frozen model, and the seconds spent embedding (`embed_texts(texts, max_length)` caches); the tops
+    train on `device`, the cached vectors moved there once."""
     started = time.perf_counter()
     views = {"full": corpus.segmented}
     for limit in config.truncations:
         views[limit] = {split: [segment(text, tokenizer, config.min_tokens, config.max_tokens, limit)
                                 for text in corpus.texts[split]] for split in SPLITS}
-    groups = _segment_vectors(views, lambda texts: embed_texts(texts, config.max_tokens + 2))  # + the 2 specials
-    first = {split: [v[None] for v in embed_texts(corpus.texts[split], config.truncated_tokens + 2)]
+    groups = _segment_vectors(views, lambda texts: embed_texts(texts, config.max_tokens + 2).to(device))  # + 2 specials
+    first = {split: [v[None] for v in embed_texts(corpus.texts[split], config.truncated_tokens + 2).to(device)]
              for split in SPLITS}
     embed_seconds = time.perf_counter() - started
 
-    runs = {"truncated": _frozen_run("truncated", first, corpus, "mean", config, seed),
-            "mean": _frozen_run("mean", groups["full"], corpus, "mean", config, seed),
-            "aose": _frozen_run("aose", groups["full"], corpus, "attention", config, seed)}
+    runs = {"truncated": _frozen_run("truncated", first, corpus, "mean", config, seed, device),
+            "mean": _frozen_run("mean", groups["full"], corpus, "mean", config, seed, device),
+            "aose": _frozen_run("aose", groups["full"], corpus, "attention", config, seed, device)}
     for limit in config.truncations:
-        runs[f"aose_{limit}"] = _frozen_run(f"aose_{limit}", groups[limit], corpus, "attention", config, seed)
+        runs[f"aose_{limit}"] = _frozen_run(f"aose_{limit}", groups[limit], corpus, "attention", config, seed, device)
     predictions, seconds = tfidf_predictions(corpus.texts["train"], corpus.labels["train"], corpus.texts["test"])
     runs["tfidf"] = ClassificationRun("tfidf", "frozen", predictions, corpus.labels["test"], corpus.tokens["test"],
                                       seconds)
@@ -171,15 +173,25 @@ def run_finetuned(corpus: Corpus, load_encoder, config: "ClassificationConfig", 
         groups = [{"params": list(encoder.parameters()), "lr": config.finetune_learning_rate},  # pretrained
                   {"params": list(head.parameters()), "lr": config.frozen_learning_rate}]  # new: from random
         train_docs = [docs["train"][i] for i in train_index]
-        seconds = train(lambda batch: model([train_docs[i] for i in batch]), groups, [model],
+        seconds = train(_forward(model, train_docs), groups, [model],
                         [corpus.labels["train"][i] for i in train_index], [lengths["train"][i] for i in train_index],
-                        _setup(config, seed, finetuned=True), name,
-                        split=lambda batch: segment_budget(batch, train_docs, config.max_segments_per_step))
-        predictions, alphas = predict(lambda batch: model([docs["test"][i] for i in batch]), lengths["test"],
-                                      config.batch_size, items=[len(doc) for doc in docs["test"]])
+                        _setup(config, seed, finetuned=True), name, _budget(train_docs, config), device)
+        predictions, alphas = predict(_forward(model, docs["test"]), lengths["test"], config.batch_size,
+                                      [len(doc) for doc in docs["test"]], _budget(docs["test"], config), device)
         runs[name] = ClassificationRun(name, "finetuned", predictions, corpus.labels["test"], corpus.tokens["test"],
                                        seconds, alphas if name == "aose" else [])
     return runs
+
+
+def _forward(model: FineTunedClassifier, documents: list[list[str]]) -> Forward:
+    """`batch of indices -> (logits, α)` on `documents`, bound here: a lambda in the caller's loop would read the loop's
+    variables when called, not when made."""
+    return lambda batch: model([documents[i] for i in batch])
+
+
+def _budget(documents: list[list[str]], config: "ClassificationConfig") -> Split:
+    """`segment_budget` on `documents` at `config.max_segments_per_step`: training and scoring both honour it."""
+    return partial(segment_budget, documents=documents, budget=config.max_segments_per_step)
 
 
 def segment_budget(batch: list[int], documents: list[list[str]], budget: int) -> list[list[int]]:

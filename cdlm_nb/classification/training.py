@@ -7,16 +7,17 @@ care whether a batch is cached sentence vectors or segments run through the sent
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import torch
 from torch import nn
 
-from ..finetuning import length_sorted_batches
+from ..finetuning import autocast, gradient_scaler, length_sorted_batches
 from ..runtime import progress
 
 Forward = Callable[[list[int]], "tuple[torch.Tensor, torch.Tensor | None]"]
+Split = Callable[[list[int]], list[list[int]]]  # a batch cut into pieces that fit in memory
 
 
 @dataclass(frozen=True)
@@ -30,14 +31,16 @@ class TrainSetup:
 
 
 def train(forward: Forward, parameters: Sequence, modules: Sequence[nn.Module], labels: Sequence[int],
-          lengths: Sequence[int], setup: TrainSetup, description: str = "training",
-          split: Callable[[list[int]], list[list[int]]] | None = None) -> float:
+          lengths: Sequence[int], setup: TrainSetup, description: str = "training", split: Split | None = None,
+          device: str = "cpu") -> float:
     """Train in place (`parameters`: tensors, or AdamW parameter groups with their own lr); returns the seconds.
 
     `split` cuts a batch into pieces that fit in memory; their gradients add up to the whole batch's (the paper's
-    gradient accumulation when a batch of 16 does not fit)."""
+    gradient accumulation when a batch of 16 does not fit). Forward passes run under `finetuning.autocast(device)`
+    (mixed precision on a CUDA GPU; fp16 through `finetuning.gradient_scaler`)."""
     started = time.perf_counter()
     optimizer = torch.optim.AdamW(parameters, lr=setup.learning_rate)
+    scaler = gradient_scaler(device)
     batches_per_epoch = len(length_sorted_batches(lengths, setup.batch_size))
     schedule = torch.optim.lr_scheduler.LinearLR(optimizer, 1.0, 0.0, total_iters=setup.epochs * batches_per_epoch)
     targets = torch.tensor(list(labels))
@@ -46,11 +49,13 @@ def train(forward: Forward, parameters: Sequence, modules: Sequence[nn.Module], 
     for epoch in progress(range(setup.epochs), desc=description, leave=False):
         for batch in length_sorted_batches(lengths, setup.batch_size, shuffle=True, seed=setup.seed + epoch):
             optimizer.zero_grad()
-            for piece in split(batch) if split else [batch]:
-                logits, _ = forward(piece)
-                loss = nn.functional.cross_entropy(logits, targets[piece].to(logits.device), reduction="sum")
-                (loss / len(batch)).backward()
-            optimizer.step()
+            for piece in (split or _whole)(batch):
+                with autocast(device):
+                    logits, _ = forward(piece)
+                    loss = nn.functional.cross_entropy(logits, targets[piece].to(logits.device), reduction="sum")
+                scaler.scale(loss / len(batch)).backward()
+            scaler.step(optimizer)
+            scaler.update()
             schedule.step()
     for module in modules:
         module.eval()
@@ -60,16 +65,23 @@ def train(forward: Forward, parameters: Sequence, modules: Sequence[nn.Module], 
 
 
 @torch.no_grad()
-def predict(forward: Forward, lengths: Sequence[int], batch_size: int,
-            items: Sequence[int] | None = None) -> tuple[list[int], list[list[float]]]:
+def predict(forward: Forward, lengths: Sequence[int], batch_size: int, items: Sequence[int] | None = None,
+            split: Split | None = None, device: str = "cpu") -> tuple[list[int], list[list[float]]]:
     """(predicted labels, α per document over its `items` sentences (default: `lengths`); [] when the model has no
-    attention), in the examples' order."""
+    attention), in the examples' order; batches cut by `split` and run under `autocast(device)` as in `train`."""
     items = lengths if items is None else items
     predictions, alphas = [0] * len(lengths), [[] for _ in lengths]
-    for batch in length_sorted_batches(lengths, batch_size):
-        logits, alpha = forward(batch)
-        for row, index in enumerate(batch):
+    pieces = [piece for batch in length_sorted_batches(lengths, batch_size) for piece in (split or _whole)(batch)]
+    for piece in pieces:
+        with autocast(device):
+            logits, alpha = forward(piece)
+        for row, index in enumerate(piece):
             predictions[index] = int(logits[row].argmax())
             if alpha is not None:
                 alphas[index] = alpha[row, :items[index]].tolist()
     return predictions, alphas
+
+
+def _whole(batch: list[int]) -> list[list[int]]:
+    """The batch as one piece (no `split`)."""
+    return [batch]

@@ -11,21 +11,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..encoders import max_input_length
-from ..errors import ConfigError, DataError
+from ..errors import ConfigError
+from ..finetuning import ScoringResult
 from ..variants import PretrainedShelf, display_name
 from .clustering import Dendrogram
 from .inputs import EncodingStats, SpecialIds, add_mention_markers, encode_pairs
 from .mentions import Mention, WordIds, collect_mentions, gold_clusters, group_mentions, tokenize_documents
 from .metrics import CorefScores
 from .pairs import PairStats, candidate_pairs, training_pairs
-from ..finetuning import ScoringResult
 from .training import score_pairs, train_scorer
 
 if TYPE_CHECKING:
     from datasets import Dataset
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-    from ..encoders import Encoder
     from ..profiles import CorefConfig, Profile
     from .model import PairScorer
 
@@ -61,11 +60,11 @@ def limit_subtopics(dataset: "Dataset", n: int | None) -> tuple["Dataset", int]:
 
 def coref_data(profile: "Profile", data: str = "auto", ecbplus_dir: str | None = None,
                run_dir: str | Path | None = None) -> CorefData:
-    """Notebook 04's corpus: `data` "auto" is the profile's (ECB+ for hub profiles, else the embedded world);
-    dev and test keep their first `profile.coref.eval_subtopics` subtopics."""
-    from ..data.corpora import coref_splits
+    """Notebook 04's corpus: `data` "auto" is the profile's (`data.corpora.resolve_source`: ECB+ for hub profiles,
+    else the embedded world); dev and test keep their first `profile.coref.eval_subtopics` subtopics."""
+    from ..data.corpora import COREF_SOURCES, coref_splits, resolve_source
 
-    source = data if data != "auto" else ("ecbplus" if profile.data_source == "hub" else "embedded")
+    source = resolve_source(profile, data, COREF_SOURCES)
     splits, notes = coref_splits(profile, source, ecbplus_dir, run_dir)
     left_out = {}
     for name in ("dev", "test"):

@@ -4,9 +4,10 @@ cost table, the metrics the notebook records, and readings computed from them.""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ..variants import display_name
+from ..report_rows import NR, run_label
 from .conll import MENTION_KINDS
 from .experiment import SENTENCES_ONLY, CorefRuns
 from .mentions import collect_mentions, gold_clusters
@@ -18,7 +19,6 @@ if TYPE_CHECKING:
 #: Table columns: (metric, R/P/F1) for MUC, B3, CEAF-e and LEA, then (CoNLL, F1); values in percent.
 TABLE_COLUMNS = [(metric, part) for metric in ("MUC", "B3", "CEAF-e", "LEA") for part in ("R", "P", "F1")] + \
     [("CoNLL", "F1")]
-NR = None  # not reported
 
 #: ECB+ test, event coreference, gold mentions: the CDLM preprint (v1), Table 2; the CDLM row is also the CDLM
 #: paper's Table 2, which adds Allaway et al. (2021). The "Longformer" / "Rand CDLM" rows are the preprint's.
@@ -54,9 +54,8 @@ PAPER_ABLATION_CONLL: dict[str, float] = {
 LEMMA_ROW = "Same Head-Lemma"
 
 
-def row_label(run_name: str) -> str:
-    """The table row of a run: the model's display name, or "CDLM, sentences only" for the ablation."""
-    return "CDLM, sentences only" if run_name == SENTENCES_ONLY else display_name(run_name)
+#: The table row of a run: the model's display name, or "CDLM, sentences only" for the ablation.
+row_label = partial(run_label, labels={SENTENCES_ONLY: "CDLM, sentences only"})
 
 
 def split_table(splits: Mapping[str, Any]) -> "pd.DataFrame":
@@ -101,17 +100,30 @@ def ours_label(source: str, profile: str) -> str:
     return f"ours: {source} test ({profile})"
 
 
-def paper_tables(lemma: Mapping[str, CorefScores], runs: CorefRuns, label: str) -> dict[str, "pd.DataFrame"]:
+def paper_tables(lemma: Mapping[str, CorefScores], runs: CorefRuns, label: str,
+                 missing: Mapping[str, str] | None = None) -> dict[str, "pd.DataFrame"]:
     """One `results_table` per mention kind that was run: the same-head-lemma baseline and every run below the
-    paper's rows."""
+    paper's rows; each model of `missing` (display name -> how to get it, `PretrainedShelf.missing_notes`) is an
+    empty row of ours saying how to get it."""
     tables = {}
     for kind, paper in PAPER_ROWS.items():
         if kind not in lemma:
             continue
         ours = {LEMMA_ROW: lemma[kind]}
         ours |= {row_label(name): run.test_scores for (name, k), run in runs.items() if k == kind}
-        tables[kind] = results_table(ours, paper, label)
+        tables[kind] = with_missing_rows(results_table(ours, paper, label), label, missing or {})
     return tables
+
+
+def with_missing_rows(table: "pd.DataFrame", label: str, missing: Mapping[str, str]) -> "pd.DataFrame":
+    """`table` with an empty row of ours per missing model and a last column saying how to get each."""
+    if not missing:
+        return table
+    table = table.copy()
+    for model in missing:
+        table.loc[(label, model), :] = float("nan")
+    table[("", "not run")] = [missing.get(model, "") if source == label else "" for source, model in table.index]
+    return table
 
 
 def ablation_table(runs: CorefRuns, label: str) -> "pd.DataFrame":

@@ -8,7 +8,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import DataError
-from ..finetuning import ScoringResult, autocast, input_lengths, length_sorted_batches, synchronize, to_device
+from ..finetuning import (
+    ScoringResult,
+    autocast,
+    gradient_scaler,
+    input_lengths,
+    length_sorted_batches,
+    synchronize,
+    to_device,
+)
 from ..runtime import progress
 from .inputs import PairInput
 
@@ -51,6 +59,7 @@ def train_scorer(scorer: "PairScorer", inputs: Sequence[PairInput], labels: Sequ
     torch.manual_seed(seed)
     scorer.to(device).train()
     optimizer = torch.optim.AdamW(scorer.parameters(), lr=learning_rate)
+    scaler = gradient_scaler(device)
     loss_fn = torch.nn.BCEWithLogitsLoss()
     targets = torch.tensor(labels, dtype=torch.float)
     losses: list[float] = []
@@ -61,9 +70,10 @@ def train_scorer(scorer: "PairScorer", inputs: Sequence[PairInput], labels: Sequ
             with autocast(device):
                 logits = scorer(**batch)
             loss = loss_fn(logits.float(), targets[indices].to(device))
-            (loss / grad_accumulation).backward()
+            scaler.scale(loss / grad_accumulation).backward()
             if (step + 1) % grad_accumulation == 0 or step + 1 == len(batches):
-                optimizer.step()
+                scaler.step(optimizer)
+                scaler.update()
                 optimizer.zero_grad()
             losses.append(loss.item())
     return losses

@@ -6,7 +6,10 @@
 | held-out clusters (Table 1)   | the world's dev and test topics       | Multi-News validation and test           |
 | coreference splits            | the world's coref splits, or ECB+     | ECB+ (downloaded)                        |
 | attention-analysis documents  | the world's dev and test coref topics | all of ECB+ (downloaded)                 |
-| matching pairs (notebook 05)  | the world's pairs, or ECB+, Multi-News, PAN-like, CDA files (`DATA`)             |
+| matching pairs (05, 09-11)    | the world's pairs                     | ECB+ same-event pairs (downloaded)       |
+
+Notebooks 04, 05 and 09-11 take a `DATA` parameter; its default "auto" is the profile's column above
+(`resolve_source`; the CDA benchmark files when `CDA_DIR` is given), any other value names a corpus outright.
 
 ECB+ is found in one order everywhere (`ecbplus_folder`): a folder you name, else a download (gpu profile),
 else the sample beside the checkout; offline, the download falls back to the sample and says so.
@@ -30,9 +33,27 @@ if TYPE_CHECKING:
 
 #: Table 1's two columns, in the paper's order: Multi-News validation and test (the world's dev and test topics).
 HELDOUT_SPLITS = ("validation", "test")
-COREF_SOURCES = ("embedded", "ecbplus")  # the DATA parameter of notebook 04
-MATCHING_SOURCES = ("world", "ecbplus", "multinews", "pan_like", "cda")  # the DATA parameter of notebook 05
+AUTO = "auto"  # the DATA value that leaves the corpus to the profile (`resolve_source`)
+COREF_SOURCES = ("embedded", "ecbplus")  # the DATA parameter of notebook 04; the embedded corpus first
+MATCHING_SOURCES = ("world", "ecbplus", "multinews", "pan_like", "cda")  # of notebooks 05, 09-11; embedded first
 CDA_FILES = ("train.csv", "dev.csv", "test.csv")  # one CDA benchmark task (AAN, OC, S2ORC or PAN) per folder
+
+
+def resolve_source(profile: "Profile", data: str, sources: tuple[str, ...],
+                   cda_dir: str | os.PathLike | None = None) -> str:
+    """The corpus `DATA` names: "auto" is the profile's (the CDA files given `cda_dir` and `sources` has them, ECB+
+    on a hub profile, else the embedded `sources[0]`), so notebooks read real data on `gpu`; else `data` itself."""
+    if data != AUTO:
+        return data
+    if cda_dir is not None and "cda" in sources:
+        return "cda"
+    return "ecbplus" if profile.data_source == "hub" else sources[0]
+
+
+def check_source(source: str, sources: tuple[str, ...]) -> None:
+    """A ConfigError naming `DATA` and its choices when `source` is none of `sources`."""
+    if source not in sources:
+        raise ConfigError(f"DATA={source!r} is unknown; use {AUTO!r} (the profile's choice) or one of {sources}")
 
 
 @lru_cache(maxsize=4)
@@ -62,11 +83,15 @@ def pretraining_clusters(profile: "Profile") -> PretrainingClusters:
         return world_clusters(profile.world)
     from .multinews import CDLM_MIN_DOCUMENTS, load_multinews
 
-    return PretrainingClusters(
-        "Multi-News (hub)",
-        load_multinews(split="train", min_documents=CDLM_MIN_DOCUMENTS),
-        {split: load_multinews(split=split) for split in HELDOUT_SPLITS},
-    )
+    wanted = profile.pretrain.heldout_clusters
+    heldout = {split: load_multinews(split=split) for split in HELDOUT_SPLITS}
+    source = "Multi-News (hub)"
+    if wanted is not None and any(len(clusters) > wanted for clusters in heldout.values()):
+        source += (f"; held out: a seeded sample of {wanted:,} clusters per split (heldout_clusters) of "
+                   + ", ".join(f"{len(clusters):,} {split}" for split, clusters in heldout.items()))
+        heldout = {split: clusters.shuffle(seed=profile.seed).select(range(min(wanted, len(clusters))))
+                   for split, clusters in heldout.items()}
+    return PretrainingClusters(source, load_multinews(split="train", min_documents=CDLM_MIN_DOCUMENTS), heldout)
 
 
 def world_clusters(config: "WorldConfig") -> PretrainingClusters:
@@ -127,8 +152,7 @@ def coref_splits(profile: "Profile", source: str, ecbplus_dir: str | os.PathLike
     Without ECB+'s test topics 36-45 (the sample has 1-35), the dev topics present are split in two: the first
     half tunes the threshold, the second half is the test set (said in the notes).
     """
-    if source not in COREF_SOURCES:
-        raise ConfigError(f"DATA={source!r} is unknown; use one of {COREF_SOURCES}")
+    check_source(source, COREF_SOURCES)
     if source == "embedded":
         return dict(world(profile.world).coref), [f"embedded world, seed {profile.world.seed}, splits by topic"]
     return ecbplus_splits(ecbplus_folder(profile, run_dir, ecbplus_dir), profile.coref.ecbplus_topics,
@@ -201,8 +225,7 @@ def matching_splits(profile: "Profile", source: str, ecbplus_dir: str | os.PathL
     from .schemas import PAIR_FEATURES
 
     config, seed = profile.matching, profile.seed
-    if source not in MATCHING_SOURCES:
-        raise ConfigError(f"DATA={source!r} is unknown; use one of {MATCHING_SOURCES}")
+    check_source(source, MATCHING_SOURCES)
     if source == "world":
         return dict(world(profile.world).pairs), [f"embedded world, seed {profile.world.seed}, splits by topic"]
     if source == "cda":

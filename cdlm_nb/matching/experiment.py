@@ -29,7 +29,7 @@ TFIDF = "tfidf"  # the run name of the lexical floor
 class MatchingData:
     """The train/dev/test pairs a run uses, where they came from, and what the pair cap left out."""
 
-    source: str  # notebook 05's DATA
+    source: str  # the corpus DATA resolved to ("auto" never): the name its metrics are recorded under
     splits: dict[str, "Dataset"]
     notes: list[str]
     left_out: dict[str, int]  # split -> pairs dropped by MatchingConfig.max_pairs
@@ -42,19 +42,20 @@ def cap_pairs(dataset: "Dataset", max_pairs: int | None, seed: int) -> tuple["Da
     return dataset.shuffle(seed=seed).select(range(max_pairs)), len(dataset) - max_pairs
 
 
-def matching_data(profile: "Profile", data: str = "world", ecbplus_dir: str | None = None,
+def matching_data(profile: "Profile", data: str = "auto", ecbplus_dir: str | None = None,
                   cda_dir: str | None = None, run_dir: str | Path | None = None,
                   max_pairs: int | None = None) -> MatchingData:
-    """Notebook 05's pairs (`data.corpora.matching_splits`), each split capped at `max_pairs` (default: the
-    profile's `matching.max_pairs`)."""
-    from ..data.corpora import matching_splits
+    """Notebook 05's pairs (`data.corpora.matching_splits`; "auto": `resolve_source`, the profile's corpus), each
+    split capped at `max_pairs` (default: the profile's `matching.max_pairs`)."""
+    from ..data.corpora import MATCHING_SOURCES, matching_splits, resolve_source
 
-    splits, notes = matching_splits(profile, data, ecbplus_dir, cda_dir, run_dir)
+    source = resolve_source(profile, data, MATCHING_SOURCES, cda_dir)
+    splits, notes = matching_splits(profile, source, ecbplus_dir, cda_dir, run_dir)
     cap = max_pairs if max_pairs is not None else profile.matching.max_pairs
     left_out = {}
     for name in list(splits):
         splits[name], left_out[name] = cap_pairs(splits[name], cap, profile.seed)
-    return MatchingData(data, splits, notes, left_out)
+    return MatchingData(source, splits, notes, left_out)
 
 
 @dataclass
@@ -98,8 +99,8 @@ def run_classifier(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTo
     start = time.perf_counter()
     losses = fine_tune(model, encoded["train"][0], splits["train"]["label"], pad_id=tokenizer.pad_token_id,
                        epochs=config.epochs, batch_size=config.batch_size, learning_rate=config.learning_rate,
-                       warmup=config.warmup,
-                       protocol=config.protocol, device=device, seed=seed)
+                       warmup=config.warmup, protocol=config.protocol, device=device, seed=seed,
+                       per_device_batch=config.per_device_batch)
     train_seconds = time.perf_counter() - start
     scored = {split: score(model, encoded[split][0], pad_id=tokenizer.pad_token_id,
                            batch_size=config.score_batch_size, protocol=config.protocol, device=device)

@@ -4,16 +4,16 @@ papers' Table 4 (and the first version's Tables 4-5 with accuracy), the cost, F1
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ..variants import display_name
+from ..report_rows import NR, run_label
 from .experiment import TFIDF, MatchingRun
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-NR = None  # not reported
 PAPER_COLUMNS = ("AAN", "OC", "S2ORC", "PAN")
 #: F1 on the test sets: CDLM paper (Findings of EMNLP 2021), Table 4. Our extracted copy merges the BERT-HAN and
 #: GRU-HAN+CDA rows into one line that cannot be split reliably, so they are left out here.
@@ -40,8 +40,8 @@ DATA_LABELS = {"world": "embedded world", "ecbplus": "ECB+", "multinews": "Multi
                "cda": "CDA files"}
 
 
-def row_label(run_name: str) -> str:
-    return "TF-IDF cosine" if run_name == TFIDF else display_name(run_name)
+#: The table row of a run: the lexical floor by its method, the encoders by their display names.
+row_label = partial(run_label, labels={TFIDF: "TF-IDF cosine"})
 
 
 def split_table(splits: Mapping[str, Any]) -> "pd.DataFrame":
@@ -95,7 +95,8 @@ def cost_table(runs: Mapping[str, MatchingRun]) -> "pd.DataFrame":
             continue
         rows[row_label(name)] = {"train s": round(run.train_seconds, 1), "test pairs/s": round(run.pairs_per_second, 1),
                                  "pairs": run.encoding.pairs, "documents cut": run.encoding.truncated_documents,
-                                 "tokens cut": run.encoding.tokens_cut, "longest pair (tokens)": run.encoding.longest_pair}
+                                 "tokens cut": run.encoding.tokens_cut,
+                                 "longest pair (tokens)": run.encoding.longest_pair}
     return pd.DataFrame(rows).T
 
 

@@ -8,8 +8,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..encoders import takes_global_attention
-from ..finetuning import (ScoringResult, autocast, input_lengths, length_sorted_batches, synchronize, to_device,
-                          train_steps)
+from ..finetuning import (
+    ScoringResult,
+    autocast,
+    input_lengths,
+    length_sorted_batches,
+    synchronize,
+    to_device,
+    train_steps,
+)
 from ..runtime import progress
 from .inputs import MatchInput
 
@@ -40,9 +47,10 @@ def collate(inputs: Sequence[MatchInput], pad_id: int, protocol: str = "paper",
 
 def fine_tune(model: "PreTrainedModel", inputs: Sequence[MatchInput], labels: Sequence[int], *, pad_id: int,
               epochs: int, batch_size: int, learning_rate: float, warmup: float = 0.0, protocol: str = "paper",
-              device: str = "cpu", seed: int = 13) -> list[float]:
+              device: str = "cpu", seed: int = 13, per_device_batch: int | None = None) -> list[float]:
     """Train encoder and head together with cross-entropy on the pair labels, the learning rate warming up
-    linearly over the first `warmup` share of steps; returns every batch's loss."""
+    linearly over the first `warmup` share of steps (`per_device_batch`: pairs per forward pass); returns every
+    batch's loss."""
     import torch
 
     targets = torch.tensor(labels, dtype=torch.long)
@@ -53,7 +61,7 @@ def fine_tune(model: "PreTrainedModel", inputs: Sequence[MatchInput], labels: Se
         return torch.nn.functional.cross_entropy(model(**batch).logits.float(), targets[indices].to(device))
 
     return train_steps(model, inputs, batch_loss, epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
-                       warmup=warmup, device=device, seed=seed, what="pairs")
+                       warmup=warmup, device=device, seed=seed, what="pairs", per_device_batch=per_device_batch)
 
 
 def score(model: "PreTrainedModel", inputs: Sequence[MatchInput], *, pad_id: int, batch_size: int,

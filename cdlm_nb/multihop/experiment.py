@@ -107,7 +107,7 @@ def train_qa(variant: str, encoder, tokenizer, splits: Mapping[str, "Dataset"], 
     start = time.perf_counter()
     losses = fine_tune(model, train.inputs, train.labels, pad_id=markers.pad, epochs=config.epochs,
                        batch_size=config.batch_size, learning_rate=config.learning_rate, warmup=config.warmup,
-                       device=device, seed=seed)
+                       device=device, seed=seed, per_device_batch=config.per_device_batch)
     train_seconds = time.perf_counter() - start
     run = answer(variant, trained, splits["test"], config, device)
     run.train_seconds, run.losses = train_seconds, losses

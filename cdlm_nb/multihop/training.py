@@ -16,15 +16,17 @@ from .model import MultiHopQA, collate, multitask_loss
 
 
 def fine_tune(model: MultiHopQA, inputs: Sequence[QAInput], labels: Sequence[QALabels], *, pad_id: int, epochs: int,
-              batch_size: int, learning_rate: float, warmup: float, device: str = "cpu", seed: int = 13) -> list[float]:
-    """Train encoder and heads on the summed multi-task loss; returns every batch's loss."""
+              batch_size: int, learning_rate: float, warmup: float, device: str = "cpu", seed: int = 13,
+              per_device_batch: int | None = None) -> list[float]:
+    """Train encoder and heads on the summed multi-task loss (`per_device_batch`: questions per forward pass);
+    returns every batch's loss."""
     def batch_loss(indices: list[int]) -> torch.Tensor:
         batch = to_device(collate([inputs[i] for i in indices], [labels[i] for i in indices], pad_id,
                                   takes_global_attention(model.encoder)), device)
         return multitask_loss(model(**batch), batch)
 
     return train_steps(model, inputs, batch_loss, epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
-                       warmup=warmup, device=device, seed=seed, what="questions")
+                       warmup=warmup, device=device, seed=seed, what="questions", per_device_batch=per_device_batch)
 
 
 def predict(model: MultiHopQA, inputs: Sequence[QAInput], *, pad_id: int, batch_size: int, max_answer_tokens: int,

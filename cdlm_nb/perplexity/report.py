@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from ..encoders import Encoder
     from ..profiles import Profile
-    from .evaluate import PerplexityResult
+    from .bootstrap import PerplexityResult
 
 #: Cross-document perplexity on Multi-News (validation, test; lower is better) as printed in the two versions of
 #: the paper. "v1": the CDLM preprint (v1), Caciularu et al., "Cross-Document Language Modeling", arXiv:2101.00406v1
@@ -51,9 +51,10 @@ def paper_table1() -> "pd.DataFrame":
     return pd.DataFrame(columns, index=pd.Index([display_name(v) for v in variants], name="model"))
 
 
-def our_table1(scores: dict[str, list["PerplexityResult"]]) -> "pd.DataFrame":
+def our_table1(scores: dict[str, list["PerplexityResult"]], missing: dict[str, str] | None = None) -> "pd.DataFrame":
     """Our perplexity and 95 % interval per held-out split, beside `paper_table1()` (both versions), in the
-    paper's row order; a model we did not evaluate keeps its paper row with our columns empty."""
+    paper's row order; a model we did not evaluate keeps its paper row with our columns empty, and `missing`
+    (display name -> how to get it, `PretrainedShelf.missing_notes`) says why in a last column."""
     import pandas as pd
 
     parts = []
@@ -64,7 +65,10 @@ def our_table1(scores: dict[str, list["PerplexityResult"]]) -> "pd.DataFrame":
                                   index=index))
     ours, paper = pd.concat(parts, axis=1), paper_table1()
     order = [*paper.index, *(model for model in ours.index if model not in paper.index)]
-    return ours.join(paper, how="outer").reindex(order)
+    table = ours.join(paper, how="outer").reindex(order)
+    if missing:
+        table["not evaluated"] = [missing.get(model, "") for model in table.index]
+    return table
 
 
 def perplexity_table(results: list["PerplexityResult"], reference: str | None = "cdlm", n_resamples: int = 1000,

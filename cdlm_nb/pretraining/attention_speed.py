@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from ..finetuning import synchronize
+from ..finetuning import autocast, synchronize
 from ..longformer_attention import IMPLEMENTATIONS, use_fast_attention, use_hf_attention
 from ..masking import CrossDocumentMLMCollator
 from .inputs import pretraining_inputs
@@ -21,12 +21,13 @@ if TYPE_CHECKING:
     from ..profiles import Profile
 
 
-def cdlm_batch(profile: "Profile", clusters: "PretrainingClusters", encoder: "Encoder") -> dict:
-    """One training batch of the profile's CDLM inputs (per-device batch size, masks and global attention)."""
+def cdlm_batch(profile: "Profile", clusters: "PretrainingClusters", encoder: "Encoder", size: int = 1) -> dict:
+    """A training batch of `size` of the profile's CDLM inputs (masks and global attention). One by default: Hugging
+    Face's attention keeps its score matrices, so a 4,096-token input takes ~10 GiB in fp16 (`cdlm-nb plan`)."""
     config = profile.pretrain
-    examples = pretraining_inputs("cdlm", clusters.train, encoder.tokenizer, config.max_length,
-                                  config.per_device_batch_size, profile.seed, profile.encoder.sentence_markers)
-    rows = [{"input_ids": ids} for ids in examples["input_ids"][: config.per_device_batch_size]]
+    examples = pretraining_inputs("cdlm", clusters.train, encoder.tokenizer, config.max_length, size, profile.seed,
+                                  profile.encoder.sentence_markers)
+    rows = [{"input_ids": ids} for ids in examples["input_ids"][:size]]
     return CrossDocumentMLMCollator(encoder.tokenizer, pattern="cdlm", seed=profile.seed)(rows)
 
 
@@ -38,7 +39,9 @@ def step_seconds(model: MaskedPositionsLongformer, batch: dict, repeats: int) ->
     def step() -> float:
         synchronize(model.device)
         start = time.perf_counter()
-        model(**batch).loss.backward()
+        with autocast(model.device.type):
+            loss = model(**batch).loss
+        loss.backward()
         model.zero_grad(set_to_none=True)
         synchronize(model.device)
         return time.perf_counter() - start

@@ -20,13 +20,18 @@ if TYPE_CHECKING:
 
 
 def settings_summary(profile: "Profile", device: str) -> str:
-    """The variants and the training recipe of a profile in two lines (steps, batch, length, schedule, fp16)."""
+    """The variants and the training recipe of a profile in two lines (steps, batch, length, schedule, precision)."""
+    from ..finetuning import precision
+
     config = profile.pretrain
-    fp16 = "on" if config.fp16 and device == "cuda" else "off (CPU)"
+    mixed = precision(device) if config.fp16 and precision(device) != "fp32" else "fp32"
+    batch = config.per_device_batch_size * config.gradient_accumulation_steps
     return (f"variants: {', '.join(display_name(v) for v in config.variants)}\n"
-            f"{config.max_steps} steps x effective batch {config.per_device_batch_size * config.gradient_accumulation_steps}"
-            f" x up to {config.max_length} tokens; peak lr {config.learning_rate}, {config.warmup_steps} warm-up "
-            f"steps, power-{config.lr_power:g} decay; fp16 {fp16}")
+            f"{config.max_steps} steps x effective batch {batch}"
+            f" ({config.per_device_batch_size} per device x {config.gradient_accumulation_steps} accumulation"
+            f"{', gradient checkpointing' if config.gradient_checkpointing else ''}) x up to {config.max_length} "
+            f"tokens; peak lr {config.learning_rate}, {config.warmup_steps} warm-up steps, power-{config.lr_power:g} "
+            f"decay; {mixed}")
 
 
 def starting_model_summary(profile: "Profile", encoder: "Encoder") -> str:

@@ -19,8 +19,19 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..variants import (RESULT_FILE, PretrainResult, display_name, load_pretrained, load_pretrained_models,
-                        load_result, model_dir, run_setup, saved_setup)
+from ..errors import ConfigError
+from ..variants import (
+    RESULT_FILE,
+    PretrainResult,
+    display_name,
+    load_pretrained,
+    load_pretrained_models,
+    load_result,
+    model_dir,
+    run_setup,
+    saved_setup,
+    starts_pretrained,
+)
 from .trainer import pretrain
 
 if TYPE_CHECKING:
@@ -32,11 +43,6 @@ if TYPE_CHECKING:
     from .curve import PerplexityCurve
 
 Echo = Callable[[str], object]
-
-
-def starts_pretrained(profile: "Profile") -> bool:
-    """True when the encoder is already pretrained (Longformer-base): the paper's setting, no random start."""
-    return profile.encoder.kind != "tiny"
 
 
 def initial_encoder(profile: "Profile", clusters: "PretrainingClusters") -> "Encoder":
@@ -138,38 +144,58 @@ def save_unchanged(variant: str, encoder: "Encoder", run_dir: str | os.PathLike,
     return result
 
 
+def notebook_steps(profile: "Profile", pretrain_steps: int | None) -> int:
+    """Optimizer steps per variant in notebook 02 (`PRETRAIN_STEPS`): as given, else 0 for a profile that starts
+    from Longformer-base (the released checkpoints, minutes; the paper's 25,000 steps take days per variant on one
+    GPU), else the profile's `max_steps`. A tiny start has no released checkpoint, so 0 is refused there."""
+    if pretrain_steps is None:
+        return 0 if starts_pretrained(profile) else profile.pretrain.max_steps
+    if pretrain_steps < 0 or (pretrain_steps == 0 and not starts_pretrained(profile)):
+        raise ConfigError(f"PRETRAIN_STEPS={pretrain_steps}: use a positive number of steps"
+                          + ("" if starts_pretrained(profile) else " (the tiny models have no released checkpoint)"))
+    return pretrain_steps
+
+
+def with_steps(config: "PretrainConfig", steps: int) -> "PretrainConfig":
+    """`config` shortened to `steps` optimizer steps, its warm-up kept to at most a tenth of them."""
+    if steps == config.max_steps:
+        return config
+    return replace(config, max_steps=steps, warmup_steps=min(config.warmup_steps, max(1, steps // 10)))
+
+
 def pretrain_variants(profile: "Profile", encoder: "Encoder", clusters: "PretrainingClusters",
-                      run_dir: str | os.PathLike, resume: bool = True, cdlm_release: bool = False,
+                      run_dir: str | os.PathLike, resume: bool = True, pretrain_steps: int | None = None,
                       echo: Echo = print) -> list[PretrainResult]:
-    """Notebook 02: every variant of `profile.pretrain.variants`, each from `encoder`'s weights.
+    """Notebook 02: every variant of `profile.pretrain.variants`, each from `encoder`'s weights, for
+    `notebook_steps` steps.
 
     With `resume`, a finished model with the same setup is reused and an interrupted one continues from its last
     checkpoint; `resume=False` retrains all. When the encoder is already pretrained (gpu profile), `longformer`
-    is the starting checkpoint itself (the paper's "without additional pretraining"); `cdlm_release` takes the
-    released `biu-nlp/cdlm` as the `cdlm` model instead of pretraining it, and skips the ablations the authors did
-    not release (a finished one is still reused), so Longformer and CDLM are ready in minutes.
+    is the starting checkpoint itself (the paper's "without additional pretraining"); at 0 steps (the gpu default)
+    `cdlm` is the released `biu-nlp/cdlm` and the ablations the authors did not release are skipped (a finished one
+    is still reused), so Longformer and CDLM are ready in minutes.
     """
-    results = []
-    for variant in profile.pretrain.variants:
-        if cdlm_release and variant not in ("longformer", "cdlm"):
-            done = reused(variant, profile.pretrain, clusters, run_dir, resume, echo)
-            if done is not None:
-                results.append(done)
-            else:
-                echo(f"{display_name(variant)}: skipped (the authors released only CDLM; CDLM_RELEASE = False "
-                     f"pretrains it, {profile.pretrain.max_steps:,} steps)")
-        elif variant == "longformer" and starts_pretrained(profile):
+    steps = notebook_steps(profile, pretrain_steps)
+    config, results = with_steps(profile.pretrain, steps) if steps else profile.pretrain, []
+    for variant in config.variants:
+        if variant == "longformer" and starts_pretrained(profile):
             echo(f"{display_name(variant)}: the starting checkpoint ({profile.encoder.kind}), saved without "
                  "further training")
             results.append(save_unchanged(variant, encoder, run_dir, profile.encoder.kind, profile.seed))
-        elif variant == "cdlm" and cdlm_release:
+        elif steps == 0 and variant == "cdlm":
             from ..encoders import from_hub
 
             echo(f"{display_name(variant)}: the released biu-nlp/cdlm checkpoint, saved without further training")
             results.append(save_unchanged(variant, from_hub("cdlm-release"), run_dir, "biu-nlp/cdlm", profile.seed))
+        elif steps == 0:
+            done = reused(variant, config, clusters, run_dir, resume, echo)
+            if done is not None:
+                results.append(done)
+            else:
+                echo(f"{display_name(variant)}: skipped (not released by the authors; PRETRAIN_STEPS = N pretrains "
+                     f"it and the other ablations N steps each: `cdlm-nb plan` gives the time per variant)")
         else:
-            results.append(reuse_or_pretrain(variant, profile.pretrain, profile, encoder, clusters, run_dir, resume,
-                                             echo))
+            results.append(reuse_or_pretrain(variant, config, profile, encoder, clusters, run_dir, resume, echo))
     return results
 
 

@@ -23,8 +23,15 @@ from ..encoders import max_input_length
 from ..errors import ConfigError
 from ..longformer_attention import implementation, use_fast_attention, uses_fast_attention
 from ..masking import IGNORE_INDEX, CrossDocumentMLMCollator
-from ..variants import (RESULT_FILE, PretrainResult, attention_pattern_of, check_variant, model_dir, model_name,
-                        run_setup)
+from ..variants import (
+    RESULT_FILE,
+    PretrainResult,
+    attention_pattern_of,
+    check_variant,
+    model_dir,
+    model_name,
+    run_setup,
+)
 from .curve import curve_points
 from .inputs import pretraining_inputs
 
@@ -73,7 +80,6 @@ class MaskedPositionsLongformer(LongformerForMaskedLM):
                 **kwargs) -> "MaskedLMOutput":
         """Without labels the usual forward (logits for every position); with labels, logits and loss for the
         labelled positions only (logits of shape (n predicted, vocabulary))."""
-        import torch.nn.functional as F
         from transformers.modeling_outputs import MaskedLMOutput
 
         if labels is None:
@@ -81,20 +87,34 @@ class MaskedPositionsLongformer(LongformerForMaskedLM):
                                    global_attention_mask=global_attention_mask, **kwargs)
         hidden = self.longformer(input_ids, attention_mask=attention_mask,
                                  global_attention_mask=global_attention_mask, **kwargs)[0]
-        predicted = labels != IGNORE_INDEX
-        logits = self.lm_head(hidden[predicted])
-        return MaskedLMOutput(loss=F.cross_entropy(logits.float(), labels[predicted]), logits=logits)
+        logits, loss = masked_positions_loss(self.lm_head, hidden, labels)
+        return MaskedLMOutput(loss=loss, logits=logits)
+
+
+def masked_positions_loss(lm_head: "torch.nn.Module", hidden: "torch.Tensor",
+                          labels: "torch.Tensor") -> tuple["torch.Tensor", "torch.Tensor"]:
+    """(logits, loss) of masked-LM training with the vocabulary projection on the predicted (labelled) positions
+    only: the loss of the full projection, without projecting the other 85 % of the tokens. Any masked LM's
+    `lm_head` and last hidden states will do (`benchmarks/attention_speed.py` uses it for RoBERTa too)."""
+    import torch.nn.functional as F
+
+    predicted = labels != IGNORE_INDEX
+    logits = lm_head(hidden[predicted])
+    return logits, F.cross_entropy(logits.float(), labels[predicted])
 
 
 def training_arguments(config: "PretrainConfig", variant: str, output_dir: str | os.PathLike, seed: int,
                        headless: bool | None = None) -> "TrainingArguments":
-    """`TrainingArguments` for one run: the paper's optimizer and schedule, fp16 only on CUDA, gloo on CPU."""
+    """`TrainingArguments` for one run: the paper's optimizer and schedule, mixed precision only on CUDA (fp16 or
+    bf16, as the card trains: `finetuning.precision`), gloo on CPU."""
     import torch
     from transformers import TrainingArguments
 
+    from ..finetuning import precision
     from ..runtime import is_headless
 
     cuda = torch.cuda.is_available()
+    device = "cuda" if cuda else "cpu"
     distributed = int(os.environ.get("WORLD_SIZE", "1")) > 1
     return TrainingArguments(
         output_dir=str(output_dir),
@@ -109,7 +129,9 @@ def training_arguments(config: "PretrainConfig", variant: str, output_dir: str |
         adam_beta1=ADAM_BETAS[0],
         adam_beta2=ADAM_BETAS[1],
         adam_epsilon=ADAM_EPSILON,
-        fp16=config.fp16 and cuda,
+        fp16=config.fp16 and precision(device) == "fp16",
+        bf16=config.fp16 and precision(device) == "bf16",
+        activation_checkpointing=config.gradient_checkpointing,
         logging_steps=config.logging_steps,
         save_strategy="steps",
         save_steps=config.save_steps,

@@ -74,9 +74,10 @@ def build_standins(home: Path, run_dir: Path, shape: str = "tiny", echo: Callabl
 
 
 def rehearse(output: str | os.PathLike | None = None, only: Sequence[str] | None = None, shape: str = "tiny",
-             profile: str = REHEARSAL_PROFILE, log_output: bool = False, echo: Callable[[str], Any] = print) -> dict:
+             profile: str = REHEARSAL_PROFILE, log_output: bool = False, echo: Callable[[str], Any] = print,
+             parameters: Mapping[str, Any] | None = None) -> dict:
     """Build the stand-ins in `<output>/standins` and run the chosen notebooks (default all) with `profile` from
-    them, as `cdlm-nb run` would; returns (and writes) the same results.json."""
+    them, as `cdlm-nb run` would (`parameters` as its `-p`); returns (and writes) the same results.json."""
     from ..runner import run_notebooks
 
     out_dir = default_run_dir(profile, output)
@@ -84,4 +85,5 @@ def rehearse(output: str | os.PathLike | None = None, only: Sequence[str] | None
     variables = hub_environment(home)
     with environment(variables):
         build_standins(home, out_dir, shape, echo)
-        return run_notebooks(profile, list(only) if only else None, str(out_dir), log_output=log_output, echo=echo)
+        return run_notebooks(profile, list(only) if only else None, str(out_dir), log_output=log_output, echo=echo,
+                             parameters=parameters)

@@ -1,6 +1,7 @@
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from cdlm_nb.attention_analysis.report import (
@@ -33,6 +34,11 @@ def test_mpr_table_and_paper_columns(toy_results):
     assert both.loc["CDLM", ("pos", "event", "ours")] == pytest.approx(70.0)  # rows by display name
     assert both.loc["CDLM", ("pos", "event", "paper")] == pytest.approx(72.1)
     assert both.loc["Local CDLM", ("neg", "entity", "paper")] == pytest.approx(52.6)
+    noted = table6_with_paper(toy_results, models=["local", "prefix", "cdlm"], missing={"Prefix CDLM": "pretrain it"})
+    assert list(noted.index) == ["Local CDLM", "Prefix CDLM", "CDLM"]  # a missing model is a row saying how to get it
+    assert noted.loc["Prefix CDLM", ("", "", "not analysed")] == "pretrain it"
+    assert pd.isna(noted.loc["Prefix CDLM", ("pos", "event", "ours")])
+    assert noted.loc["Prefix CDLM", ("pos", "event", "paper")] > 0
 
 
 def test_mpr_metrics_pool_events_and_entities_over_pairs(toy_results):
@@ -60,7 +66,8 @@ def test_paired_gap_matches_pairs_by_kind_and_index(toy_results):
 def test_label_gap_and_the_gap_readings(toy_results):
     gap, sem = label_gap(toy_results, "cdlm")
     assert gap == pytest.approx(230 / 3 - 45.0)
-    assert sem == pytest.approx(math.hypot(np.std([80, 60, 90], ddof=1) / math.sqrt(3), np.std([40, 50], ddof=1) / math.sqrt(2)))
+    standard_errors = np.std([80, 60, 90], ddof=1) / math.sqrt(3), np.std([40, 50], ddof=1) / math.sqrt(2)
+    assert sem == pytest.approx(math.hypot(*standard_errors))
     readings = gap_readings(toy_results)
     assert readings[0].startswith("CDLM minus Local CDLM on the same 2 coreferring pairs: +35.0 points")
     assert readings[1].startswith(f"CDLM coreferring minus non-coreferring pairs: {gap:+.1f} points")

@@ -10,9 +10,22 @@ from cdlm_nb.coref.figures import threshold_and_loss_figure
 from cdlm_nb.coref.inputs import EncodingStats
 from cdlm_nb.coref.metrics import score_coreference
 from cdlm_nb.coref.pairs import PairStats
-from cdlm_nb.coref.report import (PAPER_ABLATION_CONLL, PAPER_ENTITY_ROWS, PAPER_EVENT_ROWS, TABLE_COLUMNS,
-                                  ablation_table, coref_metrics, cost_table, ours_label, paper_tables,
-                                  pairs_per_group_summary, readings, results_table, row_label, split_table)
+from cdlm_nb.coref.report import (
+    PAPER_ABLATION_CONLL,
+    PAPER_ENTITY_ROWS,
+    PAPER_EVENT_ROWS,
+    TABLE_COLUMNS,
+    ablation_table,
+    coref_metrics,
+    cost_table,
+    ours_label,
+    pairs_per_group_summary,
+    paper_tables,
+    readings,
+    results_table,
+    row_label,
+    split_table,
+)
 from cdlm_nb.finetuning import ScoringResult
 
 PERFECT = score_coreference([["a", "b"], ["c"]], [["a", "b"], ["c"]])  # every score 1
@@ -53,6 +66,10 @@ def test_paper_tables_have_the_lemma_row_and_every_run_of_the_kind():
     assert ours.loc["CDLM", ("CoNLL", "F1")] == 100.0
     assert set(paper_tables({"entity": HALF}, {}, "ours")["entity"].loc["paper: ECB+ test"].index) == \
         set(PAPER_ENTITY_ROWS)
+    noted = paper_tables(LEMMA, RUNS, "ours", missing={"Prefix CDLM": "pretrain it"})["event"]
+    assert noted.loc[("ours", "Prefix CDLM"), ("", "not run")] == "pretrain it"  # a row saying how to get it
+    assert np.isnan(noted.loc[("ours", "Prefix CDLM"), ("CoNLL", "F1")])
+    assert noted.loc[("ours", "CDLM"), ("", "not run")] == "" and noted.loc[("ours", "CDLM"), ("CoNLL", "F1")] == 100
 
 
 def test_ablation_table_follows_the_paper_rows():

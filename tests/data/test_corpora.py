@@ -86,4 +86,33 @@ def test_analysis_corpus_uses_the_worlds_held_out_topics(tmp_path):
     profile = get_profile("smoke")
     coref = world(profile.world).coref
     analysed = analysis_corpus(profile, tmp_path)
-    assert list(analysed["doc_id"]) == [*coref["dev"]["doc_id"], *coref["test"]["doc_id"]]  # never the pretraining topics
+    # never the pretraining topics
+    assert list(analysed["doc_id"]) == [*coref["dev"]["doc_id"], *coref["test"]["doc_id"]]
+
+
+@pytest.mark.parametrize(("profile", "sources", "cda_dir", "expected"), [
+    ("smoke", "MATCHING_SOURCES", None, "world"),
+    ("cpu", "MATCHING_SOURCES", None, "world"),  # the cpu metric names stay matching/world/...
+    ("gpu", "MATCHING_SOURCES", None, "ecbplus"),
+    ("gpu-rehearsal", "MATCHING_SOURCES", None, "ecbplus"),
+    ("cpu", "MATCHING_SOURCES", "cda/aan", "cda"),
+    ("gpu", "MATCHING_SOURCES", "cda/aan", "cda"),
+    ("cpu", "COREF_SOURCES", None, "embedded"),
+    ("gpu", "COREF_SOURCES", None, "ecbplus"),
+    ("gpu", "COREF_SOURCES", "cda/aan", "ecbplus"),  # coreference has no CDA files
+])
+def test_auto_data_is_the_embedded_corpus_offline_ecbplus_on_the_hub_and_cda_given_its_folder(profile, sources,
+                                                                                               cda_dir, expected):
+    from cdlm_nb.data import corpora
+
+    assert corpora.resolve_source(get_profile(profile), "auto", getattr(corpora, sources), cda_dir) == expected
+
+
+def test_a_named_data_source_is_kept_on_every_profile_and_an_unknown_one_refused():
+    from cdlm_nb.data.corpora import MATCHING_SOURCES, check_source, resolve_source
+
+    for name in ("smoke", "gpu"):
+        assert resolve_source(get_profile(name), "pan_like", MATCHING_SOURCES, "cda/aan") == "pan_like"
+    check_source("world", MATCHING_SOURCES)
+    with pytest.raises(ConfigError, match="DATA='ecb' is unknown; use 'auto' .* or one of"):
+        check_source("ecb", MATCHING_SOURCES)

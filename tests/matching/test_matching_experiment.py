@@ -66,3 +66,13 @@ def test_matching_data_world_splits_have_every_kind():
     assert set(data.splits["test"]["kind"]) == {"positive", "hard_negative", "easy_negative"}
     with pytest.raises(Exception, match="DATA"):
         matching_data(get_profile("smoke"), "nope")
+
+
+def test_matching_data_auto_resolves_before_loading_and_keeps_the_resolved_name(monkeypatch):
+    from cdlm_nb.data import corpora
+
+    assert matching_data(get_profile("smoke")).source == "world"  # the default is "auto"
+    asked = []
+    monkeypatch.setattr(corpora, "matching_splits", lambda profile, source, *args: asked.append(source) or ({}, []))
+    assert matching_data(get_profile("gpu"), "auto").source == "ecbplus" and asked == ["ecbplus"]
+    assert matching_data(get_profile("cpu"), "auto", cda_dir="aan").source == "cda" and asked[-1] == "cda"

@@ -40,6 +40,8 @@ def test_our_table1_puts_intervals_beside_the_paper(mean_result):
     assert table.loc["CDLM", "ours test 95% CI"].startswith("[")
     assert table.loc["CDLM", "paper final test"] == 3.39
     assert "Local CDLM" in table.index  # the paper's rows stay even when we did not train that model
+    noted = report.our_table1({"test": results}, missing={"Local CDLM": "pretrain it"})
+    assert noted.loc["Local CDLM", "not evaluated"] == "pretrain it" and noted.loc["CDLM", "not evaluated"] == ""
 
 
 def test_table_and_plot(make_result):
@@ -122,7 +124,8 @@ def test_answer_location_table_has_a_row_per_model_and_a_count_row(heldout, tiny
     tokenizer, examples = heldout
     table = report.answer_location_table({"local": tiny_encoder, "cdlm": tiny_encoder}, tokenizer, examples,
                                          get_profile("smoke"))
-    assert list(table.index) == ["Local CDLM", "CDLM", "masked tokens"] and list(table.columns) == list(ANSWER_LOCATIONS)
+    assert list(table.index) == ["Local CDLM", "CDLM", "masked tokens"]
+    assert list(table.columns) == list(ANSWER_LOCATIONS)
     metrics = report.answer_location_metrics(table)
     assert table.loc["masked tokens", "another document only"] > 0  # the clusters share a made-up name
     assert metrics == {f"perplexity/another_document_only/{v}": table.loc[name, "another document only"]

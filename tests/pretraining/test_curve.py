@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("transformers")
-
 
 def test_curve_points_are_read_from_the_log_history_in_step_order():
     from cdlm_nb.pretraining.curve import CURVE_KEY, curve_points

@@ -7,8 +7,6 @@ import pytest
 from cdlm_nb.errors import DataError
 from cdlm_nb.tokenization import document_separator_ids
 
-pytest.importorskip("transformers")
-
 
 def test_inputs_per_variant(clusters, tiny_tokenizer):
     from cdlm_nb.pretraining.inputs import pretraining_inputs

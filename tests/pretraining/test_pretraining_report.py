@@ -6,12 +6,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
 from cdlm_nb.profiles import get_profile
 from cdlm_nb.variants import PretrainResult
-
-pytest.importorskip("transformers")
 
 
 def _result(variant: str, steps: int = 4, seconds: float = 2.0, tokens: int = 100, losses=(5.0, 4.0)):
@@ -36,7 +33,8 @@ def test_throughput_and_settings_use_the_display_names():
     assert list(table.index) == ["Rand CDLM", "CDLM"] and table.loc["CDLM", "tokens_per_s"] == 50.0
     assert table["attention"].tolist() == ["-", "ours"]  # "-": a run saved before the implementation was recorded
     line = settings_summary(get_profile("smoke"), device="cpu")
-    assert "Longformer" in line and "CDLM" in line and "fp16 off (CPU)" in line
+    assert "Longformer" in line and "CDLM" in line and line.endswith("decay; fp32")
+    assert "(2 per device x 1 accumulation)" in line
 
 
 def test_rand_reading_is_computed_from_the_input_summary():

@@ -8,8 +8,6 @@ import pytest
 
 from cdlm_nb.errors import ConfigError
 
-pytest.importorskip("transformers")
-
 
 def _script_config(tmp_path, **changes) -> str:
     settings = {

@@ -10,8 +10,6 @@ import pytest
 
 from cdlm_nb.profiles import get_profile
 
-pytest.importorskip("transformers")
-
 
 @pytest.fixture(scope="module")
 def shipped(tmp_path_factory):

@@ -10,8 +10,6 @@ import pytest
 from cdlm_nb.errors import DataError
 from cdlm_nb.profiles import get_profile
 
-pytest.importorskip("transformers")
-
 
 def test_base_stage_config_takes_the_base_fields():
     from cdlm_nb.pretraining.stages import base_stage_config, base_window
@@ -123,10 +121,10 @@ def test_variants_get_a_learning_curve_on_the_validation_clusters_when_asked(tin
     assert base_stage_config(config).curve_steps == 0  # the start is step 0 of every variant's curve
 
 
-def test_the_cdlm_release_skips_the_ablations_the_authors_did_not_release(tmp_path, tiny_encoder, word_clusters,
-                                                                          monkeypatch):
-    """With CDLM_RELEASE, Longformer and CDLM are saved as they are and nothing is pretrained (days per ablation
-    on one GPU); the gpu profile's starting checkpoint is the pretrained encoder."""
+def test_the_gpu_default_takes_the_released_checkpoints_and_skips_the_ablations(tmp_path, tiny_encoder,
+                                                                                 word_clusters, monkeypatch):
+    """On gpu, PRETRAIN_STEPS left at None: Longformer and CDLM are saved as they are and nothing is pretrained
+    (days per ablation on one GPU); the gpu profile's starting checkpoint is the pretrained encoder."""
     from cdlm_nb import encoders
     from cdlm_nb.pretraining import stages
 
@@ -137,6 +135,34 @@ def test_the_cdlm_release_skips_the_ablations_the_authors_did_not_release(tmp_pa
     monkeypatch.setattr(stages, "train_variant", no_training)
     said = []
     results = stages.pretrain_variants(get_profile("gpu-rehearsal"), tiny_encoder, word_clusters, tmp_path,
-                                       cdlm_release=True, echo=said.append)
+                                       echo=said.append)
     assert [result.variant for result in results] == ["longformer", "cdlm"]
     assert sum("skipped" in line for line in said) == 3  # Local, Rand and Prefix CDLM, each said
+
+
+def test_pretrain_steps_default_to_the_release_on_gpu_and_to_the_profile_elsewhere():
+    from cdlm_nb.errors import ConfigError
+    from cdlm_nb.pretraining.stages import notebook_steps, with_steps
+
+    gpu, cpu = get_profile("gpu"), get_profile("cpu")
+    assert notebook_steps(gpu, None) == 0 and notebook_steps(gpu, 300) == 300
+    assert notebook_steps(cpu, None) == cpu.pretrain.max_steps
+    with pytest.raises(ConfigError, match="no released checkpoint"):
+        notebook_steps(cpu, 0)
+    with pytest.raises(ConfigError, match="PRETRAIN_STEPS=-1"):
+        notebook_steps(gpu, -1)
+    short = with_steps(gpu.pretrain, 300)
+    assert (short.max_steps, short.warmup_steps) == (300, 30)  # the paper's 500 warm-up steps cut to a tenth
+    assert with_steps(cpu.pretrain, cpu.pretrain.max_steps) is cpu.pretrain  # the run's fingerprint unchanged
+
+
+def test_pretrain_steps_pretrain_every_variant_but_longformer_on_gpu(tmp_path, tiny_encoder, word_clusters,
+                                                                      monkeypatch):
+    from cdlm_nb.pretraining import stages
+
+    trained = []
+    monkeypatch.setattr(stages, "reuse_or_pretrain", lambda variant, config, *a, **k: trained.append(
+        (variant, config.max_steps)))
+    stages.pretrain_variants(get_profile("gpu-rehearsal"), tiny_encoder, word_clusters, tmp_path, pretrain_steps=7,
+                             echo=lambda line: None)
+    assert trained == [(v, 7) for v in ("local", "rand", "prefix", "cdlm")]

@@ -9,8 +9,6 @@ import pytest
 from cdlm_nb.errors import ConfigError
 from cdlm_nb.profiles import get_profile
 
-pytest.importorskip("transformers")
-
 
 def test_every_profile_keeps_the_paper_schedule_shape():
     for name in ("smoke", "cpu", "gpu"):
@@ -19,7 +17,8 @@ def test_every_profile_keeps_the_paper_schedule_shape():
         assert max(config.max_length, config.base_max_length) <= get_profile(name).encoder.max_length
     gpu = get_profile("gpu").pretrain
     assert (gpu.max_length, gpu.per_device_batch_size * gpu.gradient_accumulation_steps) == (4096, 64)
-    assert (gpu.learning_rate, gpu.warmup_steps, gpu.max_steps, gpu.fp16, gpu.lr_power) == (3e-5, 500, 25_000, True, 3.0)
+    settings = (gpu.learning_rate, gpu.warmup_steps, gpu.max_steps, gpu.fp16, gpu.lr_power)
+    assert settings == (3e-5, 500, 25_000, True, 3.0)
 
 
 def test_training_arguments_follow_the_config(tmp_path, tiny_config):
@@ -51,7 +50,8 @@ def test_predicting_masked_positions_only_keeps_the_loss_and_the_weights(tiny_en
     assert torch.allclose(fast.logits, full.logits[predicted], atol=1e-5)
     without_labels = {key: value for key, value in batch.items() if key != "labels"}
     assert fast_model(**without_labels).logits.shape == full.logits.shape  # no labels: every position, as usual
-    assert fast_model.longformer.embeddings.word_embeddings.weight is not model.longformer.embeddings.word_embeddings.weight
+    fast_embeddings, embeddings = fast_model.longformer.embeddings, model.longformer.embeddings
+    assert fast_embeddings.word_embeddings.weight is not embeddings.word_embeddings.weight
 
     plain = fast_model.to_plain()
     assert type(plain) is LongformerForMaskedLM

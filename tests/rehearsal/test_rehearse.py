@@ -48,3 +48,14 @@ def test_rehearse_runs_a_notebook_from_the_stand_ins(shared_data, tmp_path):  # 
     assert (standins / "datasets" / "hotpotqa___hotpot_qa" / "distractor").is_dir()
     assert (tmp_path / "data" / "ecbplus" / "ECB+" / "36").is_dir()  # where the gpu path's ECB+ download looks
     assert os.environ.get("HF_HUB_OFFLINE") == before
+
+
+@pytest.mark.slow
+def test_rehearse_pretrains_every_variant_when_asked(shared_data, tmp_path):
+    """The gpu default takes the released checkpoints; `-p PRETRAIN_STEPS 1` walks the gpu pretraining path
+    (Longformer saved as it is, CDLM and the three ablations pretrained from it) from the stand-ins."""
+    results = rehearse(tmp_path, only=["02"], parameters={"PRETRAIN_STEPS": 1}, echo=lambda message: None)
+    assert [(nb["name"], nb["status"]) for nb in results["notebooks"]] == [("02_pretraining", "ok")]
+    models = tmp_path / "models"
+    assert {"longformer", "local", "rand", "prefix", "cdlm"} <= {path.name for path in models.iterdir()}
+    assert json.loads((models / "cdlm" / "pretraining.json").read_text())["steps"] == 1

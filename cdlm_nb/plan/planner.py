@@ -1,0 +1,156 @@
+"""The plan of a notebook on a card: per-device batch and gradient accumulation (keeping the effective batch),
+gradient checkpointing only where batch 1 does not fit without it, the card's precision, peak memory, minutes.
+
+Minutes are floating-point operations at the card's peak times `UTILISATION`: an estimate (loading models and
+data, downloads, tokenisation and Python overhead are not in it) until a run on that card measures it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from .cards import GIB, Card, precision_for
+from .memory_model import peak_bytes, step_flops
+from .workloads import NOTEBOOK_JOBS, Job
+
+if TYPE_CHECKING:
+    from ..profiles import Profile
+
+#: Share of the card's peak the notebooks' work reaches: 30 %, the low end of what encoder training usually gets
+#: (long inputs, local-window attention and small fine-tuning batches keep it from the top).
+UTILISATION = 0.3
+
+
+@dataclass(frozen=True)
+class JobPlan:
+    """How one job runs on the card, and what it costs there."""
+
+    job: Job
+    per_device_batch: int
+    accumulation: int
+    checkpointing: bool
+    peak_gib: float
+    minutes: float
+    fits: bool  # False: even batch 1 (with checkpointing, when training) passes the card's usable memory
+
+
+def _candidates(wanted: int) -> list[int]:
+    """Per-device batches to try, largest first: the wanted batch, then powers of two below it."""
+    return sorted({wanted, *(2**k for k in range(int(math.log2(max(wanted, 1))) + 1))}, reverse=True)
+
+
+def plan_job(job: Job, card: Card) -> JobPlan:
+    """The largest per-device batch that fits the card (checkpointing only when batch 1 does not fit without it)
+    and the job's minutes at the card's rate."""
+    cpu = card.capability == (0, 0)
+    step = replace(job.step, precision=precision_for(card.capability),
+                   keeps_scores=job.step.keeps_scores or (cpu and job.step.training))
+    limit = card.usable_gib * GIB
+    options = [(b, False) for b in _candidates(job.batch)]
+    if job.step.training:
+        options += [(b, True) for b in _candidates(job.batch)]
+    fitting = [(b, c) for b, c in options if peak_bytes(replace(step, batch=b, checkpointing=c)) <= limit]
+    batch, checkpointing = fitting[0] if fitting else (1, job.step.training)
+    planned = replace(step, batch=batch, checkpointing=checkpointing)
+    typical = replace(planned, batch=1, tokens=job.typical_tokens,
+                      global_tokens=min(step.global_tokens, job.typical_tokens),
+                      predicted=min(step.predicted, job.typical_tokens))
+    seconds = job.sequences * job.models * step_flops(typical) / (card.peak_tflops * 1e12 * UTILISATION)
+    accumulation = -(-job.batch // batch) if job.step.training else 1
+    return JobPlan(job, batch, accumulation, checkpointing, peak_bytes(planned) / GIB, seconds / 60, bool(fitting))
+
+
+@dataclass(frozen=True)
+class NotebookPlan:
+    """Every job of one notebook on one card."""
+
+    name: str
+    card: Card
+    jobs: tuple[JobPlan, ...]
+
+    @property
+    def default_jobs(self) -> list[JobPlan]:
+        """The jobs a run with the notebook's defaults does (not the opt-in ones)."""
+        return [j for j in self.jobs if not j.job.opt_in]
+
+    @property
+    def main(self) -> JobPlan:
+        """The job whose batch the notebook is known by: its first training job, else its first job."""
+        return next((j for j in self.default_jobs if j.job.step.training and j.job.batch_field), self.jobs[0])
+
+    @property
+    def peak_gib(self) -> float:
+        return max(j.peak_gib for j in self.default_jobs)
+
+    @property
+    def minutes(self) -> float:
+        return sum(j.minutes for j in self.default_jobs)
+
+    @property
+    def precision(self) -> str:
+        return precision_for(self.card.capability)
+
+    def to_json(self) -> dict:
+        main = self.main
+        return {"name": self.name, "peak_gib": round(self.peak_gib, 2), "minutes": round(self.minutes, 1),
+                "per_device_batch": main.per_device_batch, "accumulation": main.accumulation,
+                "precision": self.precision, "checkpointing": any(j.checkpointing for j in self.default_jobs),
+                "fits": all(j.fits for j in self.default_jobs),
+                "opt_in": [{"what": j.job.what, "peak_gib": round(j.peak_gib, 2), "minutes": round(j.minutes, 1),
+                            "per_device_batch": j.per_device_batch, "accumulation": j.accumulation,
+                            "checkpointing": j.checkpointing} for j in self.jobs if j.job.opt_in]}
+
+    def summary(self) -> str:
+        """What the notebook will do on this card, in a few lines (printed at its top)."""
+        main = self.main
+        lines = [f"plan of {self.name} on {self.card.label}: {self.precision}, peak ≈ {self.peak_gib:.1f} GiB of "
+                 f"{self.card.usable_gib:.1f} usable, ≈ {self.minutes:.0f} min of compute (estimate: "
+                 f"{UTILISATION:.0%} of {self.card.peak_tflops:g} TFLOP/s; loading and downloads not included)",
+                 f"  batch {main.per_device_batch} per device x {main.accumulation} accumulation"
+                 f"{', gradient checkpointing' if main.checkpointing else ''}"]
+        for j in self.jobs:
+            flag = "" if j.fits else "  (does not fit this card even at batch 1)"
+            how = f"batch {j.per_device_batch}" + (f" x {j.accumulation}" if j.accumulation > 1 else "") + (
+                ", checkpointing" if j.checkpointing else "")
+            lines.append(f"  - {j.job.what}: {j.job.sequences * j.job.models:,} inputs, {how}, {j.peak_gib:.1f} GiB, "
+                         f"{j.minutes:.1f} min{' (opt-in, not in the total)' if j.job.opt_in else ''}{flag}")
+        return "\n".join(lines)
+
+    def apply(self, profile: "Profile") -> "Profile":
+        """`profile` with this plan's batches, accumulation and checkpointing in the fields the jobs name."""
+        from ..profiles import shrunk
+
+        changes: dict = {}
+        for j in self.jobs:
+            for field, value in ((j.job.batch_field, j.per_device_batch), (j.job.accumulation_field, j.accumulation),
+                                 (j.job.checkpointing_field, j.checkpointing)):
+                if field:
+                    _set(changes, field.split("."), value)
+        return replace(profile, **{name: shrunk(getattr(profile, name), sizes, f"plan [{name!r}]")
+                                   for name, sizes in changes.items()})
+
+
+def _set(changes: dict, path: list[str], value: int | bool) -> None:
+    """`changes[a][b]... = value` for path [a, b, ...]; two jobs setting one field keep the smaller batch (the one
+    that fits both) and any checkpointing."""
+    *sections, name = path
+    for section in sections:
+        changes = changes.setdefault(section, {})
+    if name in changes:
+        value = (changes[name] or value) if isinstance(value, bool) else min(changes[name], value)
+    changes[name] = value
+
+
+def plan_notebook(profile: "Profile", notebook: str, card: Card) -> NotebookPlan | None:
+    """The plan of `notebook` (e.g. "04_coreference") on `card`; None for a notebook that trains or runs no model."""
+    jobs_of = NOTEBOOK_JOBS.get(notebook)
+    if jobs_of is None:
+        return None
+    return NotebookPlan(notebook, card, tuple(plan_job(job, card) for job in jobs_of(profile)))
+
+
+def plan_suite(profile: "Profile", card: Card) -> list[NotebookPlan]:
+    """Every notebook's plan on `card`, in notebook order."""
+    return [plan_notebook(profile, name, card) for name in NOTEBOOK_JOBS]

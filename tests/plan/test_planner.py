@@ -1,0 +1,77 @@
+"""The plan: cards and precision, batches that fit, the effective batch kept, the targets of the gpu profile on one
+16 GB card, the profile a notebook gets, and `cdlm-nb plan`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cdlm_nb.errors import ConfigError
+from cdlm_nb.plan import CARDS, get_card, plan_notebook, plan_suite, precision_for
+from cdlm_nb.plan.cards import card_like
+from cdlm_nb.profiles import get_profile
+
+GPU = get_profile("gpu")
+
+
+def test_precision_follows_compute_capability():
+    assert precision_for((7, 5)) == "fp16"  # T4: bf16 only emulated, no memory-efficient bf16 kernel
+    assert precision_for((8, 0)) == precision_for((9, 0)) == "bf16"
+    assert precision_for((0, 0)) == "fp32"
+
+
+def test_cards_are_named_and_recognised():
+    with pytest.raises(ConfigError, match="unknown device 'v100'"):
+        get_card("v100")
+    assert card_like("Tesla T4", 14.6, (7, 5)).key == "t4"
+    assert card_like("NVIDIA H100 80GB HBM3", 79.1, (9, 0)).key == "h100"
+    other = card_like("NVIDIA RTX 6000 Ada", 47.5, (8, 9))
+    assert other.memory_gib == 47.5 and other.capability == (8, 9) and "peak taken from" in other.label
+
+
+@pytest.mark.parametrize("card", sorted(CARDS))
+def test_every_notebook_fits_and_keeps_its_effective_batch(card):
+    for plan in plan_suite(GPU, CARDS[card]):
+        for job in plan.jobs:
+            assert job.fits, (plan.name, job.job.what)
+            if job.job.step.training:
+                assert job.per_device_batch * job.accumulation >= job.job.batch
+                assert job.per_device_batch * (job.accumulation - 1) < job.job.batch  # no needless extra pass
+
+
+def test_the_targets_of_one_16_gb_card_and_of_the_large_ones():
+    """On a T4 every notebook within 15 GiB and an hour (03 and 07 within 30 min); on an A100-80 or H100 within
+    30 min, opt-in pretraining apart."""
+    for plan in plan_suite(GPU, CARDS["t4"]):
+        assert plan.peak_gib <= 15 and plan.minutes <= (30 if plan.name[:2] in ("03", "07") else 60), plan.name
+    for card in ("a100-80", "h100"):
+        assert all(plan.minutes <= 30 for plan in plan_suite(GPU, CARDS[card])), card
+
+
+def test_a_notebook_gets_the_planned_batches_in_its_profile():
+    plan = plan_notebook(GPU, "04_coreference", CARDS["t4"])
+    planned = plan.apply(GPU)
+    training = plan.main
+    assert (planned.coref.batch_size, planned.coref.grad_accumulation) == (training.per_device_batch,
+                                                                           training.accumulation)
+    effective = GPU.coref.batch_size * GPU.coref.grad_accumulation
+    assert planned.coref.batch_size * planned.coref.grad_accumulation == effective
+    assert planned.matching == GPU.matching  # only the notebook's own sections change
+    pretraining = plan_notebook(GPU, "02_pretraining", CARDS["t4"]).apply(GPU).pretrain
+    assert pretraining.per_device_batch_size * pretraining.gradient_accumulation_steps == 64
+    assert plan_notebook(GPU, "00_overview", CARDS["t4"]) is None
+
+
+def test_cli_prints_the_plan_as_json(capsys):
+    from cdlm_nb.cli import main
+
+    assert main(["plan", "--profile", "gpu", "--device", "t4", "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["device"] == "t4"
+    row = next(n for n in plan["notebooks"] if n["name"] == "02_pretraining")
+    assert set(row) >= {"name", "peak_gib", "minutes", "per_device_batch", "accumulation", "precision",
+                        "checkpointing"}
+    assert row["precision"] == "fp16" and isinstance(row["checkpointing"], bool)
+    assert main(["plan", "--table"]) == 0
+    assert "| 04_coreference |" in capsys.readouterr().out
