@@ -66,8 +66,10 @@ def results_table(runs: Mapping[str, MatchingRun]) -> "pd.DataFrame":
     return pd.DataFrame(rows).T
 
 
-def paper_table(runs: Mapping[str, MatchingRun], data: str, profile: str) -> "pd.DataFrame":
-    """The CDLM paper's Table 4 (F1) and the preprint's accuracy beside our test F1 and accuracy."""
+def paper_table(runs: Mapping[str, MatchingRun], data: str, profile: str,
+                missing: Mapping[str, str] | None = None) -> "pd.DataFrame":
+    """The CDLM paper's Table 4 (F1) and the preprint's accuracy beside our test F1 and accuracy; a model of
+    `missing` (display name -> how to get it, `PretrainedShelf.missing_notes`) says how in a last column."""
     import pandas as pd
 
     table = pd.DataFrame({f"{column} F1": [PAPER_F1[row][i] for row in PAPER_F1] for i, column in
@@ -82,6 +84,8 @@ def paper_table(runs: Mapping[str, MatchingRun], data: str, profile: str) -> "pd
             table.loc[label] = NR
         table.loc[label, f"{ours} F1"] = round(100 * run.test["f1"], 1)
         table.loc[label, f"{ours} acc"] = round(100 * run.test["accuracy"], 1)
+    if missing:
+        table["not run"] = [missing.get(label, "") for label in table.index]
     return table
 
 

@@ -50,6 +50,8 @@ def test_run_matching_learns_a_lexical_rule(tiny_encoder):
     table = report.paper_table(runs, "world", "smoke")
     assert table.loc["CDLM", "ours: embedded world, smoke F1"] == round(100 * run.test["f1"], 1)
     assert table.loc["CDLM", "PAN F1"] == 82.9
+    noted = report.paper_table(runs, "world", "smoke", missing={"Rand CDLM": "pretrain it"})
+    assert noted.loc["Rand CDLM", "not run"] == "pretrain it" and noted.loc["CDLM", "not run"] == ""
     assert len(report.readings(runs)) >= 3
     assert list(report.results_table(runs).index) == ["TF-IDF cosine", "CDLM"]
 
