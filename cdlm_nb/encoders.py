@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
-from .errors import ConfigError, OfflineError
+from .errors import ConfigError, DataError, OfflineError
 from .tokenization import add_document_separators, train_tokenizer
 
 if TYPE_CHECKING:
@@ -219,12 +219,14 @@ HUB_MODELS = {
 }
 
 
-def from_hub(name: str, revision: str | None = None, cache_dir: str | None = None) -> Encoder:
+def from_hub(name: str, revision: str | None = None, cache_dir: str | None = None,
+             head_from: "LongformerForMaskedLM | None" = None) -> Encoder:
     """Download a pretrained LongformerForMaskedLM (safetensors only) and its tokenizer, with `<doc-s>`/`</doc-s>`.
 
     `name` is a kind of HUB_MODELS ("longformer-base", "cdlm-release"), a hub repository or a local folder.
     `allenai/longformer-base-4096` gets the two separators added (random rows); `biu-nlp/cdlm` already has them.
-    Offline without a cached copy -> OfflineError saying what to download.
+    A checkpoint saved without its masked-LM head gets `head_from`'s (`take_mlm_head`). Offline without a cached
+    copy -> OfflineError saying what to download.
     """
     from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, OfflineModeIsEnabled
     from transformers import AutoTokenizer, LongformerForMaskedLM
@@ -235,8 +237,8 @@ def from_hub(name: str, revision: str | None = None, cache_dir: str | None = Non
     revision = revision or default_revision
     try:
         tokenizer = AutoTokenizer.from_pretrained(repo, cache_dir=cache_dir)
-        model = LongformerForMaskedLM.from_pretrained(repo, revision=revision, use_safetensors=True,
-                                                      cache_dir=cache_dir)
+        model, loading = LongformerForMaskedLM.from_pretrained(repo, revision=revision, use_safetensors=True,
+                                                               cache_dir=cache_dir, output_loading_info=True)
     except (OSError, LocalEntryNotFoundError, OfflineModeIsEnabled, HfHubHTTPError, ConnectionError) as error:
         where = f" --revision {revision}" if revision else ""
         raise OfflineError(
@@ -246,7 +248,29 @@ def from_hub(name: str, revision: str | None = None, cache_dir: str | None = Non
             "tokenizer files."
         ) from error
     add_document_separators(tokenizer, model)
+    missing_head = sorted(key for key in loading["missing_keys"] if key.startswith("lm_head."))
+    if missing_head:
+        take_mlm_head(model, head_from, repo, missing_head)
     return Encoder(use_fast_attention(model), tokenizer)
+
+
+def take_mlm_head(model: "LongformerForMaskedLM", source: "LongformerForMaskedLM | None", repo: str,
+                  missing: list[str]) -> None:
+    """A checkpoint saved without its masked-LM head would predict masked tokens through random weights: take the
+    head (dense, LayerNorm, output bias; the output matrix is the tied embeddings) of `source`, the model it was
+    pretrained from, and say so; without a source, a DataError says what a perplexity then needs."""
+    import torch
+
+    if source is None:
+        raise DataError(f"{repo!r} holds no masked-LM head ({', '.join(missing)} missing), so it cannot score masked "
+                        "tokens: give the model it was pretrained from as head_from (its head is then used), or "
+                        "pretrain a head")
+    with torch.no_grad():
+        model.lm_head.dense.load_state_dict(source.lm_head.dense.state_dict())
+        model.lm_head.layer_norm.load_state_dict(source.lm_head.layer_norm.state_dict())
+        model.lm_head.bias.copy_(source.lm_head.bias)
+    print(f"{repo} holds no masked-LM head ({len(missing)} tensors missing): its head is the starting model's "
+          f"({source.name_or_path or 'the given model'}), so its perplexities read CDLM's encoder through that head")
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -180,3 +180,26 @@ def test_copy_positions_out_repeats_the_trained_positions(tokenizer):
         assert torch.equal(weight[start + position], before[start + position % 10])
     with pytest.raises(ConfigError, match="trained positions"):
         copy_positions_out(model, trained=0)
+
+
+def test_a_checkpoint_without_its_masked_lm_head_takes_the_starting_models(tmp_path, tiny_encoder, capsys):
+    """A release saved as a plain encoder (no `lm_head.*`) must not score masked tokens through random weights: its
+    head comes from the model it was pretrained from, said; without one, a DataError says what is missing."""
+    import pytest
+    import torch
+
+    from cdlm_nb.encoders import from_hub
+    from cdlm_nb.errors import DataError
+
+    tiny_encoder.model.longformer.save_pretrained(tmp_path)  # the encoder only, as a release without its head
+    tiny_encoder.tokenizer.save_pretrained(tmp_path)
+    with pytest.raises(DataError, match="holds no masked-LM head"):
+        from_hub(str(tmp_path))
+    loaded = from_hub(str(tmp_path), head_from=tiny_encoder.model).model
+    assert torch.equal(loaded.lm_head.dense.weight, tiny_encoder.model.lm_head.dense.weight)
+    assert torch.equal(loaded.lm_head.bias, tiny_encoder.model.lm_head.bias)
+    assert "holds no masked-LM head" in capsys.readouterr().out
+    complete = tmp_path / "complete"
+    tiny_encoder.model.save_pretrained(complete)
+    tiny_encoder.tokenizer.save_pretrained(complete)
+    assert torch.equal(from_hub(str(complete)).model.lm_head.dense.weight, tiny_encoder.model.lm_head.dense.weight)

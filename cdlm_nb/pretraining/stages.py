@@ -186,7 +186,8 @@ def pretrain_variants(profile: "Profile", encoder: "Encoder", clusters: "Pretrai
             from ..encoders import from_hub
 
             echo(f"{display_name(variant)}: the released biu-nlp/cdlm checkpoint, saved without further training")
-            results.append(save_unchanged(variant, from_hub("cdlm-release"), run_dir, "biu-nlp/cdlm", profile.seed))
+            release = from_hub("cdlm-release", head_from=encoder.model)  # its head, should the release hold none
+            results.append(save_unchanged(variant, release, run_dir, "biu-nlp/cdlm", profile.seed))
         elif steps == 0:
             done = reused(variant, config, clusters, run_dir, resume, echo)
             if done is not None:

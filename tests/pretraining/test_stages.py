@@ -131,7 +131,7 @@ def test_the_gpu_default_takes_the_released_checkpoints_and_skips_the_ablations(
     def no_training(*args, **kwargs):
         raise AssertionError("nothing may be pretrained with the released CDLM")
 
-    monkeypatch.setattr(encoders, "from_hub", lambda name: tiny_encoder)
+    monkeypatch.setattr(encoders, "from_hub", lambda name, head_from=None: tiny_encoder)
     monkeypatch.setattr(stages, "train_variant", no_training)
     said = []
     results = stages.pretrain_variants(get_profile("gpu-rehearsal"), tiny_encoder, word_clusters, tmp_path,
