@@ -200,13 +200,14 @@ class PretrainedShelf:
     missing: list[str] = field(default_factory=list)
 
     def load(self, variant: str) -> "Encoder | None":
-        """The saved model, or None (after printing why and what to run) when it is missing."""
+        """The saved model, or None (after printing why and how to get it, `how_to_get`) when it is missing."""
         try:
             return load_pretrained(self.run_dir, variant, profile=self.profile)
         except DataError as error:
             if variant not in self.missing:
                 self.missing.append(variant)
-                print(f"skipping {display_name(variant)}: {error}")
+                why = error if variant in notebook_02_makes(self.profile) else how_to_get(variant, self.profile)
+                print(f"skipping {display_name(variant)}: {why}")
             return None
 
     def load_all(self, variants: Sequence[str]) -> dict[str, "Encoder"]:
@@ -236,12 +237,18 @@ def starts_pretrained(profile: "Profile") -> bool:
     return profile.encoder.kind != "tiny"
 
 
+def notebook_02_makes(profile: str) -> tuple[str, ...]:
+    """The models notebook 02 makes by default on `profile`: every one from a tiny start; from Longformer-base, the
+    two the authors released (the others need PRETRAIN_STEPS)."""
+    from .profiles import get_profile
+
+    return RELEASED_MODELS if starts_pretrained(get_profile(profile)) else MODEL_VARIANTS
+
+
 def how_to_get(variant: str, profile: str) -> str:
     """How a model missing from the run folder is made: on a profile that starts from Longformer-base, the models the
     authors did not release need pretraining (notebook 02's PRETRAIN_STEPS); otherwise notebook 02 makes them."""
-    from .profiles import get_profile
-
-    if starts_pretrained(get_profile(profile)) and variant not in RELEASED_MODELS:
+    if variant not in notebook_02_makes(profile):
         return ("not released by the authors: notebook 02 with PRETRAIN_STEPS = N pretrains it (`cdlm-nb plan` gives "
                 "the minutes per variant), same RUN_DIR")
     return f"run notebook 02 first (`cdlm-nb run --only 02 --profile {profile}`), same RUN_DIR"

@@ -114,7 +114,9 @@ class NotebookPlan:
             flag = "" if j.fits else "  (does not fit this card even at batch 1)"
             how = f"batch {j.per_device_batch}" + (f" x {j.accumulation}" if j.accumulation > 1 else "") + (
                 ", checkpointing" if j.checkpointing else "")
-            lines.append(f"  - {j.job.what}: {j.job.sequences * j.job.models:,} inputs, {how}, {j.peak_gib:.1f} GiB, "
+            step = j.job.step
+            lines.append(f"  - {j.job.what} ({step.shape.name}, up to {step.tokens:,} tokens): "
+                         f"{j.job.sequences * j.job.models:,} inputs, {how}, {j.peak_gib:.1f} GiB, "
                          f"{j.minutes:.1f} min{' (opt-in, not in the total)' if j.job.opt_in else ''}{flag}")
         return "\n".join(lines)
 

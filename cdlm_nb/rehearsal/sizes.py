@@ -13,7 +13,7 @@ from __future__ import annotations
 REHEARSAL_SIZES: dict[str, dict] = {
     "pretrain": dict(max_steps=2, per_device_batch_size=2, gradient_accumulation_steps=2, warmup_steps=1,
                      max_length=512, logging_steps=1, save_steps=1, eval_batch_size=2, bootstrap_resamples=50,
-                     curve_steps=1),
+                     curve_steps=1, heldout_clusters=20),
     "attention": dict(n_pairs=3, max_length=512, batch_size=2),
     "encoder": dict(max_length=512, attention_window=64),
     "coref": dict(max_length=512, hidden_sizes=(32,), max_train_pairs=16, epochs=1, batch_size=4,
