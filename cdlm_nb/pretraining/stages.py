@@ -160,7 +160,7 @@ def with_steps(config: "PretrainConfig", steps: int) -> "PretrainConfig":
     """`config` shortened to `steps` optimizer steps, its warm-up kept to at most a tenth of them."""
     if steps == config.max_steps:
         return config
-    return replace(config, max_steps=steps, warmup_steps=min(config.warmup_steps, steps // 10)))
+    return replace(config, max_steps=steps, warmup_steps=min(config.warmup_steps, steps // 10))
 
 
 def pretrain_variants(profile: "Profile", encoder: "Encoder", clusters: "PretrainingClusters",
