@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .artefacts import write_text_atomic
 from .errors import ConfigError
 from .paths import notebooks_dir
 from .paths import run_dir as default_run_dir
@@ -321,7 +322,7 @@ def run_notebooks(profile: str = "cpu", only: list[str] | None = None, output: s
         "notebooks": [asdict(r) for r in results],
         "metrics": gather_metrics(out_dir, [r.name for r in results]),
     }
-    (out_dir / "results.json").write_text(json.dumps(payload, indent=2))
-    (out_dir / "summary.md").write_text(summary_markdown(payload))
+    write_text_atomic(out_dir / "results.json", json.dumps(payload, indent=2))
+    write_text_atomic(out_dir / "summary.md", summary_markdown(payload))
     echo(f"wrote {out_dir / 'results.json'} and summary.md")
     return payload

@@ -18,6 +18,7 @@ from numbers import Real
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .artefacts import write_text_atomic
 from .errors import ConfigError
 from .paths import run_dir as default_run_dir
 from .profiles import Profile, get_profile
@@ -168,7 +169,7 @@ def record(name: str, value: float) -> float:
     path = session.metrics_path
     metrics = json.loads(path.read_text()) if path.exists() else {}
     metrics[name] = value
-    path.write_text(json.dumps(metrics, indent=2, sort_keys=True))
+    write_text_atomic(path, json.dumps(metrics, indent=2, sort_keys=True))  # never half-written, even if cut short
     return value
 
 

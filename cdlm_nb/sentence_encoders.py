@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
+from .artefacts import check_artefact, manifest_path, save_file
 from .errors import OfflineError
 from .runtime import is_headless
 
@@ -60,15 +61,15 @@ def embed(encoder: "SentenceTransformer", texts: Sequence[str], max_length: int,
     computed under `finetuning.autocast` (mixed precision on a CUDA GPU).
 
     With `cache_dir`, they are read from / written to `<cache_dir>/embeddings/<name>-<max_length>-<hash>.safetensors`
-    (keyed by the model name, the length and the texts), so reruns and other notebooks reuse them.
+    (keyed by the model name, the length and the texts), so reruns and other notebooks reuse them; written
+    atomically with a manifest, and a damaged one is said and computed again (`artefacts`).
     """
-    from safetensors.torch import load_file, save_file
-
     from .finetuning import autocast
 
     path = _cache_file(Path(cache_dir) / CACHE_FOLDER, name, texts, max_length) if cache_dir is not None else None
-    if path is not None and path.is_file():
-        return load_file(path)["embeddings"]
+    cached = _cached(path) if path is not None else None
+    if cached is not None:
+        return cached
     if not texts:
         return torch.zeros(0, encoder.get_embedding_dimension())
     previous, encoder.max_seq_length = encoder.max_seq_length, min(max_length, max_positions(encoder))
@@ -80,6 +81,20 @@ def embed(encoder: "SentenceTransformer", texts: Sequence[str], max_length: int,
     finally:
         encoder.max_seq_length = previous
     if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        save_file({"embeddings": vectors.contiguous()}, path)
+        from safetensors.torch import save_file as save_tensors
+
+        save_file(path, lambda temporary: save_tensors({"embeddings": vectors.contiguous()}, temporary))
     return vectors
+
+
+def _cached(path: Path) -> torch.Tensor | None:
+    """The embeddings cached in `path`, or None: not cached, or damaged (said, so the caller computes them again)."""
+    from safetensors.torch import load_file
+
+    if not path.is_file() and not manifest_path(path).is_file():
+        return None
+    problems = check_artefact(path)
+    if problems:
+        print(f"embedding cache damaged, computing it again: {'; '.join(problems)}")
+        return None
+    return load_file(path)["embeddings"]

@@ -23,11 +23,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .artefacts import check_artefact, manifest_path, save_folder
 from .errors import ConfigError, DataError
 from .paper_models import PAPER_MODELS, RELEASED_MODELS
 
 if TYPE_CHECKING:
-    from transformers import PreTrainedTokenizerBase
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
     from .encoders import Encoder
     from .profiles import PretrainConfig, Profile
@@ -46,6 +47,8 @@ DISPLAY_NAMES = {
     "start": "Start (before CD-MLM)",
 }
 RESULT_FILE = "pretraining.json"  # beside each saved model: its loss curve, throughput and run setup
+#: What a saved model folder must hold to load, checked even where no manifest recorded it (an older run folder).
+MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json")
 
 
 def display_name(variant: str) -> str:
@@ -119,28 +122,69 @@ def model_dir(run_dir: str | os.PathLike, variant: str, seed: int | None = None,
     return Path(run_dir) / "models" / model_name(variant, seed, config)
 
 
+def notebook_02_command(run_dir: str | os.PathLike, profile: str | None) -> str:
+    """The command that (re)makes notebook 02's models in `run_dir` (`profile`: by default the folder's name, as
+    run folders default to runs/<profile>; PROFILE where that is no profile's name)."""
+    from .profiles import PROFILE_NAMES
+
+    name = Path(run_dir).name
+    profile = profile or (name if name in PROFILE_NAMES else "PROFILE")
+    return f"cdlm-nb run --profile {profile} --only 02 --output {run_dir}"
+
+
 def _missing_models_error(run_dir: str | os.PathLike, missing: list[str], profile: str | None) -> DataError:
     """One message for every missing model: what is missing, where, and the command that makes it."""
-    profile = profile or Path(run_dir).name  # run folders default to runs/<profile>
     return DataError(
         f"notebook 02 has not saved the pretrained model(s) {missing} under {Path(run_dir) / 'models'}. Run "
-        f"notebook 02 first with the same profile and run folder, e.g. `cdlm-nb run --profile {profile} "
-        f"--only 02 --output {run_dir}`"
+        f"notebook 02 first with the same profile and run folder, e.g. `{notebook_02_command(run_dir, profile)}`"
     )
+
+
+def _damaged_model_error(run_dir: str | os.PathLike, problems: list[str], profile: str | None) -> DataError:
+    """A saved model that does not match what was saved: which files, and the command that rebuilds it."""
+    return DataError(
+        "a model saved by notebook 02 is damaged: " + "; ".join(problems) + ". Rebuild it: run notebook 02 again "
+        f"with RESUME = True (it rebuilds damaged models), e.g. `{notebook_02_command(run_dir, profile)}`"
+    )
+
+
+def is_saved(folder: Path) -> bool:
+    """Whether a model was (at least partly) saved in `folder`: its weights or its manifest are there."""
+    return (folder / "model.safetensors").is_file() or manifest_path(folder).is_file()
+
+
+def model_problems(folder: Path) -> list[str]:
+    """Why the model saved in `folder` cannot be trusted, one line per damaged file ([] if intact; `artefacts`)."""
+    return check_artefact(folder, MODEL_FILES)
+
+
+def save_model_folder(folder: Path, model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
+                      result: dict) -> Path:
+    """A model (safetensors), its tokenizer and `pretraining.json`, saved atomically with a manifest
+    (`artefacts.save_folder`), so a save cut short is never taken for a finished model."""
+    def write(temporary: Path) -> None:
+        model.save_pretrained(temporary)
+        tokenizer.save_pretrained(temporary)
+        (temporary / RESULT_FILE).write_text(json.dumps(result, indent=2))
+
+    return save_folder(folder, write)
 
 
 def load_pretrained(run_dir: str | os.PathLike, variant: str, seed: int | None = None,
                     config: "PretrainConfig | None" = None, profile: str | None = None) -> "Encoder":
     """The `Encoder` (model, tokenizer) that notebook 02 saved as `variant`, with the fast attention
-    (`longformer_attention`); a clear error when it is missing."""
+    (`longformer_attention`); a DataError naming the command to run when it is missing or damaged."""
     from transformers import AutoTokenizer, LongformerForMaskedLM
 
     from .encoders import Encoder
     from .longformer_attention import use_fast_attention
 
     folder = model_dir(run_dir, variant, seed, config)
-    if not (folder / "model.safetensors").is_file():
+    if not is_saved(folder):
         raise _missing_models_error(run_dir, [folder.name], profile)
+    problems = model_problems(folder)
+    if problems:
+        raise _damaged_model_error(run_dir, problems, profile)
     return Encoder(use_fast_attention(LongformerForMaskedLM.from_pretrained(folder, use_safetensors=True)),
                    AutoTokenizer.from_pretrained(folder))
 
@@ -148,11 +192,11 @@ def load_pretrained(run_dir: str | os.PathLike, variant: str, seed: int | None =
 def load_pretrained_models(run_dir: str | os.PathLike, variants: tuple[str, ...],
                            profile: str | None = None) -> dict[str, "Encoder"]:
     """Notebook 02's models (variant -> Encoder); one DataError naming every missing one and the command to run
-    (with `--profile profile`, by default the run folder's name)."""
-    missing = [v for v in variants if not (model_dir(run_dir, v) / "model.safetensors").is_file()]
+    (with `--profile profile`, by default the run folder's name); a damaged one is a DataError too."""
+    missing = [v for v in variants if not is_saved(model_dir(run_dir, v))]
     if missing:
         raise _missing_models_error(run_dir, missing, profile)
-    return {variant: load_pretrained(run_dir, variant) for variant in variants}
+    return {variant: load_pretrained(run_dir, variant, profile=profile) for variant in variants}
 
 
 def load_result(run_dir: str | os.PathLike, variant: str, seed: int | None = None,
@@ -161,7 +205,10 @@ def load_result(run_dir: str | os.PathLike, variant: str, seed: int | None = Non
     path = model_dir(run_dir, variant, seed, config) / RESULT_FILE
     if not path.is_file():
         raise DataError(f"{path} is missing: run notebook 02 to pretrain {variant!r}")
-    data = json.loads(path.read_text())
+    try:
+        data = json.loads(path.read_text())
+    except ValueError as error:
+        raise _damaged_model_error(run_dir, [f"{path} does not parse ({error})"], None) from None
     data.pop("tokens_per_second", None)
     data.pop("setup", None)
     data["model_dir"] = path.parent  # where the model is now, whatever folder it was saved from
@@ -200,15 +247,16 @@ class PretrainedShelf:
     missing: list[str] = field(default_factory=list)
 
     def load(self, variant: str) -> "Encoder | None":
-        """The saved model, or None (after printing why and how to get it, `how_to_get`) when it is missing."""
-        try:
+        """The saved model, or None (after printing why and how to get it, `how_to_get`) when it is missing; a
+        damaged one is a DataError naming the file and the command that rebuilds it (`load_pretrained`)."""
+        if is_saved(model_dir(self.run_dir, variant)):
             return load_pretrained(self.run_dir, variant, profile=self.profile)
-        except DataError as error:
-            if variant not in self.missing:
-                self.missing.append(variant)
-                why = error if variant in notebook_02_makes(self.profile) else how_to_get(variant, self.profile)
-                print(f"skipping {display_name(variant)}: {why}")
-            return None
+        if variant not in self.missing:
+            self.missing.append(variant)
+            why = (_missing_models_error(self.run_dir, [variant], self.profile)
+                   if variant in notebook_02_makes(self.profile) else how_to_get(variant, self.profile))
+            print(f"skipping {display_name(variant)}: {why}")
+        return None
 
     def load_all(self, variants: Sequence[str]) -> dict[str, "Encoder"]:
         """Every saved model of `variants` (variant -> Encoder), the missing ones said and skipped; a DataError

@@ -75,3 +75,96 @@ def test_a_missing_model_says_how_to_get_it(tmp_path, capsys):
     assert capsys.readouterr().out.count("skipping Local CDLM") == 1
     assert shelf.missing_notes() == {"Local CDLM": how_to_get("local", "gpu")}
     assert shelf.missing_note().startswith("missing Local CDLM: not released")
+
+
+def _another_variant_copied_in(folder):
+    import shutil
+
+    shutil.copy(folder.parent / "local" / "model.safetensors", folder / "model.safetensors")
+
+
+DAMAGES = {  # name -> (damage done to models/cdlm, the file the error must name)
+    "truncated": (lambda f: (f / "model.safetensors").write_bytes((f / "model.safetensors").read_bytes()[:1000]),
+                  "model.safetensors is truncated"),
+    "emptied": (lambda f: (f / "model.safetensors").write_bytes(b""), "model.safetensors is emptied"),
+    "wrong tensors": (_another_variant_copied_in, "model.safetensors is not the file that was saved"),
+    "missing tokenizer file": (lambda f: (f / "tokenizer.json").unlink(), "tokenizer.json is missing"),
+}
+
+
+@pytest.fixture
+def two_models(tmp_path, tiny_encoder):
+    """`cdlm` and `local` saved as notebook 02 saves them (`local`: other weights, same shapes)."""
+    import copy
+
+    import torch
+
+    from cdlm_nb.encoders import Encoder
+    from cdlm_nb.pretraining.stages import save_unchanged
+
+    other = copy.deepcopy(tiny_encoder.model)
+    with torch.no_grad():
+        next(other.parameters()).add_(1.0)
+    save_unchanged("cdlm", tiny_encoder, tmp_path, source="test", seed=13)
+    save_unchanged("local", Encoder(other, tiny_encoder.tokenizer), tmp_path, source="test", seed=13)
+    return tmp_path
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_a_damaged_model_is_a_data_error_naming_the_file_and_the_command(two_models, damage):
+    from cdlm_nb.variants import PretrainedShelf, load_pretrained, model_dir
+
+    folder = model_dir(two_models, "cdlm")
+    damage_folder, expected = DAMAGES[damage]
+    damage_folder(folder)
+    command = f"cdlm-nb run --profile smoke --only 02 --output {two_models}"
+    with pytest.raises(DataError, match="damaged") as error:
+        load_pretrained(two_models, "cdlm", profile="smoke")
+    assert f"{folder}/{expected}" in str(error.value) and command in str(error.value)
+    with pytest.raises(DataError, match=expected):  # notebooks 03-07 fail on it, they do not skip it as missing
+        PretrainedShelf(two_models, "smoke").load_all(["cdlm", "local"])
+    assert load_pretrained(two_models, "local") is not None
+
+
+def test_a_model_saved_before_manifests_still_loads_and_that_is_said_once(two_models, capsys):
+    from cdlm_nb.artefacts import MANIFEST
+    from cdlm_nb.variants import load_pretrained, model_dir
+
+    (model_dir(two_models, "cdlm") / MANIFEST).unlink()
+    load_pretrained(two_models, "cdlm")
+    load_pretrained(two_models, "cdlm")
+    assert capsys.readouterr().out.count("has no manifest") == 1
+
+
+def test_a_model_save_killed_midway_is_damaged_until_saved_again(two_models, tiny_encoder, monkeypatch):
+    from cdlm_nb.pretraining.stages import save_unchanged
+    from cdlm_nb.variants import load_pretrained, load_result, model_dir
+
+    class Killed(Exception):
+        pass
+
+    def killed(self, folder, *args, **kwargs):
+        raise Killed
+
+    monkeypatch.setattr(type(tiny_encoder.tokenizer), "save_pretrained", killed)  # after the weights
+    with pytest.raises(Killed):
+        save_unchanged("cdlm", tiny_encoder, two_models, source="test", seed=13)
+    with pytest.raises(DataError, match="its save was interrupted"):
+        load_pretrained(two_models, "cdlm")
+    with pytest.raises(Killed):  # a model never saved before: the same
+        save_unchanged("prefix", tiny_encoder, two_models, source="test", seed=13)
+    with pytest.raises(DataError, match="its save was interrupted"):
+        load_pretrained(two_models, "prefix")
+    monkeypatch.undo()
+    save_unchanged("cdlm", tiny_encoder, two_models, source="test", seed=13)
+    assert load_pretrained(two_models, "cdlm") is not None and load_result(two_models, "cdlm").steps == 0
+    assert not [p for p in model_dir(two_models, "cdlm").iterdir() if p.name.startswith(".")]
+
+
+def test_a_damaged_result_file_names_the_file_and_the_command(two_models):
+    from cdlm_nb.variants import RESULT_FILE, load_result, model_dir
+
+    path = model_dir(two_models, "cdlm") / RESULT_FILE
+    path.write_text(path.read_text()[:20])
+    with pytest.raises(DataError, match=rf"{RESULT_FILE} does not parse.*--only 02"):
+        load_result(two_models, "cdlm")

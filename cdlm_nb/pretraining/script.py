@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from ..artefacts import copy_folder, record_manifest, write_text_atomic
 from ..errors import ConfigError
 from ..variants import RESULT_FILE, PretrainResult, check_variant, model_dir
 from .shipped_base import shipped_base_dir
@@ -108,7 +109,8 @@ def build_shipped_base(profile_name: str, run_dir: str | os.PathLike | None = No
                           "already pretrained); nothing to ship")
     target = Path(output) if output else shipped_base_dir(profile.name)
     shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(model_dir(folder, "base"), target)
+    copy_folder(model_dir(folder, "base"), target)
     data = json.loads((target / RESULT_FILE).read_text())  # no path of this machine in the shipped files
-    (target / RESULT_FILE).write_text(json.dumps({**data, "model_dir": target.name}, indent=2))
+    write_text_atomic(target / RESULT_FILE, json.dumps({**data, "model_dir": target.name}, indent=2))
+    record_manifest(target)
     return target, result

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..variants import RESULT_FILE, PretrainResult, load_result, model_dir, run_setup
+from ..artefacts import copy_folder
+from ..variants import RESULT_FILE, PretrainResult, is_saved, load_result, model_dir, model_problems, run_setup
 
 if TYPE_CHECKING:
     from ..encoders import Encoder
@@ -43,12 +43,15 @@ def _flat(setup: dict) -> dict:
 
 def mismatch(folder: Path, setup: dict, encoder: "Encoder") -> str | None:
     """Why the base model in `folder` cannot stand in for a base trained from `encoder` with `setup` (None if
-    it can): a missing model, another architecture or run setup (naming the fields that differ), or another
-    vocabulary."""
+    it can): a missing or damaged model (`variants.model_problems`), another architecture or run setup (naming
+    the fields that differ), or another vocabulary."""
     from transformers import AutoConfig, AutoTokenizer
 
     if not (folder / RESULT_FILE).is_file() or not (folder / "model.safetensors").is_file():
         return f"{folder} holds no model.safetensors with its {RESULT_FILE}"
+    problems = model_problems(folder)
+    if problems:
+        return "it is damaged: " + "; ".join(problems)
     config = AutoConfig.from_pretrained(folder)
     architecture = [key for key in ARCHITECTURE if getattr(config, key) != getattr(encoder.model.config, key)]
     if architecture:
@@ -74,8 +77,11 @@ def install_shipped_base(profile_name: str, config: "PretrainConfig", encoder: "
     if why is not None:
         echo(f"The shipped base model ({folder}) is not used: {why}. Training it here instead.")
         return None
-    shutil.copytree(folder, model_dir(run_dir, "base"), dirs_exist_ok=True)
+    target = model_dir(run_dir, "base")
+    damaged = model_problems(target) if is_saved(target) else []
+    copy_folder(folder, target)
     result = load_result(run_dir, "base")
+    replacing = f", replacing a damaged copy ({'; '.join(damaged)})" if damaged else ""
     echo(f"Base: the model shipped with the package ({result.steps} steps, trained in {result.seconds:.0f} s by "
-         f"`cdlm-nb pretrain-base --profile {profile_name}`), copied to {result.model_dir}")
+         f"`cdlm-nb pretrain-base --profile {profile_name}`), copied to {result.model_dir}{replacing}")
     return result

@@ -13,7 +13,6 @@ started position-blind.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from dataclasses import replace
@@ -21,14 +20,16 @@ from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
 from ..variants import (
-    RESULT_FILE,
     PretrainResult,
     display_name,
+    is_saved,
     load_pretrained,
     load_pretrained_models,
     load_result,
     model_dir,
+    model_problems,
     run_setup,
+    save_model_folder,
     saved_setup,
     starts_pretrained,
 )
@@ -122,10 +123,18 @@ def starting_model(profile: "Profile", run_dir: str | os.PathLike) -> "Encoder |
     return longformer_recipe(base, profile)
 
 
-def finished_result(run_dir: str | os.PathLike, variant: str, config: "PretrainConfig",
-                    n_train: int) -> PretrainResult | None:
+def finished_result(run_dir: str | os.PathLike, variant: str, config: "PretrainConfig", n_train: int,
+                    echo: Echo | None = None) -> PretrainResult | None:
     """The saved result of a finished run of `variant` with exactly this setup (`variants.run_setup` with the
-    config's first seed), or None (not run, or run with another setup)."""
+    config's first seed), or None (not run, run with another setup, or damaged: said with `echo`, naming the
+    files, as the caller then rebuilds it)."""
+    folder = model_dir(run_dir, variant)
+    problems = model_problems(folder) if is_saved(folder) else []
+    if problems:
+        if echo is not None:
+            echo(f"{display_name(variant)}: the saved model in {folder} is damaged, rebuilding it: "
+                 + "; ".join(problems))
+        return None
     if saved_setup(run_dir, variant) != run_setup(variant, config.seeds[0], config, n_train):
         return None
     return load_result(run_dir, variant)
@@ -136,11 +145,8 @@ def save_unchanged(variant: str, encoder: "Encoder", run_dir: str | os.PathLike,
     """Save a model that is not further pretrained (Longformer-base, or the `biu-nlp/cdlm` release) as `variant`,
     in the same layout as `pretrain`'s models, so the later notebooks load it the same way."""
     folder = model_dir(run_dir, variant)
-    folder.mkdir(parents=True, exist_ok=True)
-    encoder.model.save_pretrained(folder)
-    encoder.tokenizer.save_pretrained(folder)
     result = PretrainResult(variant=variant, seed=seed, model_dir=folder, steps=0)
-    (folder / RESULT_FILE).write_text(json.dumps({**result.to_json(), "setup": {"source": source}}, indent=2))
+    save_model_folder(folder, encoder.model, encoder.tokenizer, {**result.to_json(), "setup": {"source": source}})
     return result
 
 
@@ -215,18 +221,18 @@ def learning_curve(variant: str, config: "PretrainConfig", profile: "Profile", t
 
 def train_variant(variant: str, config: "PretrainConfig", profile: "Profile", encoder: "Encoder",
                   clusters: "PretrainingClusters", run_dir: str | os.PathLike, resume: bool = True,
-                  seed: int | None = None) -> PretrainResult:
+                  seed: int | None = None, echo: Echo = print) -> PretrainResult:
     """`pretrain` of `variant` from `encoder` on the training clusters, recording its learning curve on the
     validation clusters (`learning_curve`): one rule for notebook 02 and `cdlm-nb pretrain`."""
     return pretrain(variant, config, encoder.model, encoder.tokenizer, clusters.train, run_dir, resume=resume,
                     seed=seed, sentence_markers=profile.encoder.sentence_markers,
-                    callbacks=learning_curve(variant, config, profile, encoder.tokenizer, clusters))
+                    callbacks=learning_curve(variant, config, profile, encoder.tokenizer, clusters), echo=echo)
 
 
 def reused(variant: str, config: "PretrainConfig", clusters: "PretrainingClusters", run_dir: str | os.PathLike,
            resume: bool, echo: Echo = print) -> PretrainResult | None:
     """With `resume`, the finished model of `variant` with this setup (said), else None."""
-    done = finished_result(run_dir, variant, config, len(clusters.train)) if resume else None
+    done = finished_result(run_dir, variant, config, len(clusters.train), echo) if resume else None
     if done is not None:
         echo(f"{display_name(variant)}: finished model found in {done.model_dir}, reused ({done.steps} steps)")
     return done
@@ -240,7 +246,7 @@ def reuse_or_pretrain(variant: str, config: "PretrainConfig", profile: "Profile"
     if done is not None:
         return done
     echo(f"{display_name(variant)}: pretraining {config.max_steps} steps{inputs} ...")
-    result = train_variant(variant, config, profile, encoder, clusters, run_dir, resume)
+    result = train_variant(variant, config, profile, encoder, clusters, run_dir, resume, echo=echo)
     resumed = f", resumed from step {result.resumed_from_step}" if result.resumed_from_step else ""
     echo(f"    {result.steps} steps in {result.seconds:.1f} s{resumed}; last logged loss {result.final_loss:.3f}")
     return result

@@ -14,23 +14,25 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from transformers import LongformerForMaskedLM
+from transformers import LongformerForMaskedLM, TrainerCallback
 
+from ..artefacts import check_artefact, record_manifest, write_text_atomic
 from ..encoders import max_input_length
 from ..errors import ConfigError
 from ..longformer_attention import implementation, use_fast_attention, uses_fast_attention
 from ..masking import IGNORE_INDEX, CrossDocumentMLMCollator
 from ..variants import (
-    RESULT_FILE,
     PretrainResult,
     attention_pattern_of,
     check_variant,
     model_dir,
     model_name,
     run_setup,
+    save_model_folder,
 )
 from .curve import curve_points
 from .inputs import pretraining_inputs
@@ -38,7 +40,7 @@ from .inputs import pretraining_inputs
 if TYPE_CHECKING:
     import torch
     from datasets import Dataset
-    from transformers import PreTrainedModel, PreTrainedTokenizerBase, TrainerCallback, TrainingArguments
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase, TrainingArguments
     from transformers.modeling_outputs import MaskedLMOutput
 
     from ..profiles import PretrainConfig
@@ -47,6 +49,8 @@ if TYPE_CHECKING:
 ADAM_BETAS = (0.9, 0.98)
 ADAM_EPSILON = 1e-6
 SETUP_FILE = "pretrain_setup.json"  # beside an interrupted run's checkpoints: its `variants.run_setup`
+#: What a Trainer checkpoint must hold to resume from, checked even where no manifest recorded it.
+CHECKPOINT_FILES = ("model.safetensors", "optimizer.pt", "scheduler.pt", "trainer_state.json")
 
 
 class MaskedPositionsLongformer(LongformerForMaskedLM):
@@ -162,6 +166,7 @@ def pretrain(
     seed: int | None = None,
     sentence_markers: bool = False,
     callbacks: "list[TrainerCallback] | None" = None,
+    echo: Callable[[str], object] = print,
 ) -> PretrainResult:
     """Pretrain a copy of `initial_model` as `variant` on CLUSTER_FEATURES `train_clusters`; save it under run_dir.
 
@@ -169,6 +174,8 @@ def pretrain(
     that was interrupted continues from its last checkpoint (step count, data order, optimizer and scheduler restored;
     the masks drawn after the restart differ, because `Trainer` restores the RNG one batch late).
     `callbacks` are extra `TrainerCallback`s (e.g. `curve.PerplexityCurve`, early stopping, custom logging).
+    Every checkpoint gets a manifest (`artefacts`); a damaged last one is said (`echo`) and the run resumes from
+    the one before. The final model is saved atomically (`variants.save_model_folder`).
     """
     from transformers import PrinterCallback, Trainer, set_seed
 
@@ -181,7 +188,7 @@ def pretrain(
     checkpoints = Path(run_dir) / "checkpoints" / model_name(variant, seed, config)
     final_dir = model_dir(run_dir, variant, seed, config)
     setup = run_setup(variant, seed, config, len(train_clusters))
-    resume_from = _checkpoint_to_resume(checkpoints, setup) if resume else None
+    resume_from = _checkpoint_to_resume(checkpoints, setup, echo) if resume else None
 
     set_seed(seed)
     args = training_arguments(config, variant, checkpoints, seed)
@@ -200,13 +207,13 @@ def pretrain(
         data_collator=CrossDocumentMLMCollator(tokenizer, pattern=attention_pattern_of(variant)),
         train_dataset=examples.select_columns(["input_ids"]),
         processing_class=tokenizer,
-        callbacks=callbacks,
+        callbacks=[CheckpointManifest(), *(callbacks or [])],
     )
     if args.disable_tqdm:
         trainer.remove_callback(PrinterCallback)  # headless: no log dict printed every logging step
     if trainer.is_world_process_zero():
         checkpoints.mkdir(parents=True, exist_ok=True)
-        (checkpoints / SETUP_FILE).write_text(json.dumps(setup, indent=2, sort_keys=True))
+        write_text_atomic(checkpoints / SETUP_FILE, json.dumps(setup, indent=2, sort_keys=True))
     tokens_before = _tokens_at(resume_from)  # read now: checkpoint rotation may delete that folder while training
     start = time.perf_counter()
     trainer.train(resume_from_checkpoint=resume_from)
@@ -239,25 +246,40 @@ def _result(variant: str, seed: int, final_dir: Path, state, seconds: float, res
 
 def _save(model: MaskedPositionsLongformer, tokenizer: "PreTrainedTokenizerBase", folder: Path, result: dict) -> None:
     """The trained weights as a plain LongformerForMaskedLM (safetensors), its tokenizer and `pretraining.json`."""
-    model.to_plain().save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    (folder / RESULT_FILE).write_text(json.dumps(result, indent=2))
+    save_model_folder(folder, model.to_plain(), tokenizer, result)
 
 
-def _checkpoint_to_resume(checkpoints: Path, setup: dict) -> str | None:
-    """The last checkpoint of an interrupted run with the same setup; a ConfigError if the setup changed."""
-    from transformers.trainer_utils import get_last_checkpoint
+class CheckpointManifest(TrainerCallback):
+    """Records each checkpoint's files in its manifest once the Trainer has written it (`artefacts`)."""
 
+    def on_save(self, args: "TrainingArguments", state, control, **kwargs):
+        folder = Path(args.output_dir) / f"checkpoint-{state.global_step}"
+        if state.is_world_process_zero and folder.is_dir():
+            record_manifest(folder)
+
+
+def _checkpoint_to_resume(checkpoints: Path, setup: dict, echo: Callable[[str], object] = print) -> str | None:
+    """The last intact checkpoint of an interrupted run with the same setup (a damaged later one is said and
+    removed); a ConfigError if the setup changed."""
     if not checkpoints.is_dir():
         return None
-    last = get_last_checkpoint(str(checkpoints))
-    if last is None:
+    found = sorted((p for p in checkpoints.glob("checkpoint-*") if p.is_dir() and p.name.rsplit("-", 1)[1].isdigit()),
+                   key=lambda p: _checkpoint_step(str(p)), reverse=True)
+    if not found:
         return None
     saved = checkpoints / SETUP_FILE
     if saved.exists() and json.loads(saved.read_text()) != setup:
         raise ConfigError(f"{checkpoints} holds an interrupted run with a different setup ({saved}); delete the "
                           "folder or call pretrain(..., resume=False) to start afresh")
-    return last
+    for checkpoint in found:
+        problems = check_artefact(checkpoint, CHECKPOINT_FILES, echo)
+        if not problems:
+            return str(checkpoint)
+        shutil.rmtree(checkpoint, ignore_errors=True)  # every process may find it; any one may remove it
+        echo(f"checkpoint {checkpoint} is damaged, removed; falling back to the previous checkpoint: "
+             + "; ".join(problems))
+    echo(f"no intact checkpoint left in {checkpoints}: pretraining from the start")
+    return None
 
 
 def _checkpoint_step(checkpoint: str | None) -> int:

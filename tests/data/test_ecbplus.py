@@ -305,5 +305,13 @@ def test_download_extracts_the_release_layout(tmp_path, monkeypatch):
     monkeypatch.setattr(ecbplus_download.urllib.request, "urlopen", lambda url, timeout: _Response(payload[url]))
     dest = ecbplus.download_ecbplus(tmp_path / "ecbplus")
     assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()) == [
-        "ECB+/1/1_1ecb.xml", ecbplus.SENTENCES_CSV]
+        "ECB+/1/1_1ecb.xml", ecbplus.SENTENCES_CSV, ecbplus.SENTENCES_CSV + ".manifest.json"]  # CSV last: the marker
     assert load_ecbplus(dest, split="train")[0]["doc_id"] == "1_1ecb"
+
+    # a CSV damaged after the download (a partial sync) is said and fetched again; one placed by hand is trusted
+    csv = dest / ecbplus.SENTENCES_CSV
+    csv.write_bytes(csv.read_bytes()[:10])
+    assert not ecbplus_download.holds_ecbplus(dest)
+    assert ecbplus.download_ecbplus(dest) == dest and ecbplus_download.holds_ecbplus(dest)
+    (dest / (ecbplus.SENTENCES_CSV + ".manifest.json")).unlink()
+    assert ecbplus_download.holds_ecbplus(dest)

@@ -85,3 +85,44 @@ def test_the_shipped_cpu_base_is_the_one_the_cpu_profile_trains():
     config = base_stage_config(profile.pretrain)
     setup = run_setup("base", config.seeds[0], config, len(clusters.train))
     assert mismatch(shipped_base_dir("cpu"), setup, initial_encoder(profile, clusters)) is None
+
+
+def test_the_shipped_cpu_base_is_load_checked_and_left_as_it_is(tmp_path, capsys, monkeypatch):
+    """It has no manifest (shipped before manifests were recorded): it must load, it is not damaged, and checking
+    it writes nothing into the package; a damaged copy of it is refused, naming the file."""
+    import shutil
+
+    from cdlm_nb import artefacts
+    from cdlm_nb.pretraining.shipped_base import mismatch, shipped_base_dir
+    from cdlm_nb.variants import model_problems
+
+    monkeypatch.setattr(artefacts, "_said_unrecorded", set())  # said once per process: maybe by an earlier test
+
+    folder = shipped_base_dir("cpu")
+    before = sorted(p.name for p in folder.iterdir())
+    assert model_problems(folder) == [] and "has no manifest" in capsys.readouterr().out
+    assert sorted(p.name for p in folder.iterdir()) == before and "manifest.json" not in before
+    copy = shutil.copytree(folder, tmp_path / "cpu-base")
+    (copy / "model.safetensors").write_bytes((copy / "model.safetensors").read_bytes()[:1000])
+    assert mismatch(copy, {}, encoder=None).startswith(f"it is damaged: {copy / 'model.safetensors'} is truncated")
+
+
+@pytest.mark.slow
+def test_a_damaged_copy_of_the_shipped_base_is_said_and_replaced(shipped, tmp_path, monkeypatch):
+    from cdlm_nb.data.corpora import pretraining_clusters
+    from cdlm_nb.pretraining import shipped_base
+    from cdlm_nb.pretraining.stages import initial_encoder, pretrain_base
+    from cdlm_nb.variants import model_problems
+
+    monkeypatch.setattr(shipped_base, "CHECKPOINTS", shipped / "first")
+    profile = get_profile("smoke")
+    clusters = pretraining_clusters(profile)
+    encoder = initial_encoder(profile, clusters)
+    pretrain_base(profile, encoder, clusters, tmp_path, echo=print)
+    (tmp_path / "models" / "base" / "tokenizer.json").unlink()
+    messages = []
+    pretrain_base(profile, encoder, clusters, tmp_path, echo=messages.append)
+    assert "shipped with the package" in messages[0] and "replacing a damaged copy" in messages[0]
+    assert "tokenizer.json is missing" in messages[0] and "reused" in messages[1]
+    assert model_problems(tmp_path / "models" / "base") == []
+    assert model_problems(shipped / "first" / "smoke-base") == []  # `cdlm-nb pretrain-base` ships a manifest

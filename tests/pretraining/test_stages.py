@@ -28,6 +28,7 @@ def test_base_stage_config_takes_the_base_fields():
 def test_a_finished_run_is_reused_only_with_the_same_setup(tmp_path, tiny_encoder):
     import json
 
+    from cdlm_nb.artefacts import record_manifest
     from cdlm_nb.pretraining.stages import finished_result, save_unchanged
     from cdlm_nb.variants import RESULT_FILE, load_pretrained, model_dir, run_setup, shared_tokenizer
 
@@ -43,6 +44,8 @@ def test_a_finished_run_is_reused_only_with_the_same_setup(tmp_path, tiny_encode
     assert finished_result(tmp_path, "cdlm", config, n_train=6) is None  # "source": "test" setup
     data = json.loads(path.read_text())
     path.write_text(json.dumps({**data, "setup": run_setup("cdlm", config.seeds[0], config, 6)}))
+    assert finished_result(tmp_path, "cdlm", config, n_train=6) is None  # edited after saving: damaged
+    record_manifest(path.parent)  # as if saved that way
     assert finished_result(tmp_path, "cdlm", config, n_train=6).variant == "cdlm"
     assert finished_result(tmp_path, "cdlm", config, n_train=7) is None
     assert finished_result(tmp_path, "cdlm", replace(config, max_steps=5), n_train=6) is None
@@ -166,3 +169,45 @@ def test_pretrain_steps_pretrain_every_variant_but_longformer_on_gpu(tmp_path, t
     stages.pretrain_variants(get_profile("gpu-rehearsal"), tiny_encoder, word_clusters, tmp_path, pretrain_steps=7,
                              echo=lambda line: None)
     assert trained == [(v, 7) for v in ("local", "rand", "prefix", "cdlm")]
+
+
+def test_a_damaged_finished_model_is_said_and_not_reused(tmp_path, tiny_encoder):
+    import json
+
+    from cdlm_nb.artefacts import record_manifest
+    from cdlm_nb.pretraining.stages import finished_result, save_unchanged
+    from cdlm_nb.variants import RESULT_FILE, model_dir, run_setup
+
+    config = get_profile("smoke").pretrain
+    folder = save_unchanged("cdlm", tiny_encoder, tmp_path, source="test", seed=13).model_dir
+    data = json.loads((folder / RESULT_FILE).read_text())
+    (folder / RESULT_FILE).write_text(json.dumps({**data, "setup": run_setup("cdlm", config.seeds[0], config, 6)}))
+    record_manifest(folder)
+    assert finished_result(tmp_path, "cdlm", config, n_train=6) is not None
+    (folder / "model.safetensors").write_bytes((folder / "model.safetensors").read_bytes()[:1000])
+    said = []
+    assert finished_result(tmp_path, "cdlm", config, n_train=6, echo=said.append) is None
+    assert said == [f"CDLM: the saved model in {model_dir(tmp_path, 'cdlm')} is damaged, rebuilding it: "
+                    f"{folder / 'model.safetensors'} is truncated (1,000 bytes; "
+                    f"{json.loads((folder / 'manifest.json').read_text())['files']['model.safetensors']['bytes']:,}"
+                    " when saved)"]
+
+
+@pytest.mark.slow
+def test_notebook_02_with_resume_rebuilds_a_damaged_model(tmp_path, tiny_encoder, word_clusters):
+    """The issue's scenario in small: a finished model truncated to 1,000 bytes is said and trained again."""
+    from cdlm_nb.pretraining.stages import pretrain_variants
+    from cdlm_nb.variants import load_pretrained
+
+    smoke = get_profile("smoke")
+    profile = smoke.override(pretrain=replace(smoke.pretrain, variants=("local",), max_steps=2, max_length=128))
+    pretrain_variants(profile, tiny_encoder, word_clusters, tmp_path, echo=print)
+    weights = tmp_path / "models" / "local" / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:1000])
+    with pytest.raises(DataError, match=r"model.safetensors is truncated.*cdlm-nb run --profile smoke --only 02"):
+        load_pretrained(tmp_path, "local", profile="smoke")
+    messages = []
+    again = pretrain_variants(profile, tiny_encoder, word_clusters, tmp_path, echo=messages.append)
+    assert f"{weights} is truncated" in messages[0] and "is damaged, rebuilding it" in messages[0]
+    assert "pretraining 2 steps" in messages[1] and again[0].steps == 2
+    assert load_pretrained(tmp_path, "local") is not None

@@ -150,3 +150,65 @@ def test_max_length_beyond_the_model_is_refused(tmp_path, clusters, tiny_encoder
     with pytest.raises(ConfigError, match="max_length=1024 exceeds the model's 256 positions"):
         pretrain("cdlm", tiny_config(max_length=1024), tiny_encoder.model, tiny_encoder.tokenizer, clusters,
                  tmp_path)
+
+
+def _fake_checkpoint(folder, step: int) -> None:
+    """The files `CHECKPOINT_FILES` names, small, then the manifest the Trainer callback records."""
+    import torch
+    from safetensors.torch import save_file
+
+    from cdlm_nb.artefacts import record_manifest
+
+    folder.mkdir(parents=True)
+    save_file({"w": torch.full((2, 2), float(step))}, folder / "model.safetensors")
+    torch.save({"step": step}, folder / "optimizer.pt")
+    torch.save({"step": step}, folder / "scheduler.pt")
+    (folder / "trainer_state.json").write_text(json.dumps({"global_step": step}))
+    record_manifest(folder)
+
+
+@pytest.mark.parametrize("damage, expected", [
+    (lambda f: (f / "optimizer.pt").write_bytes((f / "optimizer.pt").read_bytes()[:100]), "optimizer.pt is truncated"),
+    (lambda f: (f / "model.safetensors").write_bytes(b""), "model.safetensors is emptied"),
+    (lambda f: (f / "model.safetensors").write_bytes((f.parent / "checkpoint-3" / "model.safetensors").read_bytes()),
+     "model.safetensors is not the file that was saved"),
+    (lambda f: (f / "trainer_state.json").unlink(), "trainer_state.json is missing"),
+    (lambda f: (f / "manifest.json").unlink() or (f / "trainer_state.json").unlink(),  # killed before it was done
+     "trainer_state.json is missing"),
+])
+def test_a_damaged_last_checkpoint_falls_back_to_the_previous_one(tmp_path, damage, expected):
+    from cdlm_nb.pretraining.trainer import SETUP_FILE, _checkpoint_to_resume
+
+    checkpoints = tmp_path / "checkpoints" / "cdlm"
+    _fake_checkpoint(checkpoints / "checkpoint-3", 3)
+    _fake_checkpoint(checkpoints / "checkpoint-6", 6)
+    (checkpoints / SETUP_FILE).write_text(json.dumps({"variant": "cdlm"}))
+    assert _checkpoint_to_resume(checkpoints, {"variant": "cdlm"}) == str(checkpoints / "checkpoint-6")
+    damage(checkpoints / "checkpoint-6")
+    said = []
+    assert _checkpoint_to_resume(checkpoints, {"variant": "cdlm"}, said.append) == str(checkpoints / "checkpoint-3")
+    assert any(expected in line and "falling back to the previous checkpoint" in line for line in said), said
+    assert not (checkpoints / "checkpoint-6").exists()
+    (checkpoints / "checkpoint-3" / "optimizer.pt").write_bytes(b"")
+    assert _checkpoint_to_resume(checkpoints, {"variant": "cdlm"}, said.append) is None
+    assert "pretraining from the start" in said[-1]
+
+
+@pytest.mark.slow
+def test_a_run_killed_while_saving_a_checkpoint_resumes_from_the_one_before(tmp_path, clusters, tiny_encoder,
+                                                                            tiny_config):
+    from cdlm_nb.pretraining.trainer import pretrain
+
+    model, tokenizer = tiny_encoder.model, tiny_encoder.tokenizer
+    config = tiny_config(max_steps=9, save_steps=3, learning_rate=1e-2)
+    with pytest.raises(Interrupt):
+        pretrain("local", config, model, tokenizer, clusters, tmp_path, callbacks=[_interrupt_at(6)])
+    checkpoint = tmp_path / "checkpoints" / "local" / "checkpoint-6"
+    assert (checkpoint / "manifest.json").is_file()  # recorded by the callback before the interruption
+    weights = checkpoint / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])  # as a save cut short would leave it
+    said = []
+    resumed = pretrain("local", config, model, tokenizer, clusters, tmp_path, echo=said.append)
+    assert f"{weights} is truncated" in said[0] and "falling back" in said[0]
+    assert resumed.resumed_from_step == 3 and resumed.steps == 9
+    assert (resumed.model_dir / "manifest.json").is_file() and not (tmp_path / "checkpoints" / "local").exists()

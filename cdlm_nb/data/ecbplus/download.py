@@ -9,6 +9,7 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
+from ...artefacts import check_manifest, save_file
 from ...errors import DataError, OfflineError
 from .layout import SENTENCES_CSV, WHERE_TO_GET, XML_FOLDER
 
@@ -17,8 +18,15 @@ ECBPLUS_CSV_URL = "https://raw.githubusercontent.com/cltl/ecbPlus/master/ECB%2B_
 
 
 def holds_ecbplus(dest: Path) -> bool:
-    """Whether `dest` already holds the corpus as the download leaves it (the topic folders and the CSV)."""
-    return (dest / XML_FOLDER).is_dir() and (dest / SENTENCES_CSV).is_file()
+    """Whether `dest` already holds the corpus as the download leaves it: the topic folders and the CSV, written
+    last, atomically and with a manifest, so it marks a finished download (a damaged CSV is said, and not)."""
+    csv = dest / SENTENCES_CSV
+    if not (dest / XML_FOLDER).is_dir() or not csv.is_file():
+        return False
+    problems = check_manifest(csv)  # None: placed by hand, without a manifest
+    if problems:
+        print(f"ECB+ download damaged, downloading it again: {'; '.join(problems)}")
+    return not problems
 
 
 def download_ecbplus(dest: str | Path, timeout: float = 60.0) -> Path:
@@ -37,7 +45,7 @@ def download_ecbplus(dest: str | Path, timeout: float = 60.0) -> Path:
             _extract_topics(zipped, dest)
     except zipfile.BadZipFile as exc:
         raise DataError(f"{ECBPLUS_ZIP_URL} did not return a zip archive; download it by hand: {WHERE_TO_GET}") from exc
-    (dest / SENTENCES_CSV).write_bytes(csv_bytes)
+    save_file(dest / SENTENCES_CSV, lambda temporary: temporary.write_bytes(csv_bytes))  # last: marks it finished
     return dest
 
 
