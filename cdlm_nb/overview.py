@@ -1,4 +1,7 @@
-"""The tutorial's map: the papers it cites (one references table) and which notebook reproduces which section.
+"""The tutorial's map: the papers it cites (one references table), which notebook reproduces which section, what
+each part of the package holds (`package_table`, read from the package itself), and CDLM at a glance
+(`glance_rows` / `glance_figure`: one tiny input per model, masked and given global attention by the package's
+own collator).
 
 `REFERENCES` is the one source of truth for citations: notebook 00 shows it with `references_table()` and the
 README's "References" section is `references_markdown()` (a test keeps the two equal). Text elsewhere cites a
@@ -7,7 +10,11 @@ paper by its `name` ("the CDLM paper, Table 6"), never by a file name.
 
 from __future__ import annotations
 
+import ast
+import pkgutil
+import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import ConfigError
@@ -15,6 +22,7 @@ from .paths import repo_root
 
 if TYPE_CHECKING:
     import pandas as pd
+    from matplotlib.figure import Figure
 
 CDLM_AUTHORS = "Avi Caciularu, Arman Cohan, Iz Beltagy, Matthew E. Peters, Arie Cattan, Ido Dagan"
 
@@ -172,3 +180,174 @@ def profile_table() -> "pd.DataFrame":
     rows = [{"profile": p.name, "data": p.data_source, "suite budget (min)": p.minutes_budget or "hours",
              "what": p.description} for p in map(get_profile, profile_names())]
     return pd.DataFrame(rows).set_index("profile")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# What each part of the package holds, read from the package (so the list cannot go stale)
+
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bal)\.(\s|$)")
+
+
+def summary_line(docstring: str | None, limit: int = 170) -> str:
+    """The first sentence of a docstring's first paragraph, on one line (cut at `limit` characters with "…")."""
+    paragraph = " ".join((docstring or "").strip().split("\n\n")[0].split())
+    end = _SENTENCE_END.search(paragraph)
+    sentence = paragraph[:end.start() + 1] if end else paragraph
+    return sentence if len(sentence) <= limit else sentence[:limit].rsplit(" ", 1)[0].rstrip(",;:") + " …"
+
+
+def package_rows() -> list[dict[str, str]]:
+    """One row per public module and subpackage of `cdlm_nb`, in name order, with the first sentence of its
+    docstring (read from the source, nothing imported); subpackages are listed with their modules."""
+    root = Path(__file__).resolve().parent
+    rows = []
+    for info in sorted(pkgutil.iter_modules([str(root)]), key=lambda info: info.name):
+        if info.name.startswith("_"):
+            continue
+        path = root / info.name / "__init__.py" if info.ispkg else root / f"{info.name}.py"
+        docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+        modules = sorted(m.name for m in pkgutil.iter_modules([str(root / info.name)]) if not m.name.startswith("_")
+                         ) if info.ispkg else []
+        rows.append({"name": f"cdlm_nb.{info.name}", "kind": "subpackage" if info.ispkg else "module",
+                     "what": summary_line(docstring), "modules": ", ".join(modules)})
+    return rows
+
+
+def package_table() -> "pd.DataFrame":
+    """`package_rows` as a DataFrame indexed by name: the flat shared layer first, then one subpackage per stage."""
+    import pandas as pd
+
+    table = pd.DataFrame(package_rows()).set_index("name")
+    return pd.concat([table[table["kind"] == "module"].drop(columns="modules"), table[table["kind"] == "subpackage"]]
+                     ).fillna("")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# CDLM at a glance: one tiny input per model, built by the same functions the notebooks train with
+
+GLANCE_MODELS = ("longformer", "local", "rand", "prefix", "cdlm")
+GLANCE_WINDOW = 8  # a tiny local window (4 tokens each side) so that the strips show it; the paper's is 512
+
+
+@dataclass(frozen=True)
+class GlanceRow:
+    """One model's input: each token's document, whether it is predicted (masked) and global, and what one
+    predicted token (`probe`) can attend to (`reads`: `attention_pattern` kinds, 0 no, 1 window, 2 via global)."""
+
+    model: str
+    documents: str  # in words: "1 document", "3 related documents", "3 unrelated documents"
+    tokens: list[str]
+    doc_ids: list[int]
+    predicted: list[bool]
+    is_global: list[bool]
+    probe: int
+    reads: list[int]
+
+    def global_rule(self) -> str:
+        """Which tokens are global, read off the row: none, exactly the masked ones, or a prefix."""
+        count = sum(self.is_global)
+        if not count:
+            return "no global attention"
+        if self.is_global == self.predicted:
+            return f"global attention on the {count} masked tokens"
+        if all(self.is_global[:count]):
+            return f"global attention on the first {count} tokens"
+        return f"global attention on {count} tokens"
+
+
+def _first_sentences(documents, count: int) -> list[str]:
+    from .data.text import split_sentences
+
+    return [split_sentences(document)[0] for document in documents[:count]]
+
+
+def glance_rows(window: int = GLANCE_WINDOW, seed: int = 13, documents: int = 3) -> dict[str, GlanceRow]:
+    """`GlanceRow` of every model in `GLANCE_MODELS`: the first sentence of `documents` documents of the smoke
+    world's first training cluster (Rand: of as many different clusters; Longformer: one document), packed by
+    `inputs.pack_cluster`, masked by `masking.CrossDocumentMLMCollator` with the model's pattern
+    (`variants.attention_pattern_of`) and one seed, read by `attention_pattern.attention_kinds`. The probe is the
+    last predicted token. The tokenizer is the shipped cpu base model's, so nothing is downloaded on any profile."""
+    import random
+
+    from transformers import AutoTokenizer
+
+    from .attention_pattern import attention_kinds
+    from .data.corpora import world
+    from .inputs import pack_cluster
+    from .masking import IGNORE_INDEX, CrossDocumentMLMCollator
+    from .plots import readable_tokens
+    from .pretraining.shipped_base import shipped_base_dir
+    from .profiles import get_profile
+    from .variants import SINGLE_DOCUMENT_VARIANTS, attention_pattern_of
+
+    tokenizer = AutoTokenizer.from_pretrained(shipped_base_dir("cpu"))
+    clusters = world(get_profile("smoke").world).clusters["train"]
+    related = _first_sentences(clusters[0]["documents"], documents)
+    unrelated = _first_sentences([cluster["documents"][0] for cluster in clusters], documents)
+    rows = {}
+    for model in GLANCE_MODELS:
+        texts = related[:1] if model in SINGLE_DOCUMENT_VARIANTS else unrelated if model == "rand" else related
+        example = pack_cluster(texts, tokenizer, 10_000, random.Random(seed))
+        batch = CrossDocumentMLMCollator(tokenizer, pattern=attention_pattern_of(model), seed=seed)(
+            [{"input_ids": example.input_ids}])
+        predicted = (batch["labels"][0] != IGNORE_INDEX).tolist()
+        kinds = attention_kinds(batch["attention_mask"][0], batch["global_attention_mask"][0], window)
+        probe = max(i for i, p in enumerate(predicted) if p)
+        kind = "document" if len(texts) == 1 else ("unrelated documents" if model == "rand" else "related documents")
+        rows[model] = GlanceRow(model, f"{len(texts)} {kind}", readable_tokens(tokenizer, batch["input_ids"][0]),
+                                list(example.doc_ids), predicted, [bool(g) for g in batch["global_attention_mask"][0]],
+                                probe, kinds[probe].tolist())
+    return rows
+
+
+def glance_figure(rows: dict[str, GlanceRow] | None = None, window: int = GLANCE_WINDOW) -> "Figure":
+    """For each model two strips of token cells: its input (colour: document, red edge: masked, ▼: global) and
+    what the probe ★, a masked token, can attend to (solid: its local window, hatched: through global attention)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import PatchCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch, Rectangle
+
+    from .attention_pattern import GLOBAL_ATTENTION, LOCAL_ATTENTION, NO_ATTENTION
+    from .plots import GLOBAL_MARK, MASKED_EDGE, NO_DOCUMENT_COLOUR, document_palette
+    from .variants import display_name
+
+    rows = rows or glance_rows(window)
+    width = max(len(row.doc_ids) for row in rows.values())
+    palette = document_palette(max(max(row.doc_ids) for row in rows.values()) + 1)
+    fig, axes = plt.subplots(len(rows), 1, figsize=(10, 1.05 * len(rows) + 1.0), squeeze=False)
+    for ax, row in zip(axes[:, 0], rows.values()):
+        colours = [palette[d] if d >= 0 else NO_DOCUMENT_COLOUR for d in row.doc_ids]
+        cells = range(len(colours))
+        ax.add_collection(PatchCollection([Rectangle((j, 1.1), 0.9, 0.8) for j in cells], facecolors=colours,
+                                          edgecolors=[MASKED_EDGE if m else "none" for m in row.predicted],
+                                          linewidths=1.3))
+        for kind, hatch in ((NO_ATTENTION, None), (LOCAL_ATTENTION, None), (GLOBAL_ATTENTION, "////")):
+            chosen = [j for j in cells if row.reads[j] == kind]
+            ax.add_collection(PatchCollection(
+                [Rectangle((j, 0.0), 0.9, 0.8) for j in chosen], hatch=hatch, linewidths=0.5,
+                facecolors=["white" if kind == NO_ATTENTION else colours[j] for j in chosen],
+                edgecolors="#bbbbbb" if kind == NO_ATTENTION else "none"))
+        marks = [j + 0.45 for j, is_global in enumerate(row.is_global) if is_global]
+        ax.scatter(marks, [2.15] * len(marks), marker="v", s=14, color=GLOBAL_MARK, linewidths=0)
+        ax.scatter([row.probe + 0.45], [1.5], marker="*", s=40, color="black", zorder=3)
+        others = [j for j, d in enumerate(row.doc_ids) if d >= 0 and d != row.doc_ids[row.probe]]
+        read = sum(row.reads[j] != NO_ATTENTION for j in others)
+        reach = f"★ reads {read} of the {len(others)} tokens of other documents" if others else "★: one document"
+        ax.set_title(f"{display_name(row.model)}: {row.documents}; {row.global_rule()}; {reach}", loc="left",
+                     fontsize=8.5)
+        ax.text(-0.4, 1.5, "input", ha="right", va="center", fontsize=7)
+        ax.text(-0.4, 0.4, "★ reads", ha="right", va="center", fontsize=7)
+        ax.set(xlim=(-4, width + 0.5), ylim=(-0.15, 2.45))
+        ax.axis("off")
+    handles = [Patch(facecolor=palette[d], label=f"document {d + 1}") for d in range(len(palette))]
+    handles += [Patch(facecolor="white", edgecolor=MASKED_EDGE, label="masked (predicted)"),
+                Line2D([], [], marker="v", linestyle="none", color=GLOBAL_MARK, label="global attention"),
+                Patch(facecolor="#dddddd", label="read through the window"),
+                Patch(facecolor="#dddddd", hatch="////", label="read through global attention"),
+                Patch(facecolor="white", edgecolor="#bbbbbb", label="out of reach")]
+    fig.legend(handles=handles, loc="lower center", ncol=5, frameon=False, fontsize=7.5)
+    fig.suptitle(f"CDLM at a glance: one tiny input per model (local window {window} tokens, {window // 2} each side; "
+                 "the paper's: 512 of 4,096)", fontsize=10, x=0.01, ha="left")
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    return fig

@@ -201,16 +201,3 @@ def test_collators_by_pattern_mask_the_same_tokens(tokenizer, rows):
     assert list(collators) == list(PATTERNS) and all(c.pattern == p for p, c in collators.items())
     labels = [collator(rows[:4])["labels"] for collator in collators.values()]
     assert all(torch.equal(labels[0], other) for other in labels[1:])
-
-
-def test_notebook_01_prints_the_global_attention_rule_from_the_package():
-    """Notebook 01 shows the few lines that are CDLM by printing this method's source: keep the name it prints."""
-    from pathlib import Path
-
-    import nbformat
-
-    path = Path(__file__).resolve().parents[1] / "notebooks" / "01_cross_document_masking.ipynb"
-    cells = [c.source for c in nbformat.read(path, as_version=4).cells
-             if "worked-example" in c.metadata.get("tags", [])]
-    assert any("getsource(CrossDocumentMLMCollator.global_attention)" in source for source in cells)
-    assert callable(CrossDocumentMLMCollator.global_attention)

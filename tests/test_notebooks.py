@@ -108,3 +108,37 @@ def test_code_cells_are_short(notebook):
     assert not long_cells, (f"{path.name}: cells {long_cells} (index: lines) exceed {MAX_LOGIC_LINES} lines of "
                             "logic; move the code into a cdlm_nb function or tag the cell worked-example")
 
+
+
+MAX_MARKDOWN_WORDS = 250  # a markdown cell explains one step; the history of a setting goes to docs/experiments.md
+
+
+def test_markdown_cells_are_short(notebook):
+    path, nb = notebook
+    long_cells = {i: len(c.source.split()) for i, c in enumerate(nb.cells)
+                  if c.cell_type == "markdown" and len(c.source.split()) > MAX_MARKDOWN_WORDS}
+    assert not long_cells, (f"{path.name}: markdown cells {long_cells} (index: words) exceed {MAX_MARKDOWN_WORDS} "
+                            "words; split them, or move how a setting was measured to docs/experiments.md")
+
+
+#: Notebooks that write a method's core out in a cell tagged `key-lines` and check it against the package's function
+#: on the notebook's own data (the smoke run of every notebook in `make test` executes the checks).
+KEY_LINES_NOTEBOOKS = ("01", "02", "04", "06", "08", "09", "10")
+CHECKS = re.compile(r"\bassert\b|assert_close|np\.testing\.|torch\.testing\.")
+
+
+@pytest.mark.parametrize("number", KEY_LINES_NOTEBOOKS)
+def test_key_lines_are_written_out_and_checked(number):
+    path = next(p for p in NOTEBOOKS if p.name.startswith(f"{number}_"))
+    cells = [c for c in nbformat.read(path, as_version=4).cells
+             if c.cell_type == "code" and "key-lines" in c.metadata.get("tags", [])]
+    assert cells, f"{path.name}: tag the cell that writes the method's core out `key-lines`"
+    assert any(CHECKS.search(c.source) for c in cells), (
+        f"{path.name}: no key-lines cell checks its lines against the package's function "
+        "(torch.testing.assert_close, np.testing, assert)")
+
+
+def test_the_check_pattern_finds_assertions_only():
+    assert CHECKS.search("torch.testing.assert_close(a, b)") and CHECKS.search("assert a == b")
+    assert CHECKS.search("np.testing.assert_allclose(a, b)")
+    assert not CHECKS.search("print('asserted nothing')") and not CHECKS.search("reassert(x)")

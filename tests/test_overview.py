@@ -12,15 +12,21 @@ import pytest
 from cdlm_nb.errors import ConfigError
 from cdlm_nb.overview import (
     CHAPTERS,
+    GLANCE_MODELS,
     REFERENCE_COLUMNS,
     REFERENCES,
     chapter_rows,
     chapter_table,
+    glance_figure,
+    glance_rows,
+    package_rows,
+    package_table,
     profile_table,
     reference,
     reference_rows,
     references_markdown,
     references_table,
+    summary_line,
 )
 from cdlm_nb.profiles import profile_names
 
@@ -139,3 +145,52 @@ def test_no_text_cites_files_readers_do_not_have():
     hits = [f"{path.relative_to(REPO_ROOT)}:{n}" for path in paths
             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if _FORBIDDEN.search(line)]
     assert not hits, f"cite papers by name (cdlm_nb.overview.REFERENCES) instead, at: {hits}"
+
+
+def test_summary_line_is_the_first_sentence_on_one_line():
+    assert summary_line("One sentence, e.g. a test\nof lines. Second.\n\nNext paragraph.") == (
+        "One sentence, e.g. a test of lines.")
+    assert summary_line(None) == ""
+    assert summary_line("word " * 100, limit=20).endswith(" …") and len(summary_line("word " * 100, limit=20)) <= 22
+
+
+def test_package_table_lists_every_module_and_subpackage_of_the_package():
+    import pkgutil
+
+    import cdlm_nb
+
+    public = {f"cdlm_nb.{m.name}" for m in pkgutil.iter_modules(cdlm_nb.__path__) if not m.name.startswith("_")}
+    rows = {row["name"]: row for row in package_rows()}
+    assert set(rows) == public and all(row["what"] for row in rows.values())
+    assert rows["cdlm_nb.cda"]["kind"] == "subpackage" and "attention" in rows["cdlm_nb.cda"]["modules"].split(", ")
+    table = package_table()
+    assert list(table["kind"]).index("subpackage") == sum(row["kind"] == "module" for row in rows.values())
+
+
+def test_glance_rows_come_from_the_collator_and_show_what_each_model_changes():
+    rows = glance_rows()
+    assert tuple(rows) == GLANCE_MODELS
+    documents = {model: len({d for d in row.doc_ids if d >= 0}) for model, row in rows.items()}
+    assert documents == {"longformer": 1, "local": 3, "rand": 3, "prefix": 3, "cdlm": 3}
+    for model in ("cdlm", "rand"):
+        assert rows[model].is_global == rows[model].predicted and any(rows[model].predicted)
+    for model in ("longformer", "local"):
+        assert not any(rows[model].is_global) and rows[model].global_rule() == "no global attention"
+    prefix = rows["prefix"]
+    assert prefix.global_rule().startswith("global attention on the first") and prefix.is_global[0]
+    assert rows["local"].predicted == rows["cdlm"].predicted  # one seed: the same masks, other global attention
+    others = [j for j, d in enumerate(rows["cdlm"].doc_ids) if d >= 0 and d != rows["cdlm"].doc_ids[rows["cdlm"].probe]]
+    assert all(rows["cdlm"].reads[j] for j in others) and not any(rows["local"].reads[j] for j in others)
+
+
+def test_glance_figure_has_one_panel_per_model():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = glance_figure(glance_rows())
+    assert len(fig.axes) == len(GLANCE_MODELS)
+    assert [ax.get_title(loc="left").split(":")[0] for ax in fig.axes] == [
+        "Longformer", "Local CDLM", "Rand CDLM", "Prefix CDLM", "CDLM"]
+    plt.close(fig)

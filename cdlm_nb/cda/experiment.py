@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,13 +43,15 @@ def model_spec(name: str) -> tuple[str, str, str]:
 
 
 def through_csv(splits: Mapping[str, Any], folder: Path) -> tuple[dict[str, Any], dict[str, int]]:
-    """Each split written with `data.cda.write_cda` and read back with `load_cda` (the path a user's CDA files
-    take); also how many pairs' doc_a came back as other sentences (0 unless a sentence held several)."""
+    """Each split written with `data.cda.write_cda` (atomically, with a manifest: `artefacts.save_file`) and read
+    back with `load_cda` (the path a user's CDA files take); also how many pairs' doc_a came back as other
+    sentences (0 unless a sentence held several)."""
+    from ..artefacts import save_file
     from ..data.cda import load_cda, write_cda
 
     back, changed = {}, {}
     for split, rows in splits.items():
-        back[split] = load_cda(write_cda(rows, folder / f"{split}.csv"))
+        back[split] = load_cda(save_file(folder / f"{split}.csv", partial(write_cda, rows)))
         changed[split] = sum(a != b for a, b in zip(rows["doc_a"], back[split]["doc_a"]))
     return back, changed
 
@@ -114,6 +117,7 @@ class CDARun:
     fit: Fit | None = None
     attention: list[np.ndarray] | None = None  # doc_a's sentence scores per test pair
     oracle: dict[str, S2DScores] | None = None  # S2D given the gold D2D decision (the paper's Figure 3), by scorer
+    model: SiameseCDA | None = None  # the trained matcher (notebook 10 writes its cross-document attention out)
 
 
 def d2d_scores(labels, predictions) -> dict[str, float]:
@@ -142,7 +146,7 @@ def run_model(name: str, prepared: Prepared, config: "CDAConfig", seed: int = 13
     return CDARun(name, d2d_scores(test.labels, decisions),
                   joint_s2d(test.labels, decisions, predicted.attention, test.gold),
                   joint_s2d(test.labels, decisions, predicted.cosine, test.gold),
-                  predicted.seconds, predicted.probabilities, trained, predicted.attention, oracle)
+                  predicted.seconds, predicted.probabilities, trained, predicted.attention, oracle, model.eval())
 
 
 def random_run(test: PairSet, seed: int = 13) -> CDARun:

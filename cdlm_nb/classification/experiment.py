@@ -77,6 +77,8 @@ class ClassificationRun:
     tokens: list[int]
     train_seconds: float
     alphas: list[list[float]] = field(default_factory=list)  # attention per test document (AoSE only)
+    head: DocumentClassifier | None = None  # the trained top (frozen runs): notebook 08 writes its pooling out
+    test_vectors: list[torch.Tensor] = field(default_factory=list)  # frozen runs: `[segments, dim]` per test document
 
     def accuracy(self, which: str = "all") -> float:
         """Accuracy (%) on all test documents, on those of <= 512 tokens ("short") or > 512 ("long"); NaN if none."""
@@ -109,7 +111,7 @@ def _frozen_run(name: str, groups: dict[str, list[torch.Tensor]], corpus: Corpus
                     _setup(config, seed, finetuned=False), description=name, device=device)
     predictions, alphas = predict(forward_on("test"), lengths["test"], config.batch_size * 4, device=device)
     return ClassificationRun(name, "frozen", predictions, corpus.labels["test"], corpus.tokens["test"], seconds,
-                             alphas if pooling == "attention" else [])
+                             alphas if pooling == "attention" else [], head, groups["test"])
 
 
 def _segment_vectors(views: dict, embed_texts) -> dict:

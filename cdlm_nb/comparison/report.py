@@ -65,22 +65,72 @@ def pareto_front(systems: Mapping[str, System], rows) -> list[str]:
     return sorted(front, key=lambda name: -points[name][0])
 
 
+def spread_labels(anchors, sizes, step: float | None = None) -> list[tuple[float, float]]:
+    """Lower-left corners for label boxes (display units), one per anchor, none overlapping another.
+
+    Each box (`sizes[i]` = width, height) starts at its anchor (just right of and above its point) and, if it would
+    overlap a box placed before it, moves up or down in steps of `step` (default: the tallest box plus a gap) to the
+    nearest free place: labels of points that coincide or nearly do (six systems at the same accuracy) stack.
+    Boxes are placed from the lowest anchor up, left to right, so the result does not depend on the input order.
+    """
+    anchors, sizes = np.asarray(anchors, float).reshape(-1, 2), np.asarray(sizes, float).reshape(-1, 2)
+    step = step or (float(sizes[:, 1].max()) * 1.15 if len(sizes) else 1.0)
+    placed: list[tuple[float, float, float, float]] = []
+    corners: list[tuple[float, float]] = [(0.0, 0.0)] * len(anchors)
+    for i in sorted(range(len(anchors)), key=lambda i: (anchors[i][1], anchors[i][0], i)):
+        (x, y), (width, height) = anchors[i], sizes[i]
+        for shift in (0, *(sign * k for k in range(1, 4 * len(anchors) + 2) for sign in (1, -1))):
+            top = y + shift * step
+            if not any(x < px + pw and px < x + width and top < py + ph and py < top + height
+                       for px, py, pw, ph in placed):
+                break
+        placed.append((x, top, width, height))
+        corners[i] = (float(x), float(top))
+    return corners
+
+
+def _label_points(ax, points, labels, fontsize: float = 7) -> list:
+    """Annotate `points` (data coordinates) with `labels`, stacked by `spread_labels` so that none overlaps another;
+    a label moved off its point gets a thin leader line. Call after the axes' limits and layout are final."""
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    probes = [ax.text(0, 0, label, fontsize=fontsize) for label in labels]
+    sizes = [(box.width, box.height) for box in (probe.get_window_extent(renderer) for probe in probes)]
+    for probe in probes:
+        probe.remove()
+    points = np.asarray(points, float).reshape(-1, 2)
+    pixels = ax.transData.transform(points)
+    pad = 4 * fig.dpi / 72  # 4 points right of and above the marker
+    corners = spread_labels(pixels + pad, sizes)
+    texts = []
+    for point, (px, py), (cx, cy), label in zip(points, pixels, corners, labels):
+        moved = abs(cy - py - pad) > 0.5  # a moved label steps right too, so its leader line shows
+        offset = ((cx - px) * 72 / fig.dpi + 8 * moved, (cy - py) * 72 / fig.dpi)  # points: right at any dpi
+        texts.append(ax.annotate(label, tuple(point), xytext=offset,
+                                 textcoords="offset points", fontsize=fontsize, va="bottom", ha="left",
+                                 arrowprops={"arrowstyle": "-", "lw": 0.5, "color": "#777777",
+                                             "shrinkA": 1, "shrinkB": 3, "relpos": (0, 0.5)} if moved else None))
+    return texts
+
+
 def pareto_figure(systems: Mapping[str, System], rows) -> "Figure":
-    """Accuracy against inference cost (seconds per pair, log scale), the Pareto front joined."""
+    """Accuracy against inference cost (seconds per pair, log scale), the Pareto front joined; labels of systems
+    at (nearly) the same point are stacked with leader lines instead of printed on top of each other."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     cost = {name: 1 / s.pairs_per_second for name, s in systems.items()}
     accuracy = {name: 100 * _scores(s, rows)["acc"] for name, s in systems.items()}
-    for name, system in systems.items():
+    for name in systems:
         ax.scatter(cost[name], accuracy[name], s=40)
-        ax.annotate(system.label, (cost[name], accuracy[name]), fontsize=7, xytext=(4, 3), textcoords="offset points")
     front = pareto_front(systems, rows)
     ax.plot([cost[n] for n in front], [accuracy[n] for n in front], "k--", lw=0.8, label="Pareto front")
     ax.set(xscale="log", xlabel="inference seconds per pair (log)", ylabel="test accuracy (%)",
            title="Accuracy against inference cost")
+    ax.margins(x=0.25, y=0.2)
     ax.legend(fontsize=8)
     fig.tight_layout()
+    _label_points(ax, [(cost[n], accuracy[n]) for n in systems], [s.label for s in systems.values()])
     return fig
 
 

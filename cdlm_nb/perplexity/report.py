@@ -1,5 +1,6 @@
-"""Notebook 03's tables, figure and readings: Table 1 ours beside the CDLM paper's, the paired comparison with
-CDLM, the split by answer location, the attention reach, the computed findings, and the metrics it records."""
+"""Notebook 03's tables, figures and readings: Table 1 ours beside the CDLM paper's, the paired comparison with
+CDLM, the split by answer location and the attention reach (tables and plots), the computed findings, and the
+metrics it records."""
 
 from __future__ import annotations
 
@@ -153,6 +154,62 @@ def attention_reach_table(models: dict[str, "Encoder"], tokenizer: "PreTrainedTo
         return pd.DataFrame()
     uniform = 100 * uniform_reach(tokenizer, examples, "cdlm", window).to_frame(UNIFORM_LAYER).T
     return pd.concat({**tables, UNIFORM: uniform}, names=["model"])
+
+
+def plot_answer_location(by_answer: "pd.DataFrame") -> "Figure":
+    """`answer_location_table` as grouped bars: per answer location (its masked tokens counted in the label), each
+    model's perplexity (log scale; CDLM in orange). A location without masked tokens has no bars."""
+    import textwrap
+
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FormatStrFormatter
+
+    counts = by_answer.loc["masked tokens"] if "masked tokens" in by_answer.index else None
+    models = by_answer.drop(index="masked tokens", errors="ignore")
+    others = iter(plt.get_cmap("tab10")([0, 2, 3, 4, 5, 6, 7, 8, 9]))  # tab10 without its orange
+    x, width = np.arange(len(models.columns)), 0.8 / max(1, len(models))
+    fig, ax = plt.subplots(figsize=(7.5, 3.8))
+    for k, (model, row) in enumerate(models.iterrows()):
+        ax.bar(x + (k - (len(models) - 1) / 2) * width, row.to_numpy(dtype=float), width, label=model,
+               color="tab:orange" if model == display_name("cdlm") else next(others, "tab:gray"))
+    labels = [textwrap.fill(str(column), 18) + (f"\n({int(counts[column])} tokens)" if counts is not None else "")
+              for column in models]
+    ax.set_xticks(x, labels, fontsize=8)
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
+    low, high = ax.get_ylim()
+    if high < 10 * low:  # less than a decade: label the minor ticks too, or the axis has no numbers at all
+        ax.yaxis.set_minor_formatter(FormatStrFormatter("%g"))
+    ax.set_ylabel("perplexity (log scale)")
+    ax.set_title("Test perplexity by where the masked token's answer is visible")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_attention_reach(reach: "pd.DataFrame") -> "Figure":
+    """`attention_reach_table` as stacked horizontal bars: one bar per model and layer (and the uniform scale), split
+    into where the masked tokens' global attention falls (percent); a note instead when the table is empty."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.5, 0.45 * max(3, len(reach)) + 1.2))
+    if reach.empty:
+        ax.text(0.5, 0.5, "No model here gives its masked tokens global attention.", ha="center", va="center")
+        ax.set_axis_off()
+        return fig
+    rows = [f"{model}, {layer}" for model, layer in reach.index]
+    left = np.zeros(len(reach))
+    for column in reach.columns:
+        values = reach[column].to_numpy(dtype=float)
+        ax.barh(rows, values, left=left, label=column)
+        left += values
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("share of a masked token's global attention (%)")
+    ax.set_title("Where a global masked token looks")
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    fig.tight_layout()
+    return fig
 
 
 # --- readings computed from the numbers --------------------------------------------------------------------------

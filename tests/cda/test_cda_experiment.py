@@ -1,6 +1,7 @@
 """Notebook 10's experiment on a few world pairs: names, the CSV round trip, inputs, a run, the report."""
 
 import pytest
+import torch
 from datasets import Dataset
 
 from cdlm_nb.cda import experiment, report
@@ -42,6 +43,10 @@ def test_a_smoke_run_scores_d2d_and_s2d_and_records_the_issue_names():
     prepared = experiment.prepare(splits, config)
     run = experiment.run_model("gru_han_shallow", prepared, config)
     assert set(run.d2d) == {"acc", "f1"} and run.s2d_attention.pairs == 8 and run.oracle["cosine"].pairs == 8
+    assert not run.model.training and run.model.document_cda is not None  # kept for notebook 10's written-out lines
+    pair = [side([prepared.words["test"].docs_a[0]]), side([prepared.words["test"].docs_b[0]])]
+    with torch.no_grad():
+        assert torch.sigmoid(run.model(*pair).logits).item() == pytest.approx(run.probabilities[0], abs=1e-5)
     runs = {"gru_han_shallow": run, "random": experiment.random_run(prepared.words["test"])}
     metrics = report.cda_metrics("world", runs)
     assert "cda/world/d2d/f1/gru_han_shallow" in metrics and "cda/world/s2d/p10/random" in metrics
@@ -94,3 +99,29 @@ def test_sentence_means_over_padding_run_on_the_encoders_device():
     encoder = type("Encoder", (list,), {"tokenizer": Tokenizer()})([type("Module", (), {"auto_model": Model()})])
     vectors = sentence_vectors(encoder, ROWS[:1], max_length=4, include_padding=True)
     assert seen == ["meta"] and len(vectors) == 4  # the inputs went to the encoder's device, not the CPU
+
+
+def test_cda_files_are_written_atomically_with_a_manifest(tmp_path, monkeypatch):
+    """A write killed midway leaves the last whole file under the CSV's name, marked unfinished; the next run
+    writes it again."""
+    from cdlm_nb.artefacts import check_artefact
+    from cdlm_nb.data import cda
+
+    splits = {"train": Dataset.from_list(ROWS, features=PAIR_FEATURES)}
+    experiment.through_csv(splits, tmp_path)
+    path = tmp_path / "train.csv"
+    assert check_artefact(path) == [] and (tmp_path / "train.csv.manifest.json").is_file()
+    whole = path.read_bytes()
+
+    def killed(rows, target):
+        target.write_text("1,half a row")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cda, "write_cda", killed)
+    with pytest.raises(KeyboardInterrupt):
+        experiment.through_csv(splits, tmp_path)
+    assert path.read_bytes() == whole and "its save was interrupted" in check_artefact(path)[0]
+    monkeypatch.undo()
+    back, _ = experiment.through_csv(splits, tmp_path)
+    assert check_artefact(path) == [] and back["train"]["doc_b"] == splits["train"]["doc_b"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["train.csv", "train.csv.manifest.json"]

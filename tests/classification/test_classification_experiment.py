@@ -6,6 +6,7 @@ import random
 from dataclasses import replace
 
 import pytest
+import torch
 from datasets import Dataset
 
 from cdlm_nb.classification import experiment, report
@@ -66,6 +67,12 @@ def test_aose_reads_the_late_clue_that_the_truncated_encoder_cannot(corpus, sent
     assert runs["aose"].accuracy() >= 90.0
     assert runs["truncated"].accuracy() <= 75.0 and runs["aose_48"].accuracy() <= 75.0  # the clue is past 48 tokens
     aose_alpha = runs["aose"].alphas[0]
+    vectors = runs["aose"].test_vectors  # kept with the trained top, so notebook 08 can recompute α
+    assert len(vectors) == len(corpus.labels["test"]) and len(vectors[0]) == len(aose_alpha)
+    with torch.no_grad():
+        _, alpha = runs["aose"].head.pooling(vectors[0][None], torch.ones(1, len(vectors[0]), dtype=torch.bool))
+    torch.testing.assert_close(alpha[0], torch.tensor(aose_alpha))
+    assert runs["mean"].head.pooling is None and runs["tfidf"].head is None
     assert len(aose_alpha) == len(corpus.segmented["test"][0].segments) and math.isclose(sum(aose_alpha), 1.0,
                                                                                            rel_tol=1e-4)
 

@@ -117,6 +117,22 @@ def test_attention_reach_table_puts_the_start_first_and_skips_local_models(heldo
     assert report.reach_readings(pd.DataFrame()) == ["No model here gives its masked tokens global attention."]
 
 
+def test_plot_attention_reach_stacks_each_row_to_its_total():
+    columns = ["within 2 tokens", "rest of the local window", "other documents"]
+    index = pd.MultiIndex.from_tuples([("CDLM", "layer 1"), ("CDLM", "layer 2"), (report.UNIFORM, "any layer")],
+                                      names=["model", "attention"])
+    reach = pd.DataFrame([[10.0, 30.0, 60.0], [20.0, 20.0, 60.0], [1.0, 9.0, 90.0]], index=index, columns=columns)
+    ax = report.plot_attention_reach(reach).axes[0]
+    assert len(ax.patches) == 9  # one segment per row and column
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["CDLM, layer 1", "CDLM, layer 2",
+                                                            f"{report.UNIFORM}, any layer"]
+    ends = sorted({round(p.get_x() + p.get_width(), 6) for p in ax.patches})
+    assert ends[-1] == 100.0  # each row's segments add up to its 100 %
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == columns
+    empty = report.plot_attention_reach(pd.DataFrame()).axes[0]
+    assert "No model here" in empty.texts[0].get_text() and not empty.patches
+
+
 def test_answer_location_table_has_a_row_per_model_and_a_count_row(heldout, tiny_encoder):
     from cdlm_nb.perplexity.answer_location import ANSWER_LOCATIONS
     from cdlm_nb.profiles import get_profile
@@ -132,6 +148,22 @@ def test_answer_location_table_has_a_row_per_model_and_a_count_row(heldout, tiny
                        for v, name in (("local", "Local CDLM"), ("cdlm", "CDLM"))}
     empty = table.assign(**{"another document only": 0.0})
     assert report.answer_location_metrics(empty) == {}  # nothing to record without such tokens
+
+
+def test_plot_answer_location_has_a_bar_per_model_and_location_and_counts_in_the_labels():
+    columns = ["local window", "another document only", "nowhere"]
+    table = pd.DataFrame([[2.0, 9.0, 40.0], [2.5, 6.0, float("nan")], [120, 15, 0]],
+                         index=["Local CDLM", "CDLM", "masked tokens"], columns=columns)
+    ax = report.plot_answer_location(table).axes[0]
+    assert len(ax.patches) == 6  # two models x three locations (a NaN bar is drawn empty)
+    heights = [p.get_height() for p in ax.patches]
+    assert heights[:3] == [2.0, 9.0, 40.0] and heights[3:5] == [2.5, 6.0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["local window\n(120 tokens)",
+                                                            "another document\nonly\n(15 tokens)",
+                                                            "nowhere\n(0 tokens)"]
+    assert ax.patches[3].get_facecolor() == ax.patches[4].get_facecolor()  # CDLM's bars share its colour ...
+    assert ax.patches[0].get_facecolor() != ax.patches[3].get_facecolor()  # ... which no other model has
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["Local CDLM", "CDLM"]
 
 
 def test_metric_names_are_the_ones_notebook_03_has_always_recorded(make_result):
