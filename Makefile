@@ -34,7 +34,7 @@ else
 TORCH_FIRST :=
 endif
 
-.PHONY: install tutorial test lint unit smoke rehearse lab clean
+.PHONY: install tutorial test lint unit smoke rehearse publish lab clean
 
 install: $(STAMP)
 
@@ -48,8 +48,15 @@ $(STAMP): requirements.lock pyproject.toml
 	rm -f $(VENV)/.cdlm-nb-installed-torch-*
 	build=$$($(BIN)/python tools/choose_torch.py --build-of-installed) && touch $(VENV)/.cdlm-nb-installed-torch-$$build
 
+# The run's metrics next to the published ones (baselines/<profile>.json, written by `make publish`): reported,
+# never failing the tutorial, since another machine's BLAS may move the last digits (README, "Results without
+# running anything").
 tutorial: install
 	$(BIN)/cdlm-nb run --profile $(PROFILE)
+	@if [ -f baselines/$(PROFILE).json ]; then \
+		$(BIN)/cdlm-nb compare runs/$(PROFILE) baselines/$(PROFILE).json \
+			|| echo "compare: the numbers above differ from baselines/$(PROFILE).json (reported only; make test checks smoke)"; \
+	else echo "compare: SKIPPED, no baselines/$(PROFILE).json yet (\`make publish\` writes it)"; fi
 
 # ruff's settings are in pyproject.toml; .pre-commit-config.yaml runs the same check before each commit.
 lint: install
@@ -67,10 +74,19 @@ smoke: install
 rehearse: install
 	$(BIN)/cdlm-nb rehearse
 
+# After the smoke run, its metrics against baselines/smoke.json: a drift table and failure when a number moved.
 test: lint unit smoke
+	$(BIN)/cdlm-nb compare runs/smoke baselines/smoke.json
 	@if $(BIN)/python -c "import sys, cdlm_nb.paths as p; sys.exit(p.shared_data_dir() is None)"; then \
 		$(MAKE) --no-print-directory rehearse; \
 	else echo "rehearse: SKIPPED, no sample corpora (../shared/data or CDLM_NB_SHARED_DATA) to fill the stand-ins"; fi
+
+# The published run: the cpu profile's executed notebooks into docs/notebooks/ (read without running anything),
+# baselines/cpu.json and baselines/smoke.json from the two runs. Commit all three afterwards.
+publish: install
+	$(BIN)/cdlm-nb run --profile cpu --output runs/cpu
+	$(BIN)/cdlm-nb run --profile smoke --output runs/smoke
+	$(BIN)/cdlm-nb publish runs/cpu --smoke runs/smoke
 
 lab: install
 	$(BIN)/jupyter lab notebooks/

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from .cli_results import add_compare, add_publish
 from .errors import CdlmNbError
 from .profiles import get_profile, profile_names
 
@@ -285,7 +286,7 @@ def _add_plan(sub: argparse._SubParsersAction) -> None:
 
 SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_run, _add_ecbplus_stats, _add_score_coref, _add_coref_baseline, _add_hotpot_eval, _add_pretrain,
-    _add_pretrain_base, _add_rehearse, _add_plan,
+    _add_pretrain_base, _add_rehearse, _add_plan, add_compare, add_publish,
 ]
 
 

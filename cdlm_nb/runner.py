@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import platform
 import re
 import sys
 import tempfile
@@ -24,7 +25,7 @@ from .errors import ConfigError
 from .paths import notebooks_dir
 from .paths import run_dir as default_run_dir
 from .profiles import get_profile
-from .runtime import HEADLESS_ENV
+from .runtime import HEADLESS_ENV, library_versions
 
 NOTEBOOK_NAME = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
 RUNNER_PARAMETERS = {"PROFILE": "--profile", "RUN_DIR": "--output"}  # set by the runner itself
@@ -319,6 +320,8 @@ def run_notebooks(profile: str = "cpu", only: list[str] | None = None, output: s
     payload = {
         "profile": profile,
         "parameters": parameters,
+        "versions": library_versions(),  # what the numbers depend on, for `cdlm-nb compare` across machines
+        "machine": platform.platform(),
         "notebooks": [asdict(r) for r in results],
         "metrics": gather_metrics(out_dir, [r.name for r in results]),
     }

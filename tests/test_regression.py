@@ -1,0 +1,144 @@
+"""`cdlm-nb compare`: a run's metrics against a baseline (cdlm_nb/regression.py, cdlm_nb/metric_kinds.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cdlm_nb import cli
+from cdlm_nb.errors import ConfigError, DataError
+from cdlm_nb.metric_kinds import kind_of
+from cdlm_nb.regression import compare_files, compare_results, format_comparison
+
+
+def results(metrics: dict[str, float], profile: str = "smoke", **extra) -> dict:
+    """A results.json of the runner's layout."""
+    notebooks = [{"name": "03_cross_document_perplexity", "seconds": 1.0, "status": "ok", "error": None,
+                  "parameters": {}}]
+    return {"profile": profile, "parameters": {}, "notebooks": notebooks, "metrics": metrics, **extra}
+
+
+BASE = {"perplexity/cdlm": 1188.507961568926, "coref/event/conll/cdlm": 52.49891602832779,
+        "pretrain/tokens_per_s/cdlm": 3797.03, "compare/world/train_s/aose": 7.6,
+        "match_ignition/eval_speedup_limit/alpha_20": 1.6616663225084929}
+
+
+@pytest.mark.parametrize(("metric", "timing"), [
+    ("pretrain/tokens_per_s/cdlm", True), ("pretrain/step_tokens_per_s/hf", True),
+    ("pretrain/attention_speedup", True), ("compare/world/pairs_per_s/tfidf", True),
+    ("coref/event/pairs_per_second/cdlm", True), ("compare/world/train_s/aose", True),
+    ("aose/world/frozen/mean/train_s", True), ("env/matmul_gflops", True),
+    ("match_ignition/train_speedup/alpha_20", True),
+    ("match_ignition/eval_speedup_limit/alpha_20", False), ("aose/world/frozen/mean/acc_short", False),
+    ("perplexity/cdlm", False), ("masking/random_share", False), ("learning_curve/cdlm/4", False),
+])
+def test_timings_are_found_by_name(metric, timing):
+    assert kind_of(metric).timing is timing
+
+
+def test_identical_runs_pass():
+    result = compare_results(results(BASE), results(dict(BASE)))
+    assert result.ok and result.checked == 3 and len(result.timings) == 2
+    assert not (result.drift or result.missing or result.new)
+
+
+def test_a_hand_changed_metric_fails_with_its_row():
+    result = compare_results(results({**BASE, "perplexity/cdlm": 1188.6}), results(BASE))
+    assert not result.ok
+    assert [row.metric for row in result.drift] == ["perplexity/cdlm"]
+    row = result.drift[0]
+    assert row.baseline == BASE["perplexity/cdlm"] and row.now == 1188.6
+    assert row.difference == pytest.approx(1188.6 - BASE["perplexity/cdlm"])
+    table = format_comparison(result)
+    assert "DRIFT" in table and "| perplexity/cdlm | 1188.507962 | 1188.6 | +0.09204 (+0.0077 %) |" in table
+
+
+@pytest.mark.parametrize(("metric", "kind"), [
+    ("perplexity/cdlm", "float32 model output"), ("perplexity/rand/ci_low", "float32 model output"),
+    ("learning_curve/cdlm/4", "float32 model output"), ("attention_reach/cdlm/local_window", "float32 model output"),
+    ("pretrain/final_loss/cdlm", "float32 model output"), ("pretrain/base_final_loss", "float32 model output"),
+    ("coref/event/conll/cdlm", "deterministic"), ("masking/mask_rate", "deterministic"),
+])
+def test_kinds_by_name(metric, kind):
+    assert kind_of(metric).name == kind
+
+
+@pytest.mark.parametrize(("metric", "passes", "fails"), [
+    ("coref/event/conll/cdlm", 1e-8, 1e-5),  # deterministic: rtol 1e-6
+    ("perplexity/cdlm", 1e-6, 1e-4),  # float32 model output: rtol 1e-5 (1.2e-7 measured between thread counts)
+])
+def test_the_last_digits_pass_but_not_a_real_change(metric, passes, fails):
+    for relative, ok in ((passes, True), (fails, False)):
+        now = {**BASE, metric: BASE[metric] * (1 + relative)}
+        assert compare_results(results(now), results(BASE)).ok is ok
+
+
+def test_a_timing_change_passes_and_is_reported():
+    now = {**BASE, "pretrain/tokens_per_s/cdlm": 100.0, "compare/world/train_s/aose": 70.0}
+    result = compare_results(results(now), results(BASE))
+    assert result.ok
+    assert {row.metric for row in result.timings} == {"pretrain/tokens_per_s/cdlm", "compare/world/train_s/aose"}
+    assert "| pretrain/tokens_per_s/cdlm | 3797.03 | 100 | 0.03x |" in format_comparison(result)
+
+
+def test_missing_metrics_fail_and_new_ones_are_listed():
+    now = {k: v for k, v in BASE.items() if k != "coref/event/conll/cdlm"} | {"coref/event/conll/rand": 50.0}
+    result = compare_results(results(now), results(BASE))
+    assert not result.ok
+    assert [row.metric for row in result.missing] == ["coref/event/conll/cdlm"]
+    assert [row.metric for row in result.new] == ["coref/event/conll/rand"]
+    text = format_comparison(result)
+    assert "missing: in the baseline, not recorded now (fails)" in text
+    assert "| coref/event/conll/rand | — | 50 | — |" in text
+    assert compare_results(results(BASE | {"coref/event/conll/rand": 50.0}), results(BASE)).ok  # new alone passes
+
+
+def test_rtol_loosens_every_checked_metric():
+    now = {**BASE, "perplexity/cdlm": BASE["perplexity/cdlm"] * 1.0005}
+    assert not compare_results(results(now), results(BASE)).ok
+    assert compare_results(results(now), results(BASE), rtol=1e-3).ok
+
+
+def test_notes_name_notebooks_not_run_and_changed_versions():
+    baseline = results(BASE, versions={"torch": "2.13.0", "numpy": "2.1"}, machine="Linux-a")
+    baseline["notebooks"].append({"name": "04_coreference", "status": "ok"})
+    run = results(BASE, versions={"torch": "2.14.0", "numpy": "2.1"}, machine="Linux-b")
+    notes = compare_results(run, baseline).notes
+    assert notes == ["04_coreference: in the baseline, not in this run", "torch: baseline 2.13.0, now 2.14.0",
+                     "machine: baseline Linux-a, now Linux-b"]
+
+
+def test_another_profile_is_refused():
+    with pytest.raises(ConfigError, match="compare with baselines/cpu.json"):
+        compare_results(results(BASE, profile="cpu"), results(BASE))
+
+
+def test_files_are_read_from_a_run_folder_or_a_file(tmp_path):
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "results.json").write_text(json.dumps(results(BASE)))
+    (tmp_path / "base.json").write_text(json.dumps(results(BASE)))
+    assert compare_files(tmp_path / "run", tmp_path / "base.json").ok
+    with pytest.raises(ConfigError, match="no such file"):
+        compare_files(tmp_path / "nowhere", tmp_path / "base.json")
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(DataError, match="no 'metrics' object"):
+        compare_files(tmp_path / "run", tmp_path / "bad.json")
+
+
+def test_cli_exit_status_and_json_shape(tmp_path, capsys):
+    (tmp_path / "base.json").write_text(json.dumps(results(BASE)))
+    (tmp_path / "same.json").write_text(json.dumps(results(BASE)))
+    (tmp_path / "drift.json").write_text(json.dumps(results({**BASE, "coref/event/conll/cdlm": 60.0})))
+    assert cli.main(["compare", str(tmp_path / "same.json"), str(tmp_path / "base.json")]) == 0
+    assert ": OK" in capsys.readouterr().out
+    assert cli.main(["compare", str(tmp_path / "drift.json"), str(tmp_path / "base.json"), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert set(report) == {"ok", "run", "baseline", "profile", "checked", "drift", "missing", "new", "timings",
+                           "notes"}
+    assert report["ok"] is False and report["checked"] == 2
+    assert report["drift"] == [{"metric": "coref/event/conll/cdlm", "baseline": BASE["coref/event/conll/cdlm"],
+                                "now": 60.0, "kind": "deterministic",
+                                "difference": pytest.approx(60.0 - BASE["coref/event/conll/cdlm"]),
+                                "relative": pytest.approx(60.0 / BASE["coref/event/conll/cdlm"] - 1)}]
+    assert cli.main(["compare", str(tmp_path / "drift.json"), str(tmp_path / "base.json"), "--rtol", "0.2"]) == 0
