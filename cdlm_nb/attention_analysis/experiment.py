@@ -39,15 +39,17 @@ def analyse_models(shelf: "PretrainedShelf", config: "AttentionConfig", pairs: M
     results, examples, tokenizers = [], {}, {}
     settings = dict(max_length=config.max_length, exclude_punctuation=config.exclude_punctuation,
                     batch_size=config.batch_size)
-    available = [variant for variant in config.models if shelf.load(variant) is not None]
-    if not available:
-        shelf.load_all(config.models)  # raises the DataError naming what to run
-    for variant in available:
-        model, tokenizer = shelf.load(variant)
+    for variant in config.models:
+        encoder = shelf.load(variant)  # each model loaded once, and one in memory at a time
+        if encoder is None:
+            continue
+        model, tokenizer = encoder
         model.to(device)
         tokenizers[variant] = tokenizer
         for kind in config.kinds:
             results.append(analyse_pairs(model, tokenizer, pairs[kind], corpus, model_name=variant, **settings))
         examples[variant] = dict(explain_pairs(model, tokenizer, shown, corpus, **settings))
-        del model
+        del model, encoder
+    if not results:
+        shelf.load_all(config.models)  # raises the DataError naming what to run
     return ModelAnalyses(pd.concat(results, ignore_index=True), examples, tokenizers)

@@ -182,7 +182,8 @@ def pretrain_variants(profile: "Profile", encoder: "Encoder", clusters: "Pretrai
     is still reused), so Longformer and CDLM are ready in minutes.
     """
     steps = notebook_steps(profile, pretrain_steps)
-    config, results = with_steps(profile.pretrain, steps) if steps else profile.pretrain, []
+    config = with_steps(profile.pretrain, steps) if steps else profile.pretrain
+    results = []
     for variant in config.variants:
         if variant == "longformer" and starts_pretrained(profile):
             echo(f"{display_name(variant)}: the starting checkpoint ({profile.encoder.kind}), saved without "
