@@ -2,7 +2,7 @@
 notebook): which batch, accumulation, precision and checkpointing fit the card, and how long each notebook takes."""
 
 from .cards import CARDS, Card, get_card, precision_for, this_card
-from .planner import UTILISATION, NotebookPlan, plan_notebook, plan_suite
+from .planner import NotebookPlan, plan_notebook, plan_suite
 
-__all__ = ["CARDS", "UTILISATION", "Card", "NotebookPlan", "get_card", "plan_notebook", "plan_suite",
+__all__ = ["CARDS", "Card", "NotebookPlan", "get_card", "plan_notebook", "plan_suite",
            "precision_for", "this_card"]

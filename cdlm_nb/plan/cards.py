@@ -14,6 +14,12 @@ from ..errors import ConfigError
 GIB = 2**30
 #: Share of a card's memory the plan may fill: the CUDA context and the allocator's fragmentation take the rest.
 USABLE_SHARE = 0.92
+#: Share of a card's peak the notebooks' work reaches where no run measured it: 30 %, the low end of what encoder
+#: training usually gets. An H100 measured much less (`H100_UTILISATION`), so on other cards read it as optimistic.
+ASSUMED_UTILISATION = 0.3
+#: Measured with `benchmarks/plan_check.py --typical` on an H100 80GB HBM3 (bf16, torch 2.11, random Longformer-base
+#: at the plan's batches): 11-13 % for the fine-tuning jobs of notebooks 04-06, 13-17 % for scoring.
+H100_UTILISATION = 0.12
 
 
 @dataclass(frozen=True)
@@ -25,6 +31,8 @@ class Card:
     memory_gib: float  # nominal memory
     capability: tuple[int, int]  # CUDA compute capability; (0, 0) for a CPU
     peak_tflops: float  # dense peak in the precision it trains in (NVIDIA data sheets); a CPU: measured fp32
+    utilisation: float = ASSUMED_UTILISATION  # share of the peak the notebooks reach (the minutes' divisor)
+    utilisation_measured: bool = False
 
     @property
     def usable_gib(self) -> float:
@@ -36,7 +44,7 @@ CARDS = {card.key: card for card in (
     Card("l4", "NVIDIA L4 24 GB", 24e9 / GIB, (8, 9), 121.0),
     Card("a100-40", "NVIDIA A100 40 GB", 40e9 / GIB, (8, 0), 312.0),
     Card("a100-80", "NVIDIA A100 80 GB", 80e9 / GIB, (8, 0), 312.0),
-    Card("h100", "NVIDIA H100 SXM 80 GB", 80e9 / GIB, (9, 0), 990.0),
+    Card("h100", "NVIDIA H100 SXM 80 GB", 80e9 / GIB, (9, 0), 990.0, H100_UTILISATION, True),
 )}
 
 

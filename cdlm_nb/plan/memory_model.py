@@ -18,6 +18,11 @@ from dataclasses import dataclass
 #: what a CPU measurement of Longformer-base (fp32, 4,096 tokens, batch 1, fused attention) gives after the
 #: key/value copies are taken out (4,149 MiB modelled with 18, 5.9 GB measured).
 ACTIVATION_ELEMENTS = 24
+#: A Longformer's under fp16/bf16 autocast, counted in 2-byte elements (LayerNorm, softmax and the residual sums stay
+#: fp32 there): what `benchmarks/plan_check.py` measured on an H100 (Longformer-base, batch 4 and 16, 900 to 4,096
+#: tokens, bf16 and fp16) puts every training peak within 5 % (24 underestimated them by 7-14 %). RoBERTa-base's
+#: measured peak stayed below its 24-element estimate (25.8 against 28.5 GiB at batch 256), so dense models keep 24.
+HALF_ACTIVATION_ELEMENTS = 28
 #: Elements alive per token and hidden unit in an inference forward (a layer's input, output and its transients).
 INFERENCE_ELEMENTS = 10
 BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
@@ -102,7 +107,9 @@ def memory_parts(step: Step) -> dict[str, float]:
     parts = {"weights": 4 * params + half_copy, "gradients": 0.0, "optimizer": 0.0, "logits": 0.0}
     if step.training:
         parts["gradients"], parts["optimizer"] = 4 * params, 8 * params
-        per_layer = layer_bytes(step, ACTIVATION_ELEMENTS)
+        half_longformer = step.precision != "fp32" and shape.window > 0
+        elements = HALF_ACTIVATION_ELEMENTS if half_longformer else ACTIVATION_ELEMENTS
+        per_layer = layer_bytes(step, elements)
         kept = (shape.layers * step.tokens * shape.hidden * BYTES[step.precision] + per_layer
                 if step.checkpointing else shape.layers * per_layer)
         parts["activations"] = step.batch * kept

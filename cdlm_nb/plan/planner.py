@@ -1,8 +1,9 @@
 """The plan of a notebook on a card: per-device batch and gradient accumulation (keeping the effective batch),
 gradient checkpointing only where batch 1 does not fit without it, the card's precision, peak memory, minutes.
 
-Minutes are floating-point operations at the card's peak times `UTILISATION`: an estimate (loading models and
-data, downloads, tokenisation and Python overhead are not in it) until a run on that card measures it.
+Minutes are floating-point operations at the card's peak times its utilisation (`Card.utilisation`: measured on an
+H100, assumed elsewhere): an estimate (loading models and data, downloads, tokenisation and Python overhead are not
+in it) until a run of the notebooks on that card measures it.
 """
 
 from __future__ import annotations
@@ -17,11 +18,6 @@ from .workloads import NOTEBOOK_JOBS, Job
 
 if TYPE_CHECKING:
     from ..profiles import Profile
-
-#: Share of the card's peak the notebooks' work reaches: 30 %, the low end of what encoder training usually gets
-#: (long inputs, local-window attention and small fine-tuning batches keep it from the top).
-UTILISATION = 0.3
-
 
 @dataclass(frozen=True)
 class JobPlan:
@@ -57,7 +53,7 @@ def plan_job(job: Job, card: Card) -> JobPlan:
     typical = replace(planned, batch=1, tokens=job.typical_tokens,
                       global_tokens=min(step.global_tokens, job.typical_tokens),
                       predicted=min(step.predicted, job.typical_tokens))
-    seconds = job.sequences * job.models * step_flops(typical) / (card.peak_tflops * 1e12 * UTILISATION)
+    seconds = job.sequences * job.models * step_flops(typical) / (card.peak_tflops * 1e12 * card.utilisation)
     accumulation = -(-job.batch // batch) if job.step.training else 1
     return JobPlan(job, batch, accumulation, checkpointing, peak_bytes(planned) / GIB, seconds / 60, bool(fitting))
 
@@ -107,7 +103,8 @@ class NotebookPlan:
         main = self.main
         lines = [f"plan of {self.name} on {self.card.label}: {self.precision}, peak ≈ {self.peak_gib:.1f} GiB of "
                  f"{self.card.usable_gib:.1f} usable, ≈ {self.minutes:.0f} min of compute (estimate: "
-                 f"{UTILISATION:.0%} of {self.card.peak_tflops:g} TFLOP/s; loading and downloads not included)",
+                 f"{self.card.utilisation:.0%} of {self.card.peak_tflops:g} TFLOP/s, "
+                 f"{'measured' if self.card.utilisation_measured else 'assumed'}; loading and downloads not included)",
                  f"  batch {main.per_device_batch} per device x {main.accumulation} accumulation"
                  f"{', gradient checkpointing' if main.checkpointing else ''}"]
         for j in self.jobs:

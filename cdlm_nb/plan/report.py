@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .cards import Card
-from .planner import UTILISATION, plan_suite
+from .planner import plan_suite
 from .workloads import PRICED_STEPS
 
 if TYPE_CHECKING:
@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 def suite_json(profile: "Profile", card: Card) -> dict:
     """`{"device": str, "notebooks": [{"name", "peak_gib", "minutes", "per_device_batch", "accumulation",
     "precision", "checkpointing", ...}]}` for every notebook that runs a model."""
-    return {"device": card.key, "label": card.label, "profile": profile.name, "utilisation": UTILISATION,
+    return {"device": card.key, "label": card.label, "profile": profile.name, "utilisation": card.utilisation,
+            "utilisation_measured": card.utilisation_measured,
             "notebooks": [plan.to_json() for plan in plan_suite(profile, card)]}
 
 
