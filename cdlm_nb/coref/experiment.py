@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..encoders import max_input_length
 from ..errors import ConfigError
 from ..finetuning import ScoringResult
+from ..runtime import seed_everything
 from ..variants import PretrainedShelf, display_name
 from .clustering import Dendrogram
 from .inputs import EncodingStats, SpecialIds, add_mention_markers, encode_pairs
@@ -153,6 +154,7 @@ def run_coreference(model_name: str, encoder: "PreTrainedModel", tokenizer: "Pre
     from .metrics import score_coreference
     from .model import build_pair_scorer
 
+    seed_everything(seed)  # the new marker embeddings and the scorer's head start alike whatever ran before
     special = add_mention_markers(tokenizer, encoder)
     max_length = max_input_length(encoder, config.max_length)
     documents = {}

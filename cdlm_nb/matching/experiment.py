@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..encoders import max_input_length
+from ..runtime import seed_everything
 from ..variants import PretrainedShelf, display_name
 from .inputs import EncodingStats, encode_pairs
 from .metrics import best_threshold, pair_scores
@@ -84,6 +85,7 @@ def run_matching(name: str, encoder: "PreTrainedModel", tokenizer: "PreTrainedTo
     """Fine-tune a pair classifier on `encoder` (a new head) on train, score dev and test (`run_classifier`)."""
     from .model import pair_classifier
 
+    seed_everything(seed)  # the new head starts alike whatever ran before
     return run_classifier(name, pair_classifier(encoder), tokenizer, splits, config, device=device, seed=seed)
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..encoders import max_input_length
+from ..runtime import seed_everything
 from ..variants import PretrainedShelf, display_name
 from .baselines import tfidf_predictions
 from .decoding import Decoded, official_prediction
@@ -100,6 +101,7 @@ class TrainedQA:
 def train_qa(variant: str, encoder, tokenizer, splits: Mapping[str, "Dataset"], config: "MultihopConfig", *,
              device: str = "cpu", seed: int = 13) -> tuple[QARun, TrainedQA]:
     """Fine-tune one encoder on the training questions; its run on the test questions."""
+    seed_everything(seed)  # the new marker embeddings and the answer head start alike whatever ran before
     markers = add_qa_markers(tokenizer, encoder)
     model = MultiHopQA(encoder)
     trained = TrainedQA(model, tokenizer, markers, max_input_length(model.encoder, config.max_length))

@@ -86,3 +86,17 @@ def test_missing_models_are_skipped_with_instructions(tmp_path, capsys, corpus):
     out = capsys.readouterr().out
     assert "skipping CDLM" in out and "--profile smoke" in out
     assert shelf.last_available(("longformer", "cdlm")) is None and shelf.missing == ["cdlm", "longformer"]
+
+
+@pytest.mark.slow
+def test_run_coreference_starts_alike_whatever_drew_random_numbers_before(corpus, tokenizer, encoder):
+    import torch
+
+    data = coref_dataset(corpus)
+    splits = {"train": data, "dev": data, "test": data}
+    losses = []
+    for draws in (0, 100):
+        torch.rand(draws)  # e.g. notebook 04's key-lines cell, which builds a scorer first
+        losses.append(run_coreference("tiny", copy.deepcopy(encoder), copy.deepcopy(tokenizer), splits,
+                                      small_config(), "event").losses)
+    assert losses[0] == losses[1]

@@ -78,3 +78,15 @@ def test_matching_data_auto_resolves_before_loading_and_keeps_the_resolved_name(
     monkeypatch.setattr(corpora, "matching_splits", lambda profile, source, *args: asked.append(source) or ({}, []))
     assert matching_data(get_profile("gpu"), "auto").source == "ecbplus" and asked == ["ecbplus"]
     assert matching_data(get_profile("cpu"), "auto", cda_dir="aan").source == "cda" and asked[-1] == "cda"
+
+
+def test_run_matching_starts_alike_whatever_drew_random_numbers_before(tiny_encoder):
+    import torch
+
+    splits = {"train": _pairs(8), "dev": _pairs(4), "test": _pairs(4)}
+    config = replace(get_profile("smoke").matching, epochs=1, batch_size=4, max_length=64)
+    runs = []
+    for draws in (0, 100):
+        torch.rand(draws)  # e.g. a cell that built a model before the fine-tuning
+        runs.append(run_matching("cdlm", copy.deepcopy(tiny_encoder.model), tiny_encoder.tokenizer, splits, config))
+    assert runs[0].losses == runs[1].losses
