@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ..finetuning import autocast, gradient_scaler, length_sorted_batches
+from ..finetuning import adamw, autocast, gradient_scaler, length_sorted_batches
 from ..runtime import progress
 
 Forward = Callable[[list[int]], "tuple[torch.Tensor, torch.Tensor | None]"]
@@ -39,7 +39,7 @@ def train(forward: Forward, parameters: Sequence, modules: Sequence[nn.Module], 
     gradient accumulation when a batch of 16 does not fit). Forward passes run under `finetuning.autocast(device)`
     (mixed precision on a CUDA GPU; fp16 through `finetuning.gradient_scaler`)."""
     started = time.perf_counter()
-    optimizer = torch.optim.AdamW(parameters, lr=setup.learning_rate)
+    optimizer = adamw(parameters, setup.learning_rate)
     scaler = gradient_scaler(device)
     batches_per_epoch = len(length_sorted_batches(lengths, setup.batch_size))
     schedule = torch.optim.lr_scheduler.LinearLR(optimizer, 1.0, 0.0, total_iters=setup.epochs * batches_per_epoch)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from ..errors import DataError
 from ..finetuning import (
     ScoringResult,
+    adamw,
     autocast,
     gradient_scaler,
     input_lengths,
@@ -58,7 +59,7 @@ def train_scorer(scorer: "PairScorer", inputs: Sequence[PairInput], labels: Sequ
         raise DataError("no training pairs: the training split holds no mention pairs of this kind")
     torch.manual_seed(seed)
     scorer.to(device).train()
-    optimizer = torch.optim.AdamW(scorer.parameters(), lr=learning_rate)
+    optimizer = adamw(scorer.parameters(), learning_rate)
     scaler = gradient_scaler(device)
     loss_fn = torch.nn.BCEWithLogitsLoss()
     targets = torch.tensor(labels, dtype=torch.float)

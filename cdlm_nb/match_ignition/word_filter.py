@@ -30,6 +30,7 @@ def keep_count(padded_length: int, alpha: float, layer: int) -> int:
     return int(padded_length * (1.0 - alpha) ** layer)
 
 
+@torch.no_grad()  # the scores only choose which tokens stay: no gradient flows through a choice
 def pagerank_scores(attention: torch.Tensor, mask: torch.Tensor, damping: float = DAMPING,
                     iterations: int = ITERATIONS) -> torch.Tensor:
     """`[batch, n]` token scores A·r from head-averaged attention `[batch, n, n]` and the padding mask `[batch, n]`."""
