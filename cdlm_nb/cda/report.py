@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from ..label_prior import PAIR_CLASSES, not_comparable, prior_note, stuck
 from ..report_rows import NR
 from .experiment import RANDOM, CDARun, model_spec
 
@@ -159,8 +160,11 @@ def pair_alignment_figure(run: CDARun, rows, index: int) -> "Figure":
 
 
 def readings(runs: Mapping[str, CDARun]) -> list[str]:
-    """The paper's claims, checked on this run's numbers."""
-    lines = []
+    """The paper's claims, checked on this run's numbers (not on a model that stayed at the label prior)."""
+    decisions = {name: run.probabilities >= 0.5 for name, run in runs.items()
+                 if name != RANDOM and run.probabilities is not None}
+    at_prior, labels = stuck(decisions), {name: label(name) for name in runs}
+    lines = [prior_note(labels[name], decisions[name], PAIR_CLASSES) for name in at_prior]
 
     def f1(name: str) -> float:
         return 100 * runs[name].d2d["f1"]
@@ -169,6 +173,9 @@ def readings(runs: Mapping[str, CDARun]) -> list[str]:
         for cda in ("shallow", "deep"):
             name = f"{encoder}_{cda}"
             if name in runs and encoder in runs:
+                if note := not_comparable(name, encoder, labels, at_prior):
+                    lines.append(note)
+                    continue
                 lines.append(f"- CDA helps D2D? {label(name)} F1 {f1(name):.1f} vs {label(encoder)} {f1(encoder):.1f} "
                              f"({'yes' if f1(name) > f1(encoder) else 'no'}).")
     if {"gru_han_deep", "gru_han_shallow"} <= set(runs):

@@ -9,6 +9,7 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from ..label_prior import prior_note, stuck
 from .experiment import LONG, SPLITS, ClassificationRun, Corpus
 
 if TYPE_CHECKING:
@@ -173,13 +174,22 @@ def readings(name: str, frozen: Mapping[str, ClassificationRun], finetuned: Mapp
              embed_seconds: float) -> list[str]:
     """The paper's three claims checked on this corpus' numbers, and the lexical floor."""
     label = CORPUS_LABELS[name]
+    runs = {(setting, model): run for setting, group in (("frozen", frozen), ("fine-tuned", finetuned))
+            for model, run in group.items() if model != "tfidf"}
+    at_prior = stuck({key: run.predictions for key, run in runs.items()})
+    notes = [prior_note(f"{label}, {setting} {MODEL_LABELS.get(model, model)}", runs[setting, model].predictions)
+             for setting, model in at_prior]
+    if ("frozen", "aose") in at_prior:
+        return [*notes, f"- {label}: frozen AoSE stayed at the label prior, so the paper's claims cannot be checked."]
     long_docs = sum(n > LONG for n in frozen["aose"].tokens)
     aose, alone = frozen["aose"].accuracy("long"), frozen["truncated"].accuracy("long")
-    lines = [f"- {label}: {long_docs} of {len(frozen['aose'].tokens)} test documents are longer than {LONG} tokens"
-             + (f" (one of them is {100 / long_docs:.1f} points of 'acc >512')." if long_docs else
+    lines = [*notes, f"- {label}: {long_docs} of {len(frozen['aose'].tokens)} test documents are longer than {LONG} "
+             "tokens" + (f" (one of them is {100 / long_docs:.1f} points of 'acc >512')." if long_docs else
                 ": claims 1 and 2 cannot be checked here.")]
     if long_docs:
-        lines.append(f"- Claim 1 (frozen AoSE >= the encoder alone on long documents): "
+        lines.append("- Claim 1 cannot be checked here: the encoder alone (frozen) stayed at the label prior."
+                     if ("frozen", "truncated") in at_prior else
+                     f"- Claim 1 (frozen AoSE >= the encoder alone on long documents): "
                      f"{'holds' if aose >= alone else 'does not hold'} here ({aose:.1f} vs {alone:.1f}).")
         limits = sorted(int(m[5:]) for m in frozen if m.startswith("aose_"))
         curve = [frozen[f"aose_{limit}"].accuracy("long") for limit in limits] + [aose]

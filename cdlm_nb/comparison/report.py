@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..label_prior import PAIR_CLASSES, prior_note, stuck
 from .analysis import bootstrap_interval, length_buckets, only_right, paired_difference, scores
 from .systems import System
 
@@ -180,18 +181,24 @@ def only_right_examples(systems: Mapping[str, System], rows, shown: int = 3, cha
 def readings(systems: Mapping[str, System], rows, resamples: int, buckets: int) -> list[str]:
     """Which system wins, at which cost, which keeps its F1 on long pairs, and the papers' orderings here."""
     accuracy = {name: _scores(s, rows)["acc"] for name, s in systems.items()}
-    ranked = sorted(accuracy, key=accuracy.get, reverse=True)
-    lines = [f"- Most accurate: {systems[ranked[0]].label} ({100 * accuracy[ranked[0]]:.1f} %)."]
+    at_prior = stuck({name: s.decisions for name, s in systems.items()})
+    labels = {name: s.label for name, s in systems.items()}
+    lines = [prior_note(labels[name], systems[name].decisions, PAIR_CLASSES) for name in at_prior]
+    ranked = sorted((n for n in accuracy if n not in at_prior), key=accuracy.get, reverse=True)
+    if not ranked:
+        return lines + ["- Every system stayed at the label prior: this run compares none of them."]
+    lines.append(f"- Most accurate: {systems[ranked[0]].label} ({100 * accuracy[ranked[0]]:.1f} %).")
     if len(ranked) > 1:
         diff, low, high = paired_difference(rows["label"], systems[ranked[0]].decisions,
                                             systems[ranked[1]].decisions, resamples)
         verdict = "beyond" if low > 0 else "within"
         lines.append(f"- Its lead over {systems[ranked[1]].label}: {100 * diff:+.1f} points (95 % paired bootstrap "
                      f"{100 * low:+.1f} to {100 * high:+.1f}: {verdict} the noise of {len(rows)} test pairs).")
-    front = pareto_front(systems, rows)
+    learned = {name: s for name, s in systems.items() if name not in at_prior}
+    front = pareto_front(learned, rows)
     lines.append("- Pareto front (fastest first): " + ", ".join(
         f"{systems[n].label} ({100 * accuracy[n]:.1f} %, {systems[n].pairs_per_second:.0f} pairs/s)" for n in front))
-    table = length_table(systems, rows, buckets)
+    table = length_table(learned, rows, buckets)
     if table.shape[1] > 1:
         change = (table.iloc[:, -1] - table.iloc[:, 0]).dropna().sort_values()
         lines.append(f"- Longest vs shortest pairs (F1): best kept by {change.index[-1]} ({change.iloc[-1]:+.1f})"
@@ -199,6 +206,9 @@ def readings(systems: Mapping[str, System], rows, resamples: int, buckets: int) 
                         else "; no system loses F1 on the longest pairs."))
     for better, worse, claim in CLAIMS:
         if better in systems and worse in systems:
+            if bound := [labels[n] for n in (better, worse) if n in at_prior]:
+                lines.append(f"- {claim}: cannot be checked here ({' and '.join(bound)} stayed at the label prior).")
+                continue
             holds = accuracy[better] > accuracy[worse]
             lines.append(f"- {claim}: {100 * accuracy[better]:.1f} vs {100 * accuracy[worse]:.1f} % accuracy "
                          f"({'holds' if holds else 'does not hold'} here).")

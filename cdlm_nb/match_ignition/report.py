@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..label_prior import PAIR_CLASSES, not_comparable, prior_note, stuck
 from .experiment import Speed, alpha_name, paper_time_cost
 from .sentence_filter import sentence_graph, sentence_scores
 
@@ -29,6 +30,13 @@ ABLATION_ROWS = {"Match-Ignition": None, "– sentence-level filter": "word_only
 
 def _percent(run: "MatchingRun") -> tuple[float, float]:
     return round(100 * run.test["accuracy"], 1), round(100 * run.test["f1"], 1)
+
+
+def variant_label(name: str) -> str:
+    """A trained variant's name in the readings: "α = 10 %", "without the sentence filter", "truncated"."""
+    if name.startswith("alpha_"):
+        return f"α = {name[6:]} %"
+    return {"word_only": "the word filter alone", "no_filter": "the truncated cross-encoder"}.get(name, name)
 
 
 def alpha_table(runs: Mapping[str, "MatchingRun"], alphas: Sequence[float]) -> "pd.DataFrame":
@@ -168,9 +176,13 @@ def readings(runs: Mapping[str, "MatchingRun"], speeds: Sequence[Speed], ablatio
     f1 = {name: 100 * run.test["f1"] for name, run in runs.items()}
     best, zero = alpha_name(ablation_alpha), alpha_name(0.0)
     n_test = len(next(iter(runs.values())).test_scores)
-    lines = [f"- F1 at α = {100 * ablation_alpha:g} %: {f1[best]:.1f} against {f1[zero]:.1f} at α = 0 "
-             f"({f1[best] - f1[zero]:+.1f}; the target: at most 1 point below; one of {n_test} test pairs moves "
-             f"accuracy by {100 / n_test:.1f})."]
+    decisions = {name: run.test_scores >= run.threshold for name, run in runs.items()}
+    at_prior, labels = stuck(decisions), {name: variant_label(name) for name in runs}
+    lines = [prior_note(labels[name], decisions[name], PAIR_CLASSES) for name in at_prior]
+    lines.append(not_comparable(best, zero, labels, at_prior) or
+                 f"- F1 at α = {100 * ablation_alpha:g} %: {f1[best]:.1f} against {f1[zero]:.1f} at α = 0 "
+                 f"({f1[best] - f1[zero]:+.1f}; the target: at most 1 point below; one of {n_test} test pairs moves "
+                 f"accuracy by {100 / n_test:.1f}).")
     base = speeds[0]
     for speed in speeds[1:]:
         measured = base.eval_seconds / speed.eval_seconds
@@ -182,7 +194,7 @@ def readings(runs: Mapping[str, "MatchingRun"], speeds: Sequence[Speed], ablatio
                      "of attention (scores, softmax and dropout over heads × n² entries) is bound by memory traffic "
                      "on a CPU and costs more per FLOP than the matrix products, so removing tokens saves more time "
                      "than operations.")
-    if "no_filter" in f1:
+    if "no_filter" in f1 and not {"no_filter", zero, best} & set(at_prior):
         lines.append(f"- The sentence filter alone (α = 0) vs the truncated cross-encoder: {f1[zero]:.1f} vs "
                      f"{f1['no_filter']:.1f} F1; both filters: {f1[best]:.1f}.")
     return lines

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from ..label_prior import PAIR_CLASSES, not_comparable, prior_note, stuck
 from ..report_rows import NR, run_label
 from .experiment import TFIDF, MatchingRun
 
@@ -140,11 +141,19 @@ def readings(runs: Mapping[str, MatchingRun]) -> list[str]:
     the hardest pair kind."""
     if not runs:
         return ["no system ran"]
-    f1 = {name: run.test["f1"] for name, run in runs.items()}
+    decisions = {name: run.test_scores >= run.threshold for name, run in runs.items()}
+    at_prior, labels = stuck(decisions), {name: row_label(name) for name in runs}
+    lines = [prior_note(labels[name], decisions[name], PAIR_CLASSES) for name in at_prior]
+    f1 = {name: run.test["f1"] for name, run in runs.items() if name not in at_prior}
+    if not f1:
+        return lines + ["- Every system stayed at the label prior: this run compares none of them."]
     best = max(f1, key=f1.get)
-    lines = [f"- Best test F1: {row_label(best)} ({100 * f1[best]:.1f})."]
-    if "cdlm" in f1:
-        for other in [n for n in f1 if n != "cdlm"]:
+    lines.append(f"- Best test F1: {row_label(best)} ({100 * f1[best]:.1f}).")
+    if "cdlm" in runs:
+        for other in [n for n in runs if n != "cdlm"]:
+            if note := not_comparable("cdlm", other, labels, at_prior):
+                lines.append(note)
+                continue
             diff = 100 * (f1["cdlm"] - f1[other])
             lines.append(f"- CDLM {'above' if diff > 0 else 'below' if diff < 0 else 'level with'} "
                          f"{row_label(other)} by {abs(diff):.1f} F1 points.")

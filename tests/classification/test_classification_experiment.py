@@ -119,12 +119,27 @@ def test_segment_budget_cuts_a_batch_for_gradient_accumulation():
 
 def test_readings_compare_the_floor_the_right_way_round():
     run = experiment.ClassificationRun
-    frozen = {"aose": run("aose", "frozen", [1, 1], [1, 0], [10, 20], 1.0),  # 50 %
-              "truncated": run("truncated", "frozen", [1, 1], [1, 0], [10, 20], 1.0),
-              "tfidf": run("tfidf", "frozen", [1, 0], [1, 0], [10, 20], 1.0)}  # 100 %
+    labels, tokens = [1, 0, 0, 1], [10, 20, 30, 40]
+    frozen = {"aose": run("aose", "frozen", [1, 1, 0, 0], labels, tokens, 1.0),  # 50 %
+              "truncated": run("truncated", "frozen", [1, 1, 0, 0], labels, tokens, 1.0),
+              "tfidf": run("tfidf", "frozen", [1, 0, 0, 1], labels, tokens, 1.0)}  # 100 %
     lines = report.readings("imdb", frozen, {}, 1.0)
     assert "The TF-IDF floor (100.0) is above frozen AoSE (50.0)" in lines[-1]
     assert "cannot be checked" in lines[0]
+
+
+def test_readings_name_a_model_at_the_label_prior_instead_of_checking_claims():
+    run = experiment.ClassificationRun
+    labels, tokens = [1, 0, 0, 1], [10, 20, 30, 600]
+    frozen = {"aose": run("aose", "frozen", [1, 0, 0, 0], labels, tokens, 1.0),
+              "truncated": run("truncated", "frozen", [0, 0, 0, 0], labels, tokens, 1.0),
+              "tfidf": run("tfidf", "frozen", [1, 0, 0, 1], labels, tokens, 1.0)}
+    lines = report.readings("imdb", frozen, {}, 1.0)
+    assert lines[0].startswith("- IMDB, frozen encoder alone (first 512 tokens) stayed at the label prior: it calls "
+                               "100 % of the test inputs")
+    assert "- Claim 1 cannot be checked here: the encoder alone (frozen) stayed at the label prior." in lines
+    frozen["aose"] = run("aose", "frozen", [0, 0, 0, 0], labels, tokens, 1.0)
+    assert report.readings("imdb", frozen, {}, 1.0)[-1].endswith("so the paper's claims cannot be checked.")
 
 
 def test_training_time_waits_for_the_gpu_queue(monkeypatch):

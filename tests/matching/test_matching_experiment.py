@@ -90,3 +90,19 @@ def test_run_matching_starts_alike_whatever_drew_random_numbers_before(tiny_enco
         torch.rand(draws)  # e.g. a cell that built a model before the fine-tuning
         runs.append(run_matching("cdlm", copy.deepcopy(tiny_encoder.model), tiny_encoder.tokenizer, splits, config))
     assert runs[0].losses == runs[1].losses
+
+
+def test_readings_name_a_model_at_the_label_prior_and_compare_none_with_it():
+    import numpy as np
+
+    from cdlm_nb.matching.experiment import MatchingRun
+
+    def run(name, scores):
+        return MatchingRun(name, 0.5, {}, {"f1": 0.0 if max(scores) < 0.5 else 0.8, "accuracy": 0.5},
+                           np.array(scores), 1.0, 1.0)
+
+    lines = report.readings({"cdlm": run("cdlm", [0.1] * 4), "longformer": run("longformer", [0.9, 0.1, 0.8, 0.2])})
+    assert lines[0].startswith("- CDLM stayed at the label prior: it calls 100 % of the test inputs unrelated")
+    assert "- Best test F1: Longformer (80.0)." in lines
+    assert "- CDLM vs Longformer: no comparison possible (CDLM stayed at the label prior)." in lines
+    assert not any("level with" in line for line in lines)

@@ -1,0 +1,53 @@
+"""Recognising a trained classifier that stayed at the label prior: it gives (almost) every test input one class.
+
+Its accuracy is then that class's share of the test set and its F1 is 0 (or, when the class is the positive one,
+a number fixed by the class share): neither says anything about the model, and two such models cannot be compared
+by their difference. Every report that compares trained classifiers names them with `prior_note` instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+#: "Almost every": at most one test input in fifty gets another class.
+ONE_CLASS_SHARE = 0.98
+#: The classes of the pair tasks (matching, CDA's D2D, the comparison), by label.
+PAIR_CLASSES = ("unrelated", "related")
+
+
+def majority_share(predictions: Sequence[int] | np.ndarray) -> tuple[int, float]:
+    """(the most predicted class, the share of the inputs given it)."""
+    classes, counts = np.unique(np.asarray(predictions), return_counts=True)
+    if not len(classes):
+        return 0, 0.0
+    top = int(np.argmax(counts))
+    return int(classes[top]), float(counts[top] / counts.sum())
+
+
+def at_label_prior(predictions: Sequence[int] | np.ndarray) -> bool:
+    """Whether one class takes at least `ONE_CLASS_SHARE` of the predictions."""
+    return majority_share(predictions)[1] >= ONE_CLASS_SHARE
+
+
+def stuck(predictions: Mapping[str, Sequence[int] | np.ndarray]) -> list[str]:
+    """The names whose predictions stayed at the label prior."""
+    return [name for name, predicted in predictions.items() if at_label_prior(predicted)]
+
+
+def prior_note(label: str, predictions: Sequence[int] | np.ndarray, class_names: Sequence[str] | None = None) -> str:
+    """The reading for a model at the label prior: which class it gives and to how many inputs."""
+    top, share = majority_share(predictions)
+    name = class_names[top] if class_names is not None else f"class {top}"
+    return (f"- {label} stayed at the label prior: it calls {100 * share:.0f} % of the test inputs {name}, so its "
+            "accuracy is that class's share and its F1 no result; no comparison with it is possible.")
+
+
+def not_comparable(first: str, second: str, labels: Mapping[str, str], at_prior: Sequence[str]) -> str | None:
+    """A reading that `first` and `second` cannot be compared, when either stayed at the prior (else None)."""
+    bound = [labels[name] for name in (first, second) if name in at_prior]
+    if not bound:
+        return None
+    return (f"- {labels[first]} vs {labels[second]}: no comparison possible ({' and '.join(bound)} stayed at the "
+            "label prior).")
