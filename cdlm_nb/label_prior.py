@@ -17,13 +17,13 @@ ONE_CLASS_SHARE = 0.98
 PAIR_CLASSES = ("unrelated", "related")
 
 
-def majority_share(predictions: Sequence[int] | np.ndarray) -> tuple[int, float]:
-    """(the most predicted class, the share of the inputs given it)."""
+def majority_share(predictions: Sequence | np.ndarray) -> tuple:
+    """(the most predicted class, the share of the inputs given it); classes may be ids or strings (answers)."""
     classes, counts = np.unique(np.asarray(predictions), return_counts=True)
     if not len(classes):
         return 0, 0.0
     top = int(np.argmax(counts))
-    return int(classes[top]), float(counts[top] / counts.sum())
+    return classes[top].item(), float(counts[top] / counts.sum())
 
 
 def at_label_prior(predictions: Sequence[int] | np.ndarray) -> bool:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from ..label_prior import majority_share, stuck
 from ..report_rows import run_label
 from .experiment import QUESTION_TYPES, TFIDF, QARun, by_type
 
@@ -121,6 +122,15 @@ def readings(world: Mapping[str, QARun], real: Mapping[str, QARun], label: str =
     records), and CDLM against Longformer."""
     lines = []
     for set_label, runs in ((label, world), ("real dev records", real)):
+        if not runs:
+            continue
+        answers = {name: [d.answer for d in run.predictions.values()] for name, run in runs.items()}
+        at_prior = stuck({name: answers[name] for name in runs if name != TFIDF})  # the baseline learns nothing
+        for name in at_prior:
+            answer, share = majority_share(answers[name])
+            lines.append(f"- {set_label}: {row_label(name)} gives {100 * share:.0f} % of the questions the same answer "
+                         f"({answer!r}): it stayed at the answer prior, so no comparison with it is possible.")
+        runs = {name: run for name, run in runs.items() if name not in at_prior}
         if not runs:
             continue
         for key in ("f1", "sp_f1", "joint_f1"):

@@ -126,3 +126,13 @@ def test_row_labels_and_figure():
     fig = threshold_and_loss_figure(RUNS)
     left, right = fig.axes
     assert len(right.lines) == 3 and left.get_xlabel() == "distance threshold"
+
+
+def test_a_scorer_that_merged_nothing_is_named_and_not_compared():
+    from dataclasses import replace
+
+    runs = dict(RUNS)
+    runs["longformer", "event"] = replace(RUNS["longformer", "event"], test_clusters=[["a"], ["b"], ["c"]])
+    lines = readings(LEMMA, runs)
+    assert lines[0].startswith("event: Longformer merged no two test mentions")
+    assert not any("CDLM - Longformer" in line for line in lines)

@@ -34,3 +34,12 @@ def test_paper_table_keeps_the_missing_rows_empty_and_adds_ours():
     assert table.loc["CDLM (paper)"].isna().all()
     assert table.loc["CDLM (world test)", "answer F1"] == 100.0 and not math.isnan(table.loc["CDLM (world test)",
                                                                                              "joint F1"])
+
+
+def test_readings_name_a_model_giving_every_question_one_answer():
+    runs = {"cdlm": _run("cdlm", {"b": "yes", "c": "yes"}), "longformer": _run("longformer", {"b": "Lyon", "c": "no"}),
+            TFIDF: _run(TFIDF, {"b": "no", "c": "no"})}
+    lines = report.readings(runs, {})
+    assert lines[0] == ("- world test: CDLM gives 100 % of the questions the same answer ('yes'): it stayed at the "
+                        "answer prior, so no comparison with it is possible.")
+    assert not any("CDLM −" in line or "best CDLM" in line for line in lines)
