@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
+    from ..encoders import Encoder
+    from ..profiles import Profile
+
 #: The groups, in order (their index is what `token_groups` returns per token), with their labels.
 FACT_GROUPS = {"facts_elsewhere": "fact stated in another document", "facts_alone": "fact stated nowhere else",
                "other": "every other token"}
@@ -166,3 +169,20 @@ def fact_readings(results: Results, reference: str = "cdlm", n_resamples: int = 
             lines.append(f"- {label} ({ref.n_tokens} masked tokens): {display_name(reference)} is "
                          + "; ".join(verdicts) + ".")
     return lines
+
+
+def world_fact_results(models: Mapping[str, "Encoder"], tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
+                       profile: "Profile") -> dict[str, dict[str, PerplexityResult | None]] | None:
+    """`perplexity_by_fact_group` of every model on the packed test examples of the profile's world; None when
+    the profile reads another corpus (only the world knows which of its tokens state facts)."""
+    if profile.data_source != "embedded":
+        return None
+    from ..data.corpora import world
+
+    made = world(profile.world)
+    groups = world_token_groups(examples, made.clusters["test"], made.facts["test"], tokenizer)
+    config = profile.pretrain
+    return {variant: perplexity_by_fact_group(encoder.model, tokenizer, examples, groups, variant,
+                                              batch_size=config.eval_batch_size,
+                                              n_resamples=config.bootstrap_resamples)
+            for variant, encoder in models.items()}

@@ -81,3 +81,16 @@ def test_table_metrics_and_readings_compare_with_cdlm(world_test, long_encoder, 
     assert metrics["perplexity/facts_elsewhere/cdlm"] == results["cdlm"]["facts_elsewhere"].ppl
     assert any("Local CDLM" in line for line in ft.fact_readings(results, n_resamples=50))
     ft.plot_fact_groups(results)
+
+
+def test_world_fact_results_on_the_world_and_none_on_another_corpus(world_test, long_encoder, tiny_tokenizer):
+    from dataclasses import replace
+
+    from cdlm_nb.profiles import get_profile
+
+    examples = world_test[0]
+    smoke = get_profile("smoke")
+    results = ft.world_fact_results({"cdlm": long_encoder}, tiny_tokenizer, examples, smoke)
+    assert set(results) == {"cdlm"} and results["cdlm"]["other"].n_tokens > 0
+    assert ft.world_fact_results({"cdlm": long_encoder}, tiny_tokenizer, examples,
+                                 replace(smoke, data_source="hub")) is None
