@@ -49,6 +49,23 @@ def test_setup_seeds_torch_reproducibly(tmp_path):
     assert torch.equal(a, torch.rand(3))
 
 
+def test_work_done_with_the_random_state_kept_leaves_the_next_draws_as_they_were():
+    import random
+
+    import numpy as np
+    import torch
+
+    def draws():
+        return random.random(), float(np.random.rand()), float(torch.rand(1))
+
+    runtime.seed_everything(3)
+    expected = draws()
+    runtime.seed_everything(3)
+    with runtime.random_state_kept():
+        draws(), runtime.seed_everything(99), draws()  # a build on the side draws and seeds
+    assert draws() == expected
+
+
 def test_save_figure_names_the_file_after_the_notebook(session):
     import matplotlib
 

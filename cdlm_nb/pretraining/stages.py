@@ -14,7 +14,7 @@ started position-blind.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -46,9 +46,10 @@ if TYPE_CHECKING:
 Echo = Callable[[str], object]
 
 
-def initial_encoder(profile: "Profile", clusters: "PretrainingClusters") -> "Encoder":
+def initial_encoder(profile: "Profile", clusters: "PretrainingClusters | None") -> "Encoder":
     """The starting model of every variant: a tiny Longformer with a BPE trained on the training documents, or
-    Longformer-base; seeded, so a re-run (or another notebook) rebuilds exactly the same weights and vocabulary."""
+    Longformer-base (`clusters` unused: None is fine); seeded, so a re-run (or another notebook) rebuilds exactly
+    the same weights and vocabulary."""
     from transformers import set_seed
 
     from ..encoders import load_encoder
@@ -169,32 +170,41 @@ def with_steps(config: "PretrainConfig", steps: int) -> "PretrainConfig":
     return replace(config, max_steps=steps, warmup_steps=min(config.warmup_steps, steps // 10))
 
 
+def save_released(variant: str, profile: "Profile", encoder: "Encoder", run_dir: str | os.PathLike,
+                  echo: Echo = print) -> PretrainResult:
+    """A released checkpoint saved unchanged (`save_unchanged`): `longformer` is the starting checkpoint `encoder`
+    (Longformer-base), `cdlm` the authors' `biu-nlp/cdlm` (`RELEASED_MODELS`; no corpus needed)."""
+    if variant == "longformer":
+        echo(f"{display_name(variant)}: the starting checkpoint ({profile.encoder.kind}), saved without "
+             "further training")
+        return save_unchanged(variant, encoder, run_dir, profile.encoder.kind, profile.seed)
+    if variant != "cdlm":
+        raise ConfigError(f"{variant!r} was not released by the authors: pretrain it (PRETRAIN_STEPS = N)")
+    from ..encoders import from_hub
+
+    echo(f"{display_name(variant)}: the released biu-nlp/cdlm checkpoint, saved without further training")
+    release = from_hub("cdlm-release", head_from=encoder.model)  # its head, should the release hold none
+    return save_unchanged(variant, release, run_dir, "biu-nlp/cdlm", profile.seed)
+
+
 def pretrain_variants(profile: "Profile", encoder: "Encoder", clusters: "PretrainingClusters",
                       run_dir: str | os.PathLike, resume: bool = True, pretrain_steps: int | None = None,
-                      echo: Echo = print) -> list[PretrainResult]:
-    """Notebook 02: every variant of `profile.pretrain.variants`, each from `encoder`'s weights, for
-    `notebook_steps` steps.
+                      echo: Echo = print, only: Collection[str] | None = None) -> list[PretrainResult]:
+    """Notebook 02: every variant of `profile.pretrain.variants` (those in `only`, if given: a later notebook
+    building what it lacks, `on_demand`), each from `encoder`'s weights, for `notebook_steps` steps.
 
     With `resume`, a finished model with the same setup is reused and an interrupted one continues from its last
     checkpoint; `resume=False` retrains all. When the encoder is already pretrained (gpu profile), `longformer`
     is the starting checkpoint itself (the paper's "without additional pretraining"); at 0 steps (the gpu default)
     `cdlm` is the released `biu-nlp/cdlm` and the ablations the authors did not release are skipped (a finished one
-    is still reused), so Longformer and CDLM are ready in minutes.
+    is still reused), so Longformer and CDLM are ready in minutes (`save_released`).
     """
     steps = notebook_steps(profile, pretrain_steps)
     config = with_steps(profile.pretrain, steps) if steps else profile.pretrain
     results = []
-    for variant in config.variants:
-        if variant == "longformer" and starts_pretrained(profile):
-            echo(f"{display_name(variant)}: the starting checkpoint ({profile.encoder.kind}), saved without "
-                 "further training")
-            results.append(save_unchanged(variant, encoder, run_dir, profile.encoder.kind, profile.seed))
-        elif steps == 0 and variant == "cdlm":
-            from ..encoders import from_hub
-
-            echo(f"{display_name(variant)}: the released biu-nlp/cdlm checkpoint, saved without further training")
-            release = from_hub("cdlm-release", head_from=encoder.model)  # its head, should the release hold none
-            results.append(save_unchanged(variant, release, run_dir, "biu-nlp/cdlm", profile.seed))
+    for variant in (v for v in config.variants if only is None or v in only):
+        if (variant == "longformer" and starts_pretrained(profile)) or (steps == 0 and variant == "cdlm"):
+            results.append(save_released(variant, profile, encoder, run_dir, echo))
         elif steps == 0:
             done = reused(variant, config, clusters, run_dir, resume, echo)
             if done is not None:
