@@ -118,7 +118,7 @@ def fact_table(results: Results, reference: str = "cdlm", n_resamples: int = 100
                 diff, low, high = paired_difference(result, ref, n_resamples)
                 row[(label, f"− {display_name(reference)}")] = f"{diff:+.2f} ({low:+.2f} to {high:+.2f})"
         rows[display_name(variant)] = row
-    return pd.DataFrame.from_dict(rows, orient="index")
+    return pd.DataFrame.from_dict(rows, orient="index").fillna("")
 
 
 def fact_metrics(results: Results) -> dict[str, float]:
@@ -163,8 +163,8 @@ def fact_readings(results: Results, reference: str = "cdlm", n_resamples: int = 
             if variant == reference or by_group.get(name) is None:
                 continue
             diff, low, high = paired_difference(by_group[name], ref, n_resamples)
-            verdict = "lower" if low > 0 else "higher" if high < 0 else "level within the noise"
-            verdicts.append(f"{verdict} than {display_name(variant)} ({-diff:+.2f})")
+            verdict = ("lower than" if low > 0 else "higher than" if high < 0 else "within the noise of")
+            verdicts.append(f"{verdict} {display_name(variant)} ({-diff:+.2f})")
         if verdicts:
             lines.append(f"- {label} ({ref.n_tokens} masked tokens): {display_name(reference)} is "
                          + "; ".join(verdicts) + ".")
