@@ -47,8 +47,10 @@ def bootstrap_interval(nll_sums: np.ndarray, token_counts: np.ndarray, n_resampl
     """Percentile bootstrap interval of the perplexity, resampling clusters (one sum and count each) with
     replacement."""
     resampled = _resample_indices(len(nll_sums), n_resamples, confidence, seed)
-    values = np.exp(nll_sums[resampled].sum(axis=1) / token_counts[resampled].sum(axis=1))
-    return _percentiles(values, confidence)
+    total = token_counts[resampled].sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a resample without a token (rare tokens): left out
+        values = np.exp(nll_sums[resampled].sum(axis=1) / total)
+    return _percentiles(values[total > 0], confidence)
 
 
 def paired_difference(result: "PerplexityResult", reference: "PerplexityResult", n_resamples: int = 1000,
@@ -62,8 +64,9 @@ def paired_difference(result: "PerplexityResult", reference: "PerplexityResult",
     a, b = np.array(result.nll_sums), np.array(reference.nll_sums)
     resampled = _resample_indices(len(counts), n_resamples, confidence, seed)
     total = counts[resampled].sum(axis=1)
-    values = np.exp(a[resampled].sum(axis=1) / total) - np.exp(b[resampled].sum(axis=1) / total)
-    low, high = _percentiles(values, confidence)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a resample without a token (rare tokens): left out
+        values = np.exp(a[resampled].sum(axis=1) / total) - np.exp(b[resampled].sum(axis=1) / total)
+    low, high = _percentiles(values[total > 0], confidence)
     return result.ppl - reference.ppl, low, high
 
 
