@@ -123,7 +123,7 @@ def evaluate_perplexity(
         raise DataError("evaluate_perplexity got an empty held-out dataset")
     groups = dataset["cluster_id"] if "cluster_id" in dataset.column_names else [str(i) for i in range(len(dataset))]
     sums, counts = row_nll(model, tokenizer, dataset, variant, seed, batch_size, desc=f"perplexity {variant}")
-    cluster_ids, nll_sums, token_counts = _sum_by_cluster(groups, sums, counts)
+    cluster_ids, nll_sums, token_counts = sum_by_cluster(groups, sums, counts)
     low, high = bootstrap_interval(np.array(nll_sums), np.array(token_counts), n_resamples, confidence, seed)
     return PerplexityResult(
         variant=variant,
@@ -144,7 +144,7 @@ def require_doc_ids(dataset: "Dataset", caller: str) -> None:
         raise DataError(f"{caller} needs packed examples with `doc_ids` (inputs.pack_clusters)")
 
 
-def _sum_by_cluster(groups: list[str], sums: list[float],
+def sum_by_cluster(groups: list[str], sums: list[float],
                     counts: list[int]) -> tuple[list[str], list[float], list[int]]:
     """Add up the rows of each cluster (a cluster may give several examples), in order of first appearance."""
     totals: dict[str, list[float]] = {}

@@ -20,7 +20,7 @@ from ..cross_document_probe import locate_facts
 from ..inputs import PackedExample
 from ..masking import IGNORE_INDEX
 from .bootstrap import PerplexityResult, bootstrap_interval, perplexity
-from .evaluate import EVAL_MASK_SEED, _sum_by_cluster, masked_batches, masked_token_nll, require_doc_ids
+from .evaluate import EVAL_MASK_SEED, sum_by_cluster, masked_batches, masked_token_nll, require_doc_ids
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -82,7 +82,7 @@ def perplexity_by_fact_group(model: "PreTrainedModel", tokenizer: "PreTrainedTok
             offset, row = offset + len(positions), row + 1
     results: dict[str, PerplexityResult | None] = {}
     for g, name in enumerate(FACT_GROUPS):
-        ids, nll_sums, token_counts = _sum_by_cluster(examples["cluster_id"], sums[g].tolist(), counts[g].tolist())
+        ids, nll_sums, token_counts = sum_by_cluster(examples["cluster_id"], sums[g].tolist(), counts[g].tolist())
         if sum(token_counts) == 0:
             results[name] = None
             continue
