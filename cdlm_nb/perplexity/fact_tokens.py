@@ -20,7 +20,7 @@ from ..cross_document_probe import locate_facts
 from ..inputs import PackedExample
 from ..masking import IGNORE_INDEX
 from .bootstrap import PerplexityResult, bootstrap_interval, perplexity
-from .evaluate import EVAL_MASK_SEED, sum_by_cluster, masked_batches, masked_token_nll, require_doc_ids
+from .evaluate import EVAL_MASK_SEED, masked_batches, masked_token_nll, require_doc_ids, sum_by_cluster
 
 if TYPE_CHECKING:
     import pandas as pd
