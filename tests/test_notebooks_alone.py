@@ -24,10 +24,8 @@ WANTS = {
     "05": SMOKE.matching.models,
     "06": SMOKE.multihop.models,
     "07": SMOKE.attention.models,
+    "11": SMOKE.comparison.systems,
 }
-#: Notebook 11 loads them too (`run_systems`), but still skips a missing model: its BUILD_MISSING change waits for
-#: a cpu run that re-publishes it (docs/notebooks/ must hold the current source).
-NOT_YET = {"11"}
 CALL = "ensure_pretrained("
 
 
@@ -35,8 +33,6 @@ def test_every_notebook_that_loads_notebook_02s_models_builds_them_when_missing(
     for path in discover_notebooks():
         code = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code")
         loads = "PretrainedShelf" in code or "run_systems(" in code
-        if path.stem[:2] in NOT_YET:
-            continue
         assert (path.stem[:2] in WANTS) == loads, f"{path.name}: update WANTS"
         assert (CALL in code) == loads and ("BUILD_MISSING" in code) == loads, path.name
 
