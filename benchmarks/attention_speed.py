@@ -1,9 +1,12 @@
 """How fast is one CD-MLM training step with Hugging Face's Longformer attention, ours, and dense attention?
 
 For each configuration and sequence length, one training step (forward, backward, AdamW update) of a masked-LM is
-timed on random token ids with 15 % of the positions predicted. The Longformers give those positions global
-attention, as CDLM pretraining does: `hf` runs Hugging Face's `LongformerSelfAttention`, `ours` the same weights
-through `cdlm_nb.longformer_attention` (fused `scaled_dot_product_attention` over blocks); `dense` is RoBERTa of
+timed on random token ids with 15 % of the positions predicted, with dropout as each configuration is trained
+(hidden and attention dropout: tiny 0.0 as the cpu profile, base 0.1 as Longformer-base; `--dropout` overrides).
+The Longformers give those positions global attention, as CDLM pretraining does: `hf` runs Hugging Face's
+`LongformerSelfAttention`, `ours` the same weights through `cdlm_nb.longformer_attention` (fused
+`scaled_dot_product_attention` over blocks; on the CPU with attention dropout, `cdlm_nb.attention_dropout`'s
+chunks of matmuls); `dense` is RoBERTa of
 the same width, depth, heads and vocabulary with PyTorch's fused attention over everything; `floor` is the Longformer
 with every self-attention replaced by its value projection (no scores, no softmax): the time of everything else in
 the step, so `hf / floor` bounds the speed-up any attention implementation can give (Amdahl's law). As in the project's

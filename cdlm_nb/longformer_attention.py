@@ -21,9 +21,10 @@ for attention maps (`output_attentions=True`) runs Hugging Face's code on the sa
 see exactly Hugging Face's maps.
 
 On CUDA `scaled_dot_product_attention` picks a fused kernel (memory-efficient attention takes the additive mask and
-dropout). On CPU its fused (flash) kernel has no dropout: with attention dropout in training it falls back to the
-unfused math path, still the same function. FlexAttention was measured too and left out: PyTorch 2.13 has no
-FlexAttention backward on CPU.
+dropout). On CPU its fused (flash) kernel has no dropout, and its math path keeps scores, probabilities, mask and
+dropped probabilities: with attention dropout on the CPU both parts run `attention_dropout.blocked_attention`
+instead (chunks of plain matmuls; the global keys gathered once, not copied into every block). FlexAttention was
+measured too and left out: PyTorch 2.13 has no FlexAttention backward on CPU.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ import torch
 import torch.nn.functional as F
 from transformers.masking_utils import AttentionMaskInterface
 from transformers.models.longformer.modeling_longformer import LongformerModel, LongformerSelfAttention
+
+from cdlm_nb.attention_dropout import CHUNK_SCORES, Blocks, blocked_attention
 
 #: Short names of the two implementations (benchmark rows, recorded metrics, `PretrainResult.attention`).
 IMPLEMENTATIONS = {"hf": "Hugging Face's LongformerSelfAttention", "ours": "cdlm_nb fused attention (sdpa)"}
@@ -163,7 +166,9 @@ def local_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
                     dropout: float = 0.0) -> torch.Tensor:
     """Sliding-window attention plus attention to the global keys, (B, L, H, d) in and out (local projections);
     padding queries get zeros. The sequence is padded to a multiple of the block here, and cut back."""
-    if shape.whole:
+    if dropout and query.device.type == "cpu":  # the fused CPU kernel has no dropout
+        out = _local_with_dropout_on_cpu(query, key, value, shape, dropout)
+    elif shape.whole:
         out = F.scaled_dot_product_attention(query.transpose(1, 2), key.transpose(1, 2), value.transpose(1, 2),
                                              attn_mask=shape.local_mask, dropout_p=dropout).transpose(1, 2)
     else:
@@ -193,9 +198,42 @@ def _blocked_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tens
     return out.view(batch, blocks, heads, block, dim).transpose(2, 3).reshape(batch, blocks * block, heads, dim)
 
 
+def _local_with_dropout_on_cpu(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, shape: Layout,
+                               dropout: float) -> torch.Tensor:
+    """`local_attention` by `blocked_attention`: the global keys gathered once, each block's window a view of the
+    keys. (B, L, H, d) in, (B, L', H, d) out."""
+    batch, length, heads, dim = query.shape
+    query, key, value = (x.transpose(1, 2) for x in (query, key, value))  # (B, H, L, d)
+    extra = shape.is_masked.shape[1] - length
+    query = F.pad(query * dim**-0.5, (0, 0, 0, extra)).contiguous()
+    if shape.whole:
+        empty = key[:, :, :0]
+        out = blocked_attention(query, key.contiguous(), value.contiguous(), empty, empty, shape.local_mask,
+                                _all_keys(heads, length), dropout)
+    else:
+        index = shape.slots[:, None, :, None].expand(-1, heads, -1, dim)
+        extra_key, extra_value = key.gather(2, index), value.gather(2, index)
+        one_side = shape.one_side
+        keys, values = (F.pad(x, (0, 0, one_side, one_side + extra)).contiguous() for x in (key, value))
+        mask = shape.local_mask.view(batch, -1, shape.block, shape.local_mask.shape[-1])
+        out = blocked_attention(query, keys, values, extra_key, extra_value, mask,
+                                Blocks(shape.block, shape.block, shape.block + 2 * one_side), dropout)
+    return out.transpose(1, 2)
+
+
+def _all_keys(heads: int, length: int) -> Blocks:
+    """Blocks of queries that all attend to every key, about CHUNK_SCORES scores each."""
+    return Blocks(max(1, CHUNK_SCORES // (heads * length)), 0, length)
+
+
 def global_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, shape: Layout,
                      dropout: float = 0.0) -> torch.Tensor:
     """Every global query (B, G, H, d) against all unpadded keys (B, L, H, d): (B, G, H, d)."""
+    if dropout and query.device.type == "cpu":  # the fused CPU kernel has no dropout
+        query, key, value = (x.transpose(1, 2).contiguous() for x in (query * query.shape[-1]**-0.5, key, value))
+        empty = key[:, :, :0]
+        return blocked_attention(query, key, value, empty, empty, shape.global_mask,
+                                 _all_keys(query.shape[1], key.shape[2]), dropout).transpose(1, 2)
     out = F.scaled_dot_product_attention(query.transpose(1, 2), key.transpose(1, 2), value.transpose(1, 2),
                                          attn_mask=shape.global_mask, dropout_p=dropout)
     return out.transpose(1, 2)

@@ -4,6 +4,8 @@ import pytest
 import torch
 from transformers import LongformerConfig, LongformerForMaskedLM
 
+from cdlm_nb import longformer_attention
+from cdlm_nb.attention_dropout import blocked_attention
 from cdlm_nb.longformer_attention import (
     FastLongformerSelfAttention,
     block_size,
@@ -227,3 +229,17 @@ def test_a_fast_model_pads_to_the_window_only_for_attention_maps():
     with torch.no_grad():
         fast.longformer(**batch)
     assert lengths[-1] == 32  # Hugging Face's attention: padded again
+
+
+@pytest.mark.parametrize("length, largest_block", [(13, 256), (40, 256), (67, 8), (67, 256)])
+@pytest.mark.parametrize("pattern", ["none", "masked-tokens"])
+def test_training_with_dropout_on_the_cpu_computes_the_same_function(length, largest_block, pattern, monkeypatch):
+    """Attention dropout in training runs `blocked_attention` on the CPU; with p so small that nothing is dropped
+    it is Hugging Face's function and gradients, for both layouts."""
+    monkeypatch.setattr(FastLongformerSelfAttention, "largest_block", largest_block)
+    calls = []
+    monkeypatch.setattr(longformer_attention, "blocked_attention",
+                        lambda *args: calls.append(args[-1]) or blocked_attention(*args))
+    reference = random_longformer(dropout=1e-12).train()
+    assert_same_function_and_gradients(reference, batch_for(length, pattern, seed=length))
+    assert calls and set(calls) == {1e-12}
