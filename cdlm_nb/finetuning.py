@@ -77,6 +77,11 @@ def train_steps(model: "torch.nn.Module", inputs: Sequence, batch_loss: Callable
             schedule.step()
             optimizer.zero_grad()
             losses.append(loss)
+        if after_epoch is not None:
+            stop = after_epoch(epoch + 1)
+            model.to(device).train()
+            if stop:
+                break
     return losses
 
 

@@ -27,6 +27,7 @@ from .training import Fit, fit, predict
 
 if TYPE_CHECKING:
     from ..profiles import CDAConfig
+    from ..recipe_search import RecipeCache, SearchResult
 
 RANDOM = "random"
 SPLITS = ("train", "dev", "test")
@@ -118,6 +119,7 @@ class CDARun:
     attention: list[np.ndarray] | None = None  # doc_a's sentence scores per test pair
     oracle: dict[str, S2DScores] | None = None  # S2D given the gold D2D decision (the paper's Figure 3), by scorer
     model: SiameseCDA | None = None  # the trained matcher (notebook 10 writes its cross-document attention out)
+    recipe: "SearchResult | None" = None  # the dev search that chose its learning rate and epoch (`config.search`)
 
 
 def d2d_scores(labels, predictions) -> dict[str, float]:
@@ -129,15 +131,20 @@ def d2d_scores(labels, predictions) -> dict[str, float]:
 
 
 def run_model(name: str, prepared: Prepared, config: "CDAConfig", seed: int = 13, device: str = "cpu",
-              **options: Any) -> CDARun:
-    """Train one model on `device` on train (early stopping on dev) and score it on test."""
+              cache: "RecipeCache | None" = None, **options: Any) -> CDARun:
+    """Train one model on `device` on train (early stopping on dev) and score it on test; with `config.search`,
+    its learning rate and epoch are chosen on dev first (`search_recipe`) and test is scored once with them."""
     import torch
 
-    torch.manual_seed(seed)
-    model = build_model(name, prepared, config, **options).to(device)
     pairs = prepared.words if model_spec(name)[0] == "gru_han" else prepared.vectors
-    trained = fit(model, pairs["train"], pairs["dev"], epochs=config.epochs, batch_size=config.batch_size,
-                  learning_rate=config.learning_rate, patience=config.patience, seed=seed)
+    recipe = None
+    if config.search is not None:
+        model, trained, recipe = search_recipe(name, prepared, pairs, config, seed, device, cache, **options)
+    else:
+        torch.manual_seed(seed)
+        model = build_model(name, prepared, config, **options).to(device)
+        trained = fit(model, pairs["train"], pairs["dev"], epochs=config.epochs, batch_size=config.batch_size,
+                      learning_rate=config.learning_rate, patience=config.patience, seed=seed)
     test = pairs["test"]
     predicted = predict(model, test, config.batch_size)
     decisions = (predicted.probabilities >= 0.5).astype(int).tolist()
@@ -146,7 +153,60 @@ def run_model(name: str, prepared: Prepared, config: "CDAConfig", seed: int = 13
     return CDARun(name, d2d_scores(test.labels, decisions),
                   joint_s2d(test.labels, decisions, predicted.attention, test.gold),
                   joint_s2d(test.labels, decisions, predicted.cosine, test.gold),
-                  predicted.seconds, predicted.probabilities, trained, predicted.attention, oracle, model.eval())
+                  predicted.seconds, predicted.probabilities, trained, predicted.attention, oracle, model.eval(),
+                  recipe)
+
+
+def search_recipe(name: str, prepared: Prepared, pairs: Mapping[str, PairSet], config: "CDAConfig", seed: int,
+                  device: str, cache: "RecipeCache | None" = None,
+                  **options: Any) -> tuple[SiameseCDA, Fit, "SearchResult"]:
+    """`recipe_search.search` over `config.search`: a fresh matcher (same seed) per learning rate, trained with
+    the paper's early stopping on the dev loss (`patience`) for at most `search.epochs` epochs, dev D2D F1 at
+    P(aligned) >= 0.5 after every epoch; returns the matcher holding the chosen point's weights, its fit and the
+    search."""
+    import torch
+
+    from ..recipe_search import fingerprint, search
+
+    trained: dict[float, tuple[SiameseCDA, Fit]] = {}
+
+    def dev_score(model) -> dict[str, float]:
+        decisions = (predict(model, pairs["dev"], config.batch_size).probabilities >= 0.5).astype(int).tolist()
+        scores = d2d_scores(pairs["dev"].labels, decisions)
+        return {"f1": scores["f1"], "accuracy": scores["acc"], "one_class": len(set(decisions)) == 1}
+
+    def fit_rate(learning_rate: float, on_epoch) -> None:
+        torch.manual_seed(seed)
+        model = build_model(name, prepared, config, **options).to(device)
+        trained[learning_rate] = model, fit(
+            model, pairs["train"], pairs["dev"], epochs=config.search.epochs, batch_size=config.batch_size,
+            learning_rate=learning_rate, patience=config.patience, seed=seed,
+            after_epoch=lambda epoch: on_epoch(model, epoch))
+
+    data = fingerprint([[split.labels, [_digest(doc) for doc in split.docs_a + split.docs_b]]
+                        for split in (pairs["train"], pairs["dev"])])
+    setting = {key: value for key, value in vars(config).items() if key not in ("models", "epochs", "learning_rate")}
+    key = fingerprint(name, setting, data, seed, sorted(options.items()))
+    result, state = search(name, config.search, fit_rate, dev_score, cache=cache, key=key)
+    model, run_fit = trained[result.chosen.learning_rate]
+    model.load_state_dict(state)
+    return model, run_fit, result
+
+
+def recipe_cache(run_dir: str | Path | None) -> "RecipeCache | None":
+    """Where notebook 10's recipe searches are cached (`<run_dir>/recipes/cda`; None: not cached)."""
+    from ..recipe_search import RecipeCache
+
+    return RecipeCache.in_run(run_dir, "cda")
+
+
+def _digest(document) -> str:
+    """A document as the encoder reads it (word ids per sentence, or a sentence-vector array), in short."""
+    from ..recipe_search import fingerprint
+
+    if isinstance(document, np.ndarray):
+        return fingerprint(document.shape, np.round(document.astype(float), 4).tobytes().hex()[:4096])
+    return fingerprint(document)
 
 
 def random_run(test: PairSet, seed: int = 13) -> CDARun:
@@ -161,17 +221,19 @@ def random_run(test: PairSet, seed: int = 13) -> CDARun:
                   scores, {"attention": oracle, "cosine": oracle})
 
 
-def run_models(prepared: Prepared, config: "CDAConfig", seed: int = 13, device: str = "cpu") -> dict[str, CDARun]:
-    """Every model of `config.models` (BERT ones only with sentence vectors), trained on `device`, and the random
-    floor."""
+def run_models(prepared: Prepared, config: "CDAConfig", seed: int = 13, device: str = "cpu",
+               cache: "RecipeCache | None" = None) -> dict[str, CDARun]:
+    """Every model of `config.models` (BERT ones only with sentence vectors), trained on `device` (with
+    `config.search`: its recipe chosen on dev, the searches cached in `cache`), and the random floor."""
     runs = {}
     for name in progress(config.models, desc="models"):
         if model_spec(name)[0] != "gru_han" and not prepared.vectors:
             print(f"skipping {name}: no sentence encoder")
             continue
-        runs[name] = run_model(name, prepared, config, seed, device)
+        runs[name] = run_model(name, prepared, config, seed, device, cache)
         run = runs[name]
+        kept = (f"{run.recipe.chosen.describe()}" if run.recipe is not None else f"best epoch {run.fit.best_epoch}")
         print(f"{name:<22} D2D acc {100 * run.d2d['acc']:5.1f}  F1 {100 * run.d2d['f1']:5.1f}  S2D MRR "
-              f"{run.s2d_attention.metrics['mrr']:.3f}  ({run.fit.seconds:.0f} s, best epoch {run.fit.best_epoch})")
+              f"{run.s2d_attention.metrics['mrr']:.3f}  ({run.fit.seconds:.0f} s, {kept})")
     runs[RANDOM] = random_run(prepared.words["test"], seed)
     return runs

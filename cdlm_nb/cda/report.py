@@ -126,6 +126,35 @@ def cda_metrics(data: str, runs: Mapping[str, CDARun]) -> dict[str, float]:
     return metrics
 
 
+def searched(runs: Mapping[str, CDARun]) -> dict:
+    """The recipe search of every run that had one (`CDARun.recipe`)."""
+    return {name: run.recipe for name, run in runs.items() if run.recipe is not None}
+
+
+def recipe_metrics(data: str, runs: Mapping[str, CDARun]) -> dict[str, float]:
+    """`cda/<data>/recipe/<model>/...`: each model's dev-chosen recipe and its dev score (`search_metrics`)."""
+    from ..recipe_search import search_metrics
+
+    return search_metrics(f"cda/{data}", searched(runs))
+
+
+def recipe_table(runs: Mapping[str, CDARun]) -> "pd.DataFrame":
+    """Dev D2D F1 (%) of every point of the recipe search, per model and learning rate (* the chosen point)."""
+    from ..recipe_search import space_table
+
+    table = space_table(searched(runs), label)
+    epochs = [c for c in table.columns if c.startswith("epoch ")]
+    shown = [c for c in epochs if "*" in "".join(table[c]) or int(c.split()[1]) % 5 == 0 or c == "epoch 1"]
+    return table[shown + [c for c in table.columns if c not in epochs]]
+
+
+def recipe_note(runs: Mapping[str, CDARun]) -> str:
+    """The search space, each model's chosen recipe and dev F1, and what the search cost."""
+    from ..recipe_search import search_note
+
+    return search_note(searched(runs), label)
+
+
 def alignment_figure(sentences: Sequence[str], scores: Sequence[float], gold: Sequence[int], title: str,
                      chars: int = 110) -> "Figure":
     """doc_a's sentences shaded by their alignment score (darker: higher), gold sentences marked with ★."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,8 +52,9 @@ class Fit:
 
 
 def fit(model: SiameseCDA, train: PairSet, dev: PairSet, *, epochs: int, batch_size: int, learning_rate: float,
-        patience: int, seed: int = 13) -> Fit:
-    """Adam on the training pairs; stop when the dev loss has not improved for `patience` epochs."""
+        patience: int, seed: int = 13, after_epoch: Callable[[int], bool | None] | None = None) -> Fit:
+    """Adam on the training pairs; stop when the dev loss has not improved for `patience` epochs (or when
+    `after_epoch(epoch)`, run after each epoch, e.g. a recipe search's dev score, returns True)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate)
@@ -73,8 +75,10 @@ def fit(model: SiameseCDA, train: PairSet, dev: PairSet, *, epochs: int, batch_s
             best, best_state, waited = dev_losses[-1], copy.deepcopy(model.state_dict()), 0
         else:
             waited += 1
-            if waited >= patience:
-                break
+        if after_epoch is not None and after_epoch(len(dev_losses)):
+            break
+        if waited >= patience:
+            break
     model.load_state_dict(best_state)
     return Fit(train_losses, dev_losses, int(np.argmin(dev_losses)) + 1, time.perf_counter() - start)
 

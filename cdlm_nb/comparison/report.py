@@ -214,3 +214,35 @@ def readings(systems: Mapping[str, System], rows, resamples: int, buckets: int) 
                          f"({'holds' if holds else 'does not hold'} here).")
     return lines
 
+
+
+def _label(name: str) -> str:
+    from ..variants import display_name
+    from .system_ids import BASELINE_LABELS
+
+    return BASELINE_LABELS.get(name) or display_name(name)
+
+
+def recipe_metrics(data: str, recipes: Mapping) -> dict[str, float]:
+    """`compare/<data>/recipe/<system>/...` for every system whose recipe was chosen on dev (`search_metrics`)."""
+    from ..recipe_search import search_metrics
+
+    return search_metrics(f"compare/{data}", {name: r for name, r in recipes.items() if r is not None})
+
+
+def recipe_table(recipes: Mapping) -> "pd.DataFrame":
+    """Dev F1 (%) of every point of each system's recipe search (* the chosen point), its recipe and cost."""
+    from ..recipe_search import space_table
+
+    table = space_table({name: r for name, r in recipes.items() if r is not None}, _label)
+    epochs = [c for c in table.columns if c.startswith("epoch ")]
+    shown = [c for c in epochs if "*" in "".join(table[c]) or int(c.split()[1]) % 5 == 0 or c == "epoch 1"]
+    return table[shown + [c for c in table.columns if c not in epochs]] if len(epochs) > 10 else table
+
+
+def recipe_note(recipes: Mapping) -> str:
+    """Which systems had their recipe chosen on dev (and which trained a fixed one), and what the searches cost."""
+    from ..recipe_search import search_note
+
+    chosen = {name: r for name, r in recipes.items() if r is not None}
+    return search_note(chosen, _label)

@@ -65,6 +65,7 @@ class Context:
     device: str = "cpu"
     seed: int = 13
     notes: list[str] = field(default_factory=list)
+    recipes: dict[str, Any] = field(default_factory=dict)  # system -> its dev recipe search (`recipe_search`)
 
     @cached_property
     def sentence_encoder(self):
@@ -130,10 +131,11 @@ def _minilm_cosine(ctx: Context) -> System:
 
 
 def _cda(ctx: Context, system: str, model: str) -> System:
-    from ..cda.experiment import build_model, model_spec, run_model
+    from ..cda.experiment import build_model, model_spec, recipe_cache, run_model
 
     config, inputs = ctx.profile.cda, ctx.cda_inputs
-    run = run_model(model, inputs, config, ctx.seed, ctx.device)
+    run = run_model(model, inputs, config, ctx.seed, ctx.device, recipe_cache(ctx.run_dir))  # notebook 10's search
+    ctx.recipes[system] = run.recipe
     built = build_model(model, inputs, config)
     words = model_spec(model)[0] == "gru_han"
     frozen = 0 if words else parameters(ctx.sentence_encoder, trainable=False)
@@ -167,15 +169,19 @@ def _match_ignition_filtered(ctx: Context) -> System:
 
 def _cross_encoder(ctx: Context, variant: str) -> System | None:
     from ..encoders import max_input_length
-    from ..matching.experiment import run_classifier
+    from ..matching.experiment import recipe_cache, run_classifier
     from ..matching.model import pair_classifier
+    from ..runtime import seed_everything
 
     encoder = ctx.shelf.load(variant)
     if encoder is None:
         return None
+    seed_everything(ctx.seed)  # the new head starts as in notebook 05 (`run_matching`), so its search is re-used
     model = pair_classifier(encoder.model)
     config = ctx.profile.matching
-    run = run_classifier(variant, model, encoder.tokenizer, ctx.splits, config, device=ctx.device, seed=ctx.seed)
+    run = run_classifier(variant, model, encoder.tokenizer, ctx.splits, config, device=ctx.device, seed=ctx.seed,
+                         cache=recipe_cache(ctx.run_dir))  # notebook 05's search: re-used when its pairs are these
+    ctx.recipes[variant] = run.recipe
     return System(variant, run.test_scores, 0.5, run.train_seconds, run.pairs_per_second, 0.0, parameters(model),
                   parameters(model), f"{max_input_length(model, config.max_length)} tokens per pair")
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..encoders import max_input_length
+from ..recipe_search import RecipeCache, SearchResult
 from ..runtime import seed_everything
 from ..variants import PretrainedShelf, display_name
 from .inputs import EncodingStats, encode_pairs
@@ -72,6 +73,7 @@ class MatchingRun:
     pairs_per_second: float  # scoring test pairs
     losses: list[float] = field(default_factory=list)
     encoding: EncodingStats | None = None  # the test pairs' cuts
+    recipe: SearchResult | None = None  # the dev search that chose the training recipe (`config.search`)
 
 
 def evaluate_at(scores: np.ndarray, rows: "Dataset", threshold: float) -> dict[str, float]:
@@ -81,28 +83,41 @@ def evaluate_at(scores: np.ndarray, rows: "Dataset", threshold: float) -> dict[s
 
 def run_matching(name: str, encoder: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
                  splits: Mapping[str, Any], config: "MatchingConfig", *, device: str = "cpu",
-                 seed: int = 13) -> MatchingRun:
+                 seed: int = 13, cache: RecipeCache | None = None) -> MatchingRun:
     """Fine-tune a pair classifier on `encoder` (a new head) on train, score dev and test (`run_classifier`)."""
     from .model import pair_classifier
 
     seed_everything(seed)  # the new head starts alike whatever ran before
-    return run_classifier(name, pair_classifier(encoder), tokenizer, splits, config, device=device, seed=seed)
+    return run_classifier(name, pair_classifier(encoder), tokenizer, splits, config, device=device, seed=seed,
+                          cache=cache)
+
+
+def recipe_cache(run_dir: str | Path | None, task: str = "matching") -> RecipeCache | None:
+    """Where the recipe searches of a run are cached (`<run_dir>/recipes/<task>`; None: not cached)."""
+    return RecipeCache.in_run(run_dir, task)
 
 
 def run_classifier(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
                    splits: Mapping[str, Any], config: "MatchingConfig", *, device: str = "cpu",
-                   seed: int = 13) -> MatchingRun:
-    """Fine-tune a ready pair classifier on train, score dev and test; a pair is related when P(related) >= 0.5."""
+                   seed: int = 13, cache: RecipeCache | None = None) -> MatchingRun:
+    """Fine-tune a ready pair classifier on train, score dev and test; a pair is related when P(related) >= 0.5.
+    With `config.search`, the recipe is chosen on dev first (`search_recipe`), and test is scored once with the
+    chosen weights; else `config`'s one recipe is trained."""
     from .training import fine_tune, score
 
     max_length = max_input_length(model, config.max_length)
     encoded = {split: encode_pairs(splits[split], tokenizer, max_length, config.protocol)
                for split in ("train", "dev", "test")}
     start = time.perf_counter()
-    losses = fine_tune(model, encoded["train"][0], splits["train"]["label"], pad_id=tokenizer.pad_token_id,
-                       epochs=config.epochs, batch_size=config.batch_size, learning_rate=config.learning_rate,
-                       warmup=config.warmup, protocol=config.protocol, device=device, seed=seed,
-                       per_device_batch=config.per_device_batch)
+    recipe = None
+    if config.search is not None:
+        recipe, losses = search_recipe(name, model, tokenizer, encoded, splits, config, device=device, seed=seed,
+                                       cache=cache)
+    else:
+        losses = fine_tune(model, encoded["train"][0], splits["train"]["label"], pad_id=tokenizer.pad_token_id,
+                           epochs=config.epochs, batch_size=config.batch_size, learning_rate=config.learning_rate,
+                           warmup=config.warmup, protocol=config.protocol, device=device, seed=seed,
+                           per_device_batch=config.per_device_batch, class_weighted=config.class_weighted)
     train_seconds = time.perf_counter() - start
     scored = {split: score(model, encoded[split][0], pad_id=tokenizer.pad_token_id,
                            batch_size=config.score_batch_size, protocol=config.protocol, device=device)
@@ -110,7 +125,47 @@ def run_classifier(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTo
     model.to("cpu")
     return MatchingRun(name, 0.5, evaluate_at(scored["dev"].probabilities, splits["dev"], 0.5),
                        evaluate_at(scored["test"].probabilities, splits["test"], 0.5), scored["test"].probabilities,
-                       train_seconds, scored["test"].pairs_per_second, losses, encoded["test"][1])
+                       train_seconds, scored["test"].pairs_per_second, losses, encoded["test"][1], recipe)
+
+
+def search_recipe(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
+                  encoded: Mapping[str, Any], splits: Mapping[str, Any], config: "MatchingConfig", *,
+                  device: str = "cpu", seed: int = 13,
+                  cache: RecipeCache | None = None) -> tuple[SearchResult, list[float]]:
+    """`recipe_search.search` over `config.search` for this classifier: every learning rate from the same
+    starting weights, dev F1 at P(related) >= 0.5 after each epoch; the model is left holding the chosen point's
+    weights. Returns the search and the chosen run's batch losses (up to its last epoch)."""
+    from ..recipe_search import fingerprint, search
+    from .training import fine_tune, score
+
+    space = config.search
+    initial = {key: value.detach().clone() for key, value in model.state_dict().items()}
+    train_inputs, labels = encoded["train"][0], splits["train"]["label"]
+    steps_per_epoch = -(-len(train_inputs) // config.batch_size)
+    losses: dict[float, list[float]] = {}
+
+    def dev_score(current) -> dict[str, float]:
+        probabilities = score(current, encoded["dev"][0], pad_id=tokenizer.pad_token_id,
+                              batch_size=config.score_batch_size, protocol=config.protocol, device=device).probabilities
+        return evaluate_at(probabilities, splits["dev"], 0.5) | {"one_class": len(set(probabilities >= 0.5)) == 1}
+
+    def fit(learning_rate: float, on_epoch) -> None:
+        model.load_state_dict(initial)
+        losses[learning_rate] = fine_tune(
+            model, train_inputs, labels, pad_id=tokenizer.pad_token_id, epochs=space.epochs,
+            batch_size=config.batch_size, learning_rate=learning_rate, warmup=space.warmup, protocol=config.protocol,
+            device=device, seed=seed, per_device_batch=config.per_device_batch,
+            after_epoch=lambda epoch: on_epoch(model, epoch), class_weighted=config.class_weighted)
+
+    data = fingerprint([item.input_ids for item in train_inputs], list(labels),
+                       [item.input_ids for item in encoded["dev"][0]], list(splits["dev"]["label"]))
+    weights = fingerprint([round(float(value.double().sum()), 6) for value in initial.values()])
+    setting = {key: value for key, value in vars(config).items() if key not in ("models", "epochs", "learning_rate")}
+    key = fingerprint(name, setting, data, weights, seed)
+    result, state = search(name, space, fit, dev_score, cache=cache, key=key)
+    model.load_state_dict(state)
+    chosen = result.chosen
+    return result, losses.get(chosen.learning_rate, [])[:chosen.epochs * steps_per_epoch]
 
 
 def tfidf_run(splits: Mapping[str, Any]) -> MatchingRun:
@@ -127,18 +182,22 @@ def tfidf_run(splits: Mapping[str, Any]) -> MatchingRun:
 
 
 def fine_tune_models(shelf: PretrainedShelf, splits: Mapping[str, Any], config: "MatchingConfig", *,
-                     device: str = "cpu", seed: int = 13) -> dict[str, MatchingRun]:
-    """`run_matching` for every model of `config.models`, each from a fresh copy of the pretrained model; one
-    line per run is printed, and what is missing is said once."""
+                     device: str = "cpu", seed: int = 13, cache: RecipeCache | None = None) -> dict[str, MatchingRun]:
+    """`run_matching` for every model of `config.models`, each from a fresh copy of the pretrained model (with
+    `config.search`: its recipe chosen on dev, the searches cached in `cache`); one line per run is printed, and
+    what is missing is said once."""
     runs: dict[str, MatchingRun] = {}
     for variant in config.models:
         encoder = shelf.load(variant)
         if encoder is None:
             continue
-        run = run_matching(variant, encoder.model, encoder.tokenizer, splits, config, device=device, seed=seed)
+        run = run_matching(variant, encoder.model, encoder.tokenizer, splits, config, device=device, seed=seed,
+                           cache=cache)
         runs[variant] = run
+        chosen = f", {run.recipe.chosen.describe()}" if run.recipe is not None else ""
         print(f"{display_name(variant):<12} test accuracy {100 * run.test['accuracy']:5.1f}  F1 "
-              f"{100 * run.test['f1']:5.1f}  ({run.train_seconds:.0f} s training, {run.pairs_per_second:.0f} pairs/s)")
+              f"{100 * run.test['f1']:5.1f}  ({run.train_seconds:.0f} s training{chosen}, "
+              f"{run.pairs_per_second:.0f} pairs/s)")
     if shelf.missing:
         print(f"\n{shelf.missing_note()}")
     return runs

@@ -106,12 +106,35 @@ def cost_table(runs: Mapping[str, MatchingRun]) -> "pd.DataFrame":
 
 
 def matching_metrics(data: str, runs: Mapping[str, MatchingRun]) -> dict[str, float]:
-    """`matching/<data>/f1/<model>` and `matching/<data>/acc/<model>` (fractions), for every run."""
+    """`matching/<data>/f1/<model>` and `matching/<data>/acc/<model>` (fractions), for every run; for a run whose
+    recipe was searched on dev, `matching/<data>/recipe/<model>/...` (`recipe_search.search_metrics`)."""
+    from ..recipe_search import search_metrics
+
     metrics = {}
     for name, run in runs.items():
         metrics[f"matching/{data}/f1/{name}"] = run.test["f1"]
         metrics[f"matching/{data}/acc/{name}"] = run.test["accuracy"]
-    return metrics
+    return metrics | search_metrics(f"matching/{data}", searched(runs))
+
+
+def searched(runs: Mapping[str, MatchingRun]) -> dict:
+    """The recipe search of every run that had one (`MatchingRun.recipe`)."""
+    return {name: run.recipe for name, run in runs.items() if run.recipe is not None}
+
+
+def recipe_table(runs: Mapping[str, MatchingRun]) -> "pd.DataFrame":
+    """Dev F1 (%) of every point of the recipe search, per system and learning rate (columns: epochs; * the
+    chosen point), with the chosen recipe and the search's seconds."""
+    from ..recipe_search import space_table
+
+    return space_table(searched(runs), row_label)
+
+
+def recipe_note(runs: Mapping[str, MatchingRun]) -> str:
+    """The search space, each system's chosen recipe and dev F1, and what the search cost."""
+    from ..recipe_search import search_note
+
+    return search_note(searched(runs), row_label)
 
 
 def kind_figure(runs: Mapping[str, MatchingRun]) -> "Figure":

@@ -4,7 +4,7 @@ linear decay), and batched scoring with its throughput."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..encoders import takes_global_attention
@@ -47,21 +47,36 @@ def collate(inputs: Sequence[MatchInput], pad_id: int, protocol: str = "paper",
 
 def fine_tune(model: "PreTrainedModel", inputs: Sequence[MatchInput], labels: Sequence[int], *, pad_id: int,
               epochs: int, batch_size: int, learning_rate: float, warmup: float = 0.0, protocol: str = "paper",
-              device: str = "cpu", seed: int = 13, per_device_batch: int | None = None) -> list[float]:
+              device: str = "cpu", seed: int = 13, per_device_batch: int | None = None,
+              after_epoch: Callable[[int], bool | None] | None = None, class_weighted: bool = False) -> list[float]:
     """Train encoder and head together with cross-entropy on the pair labels, the learning rate warming up
-    linearly over the first `warmup` share of steps (`per_device_batch`: pairs per forward pass); returns every
-    batch's loss."""
+    linearly over the first `warmup` share of steps (`per_device_batch`: pairs per forward pass; `after_epoch`:
+    `train_steps`'; `class_weighted`: each class's loss weighted by n / (2 n_class), `balanced_weights`); returns
+    every batch's loss."""
     import torch
 
     targets = torch.tensor(labels, dtype=torch.long)
+    weight = balanced_weights(labels).to(device) if class_weighted else None
 
     def batch_loss(indices: list[int]) -> "torch.Tensor":
         batch = to_device(collate([inputs[i] for i in indices], pad_id, protocol, takes_global_attention(model)),
                           device)
-        return torch.nn.functional.cross_entropy(model(**batch).logits.float(), targets[indices].to(device))
+        return torch.nn.functional.cross_entropy(model(**batch).logits.float(), targets[indices].to(device),
+                                                 weight=weight)
 
     return train_steps(model, inputs, batch_loss, epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
-                       warmup=warmup, device=device, seed=seed, what="pairs", per_device_batch=per_device_batch)
+                       warmup=warmup, device=device, seed=seed, what="pairs", per_device_batch=per_device_batch,
+                       after_epoch=after_epoch)
+
+
+def balanced_weights(labels: Sequence[int], classes: int = 2) -> "torch.Tensor":
+    """Per-class loss weights n / (classes x n_class) (scikit-learn's "balanced"): with a third of the pairs
+    related, a related pair weighs 1.5 and an unrelated one 0.75, as if the classes were balanced (as the CDA
+    benchmark's are); a class absent from `labels` weighs 0."""
+    import torch
+
+    counts = torch.bincount(torch.tensor(list(labels), dtype=torch.long), minlength=classes).float()
+    return torch.where(counts > 0, counts.sum() / (classes * counts.clamp(min=1)), torch.zeros_like(counts))
 
 
 def score(model: "PreTrainedModel", inputs: Sequence[MatchInput], *, pad_id: int, batch_size: int,

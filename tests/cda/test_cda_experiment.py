@@ -125,3 +125,26 @@ def test_cda_files_are_written_atomically_with_a_manifest(tmp_path, monkeypatch)
     back, _ = experiment.through_csv(splits, tmp_path)
     assert check_artefact(path) == [] and back["train"]["doc_b"] == splits["train"]["doc_b"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["train.csv", "train.csv.manifest.json"]
+
+
+def test_a_searched_run_keeps_the_dev_best_point_and_a_cache_hit_retrains_only_it(tmp_path):
+    from dataclasses import replace
+
+    from cdlm_nb.recipe_search import SearchSpace
+
+    config = replace(get_profile("smoke").cda, patience=3,
+                     search=SearchSpace(learning_rates=(1e-3, 1e-2), epochs=3, warmup=0.0))
+    prepared = experiment.prepare({name: ROWS for name in experiment.SPLITS}, config)
+    cache = experiment.recipe_cache(tmp_path)
+    run = experiment.run_model("gru_han_shallow", prepared, config, cache=cache)
+    points = run.recipe.points
+    assert {p.learning_rate for p in points} == {1e-3, 1e-2} and not run.recipe.cached
+    best = max(points, key=lambda p: p.rank())
+    assert (run.recipe.chosen.learning_rate, run.recipe.chosen.epochs) == (best.learning_rate, best.epoch)
+    assert run.fit.best_epoch <= len(run.fit.dev_losses) <= 3
+    metrics = report.recipe_metrics("world", {"gru_han_shallow": run})
+    assert metrics["cda/world/recipe/gru_han_shallow/dev_f1"] == best.dev_f1
+    assert "chosen recipe" in report.recipe_table({"gru_han_shallow": run}).columns
+    again = experiment.run_model("gru_han_shallow", prepared, config, cache=cache)
+    assert again.recipe.cached and len(again.fit.dev_losses) == best.epoch  # one rate, stopped at the chosen epoch
+    assert again.d2d == run.d2d and again.probabilities == pytest.approx(run.probabilities, abs=1e-6)

@@ -126,3 +126,18 @@ def test_pareto_labels_of_six_systems_at_one_accuracy_do_not_overlap():
     assert len({(round(b.x0), round(b.y0)) for b in boxes}) == len(boxes)
     assert not any(_overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
     plt.close(fig)
+
+
+def test_recipe_table_and_metrics_name_each_searched_system_and_skip_fixed_recipes():
+    from cdlm_nb.comparison import report
+    from cdlm_nb.recipe_search import Recipe, SearchPoint, SearchResult, SearchSpace
+
+    space = SearchSpace(learning_rates=(1e-3,), epochs=2, warmup=0.1)
+    points = [SearchPoint(1e-3, 1, 0.2, 0.6), SearchPoint(1e-3, 2, 0.5, 0.7)]
+    searched = SearchResult("cdlm", space, points, Recipe(1e-3, 2, 2, 0.1), 12.0)
+    recipes = {"cdlm": searched, "match_ignition": None}
+    table = report.recipe_table(recipes)
+    assert list(table.index) == [("CDLM", "lr 0.001")] and table.iloc[0]["epoch 2"] == "50.0*"
+    metrics = report.recipe_metrics("world", recipes)
+    assert metrics["compare/world/recipe/cdlm/dev_f1"] == 0.5 and not any("match_ignition" in k for k in metrics)
+    assert "CDLM: lr 0.001, 2 of 2 epochs" in report.recipe_note(recipes)

@@ -38,7 +38,8 @@ def test_classifier_shares_the_encoders_weights(tiny_encoder):
 @pytest.mark.slow
 def test_run_matching_learns_a_lexical_rule(tiny_encoder):
     splits = {"train": _pairs(32), "dev": _pairs(8), "test": _pairs(8)}
-    config = replace(get_profile("smoke").matching, epochs=8, learning_rate=3e-3, batch_size=8, max_length=64)
+    config = replace(get_profile("smoke").matching, epochs=8, learning_rate=3e-3, batch_size=8, max_length=64,
+                     search=None)  # the one recipe given
     run = run_matching("cdlm", copy.deepcopy(tiny_encoder.model), tiny_encoder.tokenizer, splits, config)
     assert sum(run.losses[-4:]) < sum(run.losses[:4])  # last epoch against the first
     assert set(run.test) >= {"accuracy", "f1", "acc/positive", "acc/easy_negative"}
@@ -84,7 +85,7 @@ def test_run_matching_starts_alike_whatever_drew_random_numbers_before(tiny_enco
     import torch
 
     splits = {"train": _pairs(8), "dev": _pairs(4), "test": _pairs(4)}
-    config = replace(get_profile("smoke").matching, epochs=1, batch_size=4, max_length=64)
+    config = replace(get_profile("smoke").matching, epochs=1, batch_size=4, max_length=64, search=None)
     runs = []
     for draws in (0, 100):
         torch.rand(draws)  # e.g. a cell that built a model before the fine-tuning
@@ -106,3 +107,55 @@ def test_readings_name_a_model_at_the_label_prior_and_compare_none_with_it():
     assert "- Best test F1: Longformer (80.0)." in lines
     assert "- CDLM vs Longformer: no comparison possible (CDLM stayed at the label prior)." in lines
     assert not any("level with" in line for line in lines)
+
+
+def test_run_matching_with_a_search_uses_the_dev_best_recipe_and_caches_it(tiny_encoder, tmp_path, monkeypatch):
+    from cdlm_nb.matching import training
+    from cdlm_nb.matching.experiment import recipe_cache
+    from cdlm_nb.recipe_search import SearchSpace
+
+    splits = {"train": _pairs(8), "dev": _pairs(4), "test": _pairs(4)}
+    space = SearchSpace(learning_rates=(1e-3, 3e-3), epochs=2, warmup=0.1)
+    config = replace(get_profile("smoke").matching, batch_size=4, max_length=64, search=space)
+    scored = []
+    real_score = training.score
+    monkeypatch.setattr(training, "score", lambda model, inputs, **kw: scored.append(len(inputs)) or
+                        real_score(model, inputs, **kw))
+    cache = recipe_cache(tmp_path)
+    run = run_matching("cdlm", copy.deepcopy(tiny_encoder.model), tiny_encoder.tokenizer, splits, config,
+                       cache=cache)
+    assert len(run.recipe.points) == 4 and not run.recipe.cached
+    best = max(run.recipe.points, key=lambda p: p.rank())
+    assert (run.recipe.chosen.learning_rate, run.recipe.chosen.epochs) == (best.learning_rate, best.epoch)
+    assert run.dev["f1"] == best.dev_f1  # the chosen weights are the ones scored on test
+    assert scored == [4] * 4 + [4, 4]  # dev after every point, then dev and test once
+    assert len(run.losses) == 2 * run.recipe.chosen.epochs
+    again = run_matching("cdlm", copy.deepcopy(tiny_encoder.model), tiny_encoder.tokenizer, splits, config,
+                         cache=cache)
+    assert again.recipe.cached and again.recipe.chosen == run.recipe.chosen
+    assert again.test == run.test and again.dev["f1"] == best.dev_f1
+    assert scored[6:] == [4, 4]  # the cache hit scored no dev point: only dev and test once
+
+
+def test_balanced_weights_make_a_third_related_weigh_as_much_as_the_rest():
+    from cdlm_nb.matching.training import balanced_weights
+
+    weights = balanced_weights([0, 0, 1, 0, 0, 1])
+    assert weights.tolist() == pytest.approx([0.75, 1.5])
+    assert (weights * torch_counts([0, 0, 1, 0, 0, 1])).tolist() == pytest.approx([3.0, 3.0])  # equal total weight
+
+
+def torch_counts(labels):
+    import torch
+
+    return torch.bincount(torch.tensor(labels), minlength=2).float()
+
+
+def test_class_weighting_changes_the_loss_of_an_unbalanced_batch(tiny_encoder):
+    splits = {"train": Dataset.from_list([r for r in _pairs(12) if r["label"] or int(r["pair_id"]) % 4 != 1],
+                                         features=PAIR_FEATURES), "dev": _pairs(4), "test": _pairs(4)}
+    config = replace(get_profile("smoke").matching, epochs=1, batch_size=16, max_length=64, search=None)
+    plain = run_matching("cdlm", copy.deepcopy(tiny_encoder.model), tiny_encoder.tokenizer, splits, config)
+    weighted = run_matching("cdlm", copy.deepcopy(tiny_encoder.model), tiny_encoder.tokenizer, splits,
+                            replace(config, class_weighted=True))
+    assert weighted.losses[0] != pytest.approx(plain.losses[0])

@@ -1,0 +1,254 @@
+"""One small recipe search on dev, the same for every system of a table (issue 37).
+
+A fine-tuning recipe is a learning rate, a linear warm-up share and a schedule of `epochs` epochs (then linear
+decay to zero). The search trains once per learning rate of the `SearchSpace` over the full schedule, scores dev
+after every epoch, and keeps the point (learning rate, epoch) with the best dev F1 (ties: better dev accuracy,
+then fewer epochs, then the smaller learning rate) together with its weights, so test is scored once, with the
+chosen weights. Choosing a recipe on dev is standard practice, not test tuning; test is never looked at here.
+
+The scores of every point are cached as JSON in the run folder (`RecipeCache`), keyed by the system, the search
+space, the training setting, a fingerprint of the data and the seed: a re-run trains only the chosen recipe (one
+learning rate, stopped at the chosen epoch) instead of the whole search.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import torch
+
+CACHE_FOLDER = "recipes"  # under the run folder
+
+
+@dataclass(frozen=True)
+class SearchSpace:
+    """The recipes tried on dev: every learning rate, dev scored after each of `epochs` epochs of one schedule."""
+
+    learning_rates: tuple[float, ...]
+    epochs: int  # length of the schedule (warm-up then linear decay to zero over these epochs), or most epochs
+    warmup: float  # share of the schedule's steps with a linear warm-up
+    schedule: str = "linear"  # "linear" (warm-up, then decay to zero) or "constant" (Adam at a fixed rate)
+
+    def describe(self) -> str:
+        """The space in words, for tables and notes."""
+        rates = ", ".join(f"{rate:g}" for rate in self.learning_rates)
+        shape = (f"{100 * self.warmup:g} % warm-up, linear decay" if self.schedule == "linear" else
+                 "constant rate, early stopping on the dev loss")
+        return (f"learning rate in {{{rates}}} x epoch 1-{self.epochs} of a {self.epochs}-epoch schedule "
+                f"({shape}); up to {len(self.learning_rates) * self.epochs} points")
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A chosen recipe: train `epochs` epochs of a `schedule_epochs`-epoch schedule at `learning_rate`."""
+
+    learning_rate: float
+    epochs: int
+    schedule_epochs: int
+    warmup: float
+
+    def describe(self) -> str:
+        warmup = f", {100 * self.warmup:g} % warm-up" if self.warmup else ""
+        return f"lr {self.learning_rate:g}, {self.epochs} of {self.schedule_epochs} epochs{warmup}"
+
+
+@dataclass(frozen=True)
+class SearchPoint:
+    """One point's dev score."""
+
+    learning_rate: float
+    epoch: int
+    dev_f1: float
+    dev_accuracy: float
+    one_class: bool = False  # every dev pair got the same decision: the label prior, not a learned rule
+
+    def rank(self) -> tuple[bool, float, float, int, float]:
+        """Larger is better: a point that tells the classes apart at all (calling every pair related reaches F1
+        50 where a third are related), then dev F1, dev accuracy, fewer epochs, the smaller learning rate. Among
+        points that give every pair one class, F1 says nothing: the more accurate one (the majority class) wins."""
+        f1 = 0.0 if self.one_class else self.dev_f1
+        return (not self.one_class, f1, self.dev_accuracy, -self.epoch, -self.learning_rate)
+
+
+@dataclass
+class SearchResult:
+    """Every point's dev score, the chosen recipe, and what the search cost."""
+
+    system: str
+    space: SearchSpace
+    points: list[SearchPoint]
+    chosen: Recipe
+    search_seconds: float  # the full search (as first measured, when read from the cache)
+    cached: bool = False  # the points came from the cache; only the chosen recipe was trained here
+    seconds: float = 0.0  # training time spent in this run
+
+    @property
+    def best(self) -> SearchPoint:
+        return max(self.points, key=SearchPoint.rank)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"system": self.system, "space": asdict(self.space), "points": [asdict(p) for p in self.points],
+                "chosen": asdict(self.chosen), "search_seconds": self.search_seconds}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SearchResult:
+        space = data["space"]
+        return cls(data["system"], SearchSpace(tuple(space["learning_rates"]), space["epochs"], space["warmup"],
+                                               space.get("schedule", "linear")),
+                   [SearchPoint(**p) for p in data["points"]], Recipe(**data["chosen"]), data["search_seconds"],
+                   cached=True)
+
+
+def fingerprint(*parts: Any) -> str:
+    """A short hash of anything JSON can write (`str` for the rest): the data, the training setting."""
+    text = json.dumps(parts, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass
+class RecipeCache:
+    """Search results as JSON files under `folder` (`<run_dir>/recipes/<task>`), one per system and key."""
+
+    folder: Path
+
+    @classmethod
+    def in_run(cls, run_dir: str | Path | None, task: str) -> RecipeCache | None:
+        return None if run_dir is None else cls(Path(run_dir) / CACHE_FOLDER / task)
+
+    def path(self, system: str, key: str) -> Path:
+        return self.folder / f"{system}-{key}.json"
+
+    def load(self, system: str, key: str) -> SearchResult | None:
+        path = self.path(system, key)
+        if not path.is_file():
+            return None
+        try:
+            return SearchResult.from_json(json.loads(path.read_text(encoding="utf-8")))
+        except (ValueError, KeyError, TypeError):
+            return None  # unreadable: searched again and overwritten
+
+    def save(self, result: SearchResult, key: str) -> None:
+        from .artefacts import write_text_atomic
+
+        write_text_atomic(self.path(result.system, key), json.dumps(result.to_json(), indent=1) + "\n")
+
+
+#: fit(learning_rate, on_epoch): trains a fresh model over the space's schedule at `learning_rate`, calling
+#: `on_epoch(model, epoch)` after every epoch (1-based) and stopping when it returns True (`train_steps`'
+#: `after_epoch`).
+Fit = Callable[[float, Callable[["torch.nn.Module", int], bool]], object]
+#: dev_score(model) -> {"f1": ..., "accuracy": ..., "one_class": 0/1 (every dev decision the same)} on the dev
+#: split (the model is left as it was found).
+DevScore = Callable[["torch.nn.Module"], dict[str, float]]
+
+
+def search(system: str, space: SearchSpace, fit: Fit, dev_score: DevScore, *, cache: RecipeCache | None = None,
+           key: str = "") -> tuple[SearchResult, dict[str, "torch.Tensor"]]:
+    """Run the search (or, on a cache hit, only its chosen recipe) and return it with the chosen point's weights
+    (a state dict copied in memory), to load into the model before scoring test once."""
+    cached = cache.load(system, key) if cache is not None else None
+    if cached is not None:  # the cached scores decide under today's rule (`SearchPoint.rank`)
+        cached.chosen = _recipe(cached.best, cached.space)
+    best: dict[str, Any] = {"rank": None, "state": None}
+    points: list[SearchPoint] = []
+    stop_at = cached.chosen.epochs if cached is not None else space.epochs
+
+    def on_epoch(learning_rate: float, model: "torch.nn.Module", epoch: int) -> bool:
+        if cached is not None:  # the scores are known: keep the chosen epoch's weights, score nothing
+            if epoch >= stop_at:
+                best["state"] = copy.deepcopy(model.state_dict())
+            return epoch >= stop_at
+        scores = dev_score(model)
+        point = SearchPoint(learning_rate, epoch, float(scores["f1"]), float(scores["accuracy"]),
+                            bool(scores.get("one_class", False)))
+        points.append(point)
+        if best["rank"] is None or point.rank() > best["rank"]:
+            best["rank"], best["state"] = point.rank(), copy.deepcopy(model.state_dict())
+        return epoch >= stop_at
+
+    start = time.perf_counter()
+    rates = (cached.chosen.learning_rate,) if cached is not None else space.learning_rates
+    for rate in sorted(rates):
+        fit(rate, lambda model, epoch, rate=rate: on_epoch(rate, model, epoch))
+    seconds = time.perf_counter() - start
+    if cached is not None:
+        cached.seconds = seconds
+        return cached, best["state"]
+    chosen = _recipe(max(points, key=SearchPoint.rank), space)
+    result = SearchResult(system, space, points, chosen, seconds, seconds=seconds)
+    if cache is not None:
+        cache.save(result, key)
+    return result, best["state"]
+
+
+def _recipe(point: SearchPoint, space: SearchSpace) -> Recipe:
+    return Recipe(point.learning_rate, point.epoch, space.epochs, space.warmup)
+
+
+def space_table(results: dict[str, SearchResult], labels: Callable[[str], str] = str) -> "pd.DataFrame":
+    """Dev F1 (%) of every point, one row per system and learning rate, one column per epoch; the chosen point
+    starred, ° where every dev pair got one class; the chosen recipe and the search's seconds beside it."""
+    import pandas as pd
+
+    rows = {}
+    for name, result in results.items():
+        chosen = result.chosen
+        for rate in sorted({p.learning_rate for p in result.points}):
+            row: dict[str, Any] = {}
+            for point in sorted((p for p in result.points if p.learning_rate == rate), key=lambda p: p.epoch):
+                mark = "*" if (rate, point.epoch) == (chosen.learning_rate, chosen.epochs) else ""
+                prior = "°" if point.one_class else ""
+                row[f"epoch {point.epoch}"] = f"{100 * point.dev_f1:.1f}{prior}{mark}"
+            row["chosen recipe"] = chosen.describe()
+            row["search s"] = round(result.search_seconds, 1)
+            row["from cache"] = result.cached
+            rows[(labels(name), f"lr {rate:g}")] = row
+    return pd.DataFrame(rows).T.fillna("")
+
+
+def search_metrics(prefix: str, results: dict[str, SearchResult]) -> dict[str, float]:
+    """`<prefix>/recipe/<system>/{dev_f1,dev_acc,learning_rate,epochs,search_seconds}` for every system."""
+    metrics = {}
+    for name, result in results.items():
+        best = result.best
+        metrics |= {f"{prefix}/recipe/{name}/dev_f1": best.dev_f1, f"{prefix}/recipe/{name}/dev_acc": best.dev_accuracy,
+                    f"{prefix}/recipe/{name}/learning_rate": result.chosen.learning_rate,
+                    f"{prefix}/recipe/{name}/epochs": float(result.chosen.epochs),
+                    f"{prefix}/recipe/{name}/search_seconds": result.search_seconds}
+    return metrics
+
+
+def search_note(results: dict[str, SearchResult], labels: Callable[[str], str] = str) -> str:
+    """One paragraph: the space, each system's chosen recipe and dev F1, and the search's cost."""
+    if not results:
+        return "No system was fine-tuned, so no recipe was searched."
+    spaces: dict[SearchSpace, list[str]] = {}
+    for name, result in results.items():
+        spaces.setdefault(result.space, []).append(labels(name))
+    if len(spaces) == 1:
+        searched = f"the same for every system: {next(iter(spaces)).describe()}"
+    else:
+        searched = "; ".join(f"{', '.join(names)}: {space.describe()}" for space, names in spaces.items())
+    lines = [f"Searched on dev, {searched}; the best dev F1 wins (a point giving every dev pair one class ranks "
+             "last; ties: dev accuracy, fewer epochs, smaller learning rate) and test is scored once with its "
+             "weights."]
+    for name, result in results.items():
+        source = "cached scores, chosen recipe retrained" if result.cached else "searched here"
+        lines.append(f"- {labels(name)}: {result.chosen.describe()} (dev F1 {100 * result.best.dev_f1:.1f}); "
+                     f"search {result.search_seconds:.0f} s ({source}, {result.seconds:.0f} s in this run).")
+    total = sum(r.search_seconds for r in results.values())
+    lines.append(f"- The whole search: {total:.0f} s of training and dev scoring.")
+    return "\n".join(lines)
+
+
+__all__ = ["Recipe", "RecipeCache", "SearchPoint", "SearchResult", "SearchSpace", "fingerprint", "search",
+           "search_metrics", "search_note", "space_table"]

@@ -1,0 +1,131 @@
+"""The dev recipe search: picks the dev-best point (ties: fewer epochs, smaller learning rate), keeps its weights,
+caches the scores so a re-run trains only the chosen recipe."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cdlm_nb.recipe_search import (
+    RecipeCache,
+    SearchResult,
+    SearchSpace,
+    fingerprint,
+    search,
+    search_metrics,
+    search_note,
+    space_table,
+)
+
+torch = pytest.importorskip("torch")
+
+SPACE = SearchSpace(learning_rates=(1e-3, 1e-4), epochs=3, warmup=0.1)
+#: dev F1 by (learning rate, epoch): the best is lr 1e-3 at epoch 2; later epochs overfit
+DEV_F1 = {(1e-4, 1): 0.0, (1e-4, 2): 0.2, (1e-4, 3): 0.3, (1e-3, 1): 0.1, (1e-3, 2): 0.6, (1e-3, 3): 0.4}
+
+
+class FakeTraining:
+    """A one-weight model whose weight records (learning rate, epoch); dev F1 read off `DEV_F1`."""
+
+    def __init__(self, dev_f1=DEV_F1):
+        self.model = torch.nn.Linear(1, 1, bias=False)
+        self.dev_f1 = dev_f1
+        self.trained: list[tuple[float, int]] = []  # every epoch trained
+        self.current = (0.0, 0)
+
+    def fit(self, learning_rate, on_epoch):
+        for epoch in range(1, SPACE.epochs + 1):
+            self.trained.append((learning_rate, epoch))
+            self.current = (learning_rate, epoch)
+            with torch.no_grad():
+                self.model.weight.fill_(learning_rate * 1000 + epoch)
+            if on_epoch(self.model, epoch):
+                break
+
+    def dev_score(self, model):
+        return {"f1": self.dev_f1[self.current], "accuracy": 0.5}
+
+
+def test_search_picks_the_dev_best_point_and_its_weights():
+    training = FakeTraining()
+    result, state = search("cdlm", SPACE, training.fit, training.dev_score)
+    assert (result.chosen.learning_rate, result.chosen.epochs) == (1e-3, 2)
+    assert result.chosen.schedule_epochs == 3 and result.chosen.warmup == 0.1
+    assert float(state["weight"]) == pytest.approx(1e-3 * 1000 + 2)  # the chosen epoch's weights, not the last
+    assert len(result.points) == 6 and not result.cached
+    assert sorted(training.trained) == sorted(DEV_F1)  # each learning rate trained once over the schedule
+
+
+def test_ties_go_to_fewer_epochs_then_the_smaller_learning_rate():
+    training = FakeTraining({point: 0.5 for point in DEV_F1})
+    result, _ = search("cdlm", SPACE, training.fit, training.dev_score)
+    assert (result.chosen.learning_rate, result.chosen.epochs) == (1e-4, 1)
+
+
+def test_a_cache_hit_trains_only_the_chosen_recipe(tmp_path):
+    cache = RecipeCache(tmp_path / "recipes" / "matching")
+    first = FakeTraining()
+    searched, _ = search("cdlm", SPACE, first.fit, first.dev_score, cache=cache, key="k1")
+    again = FakeTraining()
+    cached, state = search("cdlm", SPACE, again.fit, again.dev_score, cache=cache, key="k1")
+    assert cached.cached and cached.chosen == searched.chosen and cached.points == searched.points
+    assert again.trained == [(1e-3, 1), (1e-3, 2)]  # one learning rate, stopped at the chosen epoch
+    assert float(state["weight"]) == pytest.approx(1e-3 * 1000 + 2)
+    other = FakeTraining()
+    search("cdlm", SPACE, other.fit, other.dev_score, cache=cache, key="k2")  # another key: searched again
+    assert len(other.trained) == 6
+
+
+def test_an_unreadable_cache_file_is_searched_again(tmp_path):
+    cache = RecipeCache(tmp_path)
+    cache.path("cdlm", "k").write_text("{not json", encoding="utf-8")
+    training = FakeTraining()
+    result, _ = search("cdlm", SPACE, training.fit, training.dev_score, cache=cache, key="k")
+    assert not result.cached and len(training.trained) == 6
+    assert SearchResult.from_json(result.to_json()).chosen == result.chosen
+
+
+def test_fingerprint_tells_data_apart():
+    assert fingerprint([1, 2], "a") == fingerprint([1, 2], "a")
+    assert fingerprint([1, 2], "a") != fingerprint([2, 1], "a")
+
+
+def test_table_metrics_and_note_show_every_point_and_the_choice():
+    training = FakeTraining()
+    result, _ = search("cdlm", SPACE, training.fit, training.dev_score)
+    table = space_table({"cdlm": result})
+    assert table.loc[("cdlm", "lr 0.001"), "epoch 2"] == "60.0*"
+    assert table.loc[("cdlm", "lr 0.0001"), "epoch 3"] == "30.0"
+    metrics = search_metrics("matching/world", {"cdlm": result})
+    assert metrics["matching/world/recipe/cdlm/dev_f1"] == pytest.approx(0.6)
+    assert metrics["matching/world/recipe/cdlm/epochs"] == 2
+    assert "lr 0.001, 2 of 3 epochs" in search_note({"cdlm": result})
+
+
+def test_a_point_giving_every_dev_pair_one_class_ranks_below_any_learned_one():
+    training = FakeTraining()
+    scored = training.dev_score
+    # lr 1e-4 at epoch 1 gives every dev pair one class: it ranks last whatever its F1
+    training.dev_score = lambda model: scored(model) | ({"f1": 0.9, "one_class": True}
+                                                         if training.current == (1e-4, 1) else {})
+    result, _ = search("cdlm", SPACE, training.fit, training.dev_score)
+    assert (result.chosen.learning_rate, result.chosen.epochs) == (1e-3, 2)
+    assert "90.0°" in space_table({"cdlm": result}).loc[("cdlm", "lr 0.0001"), "epoch 1"]
+
+
+def test_when_every_point_gives_one_class_the_majority_class_wins_and_a_cache_hit_follows_the_rule(tmp_path):
+    training = FakeTraining()
+    scored = training.dev_score
+    everything_related = {(1e-4, 2), (1e-3, 1)}  # F1 0.5 but accuracy 1/3; the rest: unrelated, accuracy 2/3
+    training.dev_score = lambda model: ({"f1": 0.5, "accuracy": 1 / 3, "one_class": True}
+                                        if training.current in everything_related else
+                                        scored(model) | {"f1": 0.0, "accuracy": 2 / 3, "one_class": True})
+    cache = RecipeCache(tmp_path)
+    result, _ = search("cdlm", SPACE, training.fit, training.dev_score, cache=cache, key="k")
+    assert (result.chosen.learning_rate, result.chosen.epochs) == (1e-4, 1)
+    stale = result.to_json() | {"chosen": {"learning_rate": 1e-3, "epochs": 1, "schedule_epochs": 3, "warmup": 0.1}}
+    cache.path("cdlm", "k").write_text(json.dumps(stale), encoding="utf-8")  # chosen under an older rule
+    again = FakeTraining()
+    cached, _ = search("cdlm", SPACE, again.fit, again.dev_score, cache=cache, key="k")
+    assert (cached.chosen.learning_rate, cached.chosen.epochs) == (1e-4, 1) and again.trained == [(1e-4, 1)]
