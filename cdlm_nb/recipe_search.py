@@ -114,6 +114,15 @@ def fingerprint(*parts: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+#: Config fields a search replaces (the learning rate and epochs it chooses) or that name other systems.
+NOT_IN_KEY = ("models", "epochs", "learning_rate")
+
+
+def setting(config: Any) -> dict[str, Any]:
+    """The part of a task's config (a dataclass) that a search's cache key depends on: all but `NOT_IN_KEY`."""
+    return {key: value for key, value in vars(config).items() if key not in NOT_IN_KEY}
+
+
 @dataclass
 class RecipeCache:
     """Search results as JSON files under `folder` (`<run_dir>/recipes/<task>`), one per system and key."""

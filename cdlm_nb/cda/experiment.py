@@ -166,7 +166,7 @@ def search_recipe(name: str, prepared: Prepared, pairs: Mapping[str, PairSet], c
     search."""
     import torch
 
-    from ..recipe_search import fingerprint, search
+    from ..recipe_search import fingerprint, search, setting
 
     trained: dict[float, tuple[SiameseCDA, Fit]] = {}
 
@@ -185,8 +185,7 @@ def search_recipe(name: str, prepared: Prepared, pairs: Mapping[str, PairSet], c
 
     data = fingerprint([[split.labels, [_digest(doc) for doc in split.docs_a + split.docs_b]]
                         for split in (pairs["train"], pairs["dev"])])
-    setting = {key: value for key, value in vars(config).items() if key not in ("models", "epochs", "learning_rate")}
-    key = fingerprint(name, setting, data, seed, sorted(options.items()))
+    key = fingerprint(name, setting(config), data, seed, sorted(options.items()))
     result, state = search(name, config.search, fit_rate, dev_score, cache=cache, key=key)
     model, run_fit = trained[result.chosen.learning_rate]
     model.load_state_dict(state)

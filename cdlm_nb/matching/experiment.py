@@ -135,7 +135,7 @@ def search_recipe(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTok
     """`recipe_search.search` over `config.search` for this classifier: every learning rate from the same
     starting weights, dev F1 at P(related) >= 0.5 after each epoch; the model is left holding the chosen point's
     weights. Returns the search and the chosen run's batch losses (up to its last epoch)."""
-    from ..recipe_search import fingerprint, search
+    from ..recipe_search import fingerprint, search, setting
     from .training import fine_tune, score
 
     space = config.search
@@ -160,8 +160,7 @@ def search_recipe(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTok
     data = fingerprint([item.input_ids for item in train_inputs], list(labels),
                        [item.input_ids for item in encoded["dev"][0]], list(splits["dev"]["label"]))
     weights = fingerprint([round(float(value.double().sum()), 6) for value in initial.values()])
-    setting = {key: value for key, value in vars(config).items() if key not in ("models", "epochs", "learning_rate")}
-    key = fingerprint(name, setting, data, weights, seed)
+    key = fingerprint(name, setting(config), data, weights, seed)
     result, state = search(name, space, fit, dev_score, cache=cache, key=key)
     model.load_state_dict(state)
     chosen = result.chosen
