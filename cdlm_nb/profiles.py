@@ -157,6 +157,7 @@ class WorldConfig:
     test_topics: int  # held-out topics for the final numbers
     task_topics: int  # train topics also turned into coref/pair/QA examples (dev and test: all of theirs)
     docs_per_cluster: tuple[int, int]  # fewest, most documents per cluster (skewed small, like Multi-News)
+    more_docs: float  # P(a cluster gets one more document, up to the most): the skew; mean ~ fewest + p / (1 - p)
     words_per_doc: tuple[int, int]  # fewest, most words per document (filler sentences are added or dropped)
     fact_overlap: float  # P(a document states a given non-anchor fact); 1.0: every document states every fact
     noise: float  # P(a stated fact goes wrong in a document: another number, or a filler sentence instead)
@@ -168,16 +169,21 @@ class WorldConfig:
     seed: int = 13  # the world is a pure function of this config
 
 
+#: cpu and gpu: calibrated against Multi-News's pretraining clusters (>= 3 documents) by
+#: `python -m cdlm_nb.data.world_calibration` (docs/experiments.md): `more_docs` fitted to their mean size (3.64),
+#: `fact_overlap` and `filler` the grid point closest on the share of fact words, of those another document states,
+#: and of a document's facts another one lacks. Documents stay short (Multi-News's are ~9x longer): the cpu
+#: pretraining's cost. smoke keeps the generator's first setting: it checks the plumbing, not the results.
 WORLD = {
     "smoke": WorldConfig(topics=5, dev_topics=1, test_topics=1, task_topics=3, docs_per_cluster=(3, 5),
-                         words_per_doc=(50, 150), fact_overlap=0.7, noise=0.05, filler=0.3, pairs_per_kind=1,
-                         qa_distractors=2),
+                         more_docs=0.6, words_per_doc=(50, 150), fact_overlap=0.7, noise=0.05, filler=0.3,
+                         pairs_per_kind=1, qa_distractors=2),
     "cpu": WorldConfig(topics=200, dev_topics=10, test_topics=10, task_topics=30, docs_per_cluster=(3, 10),
-                       words_per_doc=(50, 150), fact_overlap=0.7, noise=0.05, filler=0.3, pairs_per_kind=2,
-                       qa_distractors=4),
+                       more_docs=0.39, words_per_doc=(50, 150), fact_overlap=0.2, noise=0.05, filler=0.7,
+                       pairs_per_kind=2, qa_distractors=4),
     "gpu": WorldConfig(topics=400, dev_topics=20, test_topics=20, task_topics=100, docs_per_cluster=(3, 10),
-                       words_per_doc=(50, 150), fact_overlap=0.7, noise=0.05, filler=0.3, pairs_per_kind=3,
-                       qa_distractors=8),
+                       more_docs=0.39, words_per_doc=(50, 150), fact_overlap=0.2, noise=0.05, filler=0.7,
+                       pairs_per_kind=3, qa_distractors=8),
 }
 
 

@@ -114,11 +114,12 @@ def stats_metrics(stats: Mapping[str, ClusterStats]) -> dict[str, float]:
 
 def world_and_multinews(profile, multinews_path: str | None = None, seed: int = 13) -> tuple[dict[str, ClusterStats],
                                                                                             list[str]]:
-    """The statistics of the profile's world (its training clusters) and of Multi-News (`multinews_path`, else the
-    sample beside the checkout), on equally many clusters each; notes say what was measured or not found."""
+    """The statistics of the profile's world (its training clusters), of Multi-News (`multinews_path`, else the
+    sample beside the checkout) and of its clusters CDLM pretrains on (>= `CDLM_MIN_DOCUMENTS` documents, the
+    world's calibration target: `world_calibration`), on equally many clusters each; notes say what was measured."""
     from ..paths import shared_data_dir
     from .corpora import world
-    from .multinews import MULTINEWS_MANUAL, load_multinews
+    from .multinews import CDLM_MIN_DOCUMENTS, MULTINEWS_MANUAL, load_multinews
 
     world_clusters = world(profile.world).clusters["train"]["documents"]
     shared = shared_data_dir()
@@ -127,18 +128,23 @@ def world_and_multinews(profile, multinews_path: str | None = None, seed: int = 
         return ({"world": cluster_statistics(world_clusters)},
                 [f"Multi-News not measured: no sample beside the checkout. {MULTINEWS_MANUAL}"])
     real = load_multinews(path)["documents"]
-    n = min(len(world_clusters), len(real))
+    pretraining = [cluster for cluster in real if len(cluster) >= CDLM_MIN_DOCUMENTS]
+    n = min(len(world_clusters), len(real), len(pretraining))
     stats = {"world": cluster_statistics(sample_clusters(world_clusters, n, seed)),
-             "multinews": cluster_statistics(sample_clusters(real, n, seed))}
-    return stats, [f"{n} clusters of each: the world's training clusters (profile {profile.name}) and Multi-News "
-                   f"from {path}"]
+             "multinews": cluster_statistics(sample_clusters(real, n, seed)),
+             "multinews_pretraining": cluster_statistics(sample_clusters(pretraining, n, seed))}
+    return stats, [f"{n} clusters of each: the world's training clusters (profile {profile.name}), Multi-News from "
+                   f"{path}, and its clusters with >= {CDLM_MIN_DOCUMENTS} documents (what CDLM pretrains on; "
+                   f"{len(pretraining)} of {len(real)})"]
 
 
 def readings(stats: Mapping[str, ClusterStats]) -> list[str]:
-    """Where the world differs from Multi-News on the statistics that matter for cross-document prediction."""
+    """Where the world differs from the Multi-News clusters CDLM pretrains on (else all of Multi-News), on the
+    statistics that matter for cross-document prediction."""
     if "multinews" not in stats:
         return ["- Only the world was measured: nothing to compare it with."]
-    w, m = stats["world"], stats["multinews"]
+    w = stats["world"]
+    m = stats.get("multinews_pretraining", stats["multinews"])
     return [f"- Documents: the world's have {w.words_per_document:.0f} words, Multi-News's {m.words_per_document:.0f} "
             f"({m.words_per_document / w.words_per_document:.1f}× as long); {w.documents_per_cluster:.1f} against "
             f"{m.documents_per_cluster:.1f} documents per cluster.",
@@ -146,6 +152,11 @@ def readings(stats: Mapping[str, ClusterStats]) -> list[str]:
             f"document of the cluster, {100 * m.facts_elsewhere:.0f} % of Multi-News's; a document's facts are "
             f"missing from another one {100 * w.missing_elsewhere:.0f} % against {100 * m.missing_elsewhere:.0f} % "
             "of the time.",
-            f"- Variety: the fact values carry {w.value_entropy_bits:.1f} bits in the world and "
-            f"{m.value_entropy_bits:.1f} in Multi-News ({w.values_per_1k_facts:.0f} against "
-            f"{m.values_per_1k_facts:.0f} distinct values per 1,000 fact words)."]
+            f"- Variety: {w.values_per_1k_facts:.0f} against {m.values_per_1k_facts:.0f} distinct values per 1,000 "
+            f"fact words; the entropy of the values ({w.value_entropy_bits:.1f} against {m.value_entropy_bits:.1f} "
+            f"bits) also grows with the number of fact words, {_facts_per_cluster(w):.0f} against "
+            f"{_facts_per_cluster(m):.0f} per cluster here."]
+
+
+def _facts_per_cluster(stats: ClusterStats) -> float:
+    return stats.fact_share * stats.words_per_document * stats.documents_per_cluster

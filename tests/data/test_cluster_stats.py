@@ -39,5 +39,7 @@ def test_table_and_metrics_give_shares_in_percent():
 
 def test_world_and_multinews_measure_equally_many_clusters(shared_data):
     stats, notes = cs.world_and_multinews(get_profile("smoke"))
-    assert set(stats) == {"world", "multinews"} and stats["world"].clusters == stats["multinews"].clusters
-    assert "clusters of each" in notes[0]
+    assert set(stats) == {"world", "multinews", "multinews_pretraining"}
+    assert stats["world"].clusters == stats["multinews"].clusters == stats["multinews_pretraining"].clusters
+    assert stats["multinews_pretraining"].documents_per_cluster >= 3 and "clusters of each" in notes[0]
+    assert any("Shared facts" in line for line in cs.readings(stats))

@@ -88,8 +88,8 @@ def test_the_shipped_cpu_base_is_the_one_the_cpu_profile_trains():
 
 
 def test_the_shipped_cpu_base_is_load_checked_and_left_as_it_is(tmp_path, capsys, monkeypatch):
-    """It has no manifest (shipped before manifests were recorded): it must load, it is not damaged, and checking
-    it writes nothing into the package; a damaged copy of it is refused, naming the file."""
+    """It ships with its manifest (`cdlm-nb pretrain-base` records one): it is not damaged, and checking it writes
+    nothing into the package; a damaged copy of it is refused, naming the file."""
     import shutil
 
     from cdlm_nb import artefacts
@@ -100,8 +100,8 @@ def test_the_shipped_cpu_base_is_load_checked_and_left_as_it_is(tmp_path, capsys
 
     folder = shipped_base_dir("cpu")
     before = sorted(p.name for p in folder.iterdir())
-    assert model_problems(folder) == [] and "has no manifest" in capsys.readouterr().out
-    assert sorted(p.name for p in folder.iterdir()) == before and "manifest.json" not in before
+    assert model_problems(folder) == [] and "has no manifest" not in capsys.readouterr().out
+    assert sorted(p.name for p in folder.iterdir()) == before and "manifest.json" in before
     copy = shutil.copytree(folder, tmp_path / "cpu-base")
     (copy / "model.safetensors").write_bytes((copy / "model.safetensors").read_bytes()[:1000])
     assert mismatch(copy, {}, encoder=None).startswith(f"it is damaged: {copy / 'model.safetensors'} is truncated")

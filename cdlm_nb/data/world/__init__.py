@@ -28,7 +28,8 @@ happen to draw gets two clusters. Names of people, companies, products and award
 The knobs (`WorldConfig`, defaults in `profiles.WORLD`) decide whether cross-document context can help. The
 effect column is `describe()["recoverable_fact_share"]`, the share of non-anchor fact statements that another
 document of the same cluster also states correctly, and the mean words per document (measured on the cpu
-profile with 60 topics, the other knobs at their defaults: overlap 0.7, noise 0.05, filler 0.3).
+profile with 60 topics, the other knobs at the generator's first setting, still smoke's: overlap 0.7, noise 0.05,
+filler 0.3; cpu and gpu are calibrated against Multi-News clusters by `data.world_calibration`).
 
 | knob               | what it does                                                  | value: recoverable, words |
 |--------------------|---------------------------------------------------------------|---------------------------|

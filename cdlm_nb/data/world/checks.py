@@ -24,7 +24,7 @@ def check_config(config: WorldConfig) -> None:
         low, high = getattr(config, name)
         if not 1 <= low <= high:
             raise ConfigError(f"WorldConfig.{name}={getattr(config, name)}: need 1 <= fewest <= most")
-    for name in ("fact_overlap", "noise", "filler", "preamble_share"):
+    for name in ("more_docs", "fact_overlap", "noise", "filler", "preamble_share"):
         if not 0.0 <= getattr(config, name) <= 1.0:
             raise ConfigError(f"WorldConfig.{name}={getattr(config, name)} must be a probability in [0, 1]")
     if config.task_topics < 1 or config.pairs_per_kind < 0 or config.qa_distractors < 0:

@@ -1,8 +1,8 @@
 """Documents: which facts each one states, a plan of sentences that states exactly those, then the words.
 
-A cluster has 3-10 documents (skewed small, like Multi-News). Every document states the anchor facts and each
-other fact with probability `fact_overlap` (each at least once per cluster); `noise` turns some statements
-wrong or into filler, and filler sentences are added or dropped until the length fits `words_per_doc`.
+A cluster has 3-10 documents (skewed small like Multi-News's: `more_docs`). Every document states the anchor
+facts and each other fact with probability `fact_overlap` (each at least once per cluster); `noise` turns some
+statements wrong or into filler, and filler sentences are added or dropped until the length fits `words_per_doc`.
 """
 
 from __future__ import annotations
@@ -131,17 +131,17 @@ def write_document(subtopic: Subtopic, doc_id: str, stated: set[str], config: Wo
     return document
 
 
-def docs_in_cluster(low: int, high: int, rng: random.Random) -> int:
-    """A Multi-News-like skew: mostly small clusters, a long tail up to `high`."""
+def docs_in_cluster(low: int, high: int, more: float, rng: random.Random) -> int:
+    """A Multi-News-like skew: mostly small clusters, one more document with probability `more`, up to `high`."""
     n = low
-    while n < high and rng.random() < 0.6:
+    while n < high and rng.random() < more:
         n += 1
     return n
 
 
 def write_cluster(subtopic: Subtopic, config: WorldConfig, rng: random.Random, book: NameBook) -> None:
     """Write the subtopic's documents and its clean article."""
-    n_docs = docs_in_cluster(*config.docs_per_cluster, rng)
+    n_docs = docs_in_cluster(*config.docs_per_cluster, config.more_docs, rng)
     deck = FillerDeck(subtopic.etype, rng)
     statements = choose_statements(subtopic.etype, n_docs, config.fact_overlap, rng)
     subtopic.documents = [

@@ -75,7 +75,9 @@ def test_describe_summarises_the_world(world):
 def test_cpu_world_has_the_promised_shape(cpu_world):  # its speed is measured by benchmarks/world_speed.py
     summary = cpu_world.describe()
     assert summary["clusters"]["train"] >= 300 and summary["cross_doc_clusters"]["event"] > 100
-    assert 50 <= summary["words_per_doc"]["mean"] <= 150 and summary["recoverable_fact_share"] > 0.8
+    assert 50 <= summary["words_per_doc"]["mean"] <= 150
+    # calibrated against Multi-News (fact_overlap 0.2): a minority of the non-anchor facts is stated twice
+    assert 0.15 <= summary["recoverable_fact_share"] <= 0.5
 
 
 @pytest.mark.slow
