@@ -2,8 +2,9 @@
 
 A fine-tuning recipe is a learning rate, a linear warm-up share and a schedule of `epochs` epochs (then linear
 decay to zero). The search trains once per learning rate of the `SearchSpace` over the full schedule, scores dev
-after every epoch, and keeps the point (learning rate, epoch) with the best dev F1 (ties: better dev accuracy,
-then fewer epochs, then the smaller learning rate) together with its weights, so test is scored once, with the
+after every epoch, and keeps the point (learning rate, epoch) with the best dev macro-F1, the mean of both classes'
+F1, so that calling (almost) every pair related does not pass for a rule (ties: dev F1, dev accuracy, fewer
+epochs, the smaller learning rate) together with its weights, so test is scored once, with the
 chosen weights. Choosing a recipe on dev is standard practice, not test tuning; test is never looked at here.
 
 The scores of every point are cached as JSON in the run folder (`RecipeCache`), keyed by the system, the search
@@ -17,7 +18,7 @@ import copy
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -67,16 +68,28 @@ class SearchPoint:
 
     learning_rate: float
     epoch: int
-    dev_f1: float
+    dev_f1: float  # of the positive class (the papers' test metric)
     dev_accuracy: float
+    dev_macro_f1: float  # the mean of both classes' F1: the selection score
     one_class: bool = False  # every dev pair got the same decision: the label prior, not a learned rule
 
-    def rank(self) -> tuple[bool, float, float, int, float]:
-        """Larger is better: a point that tells the classes apart at all (calling every pair related reaches F1
-        50 where a third are related), then dev F1, dev accuracy, fewer epochs, the smaller learning rate. Among
-        points that give every pair one class, F1 says nothing: the more accurate one (the majority class) wins."""
-        f1 = 0.0 if self.one_class else self.dev_f1
-        return (not self.one_class, f1, self.dev_accuracy, -self.epoch, -self.learning_rate)
+    def rank(self) -> tuple[bool, float, float, float, int, float]:
+        """Larger is better: a point that tells the classes apart at all, then dev macro-F1 (calling every pair
+        related reaches F1 50 where a third are related, but macro-F1 25), dev F1, dev accuracy, fewer epochs,
+        the smaller learning rate. Among points that give every pair one class the majority class wins."""
+        return (not self.one_class, self.dev_macro_f1, self.dev_f1, self.dev_accuracy, -self.epoch,
+                -self.learning_rate)
+
+
+def dev_scores(labels: Sequence[int], decisions: Sequence[int]) -> dict[str, float]:
+    """What a search scores on dev: F1 of the positive class, accuracy, macro-F1 and whether every decision is
+    the same class (`DevScore`'s contract)."""
+    from sklearn.metrics import accuracy_score, f1_score
+
+    return {"f1": float(f1_score(labels, decisions, zero_division=0)),
+            "accuracy": float(accuracy_score(labels, decisions)),
+            "macro_f1": float(f1_score(labels, decisions, average="macro", labels=[0, 1], zero_division=0)),
+            "one_class": len(set(decisions)) == 1}
 
 
 @dataclass
@@ -155,8 +168,7 @@ class RecipeCache:
 #: `on_epoch(model, epoch)` after every epoch (1-based) and stopping when it returns True (`train_steps`'
 #: `after_epoch`).
 Fit = Callable[[float, Callable[["torch.nn.Module", int], bool]], object]
-#: dev_score(model) -> {"f1": ..., "accuracy": ..., "one_class": 0/1 (every dev decision the same)} on the dev
-#: split (the model is left as it was found).
+#: dev_score(model) -> `dev_scores(dev labels, decisions)` on the dev split (the model is left as it was found).
 DevScore = Callable[["torch.nn.Module"], dict[str, float]]
 
 
@@ -178,7 +190,7 @@ def search(system: str, space: SearchSpace, fit: Fit, dev_score: DevScore, *, ca
             return epoch >= stop_at
         scores = dev_score(model)
         point = SearchPoint(learning_rate, epoch, float(scores["f1"]), float(scores["accuracy"]),
-                            bool(scores.get("one_class", False)))
+                            float(scores["macro_f1"]), bool(scores["one_class"]))
         points.append(point)
         if best["rank"] is None or point.rank() > best["rank"]:
             best["rank"], best["state"] = point.rank(), copy.deepcopy(model.state_dict())
@@ -204,8 +216,8 @@ def _recipe(point: SearchPoint, space: SearchSpace) -> Recipe:
 
 
 def space_table(results: dict[str, SearchResult], labels: Callable[[str], str] = str) -> "pd.DataFrame":
-    """Dev F1 (%) of every point, one row per system and learning rate, one column per epoch; the chosen point
-    starred, ° where every dev pair got one class; the chosen recipe and the search's seconds beside it."""
+    """Dev macro-F1 (%) of every point, one row per system and learning rate, one column per epoch; the chosen
+    point starred, ° where every dev pair got one class; the chosen recipe and the search's seconds beside it."""
     import pandas as pd
 
     rows = {}
@@ -216,7 +228,7 @@ def space_table(results: dict[str, SearchResult], labels: Callable[[str], str] =
             for point in sorted((p for p in result.points if p.learning_rate == rate), key=lambda p: p.epoch):
                 mark = "*" if (rate, point.epoch) == (chosen.learning_rate, chosen.epochs) else ""
                 prior = "°" if point.one_class else ""
-                row[f"epoch {point.epoch}"] = f"{100 * point.dev_f1:.1f}{prior}{mark}"
+                row[f"epoch {point.epoch}"] = f"{100 * point.dev_macro_f1:.1f}{prior}{mark}"
             row["chosen recipe"] = chosen.describe()
             row["search s"] = round(result.search_seconds, 1)
             row["from cache"] = result.cached
@@ -225,11 +237,12 @@ def space_table(results: dict[str, SearchResult], labels: Callable[[str], str] =
 
 
 def search_metrics(prefix: str, results: dict[str, SearchResult]) -> dict[str, float]:
-    """`<prefix>/recipe/<system>/{dev_f1,dev_acc,learning_rate,epochs,search_seconds}` for every system."""
+    """`<prefix>/recipe/<system>/{dev_f1,dev_acc,dev_macro_f1,learning_rate,epochs,search_seconds}` per system."""
     metrics = {}
     for name, result in results.items():
         best = result.best
         metrics |= {f"{prefix}/recipe/{name}/dev_f1": best.dev_f1, f"{prefix}/recipe/{name}/dev_acc": best.dev_accuracy,
+                    f"{prefix}/recipe/{name}/dev_macro_f1": best.dev_macro_f1,
                     f"{prefix}/recipe/{name}/learning_rate": result.chosen.learning_rate,
                     f"{prefix}/recipe/{name}/epochs": float(result.chosen.epochs),
                     f"{prefix}/recipe/{name}/search_seconds": result.search_seconds}
@@ -237,7 +250,7 @@ def search_metrics(prefix: str, results: dict[str, SearchResult]) -> dict[str, f
 
 
 def search_note(results: dict[str, SearchResult], labels: Callable[[str], str] = str) -> str:
-    """One paragraph: the space, each system's chosen recipe and dev F1, and the search's cost."""
+    """One paragraph: the space, each system's chosen recipe and dev scores, and the search's cost."""
     if not results:
         return "No system was fine-tuned, so no recipe was searched."
     spaces: dict[SearchSpace, list[str]] = {}
@@ -247,17 +260,20 @@ def search_note(results: dict[str, SearchResult], labels: Callable[[str], str] =
         searched = f"the same for every system: {next(iter(spaces)).describe()}"
     else:
         searched = "; ".join(f"{', '.join(names)}: {space.describe()}" for space, names in spaces.items())
-    lines = [f"Searched on dev, {searched}; the best dev F1 wins (a point giving every dev pair one class ranks "
-             "last; ties: dev accuracy, fewer epochs, smaller learning rate) and test is scored once with its "
+    lines = [f"Searched on dev, {searched}; the best dev macro-F1 wins (the mean of both classes' F1, so calling "
+             "nearly every pair related scores low; a point giving every dev pair one class ranks last; ties: dev F1, "
+             "dev accuracy, fewer epochs, smaller learning rate) and test is scored once with its "
              "weights."]
     for name, result in results.items():
         source = "cached scores, chosen recipe retrained" if result.cached else "searched here"
-        lines.append(f"- {labels(name)}: {result.chosen.describe()} (dev F1 {100 * result.best.dev_f1:.1f}); "
-                     f"search {result.search_seconds:.0f} s ({source}, {result.seconds:.0f} s in this run).")
+        best = result.best
+        lines.append(f"- {labels(name)}: {result.chosen.describe()} (dev macro-F1 {100 * best.dev_macro_f1:.1f}, "
+                     f"F1 {100 * best.dev_f1:.1f}); search {result.search_seconds:.0f} s ({source}, "
+                     f"{result.seconds:.0f} s in this run).")
     total = sum(r.search_seconds for r in results.values())
     lines.append(f"- The whole search: {total:.0f} s of training and dev scoring.")
     return "\n".join(lines)
 
 
-__all__ = ["Recipe", "RecipeCache", "SearchPoint", "SearchResult", "SearchSpace", "fingerprint", "search",
+__all__ = ["Recipe", "RecipeCache", "SearchPoint", "SearchResult", "SearchSpace", "dev_scores", "fingerprint", "search",
            "search_metrics", "search_note", "space_table"]

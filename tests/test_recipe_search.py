@@ -1,5 +1,5 @@
-"""The dev recipe search: picks the dev-best point (ties: fewer epochs, smaller learning rate), keeps its weights,
-caches the scores so a re-run trains only the chosen recipe."""
+"""The dev recipe search: picks the dev-best point by macro-F1 (ties: fewer epochs, smaller learning rate), keeps
+its weights, caches the scores so a re-run trains only the chosen recipe."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from cdlm_nb.recipe_search import (
     RecipeCache,
     SearchResult,
     SearchSpace,
+    dev_scores,
     fingerprint,
     search,
     search_metrics,
@@ -21,7 +22,7 @@ from cdlm_nb.recipe_search import (
 torch = pytest.importorskip("torch")
 
 SPACE = SearchSpace(learning_rates=(1e-3, 1e-4), epochs=3, warmup=0.1)
-#: dev F1 by (learning rate, epoch): the best is lr 1e-3 at epoch 2; later epochs overfit
+#: dev macro-F1 (and F1) by (learning rate, epoch): the best is lr 1e-3 at epoch 2; later epochs overfit
 DEV_F1 = {(1e-4, 1): 0.0, (1e-4, 2): 0.2, (1e-4, 3): 0.3, (1e-3, 1): 0.1, (1e-3, 2): 0.6, (1e-3, 3): 0.4}
 
 
@@ -44,7 +45,8 @@ class FakeTraining:
                 break
 
     def dev_score(self, model):
-        return {"f1": self.dev_f1[self.current], "accuracy": 0.5}
+        score = self.dev_f1[self.current]
+        return {"f1": score, "accuracy": 0.5, "macro_f1": score, "one_class": False}
 
 
 def test_search_picks_the_dev_best_point_and_its_weights():
@@ -107,7 +109,7 @@ def test_a_point_giving_every_dev_pair_one_class_ranks_below_any_learned_one():
     training = FakeTraining()
     scored = training.dev_score
     # lr 1e-4 at epoch 1 gives every dev pair one class: it ranks last whatever its F1
-    training.dev_score = lambda model: scored(model) | ({"f1": 0.9, "one_class": True}
+    training.dev_score = lambda model: scored(model) | ({"f1": 0.9, "macro_f1": 0.9, "one_class": True}
                                                          if training.current == (1e-4, 1) else {})
     result, _ = search("cdlm", SPACE, training.fit, training.dev_score)
     assert (result.chosen.learning_rate, result.chosen.epochs) == (1e-3, 2)
@@ -118,9 +120,10 @@ def test_when_every_point_gives_one_class_the_majority_class_wins_and_a_cache_hi
     training = FakeTraining()
     scored = training.dev_score
     everything_related = {(1e-4, 2), (1e-3, 1)}  # F1 0.5 but accuracy 1/3; the rest: unrelated, accuracy 2/3
-    training.dev_score = lambda model: ({"f1": 0.5, "accuracy": 1 / 3, "one_class": True}
+    training.dev_score = lambda model: ({"f1": 0.5, "accuracy": 1 / 3, "macro_f1": 0.25, "one_class": True}
                                         if training.current in everything_related else
-                                        scored(model) | {"f1": 0.0, "accuracy": 2 / 3, "one_class": True})
+                                        scored(model) | {"f1": 0.0, "accuracy": 2 / 3, "macro_f1": 0.4,
+                                                         "one_class": True})
     cache = RecipeCache(tmp_path)
     result, _ = search("cdlm", SPACE, training.fit, training.dev_score, cache=cache, key="k")
     assert (result.chosen.learning_rate, result.chosen.epochs) == (1e-4, 1)
@@ -129,3 +132,23 @@ def test_when_every_point_gives_one_class_the_majority_class_wins_and_a_cache_hi
     again = FakeTraining()
     cached, _ = search("cdlm", SPACE, again.fit, again.dev_score, cache=cache, key="k")
     assert (cached.chosen.learning_rate, cached.chosen.epochs) == (1e-4, 1) and again.trained == [(1e-4, 1)]
+
+
+def test_dev_scores_follow_sklearn_and_macro_f1_sees_through_calling_everything_related():
+    labels = [1, 0, 0, 1, 0, 0]
+    nearly_all_related = [1, 1, 1, 1, 1, 0]
+    scores = dev_scores(labels, nearly_all_related)
+    assert scores["f1"] == pytest.approx(2 * 2 / (2 + 5)) and scores["accuracy"] == pytest.approx(3 / 6)
+    assert scores["macro_f1"] == pytest.approx((4 / 7 + 2 * 1 / (1 + 4)) / 2) and not scores["one_class"]
+    assert dev_scores(labels, [0] * 6) == {"f1": 0.0, "accuracy": 4 / 6, "macro_f1": pytest.approx(0.4),
+                                           "one_class": True}
+
+
+def test_macro_f1_not_f1_decides():
+    training = FakeTraining()
+    scored = training.dev_score
+    # lr 1e-4 at epoch 3 calls nearly every pair related: the higher F1 but the lower macro-F1 than lr 1e-3, epoch 2
+    training.dev_score = lambda model: scored(model) | ({"f1": 0.7, "macro_f1": 0.35}
+                                                         if training.current == (1e-4, 3) else {})
+    result, _ = search("cdlm", SPACE, training.fit, training.dev_score)
+    assert (result.chosen.learning_rate, result.chosen.epochs) == (1e-3, 2)

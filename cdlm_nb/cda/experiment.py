@@ -161,19 +161,18 @@ def search_recipe(name: str, prepared: Prepared, pairs: Mapping[str, PairSet], c
                   device: str, cache: "RecipeCache | None" = None,
                   **options: Any) -> tuple[SiameseCDA, Fit, "SearchResult"]:
     """`recipe_search.search` over `config.search`: a fresh matcher (same seed) per learning rate, trained with
-    the paper's early stopping on the dev loss (`patience`) for at most `search.epochs` epochs, dev D2D F1 at
+    the paper's early stopping on the dev loss (`patience`) for at most `search.epochs` epochs, dev D2D scores at
     P(aligned) >= 0.5 after every epoch; returns the matcher holding the chosen point's weights, its fit and the
     search."""
     import torch
 
-    from ..recipe_search import fingerprint, search, setting
+    from ..recipe_search import dev_scores, fingerprint, search, setting
 
     trained: dict[float, tuple[SiameseCDA, Fit]] = {}
 
     def dev_score(model) -> dict[str, float]:
         decisions = (predict(model, pairs["dev"], config.batch_size).probabilities >= 0.5).astype(int).tolist()
-        scores = d2d_scores(pairs["dev"].labels, decisions)
-        return {"f1": scores["f1"], "accuracy": scores["acc"], "one_class": len(set(decisions)) == 1}
+        return dev_scores(pairs["dev"].labels, decisions)
 
     def fit_rate(learning_rate: float, on_epoch) -> None:
         torch.manual_seed(seed)

@@ -133,9 +133,9 @@ def search_recipe(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTok
                   device: str = "cpu", seed: int = 13,
                   cache: RecipeCache | None = None) -> tuple[SearchResult, list[float]]:
     """`recipe_search.search` over `config.search` for this classifier: every learning rate from the same
-    starting weights, dev F1 at P(related) >= 0.5 after each epoch; the model is left holding the chosen point's
+    starting weights, dev scores at P(related) >= 0.5 after each epoch; the model is left holding the chosen point's
     weights. Returns the search and the chosen run's batch losses (up to its last epoch)."""
-    from ..recipe_search import fingerprint, search, setting
+    from ..recipe_search import dev_scores, fingerprint, search, setting
     from .training import fine_tune, score
 
     space = config.search
@@ -147,7 +147,7 @@ def search_recipe(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTok
     def dev_score(current) -> dict[str, float]:
         probabilities = score(current, encoded["dev"][0], pad_id=tokenizer.pad_token_id,
                               batch_size=config.score_batch_size, protocol=config.protocol, device=device).probabilities
-        return evaluate_at(probabilities, splits["dev"], 0.5) | {"one_class": len(set(probabilities >= 0.5)) == 1}
+        return dev_scores(splits["dev"]["label"], (probabilities >= 0.5).astype(int).tolist())
 
     def fit(learning_rate: float, on_epoch) -> None:
         model.load_state_dict(initial)

@@ -133,11 +133,11 @@ def test_recipe_table_and_metrics_name_each_searched_system_and_skip_fixed_recip
     from cdlm_nb.recipe_search import Recipe, SearchPoint, SearchResult, SearchSpace
 
     space = SearchSpace(learning_rates=(1e-3,), epochs=2, warmup=0.1)
-    points = [SearchPoint(1e-3, 1, 0.2, 0.6), SearchPoint(1e-3, 2, 0.5, 0.7)]
+    points = [SearchPoint(1e-3, 1, 0.2, 0.6, 0.3), SearchPoint(1e-3, 2, 0.5, 0.7, 0.55)]
     searched = SearchResult("cdlm", space, points, Recipe(1e-3, 2, 2, 0.1), 12.0)
     recipes = {"cdlm": searched, "match_ignition": None}
     table = report.recipe_table(recipes)
-    assert list(table.index) == [("CDLM", "lr 0.001")] and table.iloc[0]["epoch 2"] == "50.0*"
+    assert list(table.index) == [("CDLM", "lr 0.001")] and table.iloc[0]["epoch 2"] == "55.0*"
     metrics = report.recipe_metrics("world", recipes)
     assert metrics["compare/world/recipe/cdlm/dev_f1"] == 0.5 and not any("match_ignition" in k for k in metrics)
     assert "CDLM: lr 0.001, 2 of 2 epochs" in report.recipe_note(recipes)
