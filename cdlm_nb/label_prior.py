@@ -11,8 +11,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-#: "Almost every": at most one test input in fifty gets another class.
-ONE_CLASS_SHARE = 0.98
+#: "Almost every": at most one test input in twenty gets another class (e.g. a matcher that calls 116 of 120 test
+#: pairs unrelated has not learned a rule, whatever its few other calls score).
+ONE_CLASS_SHARE = 0.95
 #: The classes of the pair tasks (matching, CDA's D2D, the comparison), by label.
 PAIR_CLASSES = ("unrelated", "related")
 
