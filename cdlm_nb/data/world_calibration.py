@@ -87,11 +87,15 @@ def grid_table(points: Sequence[GridPoint]) -> "pd.DataFrame":
 
 def main(argv: Sequence[str] = ()) -> None:
     """Print the calibration of the cpu world against Multi-News (`argv[0]`, else the sample beside the checkout)."""
+    from ..errors import ConfigError
     from ..paths import shared_data_dir
     from ..profiles import WORLD
-    from .multinews import CDLM_MIN_DOCUMENTS, load_multinews
+    from .multinews import CDLM_MIN_DOCUMENTS, MULTINEWS_MANUAL, load_multinews
 
-    path = argv[0] if argv else shared_data_dir() / "multinews"
+    shared = shared_data_dir()
+    path = argv[0] if argv else (shared / "multinews" if shared is not None else None)
+    if path is None:
+        raise ConfigError(f"no Multi-News sample beside the checkout: pass its path. {MULTINEWS_MANUAL}")
     clusters = [c for c in load_multinews(path)["documents"] if len(c) >= CDLM_MIN_DOCUMENTS]
     real = cluster_statistics(clusters)
     config = WORLD["cpu"]

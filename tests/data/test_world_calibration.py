@@ -38,3 +38,11 @@ def test_the_grid_finds_the_setting_the_target_was_measured_on():
     assert (best.fact_overlap, best.filler) == (0.3, 0.5) and best.gap == pytest.approx(0.0, abs=1e-9)
     table = wc.grid_table(points)
     assert list(table.columns[:2]) == ["fact_overlap", "filler"] and table["gap (points)"].min() == 0.0  # rounded
+
+
+def test_without_a_sample_the_command_says_where_to_get_multinews(monkeypatch):
+    from cdlm_nb.errors import ConfigError
+
+    monkeypatch.setattr("cdlm_nb.paths.shared_data_dir", lambda *args: None)
+    with pytest.raises(ConfigError, match="pass its path.*Multi-News"):
+        wc.main([])
