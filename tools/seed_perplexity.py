@@ -7,8 +7,8 @@ Train the seed's variants first, from the same base (the shipped one on `cpu`), 
     .venv/bin/cdlm-nb pretrain --config seed14.json
     .venv/bin/python tools/seed_perplexity.py runs/cpu-seed14 --seed 14 --profile cpu
 
-Prints the metrics under notebook 03's names (`perplexity/<variant>`, `perplexity/facts_elsewhere/<variant>`, ...)
-as JSON.
+Prints the metrics under notebook 03's names (`perplexity/<variant>` with its interval,
+`perplexity/facts_elsewhere/<variant>`, ...) as JSON.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def seed_metrics(run_dir: str, seed: int, profile_name: str) -> dict[str, float]
     """Test perplexity of every variant of the profile pretrained with `seed` in `run_dir`, with the fact split."""
     from cdlm_nb import variants
     from cdlm_nb.data.corpora import pretraining_clusters
-    from cdlm_nb.perplexity import evaluate, fact_tokens
+    from cdlm_nb.perplexity import evaluate, fact_tokens, report
     from cdlm_nb.profiles import get_profile
 
     profile = get_profile(profile_name)
@@ -31,9 +31,10 @@ def seed_metrics(run_dir: str, seed: int, profile_name: str) -> dict[str, float]
               for variant in config.variants}
     tokenizer = variants.shared_tokenizer(models)
     test = evaluate.heldout_examples(pretraining_clusters(profile).heldout["test"], tokenizer, profile)
-    metrics = {f"perplexity/{variant}": evaluate.evaluate_perplexity(
-        encoder.model, tokenizer, test, variant, batch_size=config.eval_batch_size,
-        n_resamples=config.bootstrap_resamples).ppl for variant, encoder in models.items()}
+    scores = [evaluate.evaluate_perplexity(encoder.model, tokenizer, test, variant, batch_size=config.eval_batch_size,
+                                          n_resamples=config.bootstrap_resamples)
+              for variant, encoder in models.items()]
+    metrics = report.perplexity_metrics({"test": scores, "validation": []})
     by_fact = fact_tokens.world_fact_results(models, tokenizer, test, profile)
     return metrics | (fact_tokens.fact_metrics(by_fact) if by_fact is not None else {})
 

@@ -12,12 +12,14 @@ quantities that decide whether predicting a masked fact can profit from the othe
 from __future__ import annotations
 
 import math
+import os
 import random
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from itertools import permutations
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .text import split_sentences
@@ -112,23 +114,31 @@ def stats_metrics(stats: Mapping[str, ClusterStats]) -> dict[str, float]:
             for name, s in stats.items() for key, value in asdict(s).items()}
 
 
+def multinews_sample(path: str | os.PathLike | None = None) -> Path | None:
+    """`path`, else the Multi-News sample beside the checkout (`<shared data>/multinews`), else None."""
+    from ..paths import shared_data_dir
+
+    if path:
+        return Path(path)
+    shared = shared_data_dir()
+    return shared / "multinews" if shared is not None and (shared / "multinews").is_dir() else None
+
+
 def world_and_multinews(profile, multinews_path: str | None = None, seed: int = 13) -> tuple[dict[str, ClusterStats],
                                                                                             list[str]]:
     """The statistics of the profile's world (its training clusters), of Multi-News (`multinews_path`, else the
     sample beside the checkout) and of its clusters CDLM pretrains on (>= `CDLM_MIN_DOCUMENTS` documents, the
     world's calibration target: `world_calibration`), on equally many clusters each; notes say what was measured."""
-    from ..paths import shared_data_dir
     from .corpora import world
-    from .multinews import CDLM_MIN_DOCUMENTS, MULTINEWS_MANUAL, load_multinews
+    from .multinews import CDLM_MIN_DOCUMENTS, MULTINEWS_MANUAL, filter_min_documents, load_multinews
 
     world_clusters = world(profile.world).clusters["train"]["documents"]
-    shared = shared_data_dir()
-    path = multinews_path or (shared / "multinews" if shared and (shared / "multinews").is_dir() else None)
+    path = multinews_sample(multinews_path)
     if path is None:
         return ({"world": cluster_statistics(world_clusters)},
                 [f"Multi-News not measured: no sample beside the checkout. {MULTINEWS_MANUAL}"])
-    real = load_multinews(path)["documents"]
-    pretraining = [cluster for cluster in real if len(cluster) >= CDLM_MIN_DOCUMENTS]
+    loaded = load_multinews(path)
+    real, pretraining = loaded["documents"], filter_min_documents(loaded, CDLM_MIN_DOCUMENTS)[0]["documents"]
     n = min(len(world_clusters), len(real), len(pretraining))
     stats = {"world": cluster_statistics(sample_clusters(world_clusters, n, seed)),
              "multinews": cluster_statistics(sample_clusters(real, n, seed)),

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from .cluster_stats import ClusterStats, cluster_statistics, sample_clusters
+from .cluster_stats import ClusterStats, cluster_statistics, multinews_sample, sample_clusters
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -79,7 +79,7 @@ def grid_table(points: Sequence[GridPoint]) -> "pd.DataFrame":
     import pandas as pd
 
     rows = [{"fact_overlap": p.fact_overlap, "filler": p.filler,
-             **{key: round(100 * asdict(p.stats)[key], 1) for key in TARGETS},
+             **{key: round(100 * getattr(p.stats, key), 1) for key in TARGETS},
              "words_per_document": round(p.stats.words_per_document, 1), "gap (points)": round(p.gap, 1)}
             for p in points]
     return pd.DataFrame(rows)
@@ -88,15 +88,13 @@ def grid_table(points: Sequence[GridPoint]) -> "pd.DataFrame":
 def main(argv: Sequence[str] = ()) -> None:
     """Print the calibration of the cpu world against Multi-News (`argv[0]`, else the sample beside the checkout)."""
     from ..errors import ConfigError
-    from ..paths import shared_data_dir
     from ..profiles import WORLD
-    from .multinews import CDLM_MIN_DOCUMENTS, MULTINEWS_MANUAL, load_multinews
+    from .multinews import CDLM_MIN_DOCUMENTS, MULTINEWS_MANUAL, filter_min_documents, load_multinews
 
-    shared = shared_data_dir()
-    path = argv[0] if argv else (shared / "multinews" if shared is not None else None)
+    path = multinews_sample(argv[0] if argv else None)
     if path is None:
         raise ConfigError(f"no Multi-News sample beside the checkout: pass its path. {MULTINEWS_MANUAL}")
-    clusters = [c for c in load_multinews(path)["documents"] if len(c) >= CDLM_MIN_DOCUMENTS]
+    clusters = filter_min_documents(load_multinews(path), CDLM_MIN_DOCUMENTS)[0]["documents"]
     real = cluster_statistics(clusters)
     config = WORLD["cpu"]
     print(f"Multi-News clusters with >= {CDLM_MIN_DOCUMENTS} documents ({path}): {len(clusters)}; "
