@@ -81,14 +81,22 @@ def _protected(tokenizer) -> list[int]:
     return [tokenizer.cls_token_id, tokenizer.sep_token_id]
 
 
+def filter_splits(splits: Mapping[str, Any], keep: int | None) -> dict[str, Any]:
+    """Every split through `filter_sentences` (the PageRank sentence filter keeping `keep` per document)."""
+    return {split: filter_sentences(rows, keep) for split, rows in splits.items()}
+
+
 def train_variant(name: str, splits: Mapping[str, Any], alpha: float, keep: int | None,
-                  config: "MatchIgnitionConfig", *, device: str = "cpu", seed: int = 13) -> tuple[MatchingRun, Any]:
-    """Fine-tune one variant from a fresh MiniLM; returns its run and the trained wrapped model."""
+                  config: "MatchIgnitionConfig", *, device: str = "cpu", seed: int = 13,
+                  filtered: Mapping[str, Any] | None = None) -> tuple[MatchingRun, Any]:
+    """Fine-tune one variant from a fresh MiniLM and score test (dev is not shown); returns its run and the trained
+    wrapped model (`filtered`: `filter_splits(splits, keep)` when already computed)."""
     torch.manual_seed(seed)
     classifier, tokenizer = minilm_cross_encoder()
     model = WordFilterClassifier(classifier, alpha, _protected(tokenizer))
-    filtered = {split: filter_sentences(rows, keep) for split, rows in splits.items()}
-    return run_classifier(name, model, tokenizer, filtered, config.training, device=device, seed=seed), model
+    filtered = filtered if filtered is not None else filter_splits(splits, keep)
+    return run_classifier(name, model, tokenizer, filtered, config.training, device=device, seed=seed,
+                          score_dev=False), model
 
 
 def train_variants(splits: Mapping[str, Any], config: "MatchIgnitionConfig", *, device: str = "cpu",
@@ -96,9 +104,11 @@ def train_variants(splits: Mapping[str, Any], config: "MatchIgnitionConfig", *, 
     """Every trained variant of the module docstring; runs and models by name."""
     plan = [(alpha_name(a), a, config.keep_sentences) for a in config.alphas]
     plan += [("no_filter", 0.0, None), ("word_only", config.ablation_alpha, None)]
+    filtered = {keep: filter_splits(splits, keep) for keep in {keep for _, _, keep in plan}}  # once per λ
     runs, models = {}, {}
     for name, alpha, keep in progress(plan, desc="variants"):
-        runs[name], models[name] = train_variant(name, splits, alpha, keep, config, device=device, seed=seed)
+        runs[name], models[name] = train_variant(name, splits, alpha, keep, config, device=device, seed=seed,
+                                                 filtered=filtered[keep])
         test = runs[name].test
         print(f"{name:<10} test accuracy {100 * test['accuracy']:5.1f}  F1 {100 * test['f1']:5.1f}"
               f"  ({runs[name].train_seconds:.0f} s training)")

@@ -66,7 +66,7 @@ class MatchingRun:
 
     model: str
     threshold: float  # P(related) (or cosine) at or above which a pair is called related
-    dev: dict[str, float]  # pair_scores
+    dev: dict[str, float]  # pair_scores ({} when dev was not scored: `run_classifier(score_dev=False)`)
     test: dict[str, float]
     test_scores: np.ndarray  # P(related) or cosine, per test pair
     train_seconds: float
@@ -99,10 +99,11 @@ def recipe_cache(run_dir: str | Path | None, task: str = "matching") -> RecipeCa
 
 def run_classifier(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
                    splits: Mapping[str, Any], config: "MatchingConfig", *, device: str = "cpu",
-                   seed: int = 13, cache: RecipeCache | None = None) -> MatchingRun:
+                   seed: int = 13, cache: RecipeCache | None = None, score_dev: bool = True) -> MatchingRun:
     """Fine-tune a ready pair classifier on train, score dev and test; a pair is related when P(related) >= 0.5.
     With `config.search`, the recipe is chosen on dev first (`search_recipe`), and test is scored once with the
-    chosen weights; else `config`'s one recipe is trained."""
+    chosen weights; else `config`'s one recipe is trained (`score_dev=False`: dev is not scored, for callers that
+    show only test, e.g. notebook 09's variants)."""
     from .training import fine_tune, score
 
     max_length = max_input_length(model, config.max_length)
@@ -121,9 +122,10 @@ def run_classifier(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTo
     train_seconds = time.perf_counter() - start
     scored = {split: score(model, encoded[split][0], pad_id=tokenizer.pad_token_id,
                            batch_size=config.score_batch_size, protocol=config.protocol, device=device)
-              for split in ("dev", "test")}
+              for split in (("dev", "test") if score_dev else ("test",))}
     model.to("cpu")
-    return MatchingRun(name, 0.5, evaluate_at(scored["dev"].probabilities, splits["dev"], 0.5),
+    dev = evaluate_at(scored["dev"].probabilities, splits["dev"], 0.5) if score_dev else {}
+    return MatchingRun(name, 0.5, dev,
                        evaluate_at(scored["test"].probabilities, splits["test"], 0.5), scored["test"].probabilities,
                        train_seconds, scored["test"].pairs_per_second, losses, encoded["test"][1], recipe)
 

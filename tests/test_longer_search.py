@@ -1,0 +1,30 @@
+"""tools/longer_search.py: notebook 10's search for one matcher, stretched to more epochs, dev only."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+TOOL = Path(__file__).resolve().parent.parent / "tools" / "longer_search.py"
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("longer_search", TOOL)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
+
+
+def test_a_cda_matcher_is_searched_over_the_longer_schedule_and_written(tmp_path, capsys):
+    from cdlm_nb.profiles import get_profile
+
+    epochs = get_profile("smoke").cda.search.epochs + 2
+    assert _tool().main([str(tmp_path), "cda", "gru_han", "--epochs", str(epochs), "--patience", str(epochs),
+                         "--profile", "smoke"]) == 0
+    written = json.loads((tmp_path / "longer_search" / f"cda_gru_han_{epochs}.json").read_text())
+    assert written["space"]["epochs"] == epochs
+    rates = get_profile("smoke").cda.search.learning_rates
+    assert sorted({p["learning_rate"] for p in written["points"]}) == sorted(rates)
+    assert len(written["points"]) == epochs * len(rates)  # patience = epochs: no early stop, every epoch scored
+    assert "epoch " + str(epochs) in capsys.readouterr().out
