@@ -1,4 +1,5 @@
-"""Recognising a trained classifier that stayed at the label prior: it gives (almost) every test input one class.
+"""Recognising a trained classifier that stayed at the label prior: it gives (almost) every test input one class,
+or (where a report has its dev losses) its dev loss never fell below the entropy of the class shares.
 
 Its accuracy is then that class's share of the test set and its F1 is 0 (or, when the class is the positive one,
 a number fixed by the class share): neither says anything about the model, and two such models cannot be compared
@@ -43,6 +44,26 @@ def prior_note(label: str, predictions: Sequence[int] | np.ndarray, class_names:
     name = class_names[top] if class_names is not None else f"class {top}"
     return (f"- {label} stayed at the label prior: it calls {100 * share:.0f} % of the test inputs {name}, so its "
             "accuracy is that class's share and its F1 no result; no comparison with it is possible.")
+
+
+def prior_entropy(labels: Sequence[int] | np.ndarray) -> float:
+    """The label prior's entropy in nats: the cross-entropy of always predicting each class's share of `labels`."""
+    from scipy.stats import entropy
+
+    return float(entropy(np.unique(np.asarray(labels), return_counts=True)[1]))
+
+
+def loss_at_prior(dev_losses: Sequence[float], dev_labels: Sequence[int] | np.ndarray) -> bool:
+    """Whether a model's (unweighted) dev cross-entropy never fell below `prior_entropy` of the dev labels: it never
+    predicted better than the class shares alone."""
+    return bool(dev_losses) and min(dev_losses) >= prior_entropy(dev_labels)
+
+
+def loss_note(label: str, dev_losses: Sequence[float], dev_labels: Sequence[int] | np.ndarray) -> str:
+    """The reading for a model whose dev loss never fell below the label prior's entropy."""
+    return (f"- {label} stayed at the label prior: its dev loss never fell below the prior's entropy (best "
+            f"{min(dev_losses):.3f} against {prior_entropy(dev_labels):.3f} nats, what predicting the class shares "
+            "scores), so its F1 is no result; no comparison with it is possible.")
 
 
 def not_comparable(first: str, second: str, labels: Mapping[str, str], at_prior: Sequence[str]) -> str | None:

@@ -25,3 +25,15 @@ def test_two_models_compare_only_when_neither_is_at_the_prior():
     assert not_comparable("cdlm", "local", labels, []) is None
     assert not_comparable("cdlm", "local", labels, ["local"]) == (
         "- CDLM vs Local CDLM: no comparison possible (Local CDLM stayed at the label prior).")
+
+
+def test_the_prior_entropy_is_what_predicting_the_class_shares_scores():
+    from sklearn.metrics import log_loss
+
+    from cdlm_nb.label_prior import loss_at_prior, loss_note, prior_entropy
+
+    labels = [0, 0, 1, 0, 1, 0]
+    assert abs(prior_entropy(labels) - log_loss(labels, [1 / 3] * len(labels))) < 1e-12
+    assert prior_entropy([1, 1, 1]) == 0.0
+    assert loss_at_prior([0.70, 0.66, 0.64], labels) and not loss_at_prior([0.70, 0.60], labels)
+    assert loss_note("BERT-AVG", [0.70, 0.65], labels).startswith("- BERT-AVG stayed at the label prior: its dev loss")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ..label_prior import PAIR_CLASSES, not_comparable, prior_note, stuck
+from ..label_prior import PAIR_CLASSES, loss_at_prior, loss_note, not_comparable, prior_note, stuck
 from ..report_rows import NR
 from .experiment import RANDOM, CDARun, model_spec
 
@@ -188,12 +188,18 @@ def pair_alignment_figure(run: CDARun, rows, index: int) -> "Figure":
                             f"{label(run.name)}, test pair {index}")
 
 
-def readings(runs: Mapping[str, CDARun]) -> list[str]:
-    """The paper's claims, checked on this run's numbers (not on a model that stayed at the label prior)."""
+def readings(runs: Mapping[str, CDARun], dev_labels: Sequence[int] | None = None) -> list[str]:
+    """The paper's claims, checked on this run's numbers (not on a model that stayed at the label prior: one class
+    for almost every test pair, or, given the dev labels, a dev loss never below the prior's entropy)."""
     decisions = {name: run.probabilities >= 0.5 for name, run in runs.items()
                  if name != RANDOM and run.probabilities is not None}
     at_prior, labels = stuck(decisions), {name: label(name) for name in runs}
     lines = [prior_note(labels[name], decisions[name], PAIR_CLASSES) for name in at_prior]
+    if dev_labels is not None:
+        by_loss = [name for name in decisions if name not in at_prior and runs[name].fit is not None
+                   and loss_at_prior(runs[name].fit.dev_losses, dev_labels)]
+        lines += [loss_note(labels[name], runs[name].fit.dev_losses, dev_labels) for name in by_loss]
+        at_prior += by_loss
 
     def f1(name: str) -> float:
         return 100 * runs[name].d2d["f1"]

@@ -8,6 +8,7 @@ from cdlm_nb.cda import experiment, report
 from cdlm_nb.cda.inputs import Vocabulary, sentence_vectors, side, word_pairs
 from cdlm_nb.data.schemas import PAIR_FEATURES
 from cdlm_nb.errors import ConfigError
+from cdlm_nb.label_prior import prior_entropy
 from cdlm_nb.profiles import get_profile
 
 ROWS = [{"pair_id": str(i), "doc_a": ["The quake hit Lima.", f"It killed {i} people.", "Rain fell."],
@@ -52,6 +53,12 @@ def test_a_smoke_run_scores_d2d_and_s2d_and_records_the_issue_names():
     assert "cda/world/d2d/f1/gru_han_shallow" in metrics and "cda/world/s2d/p10/random" in metrics
     assert not report.d2d_table(runs, "world").empty and not report.s2d_table(runs, oracle=True).empty
     assert report.readings(runs)  # the attention-vs-cosine line is always there
+    dev_labels = prepared.words["dev"].labels
+    run.probabilities = torch.linspace(0, 1, len(run.probabilities)).numpy()  # both classes: not one-class
+    for losses, named in (([prior_entropy(dev_labels) + 0.01], True), ([prior_entropy(dev_labels) - 0.01], False)):
+        run.fit.dev_losses = losses  # never / once below what predicting the class shares scores
+        lines = report.readings(runs, dev_labels)
+        assert any(line.startswith("- GRU") and "dev loss never fell below" in line for line in lines) == named
     with pytest.raises(ConfigError, match="sentence vectors"):
         experiment.build_model("bert_han", prepared, config)
     with pytest.raises(ConfigError, match="unknown CDA model 'lstm_han_deep' .*cda.models"):
