@@ -29,12 +29,13 @@ def longer_search(run_dir: str, task: str, system: str, epochs: int, patience: i
     """The `recipe_search.SearchResult` of `system`'s search with its profile's space stretched to `epochs`."""
     from cdlm_nb.matching.experiment import matching_data
     from cdlm_nb.profiles import get_profile
-    from cdlm_nb.recipe_search import SearchSpace
 
     profile = get_profile(profile_name)
     if task == "cross":
-        training = profile.match_ignition.training
-        config = replace(training, search=SearchSpace((training.learning_rate,), epochs, training.warmup))
+        from cdlm_nb.match_ignition.experiment import with_epoch_search
+
+        searched = with_epoch_search(profile.match_ignition, epochs)
+        config = searched.training
     else:
         section = profile.matching if task == "matching" else profile.cda
         config = replace(section, search=replace(section.search, epochs=epochs))
@@ -46,8 +47,7 @@ def longer_search(run_dir: str, task: str, system: str, epochs: int, patience: i
         from cdlm_nb.match_ignition.experiment import train_variant
 
         alpha, keep = (0.0, None) if system == "minilm_cross" else (0.1, profile.match_ignition.keep_sentences)
-        mi = replace(profile.match_ignition, training=config)
-        return train_variant(system, data.splits, alpha, keep, mi, seed=profile.seed)[0].recipe
+        return train_variant(system, data.splits, alpha, keep, searched, seed=profile.seed)[0].recipe
     if task == "matching":
         from cdlm_nb.matching.experiment import run_matching
         from cdlm_nb.variants import PretrainedShelf

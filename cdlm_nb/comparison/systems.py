@@ -149,17 +149,12 @@ def _cda(ctx: Context, system: str, model: str) -> System:
 
 
 def _match_ignition(ctx: Context, system: str, alpha: float, keep: int | None) -> System:
-    from dataclasses import replace
+    from ..match_ignition.experiment import train_variant, with_epoch_search
 
-    from ..match_ignition.experiment import train_variant
-    from ..recipe_search import SearchSpace
-
-    config, epochs = ctx.profile.match_ignition, ctx.profile.comparison.cross_encoder_epochs
-    training = replace(config.training, epochs=epochs or config.training.epochs)
+    config = ctx.profile.match_ignition
     # notebook 09's recipe, its epoch chosen on dev here (one schedule: the time of a wider search is not there)
-    training = replace(training, search=SearchSpace((training.learning_rate,), training.epochs, training.warmup))
-    run, model = train_variant(system, ctx.splits, alpha, keep, replace(config, training=training),
-                               device=ctx.device, seed=ctx.seed)
+    searched = with_epoch_search(config, ctx.profile.comparison.cross_encoder_epochs)
+    run, model = train_variant(system, ctx.splits, alpha, keep, searched, device=ctx.device, seed=ctx.seed)
     ctx.recipes[system] = run.recipe
     longest = f"{config.training.max_length} tokens" + (f" of the top {keep} sentences each" if keep else "")
     return System(system, run.test_scores, 0.5, run.train_seconds, run.pairs_per_second, 0.0, parameters(model),

@@ -86,6 +86,18 @@ def filter_splits(splits: Mapping[str, Any], keep: int | None) -> dict[str, Any]
     return {split: filter_sentences(rows, keep) for split, rows in splits.items()}
 
 
+def with_epoch_search(config: "MatchIgnitionConfig", epochs: int | None = None) -> "MatchIgnitionConfig":
+    """The config with its training recipe run for `epochs` epochs (None: its own) as a one-rate search, so that
+    dev is scored after every epoch and the best epoch kept (`recipe_search`)."""
+    from dataclasses import replace
+
+    from ..recipe_search import SearchSpace
+
+    training = replace(config.training, epochs=epochs or config.training.epochs)
+    space = SearchSpace((training.learning_rate,), training.epochs, training.warmup)
+    return replace(config, training=replace(training, search=space))
+
+
 def train_variant(name: str, splits: Mapping[str, Any], alpha: float, keep: int | None,
                   config: "MatchIgnitionConfig", *, device: str = "cpu", seed: int = 13,
                   filtered: Mapping[str, Any] | None = None) -> tuple[MatchingRun, Any]:
