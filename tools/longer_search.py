@@ -61,7 +61,8 @@ def longer_search(run_dir: str, task: str, system: str, epochs: int, patience: i
 
     splits = (experiment.through_csv(data.splits, Path(run_dir) / "cda_files" / data.source)[0] if notebook_10
               else data.splits)
-    encoder = None if system.startswith("gru_han") else load_sentence_encoder("minilm", "cpu")  # as notebook 10
+    words = experiment.model_spec(system)[0] == "gru_han"  # GRU-HAN reads words, the others sentence vectors
+    encoder = None if words else load_sentence_encoder("minilm", "cpu")
     prepared = experiment.prepare(splits, config, encoder, run_dir)
     return experiment.run_model(system, prepared, config, seed=profile.seed).recipe
 

@@ -16,7 +16,7 @@ import copy
 import statistics
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -25,6 +25,7 @@ from ..finetuning import synchronize
 from ..matching.experiment import MatchingRun, evaluate_at, run_classifier
 from ..matching.inputs import encode_pairs
 from ..matching.training import score
+from ..recipe_search import SearchSpace
 from ..runtime import progress
 from .sentence_filter import filter_pair
 from .word_filter import FilterTrace, WordFilterClassifier
@@ -89,10 +90,6 @@ def filter_splits(splits: Mapping[str, Any], keep: int | None) -> dict[str, Any]
 def with_epoch_search(config: "MatchIgnitionConfig", epochs: int | None = None) -> "MatchIgnitionConfig":
     """The config with its training recipe run for `epochs` epochs (None: its own) as a one-rate search, so that
     dev is scored after every epoch and the best epoch kept (`recipe_search`)."""
-    from dataclasses import replace
-
-    from ..recipe_search import SearchSpace
-
     training = replace(config.training, epochs=epochs or config.training.epochs)
     space = SearchSpace((training.learning_rate,), training.epochs, training.warmup)
     return replace(config, training=replace(training, search=space))
