@@ -153,15 +153,17 @@ def attention_jobs(profile: "Profile") -> list[Job]:
 
 
 def aose_jobs(profile: "Profile") -> list[Job]:
-    """Notebook 08: the sentence encoder embeds every document's segments once (cached), then is fine-tuned on the
-    capped training documents, for IMDB and 20 Newsgroups."""
+    """Notebook 08: the sentence encoder embeds the segments of the documents it uses (the profile's train and test
+    samples, or the whole corpus) once (cached), then is fine-tuned on the capped training documents, for IMDB and
+    20 Newsgroups."""
     config, jobs = profile.classification, []
     for corpus in ("imdb", "20ng"):
         docs, tokens = CORPUS_SIZES[corpus], TYPICAL_TOKENS[corpus]
+        used = min(docs, (config.train_docs or docs) + (config.test_docs or docs))
         train_docs = min(config.finetune_docs or docs, docs)
         segments_per_doc = max(1, -(-tokens // config.max_tokens))
         jobs.append(replace(_infer(f"{corpus}: embedding segments", ROBERTA_BASE, config.max_tokens,
-                                   docs * segments_per_doc, 1, config.embed_batch_size, config.max_tokens),
+                                   used * segments_per_doc, 1, config.embed_batch_size, config.max_tokens),
                             batch_field="classification.embed_batch_size"))
         jobs.append(replace(_train(f"{corpus}: fine-tuning", ROBERTA_BASE, config.max_tokens,
                                    train_docs * segments_per_doc * config.finetune_epochs, 1,

@@ -75,3 +75,16 @@ def test_cli_prints_the_plan_as_json(capsys):
     assert row["precision"] == "fp16" and isinstance(row["checkpointing"], bool)
     assert main(["plan", "--table"]) == 0
     assert "| 04_coreference |" in capsys.readouterr().out
+
+
+def test_notebook_08_embeds_only_the_documents_its_profile_samples():
+    from cdlm_nb.plan.workloads import CORPUS_SIZES, aose_jobs
+
+    def embedded(profile_name: str) -> dict[str, int]:
+        return {job.what.split(":")[0]: job.sequences for job in aose_jobs(get_profile(profile_name))
+                if "embedding" in job.what}
+
+    gpu, rehearsal = embedded("gpu"), embedded("gpu-rehearsal")
+    config = get_profile("gpu-rehearsal").classification
+    assert gpu["imdb"] >= CORPUS_SIZES["imdb"]  # the gpu profile samples nothing: every document
+    assert rehearsal["imdb"] < 5 * (config.train_docs + config.test_docs)  # a few segments of its 40 + 20
