@@ -6,9 +6,9 @@ math path, which keeps every layer's scores, probabilities, dropout mask and dro
 with probability p, the kept ones scaled by 1 / (1 - p)), with plain matmuls over blocks of queries: each block
 attends to some extra keys (the global ones, shared by every block) and its window of the keys (a view). Blocks
 run in chunks of about `CHUNK_SCORES` scores: few, large operations (on a shared 2-core CPU each parallel one
-costs a scheduler slice). Backward gets the probabilities and the dropout mask (5 bytes per score; not the scores,
-nor the dropped probabilities, which the math path keeps too); recomputing the probabilities instead was 12 %
-slower on this CPU.
+costs a scheduler slice). Backward gets the probabilities and the dropped probabilities (8 bytes per score; not
+the scores nor the mask, which the math path keeps too), and takes the softmax's gradient through the dropout in
+three passes over a chunk; recomputing the probabilities instead was 12 % slower on this CPU.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def _probabilities(query, key, extra_key, mask, blocks: Blocks, b: int, first: i
 
 class _BlockedAttention(torch.autograd.Function):
     """`blocked_attention`'s forward and backward, a chunk at a time; forward keeps each chunk's probabilities and
-    dropout mask for backward (saved tensors, so freed by backward and seen by saved-tensor hooks)."""
+    dropped probabilities for backward (saved tensors, so freed by backward and seen by saved-tensor hooks)."""
 
     @staticmethod
     @torch.amp.custom_fwd(device_type="cpu", cast_inputs=torch.float32)
@@ -99,7 +99,7 @@ class _BlockedAttention(torch.autograd.Function):
             _rows(out, blocks, b, first, last).copy_(torch.matmul(kept, _keys(extra_value, value, blocks, b,
                                                                                 first, last)))
             if any(ctx.needs_input_grad):
-                kept_for_backward += [probs, drop]
+                kept_for_backward += [probs, kept]
         ctx.save_for_backward(query, key, value, extra_key, extra_value, *kept_for_backward)
         ctx.blocks, ctx.p = blocks, p
         return out.mul_(1 / (1 - p)) if p else out
@@ -112,15 +112,14 @@ class _BlockedAttention(torch.autograd.Function):
         grad_out = grad_out / (1 - p)
         grads = [torch.zeros_like(x) for x in (query, key, value, extra_key, extra_value)]
         for b, first, last in _chunks(query, extra + blocks.span, blocks):
-            probs, drop = next(kept_for_backward), next(kept_for_backward)
+            probs, kept = next(kept_for_backward), next(kept_for_backward)
             grad_chunk = _rows(grad_out, blocks, b, first, last)
-            grad_probs = torch.matmul(grad_chunk, _keys(extra_value, value, blocks, b, first, last).transpose(2, 3))
-            kept = probs
-            if p:
-                kept = probs.masked_fill(drop, 0.0)
-                grad_probs.masked_fill_(drop, 0.0)
+            grad_kept = torch.matmul(grad_chunk, _keys(extra_value, value, blocks, b, first, last).transpose(2, 3))
             grad_value = torch.matmul(kept.transpose(2, 3), grad_chunk)
-            grad_scores = torch.ops.aten._softmax_backward_data(grad_probs, probs, -1, probs.dtype)
+            # softmax backward through the dropout: with g the gradient of the probabilities (grad_kept where kept,
+            # 0 where dropped), P ⊙ (g - Σ g ⊙ P) = t - P ⊙ Σ t, t = kept ⊙ grad_kept, since kept = P where kept
+            grad_scores = grad_kept.mul_(kept)
+            grad_scores.addcmul_(probs, grad_scores.sum(-1, keepdim=True), value=-1)
             _rows(grads[0], blocks, b, first, last).copy_(
                 torch.matmul(grad_scores, _keys(extra_key, key, blocks, b, first, last)))
             grad_key = torch.matmul(grad_scores.transpose(2, 3), _rows(query, blocks, b, first, last))
