@@ -70,7 +70,7 @@ class Step:
     global_tokens: int = 0  # per sequence
     predicted: int = 0  # tokens through the vocabulary projection, per sequence (masked-LM training)
     checkpointing: bool = False
-    keeps_scores: bool = False  # the attention keeps its probabilities and dropout mask (CPU, dropout on)
+    keeps_scores: bool = False  # the attention keeps its probabilities, dropped too (CPU, dropout on)
     attention_maps: bool = False  # every layer's attention probabilities returned (`output_attentions`)
 
 
@@ -95,8 +95,8 @@ def layer_bytes(step: Step, elements: int) -> float:
     if shape.window > 0 and keys < step.tokens:  # each query block gets its own copy of its keys and values
         blocks = -(-step.tokens // (keys - step.global_tokens - shape.window))
         total += blocks * keys * shape.hidden * 2 * act
-    if step.keeps_scores:  # the CPU dropout path keeps the probabilities (activation dtype) and the mask (bytes)
-        total += step.tokens * shape.heads * keys * (act + 1)
+    if step.keeps_scores:  # probabilities and dropped probabilities (the CPU dropout path; Hugging Face's, + a mask)
+        total += step.tokens * shape.heads * keys * 2 * act
     return total
 
 

@@ -88,3 +88,14 @@ def test_notebook_08_embeds_only_the_documents_its_profile_samples():
     config = get_profile("gpu-rehearsal").classification
     assert gpu["imdb"] >= CORPUS_SIZES["imdb"]  # the gpu profile samples nothing: every document
     assert rehearsal["imdb"] < 5 * (config.train_docs + config.test_docs)  # a few segments of its 40 + 20
+
+
+def test_the_readme_shows_the_plan_table_the_code_prints():
+    from pathlib import Path
+
+    from cdlm_nb.plan import CARDS
+    from cdlm_nb.plan.report import markdown_table
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    table = markdown_table(get_profile("gpu"), [CARDS[key] for key in ("t4", "a100-80", "h100")])
+    assert table.strip() in readme, "README.md's plan table is stale: paste `cdlm-nb plan --table` there"
