@@ -255,12 +255,12 @@ def _add_rehearse(sub: argparse._SubParsersAction) -> None:
 
 
 def _plan(args: argparse.Namespace) -> int:
-    from .plan import CARDS, get_card, plan_suite
-    from .plan.report import markdown_table, suite_json
+    from .plan import get_card, plan_suite
+    from .plan.report import readme_table, suite_json
 
     profile = get_profile(args.profile)
     if args.table:
-        print(markdown_table(profile, [CARDS[key] for key in ("t4", "a100-80", "h100")]))
+        print(readme_table(profile))
     elif args.json:
         print(json.dumps(suite_json(profile, get_card(args.device)), indent=2))
     else:

@@ -44,9 +44,9 @@ def longer_search(run_dir: str, task: str, system: str, epochs: int, patience: i
     notebook_10 = task == "cda" and system != "aose"  # 05 and 11 read the profile's pairs, 10 caps them itself
     data = matching_data(profile, data_name, None, None, Path(run_dir), config.max_pairs if notebook_10 else None)
     if task == "cross":
-        from cdlm_nb.match_ignition.experiment import train_variant
+        from cdlm_nb.match_ignition.experiment import cross_encoder_filters, train_variant
 
-        alpha, keep = (0.0, None) if system == "minilm_cross" else (0.1, profile.match_ignition.keep_sentences)
+        alpha, keep = cross_encoder_filters(system, profile.match_ignition)
         return train_variant(system, data.splits, alpha, keep, searched, seed=profile.seed)[0].recipe
     if task == "matching":
         from cdlm_nb.matching.experiment import run_matching

@@ -148,10 +148,12 @@ def _cda(ctx: Context, system: str, model: str) -> System:
                   parameters(built) + frozen, longest)
 
 
-def _match_ignition(ctx: Context, system: str, alpha: float, keep: int | None) -> System:
-    from ..match_ignition.experiment import train_variant, with_epoch_search
+def _match_ignition(ctx: Context, system: str) -> System:
+    """A MiniLM cross-encoder: Match-Ignition with both filters or without them (`cross_encoder_filters`)."""
+    from ..match_ignition.experiment import cross_encoder_filters, train_variant, with_epoch_search
 
     config = ctx.profile.match_ignition
+    alpha, keep = cross_encoder_filters(system, config)
     # notebook 09's recipe, its epoch chosen on dev here (one schedule: the time of a wider search is not there)
     searched = with_epoch_search(config, ctx.profile.comparison.cross_encoder_epochs)
     run, model = train_variant(system, ctx.splits, alpha, keep, searched, device=ctx.device, seed=ctx.seed)
@@ -159,11 +161,6 @@ def _match_ignition(ctx: Context, system: str, alpha: float, keep: int | None) -
     longest = f"{config.training.max_length} tokens" + (f" of the top {keep} sentences each" if keep else "")
     return System(system, run.test_scores, 0.5, run.train_seconds, run.pairs_per_second, 0.0, parameters(model),
                   parameters(model), longest)
-
-
-def _match_ignition_filtered(ctx: Context) -> System:
-    """Match-Ignition with both filters: α = 10 % of the words and the profile's λ sentences per document."""
-    return _match_ignition(ctx, "match_ignition", 0.1, ctx.profile.match_ignition.keep_sentences)
 
 
 def _cross_encoder(ctx: Context, variant: str) -> System | None:
@@ -192,8 +189,8 @@ BUILDERS: dict[str, Callable[[Context], System]] = {
     "aose": partial(_cda, system="aose", model="aose"),
     "cda_gru_deep": partial(_cda, system="cda_gru_deep", model="gru_han_deep"),
     "cda_minilm_shallow": partial(_cda, system="cda_minilm_shallow", model="bert_han_shallow"),
-    "match_ignition": _match_ignition_filtered,
-    "minilm_cross": partial(_match_ignition, system="minilm_cross", alpha=0.0, keep=None),
+    "match_ignition": partial(_match_ignition, system="match_ignition"),
+    "minilm_cross": partial(_match_ignition, system="minilm_cross"),
 }
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from ..errors import ConfigError
 from ..finetuning import synchronize
 from ..matching.experiment import MatchingRun, evaluate_at, run_classifier
 from ..matching.inputs import encode_pairs
@@ -93,6 +94,15 @@ def with_epoch_search(config: "MatchIgnitionConfig", epochs: int | None = None) 
     training = replace(config.training, epochs=epochs or config.training.epochs)
     space = SearchSpace((training.learning_rate,), training.epochs, training.warmup)
     return replace(config, training=replace(training, search=space))
+
+
+def cross_encoder_filters(system: str, config: "MatchIgnitionConfig") -> tuple[float, int | None]:
+    """(α, sentences kept per document) of the comparison's MiniLM cross-encoders: `match_ignition`, both filters
+    (α = 10 %, the config's λ), or `minilm_cross`, neither (the truncated cross-encoder)."""
+    filters = {"match_ignition": (0.1, config.keep_sentences), "minilm_cross": (0.0, None)}
+    if system not in filters:
+        raise ConfigError(f"unknown cross-encoder {system!r}; choose one of {list(filters)}")
+    return filters[system]
 
 
 def train_variant(name: str, splits: Mapping[str, Any], alpha: float, keep: int | None,

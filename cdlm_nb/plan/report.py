@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .cards import Card
+from .cards import CARDS, Card
 from .planner import plan_suite
 from .workloads import PRICED_STEPS
 
 if TYPE_CHECKING:
     from ..profiles import Profile
+
+#: The cards of the README's table (`cdlm-nb plan --table`): Colab's free one and two large ones.
+README_CARDS = ("t4", "a100-80", "h100")
 
 
 def suite_json(profile: "Profile", card: Card) -> dict:
@@ -33,3 +36,8 @@ def markdown_table(profile: "Profile", cards: list[Card]) -> str:
     lines.append(f"| 02: pretraining one variant, per {PRICED_STEPS:,} steps (opt-in) | "
                  + " | ".join(f"{j.peak_gib:.1f} GiB, {j.minutes:.0f} min" for j in opt_in) + " |")
     return "\n".join(lines)
+
+
+def readme_table(profile: "Profile") -> str:
+    """`markdown_table` for `README_CARDS`: what `cdlm-nb plan --table` prints and the README shows."""
+    return markdown_table(profile, [CARDS[key] for key in README_CARDS])

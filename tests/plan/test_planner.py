@@ -93,9 +93,8 @@ def test_notebook_08_embeds_only_the_documents_its_profile_samples():
 def test_the_readme_shows_the_plan_table_the_code_prints():
     from pathlib import Path
 
-    from cdlm_nb.plan import CARDS
-    from cdlm_nb.plan.report import markdown_table
+    from cdlm_nb.plan.report import readme_table
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    table = markdown_table(get_profile("gpu"), [CARDS[key] for key in ("t4", "a100-80", "h100")])
+    table = readme_table(get_profile("gpu"))
     assert table.strip() in readme, "README.md's plan table is stale: paste `cdlm-nb plan --table` there"
