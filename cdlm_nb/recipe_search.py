@@ -7,9 +7,10 @@ F1, so that calling (almost) every pair related does not pass for a rule (ties: 
 epochs, the smaller learning rate) together with its weights, so test is scored once, with the
 chosen weights. Choosing a recipe on dev is standard practice, not test tuning; test is never looked at here.
 
-The scores of every point are cached as JSON in the run folder (`RecipeCache`), keyed by the system, the search
-space, the training setting, a fingerprint of the data and the seed: a re-run trains only the chosen recipe (one
-learning rate, stopped at the chosen epoch) instead of the whole search.
+The search is cached in the run folder (`RecipeCache`), keyed by the system, the search space, the training
+setting, a fingerprint of the data and the seed: every point's dev score as JSON and the chosen point's weights as
+safetensors. A re-run with the same key (or another notebook training the same system on the same pairs, as
+notebook 11 does after 05 and 10) loads them and trains nothing.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,6 +73,7 @@ class SearchPoint:
     dev_accuracy: float
     dev_macro_f1: float  # the mean of both classes' F1: the selection score
     one_class: bool = False  # every dev pair got the same decision: the label prior, not a learned rule
+    seconds: float = 0.0  # training its learning rate up to this epoch took (dev scoring left out)
 
     def rank(self) -> tuple[bool, float, float, float, int, float]:
         """Larger is better: a point that tells the classes apart at all, then dev macro-F1 (calling every pair
@@ -94,23 +96,29 @@ def dev_scores(labels: Sequence[int], decisions: Sequence[int]) -> dict[str, flo
 
 @dataclass
 class SearchResult:
-    """Every point's dev score, the chosen recipe, and what the search cost."""
+    """Every point's dev score, the chosen recipe, what the search cost, and what the caller recorded of the
+    chosen run (`outcome`: e.g. its losses, so that a cache hit shows the same curves without training)."""
 
     system: str
     space: SearchSpace
     points: list[SearchPoint]
     chosen: Recipe
     search_seconds: float  # the full search (as first measured, when read from the cache)
-    cached: bool = False  # the points came from the cache; only the chosen recipe was trained here
-    seconds: float = 0.0  # training time spent in this run
+    outcome: dict[str, Any] = field(default_factory=dict)
+    cached: bool = False  # read from the run folder's cache with the chosen weights: nothing trained here
 
     @property
     def best(self) -> SearchPoint:
         return max(self.points, key=SearchPoint.rank)
 
+    @property
+    def train_seconds(self) -> float:
+        """Training the chosen recipe took (its learning rate up to its epoch, dev scoring left out)."""
+        return self.best.seconds
+
     def to_json(self) -> dict[str, Any]:
         return {"system": self.system, "space": asdict(self.space), "points": [asdict(p) for p in self.points],
-                "chosen": asdict(self.chosen), "search_seconds": self.search_seconds}
+                "chosen": asdict(self.chosen), "search_seconds": self.search_seconds, "outcome": self.outcome}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SearchResult:
@@ -118,7 +126,7 @@ class SearchResult:
         return cls(data["system"], SearchSpace(tuple(space["learning_rates"]), space["epochs"], space["warmup"],
                                                space.get("schedule", "linear")),
                    [SearchPoint(**p) for p in data["points"]], Recipe(**data["chosen"]), data["search_seconds"],
-                   cached=True)
+                   data["outcome"], cached=True)
 
 
 def fingerprint(*parts: Any) -> str:
@@ -138,7 +146,8 @@ def setting(config: Any) -> dict[str, Any]:
 
 @dataclass
 class RecipeCache:
-    """Search results as JSON files under `folder` (`<run_dir>/recipes/<task>`), one per system and key."""
+    """Searches under `folder` (`<run_dir>/recipes/<task>`), one per system and key: the points as JSON, the chosen
+    point's weights as safetensors beside them."""
 
     folder: Path
 
@@ -149,18 +158,38 @@ class RecipeCache:
     def path(self, system: str, key: str) -> Path:
         return self.folder / f"{system}-{key}.json"
 
-    def load(self, system: str, key: str) -> SearchResult | None:
-        path = self.path(system, key)
-        if not path.is_file():
+    def weights_path(self, system: str, key: str) -> Path:
+        return self.folder / f"{system}-{key}.safetensors"
+
+    def load(self, system: str, key: str) -> tuple[SearchResult, dict[str, "torch.Tensor"]] | None:
+        """The cached search and its chosen weights; None when either is missing or unreadable, or when the
+        points choose another recipe under today's rule (`SearchPoint.rank`) than the weights were kept for: then
+        it is searched again and overwritten."""
+        from safetensors import SafetensorError
+        from safetensors.torch import load_file
+
+        path, weights = self.path(system, key), self.weights_path(system, key)
+        if not (path.is_file() and weights.is_file()):
             return None
         try:
-            return SearchResult.from_json(json.loads(path.read_text(encoding="utf-8")))
-        except (ValueError, KeyError, TypeError):
-            return None  # unreadable: searched again and overwritten
+            result = SearchResult.from_json(json.loads(path.read_text(encoding="utf-8")))
+            state = load_file(weights)
+        except (ValueError, KeyError, TypeError, OSError, SafetensorError):
+            return None
+        return (result, state) if _recipe(result.best, result.space) == result.chosen else None
 
-    def save(self, result: SearchResult, key: str) -> None:
+    def save(self, result: SearchResult, key: str, state: dict[str, "torch.Tensor"]) -> None:
+        """The weights first, then the JSON that makes them a cache hit."""
+        from safetensors.torch import save_file
+
         from .artefacts import write_text_atomic
 
+        self.folder.mkdir(parents=True, exist_ok=True)
+        weights = self.weights_path(result.system, key)
+        partial = weights.with_suffix(".partial")
+        # one copy per entry: safetensors refuses tensors that share memory (tied weights)
+        save_file({name: value.detach().cpu().contiguous().clone() for name, value in state.items()}, partial)
+        partial.replace(weights)
         write_text_atomic(self.path(result.system, key), json.dumps(result.to_json(), indent=1) + "\n")
 
 
@@ -170,44 +199,41 @@ class RecipeCache:
 Fit = Callable[[float, Callable[["torch.nn.Module", int], bool]], object]
 #: dev_score(model) -> `dev_scores(dev labels, decisions)` on the dev split (the model is left as it was found).
 DevScore = Callable[["torch.nn.Module"], dict[str, float]]
+#: record(chosen) -> what the caller keeps of the chosen recipe's run, JSON-able (`SearchResult.outcome`).
+Record = Callable[[Recipe], dict[str, Any]]
 
 
 def search(system: str, space: SearchSpace, fit: Fit, dev_score: DevScore, *, cache: RecipeCache | None = None,
-           key: str = "") -> tuple[SearchResult, dict[str, "torch.Tensor"]]:
-    """Run the search (or, on a cache hit, only its chosen recipe) and return it with the chosen point's weights
-    (a state dict copied in memory), to load into the model before scoring test once."""
-    cached = cache.load(system, key) if cache is not None else None
-    if cached is not None:  # the cached scores decide under today's rule (`SearchPoint.rank`)
-        cached.chosen = _recipe(cached.best, cached.space)
+           key: str = "", record: Record | None = None) -> tuple[SearchResult, dict[str, "torch.Tensor"]]:
+    """Run the search (or, on a cache hit, read it) and return it with the chosen point's weights (a state dict),
+    to load into the model before scoring test once."""
+    hit = cache.load(system, key) if cache is not None else None
+    if hit is not None:
+        return hit
     best: dict[str, Any] = {"rank": None, "state": None}
     points: list[SearchPoint] = []
-    stop_at = cached.chosen.epochs if cached is not None else space.epochs
 
-    def on_epoch(learning_rate: float, model: "torch.nn.Module", epoch: int) -> bool:
-        if cached is not None:  # the scores are known: keep the chosen epoch's weights, score nothing
-            if epoch >= stop_at:
-                best["state"] = copy.deepcopy(model.state_dict())
-            return epoch >= stop_at
+    def on_epoch(learning_rate: float, clock: dict[str, float], model: "torch.nn.Module", epoch: int) -> bool:
+        scoring = time.perf_counter()
+        trained = scoring - clock["start"] - clock["scoring"]
         scores = dev_score(model)
         point = SearchPoint(learning_rate, epoch, float(scores["f1"]), float(scores["accuracy"]),
-                            float(scores["macro_f1"]), bool(scores["one_class"]))
+                            float(scores["macro_f1"]), bool(scores["one_class"]), trained)
         points.append(point)
         if best["rank"] is None or point.rank() > best["rank"]:
             best["rank"], best["state"] = point.rank(), copy.deepcopy(model.state_dict())
-        return epoch >= stop_at
+        clock["scoring"] += time.perf_counter() - scoring
+        return epoch >= space.epochs
 
     start = time.perf_counter()
-    rates = (cached.chosen.learning_rate,) if cached is not None else space.learning_rates
-    for rate in sorted(rates):
-        fit(rate, lambda model, epoch, rate=rate: on_epoch(rate, model, epoch))
-    seconds = time.perf_counter() - start
-    if cached is not None:
-        cached.seconds = seconds
-        return cached, best["state"]
+    for rate in sorted(space.learning_rates):
+        clock = {"start": time.perf_counter(), "scoring": 0.0}
+        fit(rate, lambda model, epoch, rate=rate, clock=clock: on_epoch(rate, clock, model, epoch))
     chosen = _recipe(max(points, key=SearchPoint.rank), space)
-    result = SearchResult(system, space, points, chosen, seconds, seconds=seconds)
+    result = SearchResult(system, space, points, chosen, time.perf_counter() - start,
+                          record(chosen) if record is not None else {})
     if cache is not None:
-        cache.save(result, key)
+        cache.save(result, key, best["state"])
     return result, best["state"]
 
 
@@ -231,6 +257,7 @@ def space_table(results: dict[str, SearchResult], labels: Callable[[str], str] =
                 row[f"epoch {point.epoch}"] = f"{100 * point.dev_macro_f1:.1f}{prior}{mark}"
             row["chosen recipe"] = chosen.describe()
             row["search s"] = round(result.search_seconds, 1)
+            row["chosen's training s"] = round(result.train_seconds, 1)
             row["from cache"] = result.cached
             rows[(labels(name), f"lr {rate:g}")] = row
     return pd.DataFrame(rows).T.fillna("")
@@ -265,11 +292,12 @@ def search_note(results: dict[str, SearchResult], labels: Callable[[str], str] =
              "dev accuracy, fewer epochs, smaller learning rate) and test is scored once with its "
              "weights."]
     for name, result in results.items():
-        source = "cached scores, chosen recipe retrained" if result.cached else "searched here"
+        source = ("read from the run folder with the chosen weights, nothing trained here" if result.cached
+                  else "searched here")
         best = result.best
         lines.append(f"- {labels(name)}: {result.chosen.describe()} (dev macro-F1 {100 * best.dev_macro_f1:.1f}, "
-                     f"F1 {100 * best.dev_f1:.1f}); search {result.search_seconds:.0f} s ({source}, "
-                     f"{result.seconds:.0f} s in this run).")
+                     f"F1 {100 * best.dev_f1:.1f}); search {result.search_seconds:.0f} s ({source}), of which "
+                     f"{result.train_seconds:.0f} s training the chosen recipe.")
     total = sum(r.search_seconds for r in results.values())
     lines.append(f"- The whole search: {total:.0f} s of training and dev scoring.")
     return "\n".join(lines)

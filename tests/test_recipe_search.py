@@ -1,5 +1,5 @@
 """The dev recipe search: picks the dev-best point by macro-F1 (ties: fewer epochs, smaller learning rate), keeps
-its weights, caches the scores so a re-run trains only the chosen recipe."""
+its weights, caches the scores and those weights so a re-run trains nothing."""
 
 from __future__ import annotations
 
@@ -65,18 +65,51 @@ def test_ties_go_to_fewer_epochs_then_the_smaller_learning_rate():
     assert (result.chosen.learning_rate, result.chosen.epochs) == (1e-4, 1)
 
 
-def test_a_cache_hit_trains_only_the_chosen_recipe(tmp_path):
+def test_a_cache_hit_trains_nothing_and_returns_the_chosen_weights_and_record(tmp_path):
     cache = RecipeCache(tmp_path / "recipes" / "matching")
     first = FakeTraining()
-    searched, _ = search("cdlm", SPACE, first.fit, first.dev_score, cache=cache, key="k1")
+    searched, _ = search("cdlm", SPACE, first.fit, first.dev_score, cache=cache, key="k1",
+                         record=lambda chosen: {"epochs": chosen.epochs, "trained": len(first.trained)})
+    assert searched.outcome == {"epochs": 2, "trained": 6}
+    assert all(p.seconds >= 0 for p in searched.points) and searched.train_seconds == searched.best.seconds
     again = FakeTraining()
-    cached, state = search("cdlm", SPACE, again.fit, again.dev_score, cache=cache, key="k1")
+    cached, state = search("cdlm", SPACE, again.fit, again.dev_score, cache=cache, key="k1",
+                           record=lambda chosen: pytest.fail("a cache hit records nothing"))
     assert cached.cached and cached.chosen == searched.chosen and cached.points == searched.points
-    assert again.trained == [(1e-3, 1), (1e-3, 2)]  # one learning rate, stopped at the chosen epoch
+    assert again.trained == [] and cached.outcome == searched.outcome
     assert float(state["weight"]) == pytest.approx(1e-3 * 1000 + 2)
     other = FakeTraining()
     search("cdlm", SPACE, other.fit, other.dev_score, cache=cache, key="k2")  # another key: searched again
     assert len(other.trained) == 6
+
+
+def test_the_points_time_training_without_the_dev_scoring(monkeypatch):
+    import cdlm_nb.recipe_search as recipe_search
+
+    clock = iter(range(1000))
+    monkeypatch.setattr(recipe_search.time, "perf_counter", lambda: float(next(clock)))
+    training = FakeTraining()
+    result, _ = search("cdlm", SPACE, training.fit, training.dev_score)
+    # per rate: its start reads the clock once, then each epoch two reads around the dev score: one tick of
+    # training per epoch, the scoring's tick left out
+    assert [p.seconds for p in result.points] == [1.0, 2.0, 3.0] * 2
+
+
+def test_weights_missing_or_kept_for_another_recipe_are_searched_again(tmp_path):
+    cache = RecipeCache(tmp_path)
+    first = FakeTraining()
+    searched, _ = search("cdlm", SPACE, first.fit, first.dev_score, cache=cache, key="k")
+    cache.weights_path("cdlm", "k").unlink()
+    again = FakeTraining()
+    search("cdlm", SPACE, again.fit, again.dev_score, cache=cache, key="k")
+    assert len(again.trained) == 6 and cache.weights_path("cdlm", "k").is_file()
+    stale = searched.to_json() | {"chosen": {"learning_rate": 1e-4, "epochs": 3, "schedule_epochs": 3,
+                                             "warmup": 0.1}}
+    cache.path("cdlm", "k").write_text(json.dumps(stale), encoding="utf-8")  # chosen under an older rule
+    third = FakeTraining()
+    result, state = search("cdlm", SPACE, third.fit, third.dev_score, cache=cache, key="k")
+    assert len(third.trained) == 6 and not result.cached
+    assert float(state["weight"]) == pytest.approx(1e-3 * 1000 + 2)
 
 
 def test_an_unreadable_cache_file_is_searched_again(tmp_path):
@@ -116,7 +149,7 @@ def test_a_point_giving_every_dev_pair_one_class_ranks_below_any_learned_one():
     assert "90.0°" in space_table({"cdlm": result}).loc[("cdlm", "lr 0.0001"), "epoch 1"]
 
 
-def test_when_every_point_gives_one_class_the_majority_class_wins_and_a_cache_hit_follows_the_rule(tmp_path):
+def test_when_every_point_gives_one_class_the_majority_class_wins():
     training = FakeTraining()
     scored = training.dev_score
     everything_related = {(1e-4, 2), (1e-3, 1)}  # F1 0.5 but accuracy 1/3; the rest: unrelated, accuracy 2/3
@@ -124,14 +157,8 @@ def test_when_every_point_gives_one_class_the_majority_class_wins_and_a_cache_hi
                                         if training.current in everything_related else
                                         scored(model) | {"f1": 0.0, "accuracy": 2 / 3, "macro_f1": 0.4,
                                                          "one_class": True})
-    cache = RecipeCache(tmp_path)
-    result, _ = search("cdlm", SPACE, training.fit, training.dev_score, cache=cache, key="k")
+    result, _ = search("cdlm", SPACE, training.fit, training.dev_score)
     assert (result.chosen.learning_rate, result.chosen.epochs) == (1e-4, 1)
-    stale = result.to_json() | {"chosen": {"learning_rate": 1e-3, "epochs": 1, "schedule_epochs": 3, "warmup": 0.1}}
-    cache.path("cdlm", "k").write_text(json.dumps(stale), encoding="utf-8")  # chosen under an older rule
-    again = FakeTraining()
-    cached, _ = search("cdlm", SPACE, again.fit, again.dev_score, cache=cache, key="k")
-    assert (cached.chosen.learning_rate, cached.chosen.epochs) == (1e-4, 1) and again.trained == [(1e-4, 1)]
 
 
 def test_dev_scores_follow_sklearn_and_macro_f1_sees_through_calling_everything_related():

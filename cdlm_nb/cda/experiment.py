@@ -10,7 +10,7 @@ random sentence scores and a coin-flip D2D decision.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -185,10 +185,11 @@ def search_recipe(name: str, prepared: Prepared, pairs: Mapping[str, PairSet], c
     data = fingerprint([[split.labels, [_digest(doc) for doc in split.docs_a + split.docs_b]]
                         for split in (pairs["train"], pairs["dev"])])
     key = fingerprint(name, setting(config), data, seed, sorted(options.items()))
-    result, state = search(name, config.search, fit_rate, dev_score, cache=cache, key=key)
-    model, run_fit = trained[result.chosen.learning_rate]
+    result, state = search(name, config.search, fit_rate, dev_score, cache=cache, key=key,
+                           record=lambda chosen: {"fit": asdict(trained[chosen.learning_rate][1])})
+    model = build_model(name, prepared, config, **options).to(device)  # a cache hit trained none
     model.load_state_dict(state)
-    return model, run_fit, result
+    return model, Fit(**result.outcome["fit"]), result
 
 
 def recipe_cache(run_dir: str | Path | None) -> "RecipeCache | None":

@@ -142,7 +142,8 @@ def _cda(ctx: Context, system: str, model: str) -> System:
     embedding = {} if words else ctx.embedding_seconds  # sentence vectors: paid for at training and at inference
     longest = (f"{config.max_sentences} sentences × {config.max_words} words" if words
                else f"{config.max_sentences} sentences × {config.sentence_tokens} tokens")
-    train_seconds = run.fit.seconds + embedding.get("train", 0.0) + embedding.get("dev", 0.0)
+    trained = run.recipe.train_seconds if run.recipe is not None else run.fit.seconds  # the chosen recipe's
+    train_seconds = trained + embedding.get("train", 0.0) + embedding.get("dev", 0.0)
     pairs_per_second = len(run.probabilities) / (run.inference_seconds + embedding.get("test", 0.0))
     return System(system, run.probabilities, 0.5, train_seconds, pairs_per_second, 0.0, parameters(built),
                   parameters(built) + frozen, longest)

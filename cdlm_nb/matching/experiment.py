@@ -119,7 +119,8 @@ def run_classifier(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTo
                            epochs=config.epochs, batch_size=config.batch_size, learning_rate=config.learning_rate,
                            warmup=config.warmup, protocol=config.protocol, device=device, seed=seed,
                            per_device_batch=config.per_device_batch, class_weighted=config.class_weighted)
-    train_seconds = time.perf_counter() - start
+    # with a search: training its chosen recipe (as first measured, when the search was read from the cache)
+    train_seconds = recipe.train_seconds if recipe is not None else time.perf_counter() - start
     scored = {split: score(model, encoded[split][0], pad_id=tokenizer.pad_token_id,
                            batch_size=config.score_batch_size, protocol=config.protocol, device=device)
               for split in (("dev", "test") if score_dev else ("test",))}
@@ -136,7 +137,8 @@ def search_recipe(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTok
                   cache: RecipeCache | None = None) -> tuple[SearchResult, list[float]]:
     """`recipe_search.search` over `config.search` for this classifier: every learning rate from the same
     starting weights, dev scores at P(related) >= 0.5 after each epoch; the model is left holding the chosen point's
-    weights. Returns the search and the chosen run's batch losses (up to its last epoch)."""
+    weights. Returns the search and the chosen run's batch losses (up to its last epoch; kept with the search, so a
+    cache hit that trains nothing returns them too)."""
     from ..recipe_search import dev_scores, fingerprint, search, setting
     from .training import fine_tune, score
 
@@ -163,10 +165,11 @@ def search_recipe(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTok
                        [item.input_ids for item in encoded["dev"][0]], list(splits["dev"]["label"]))
     weights = fingerprint([round(float(value.double().sum()), 6) for value in initial.values()])
     key = fingerprint(name, setting(config), data, weights, seed)
-    result, state = search(name, space, fit, dev_score, cache=cache, key=key)
+    result, state = search(name, space, fit, dev_score, cache=cache, key=key,
+                           record=lambda chosen: {"losses": losses[chosen.learning_rate][:chosen.epochs
+                                                                                          * steps_per_epoch]})
     model.load_state_dict(state)
-    chosen = result.chosen
-    return result, losses.get(chosen.learning_rate, [])[:chosen.epochs * steps_per_epoch]
+    return result, result.outcome["losses"]
 
 
 def tfidf_run(splits: Mapping[str, Any]) -> MatchingRun:

@@ -134,7 +134,7 @@ def test_cda_files_are_written_atomically_with_a_manifest(tmp_path, monkeypatch)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["train.csv", "train.csv.manifest.json"]
 
 
-def test_a_searched_run_keeps_the_dev_best_point_and_a_cache_hit_retrains_only_it(tmp_path):
+def test_a_searched_run_keeps_the_dev_best_point_and_a_cache_hit_trains_nothing(tmp_path, monkeypatch):
     from dataclasses import replace
 
     from cdlm_nb.recipe_search import SearchSpace
@@ -152,6 +152,7 @@ def test_a_searched_run_keeps_the_dev_best_point_and_a_cache_hit_retrains_only_i
     metrics = report.recipe_metrics("world", {"gru_han_shallow": run})
     assert metrics["cda/world/recipe/gru_han_shallow/dev_f1"] == best.dev_f1
     assert "chosen recipe" in report.recipe_table({"gru_han_shallow": run}).columns
+    monkeypatch.setattr(experiment, "fit", lambda *args, **kwargs: pytest.fail("a cache hit trains nothing"))
     again = experiment.run_model("gru_han_shallow", prepared, config, cache=cache)
-    assert again.recipe.cached and len(again.fit.dev_losses) == best.epoch  # one rate, stopped at the chosen epoch
+    assert again.recipe.cached and again.fit == run.fit  # the chosen run's curves, as the search measured them
     assert again.d2d == run.d2d and again.probabilities == pytest.approx(run.probabilities, abs=1e-6)

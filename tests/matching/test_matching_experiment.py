@@ -147,8 +147,9 @@ def test_run_matching_with_a_search_uses_the_dev_best_recipe_and_caches_it(tiny_
     assert len(run.losses) == 2 * run.recipe.chosen.epochs
     again = run_matching("cdlm", copy.deepcopy(tiny_encoder.model), tiny_encoder.tokenizer, splits, config,
                          cache=cache)
-    assert again.recipe.cached and again.recipe.chosen == run.recipe.chosen
+    assert again.recipe.cached and again.recipe.chosen == run.recipe.chosen and again.losses == run.losses
     assert again.test == run.test and again.dev["f1"] == best.dev_f1
+    assert again.train_seconds == run.train_seconds == run.recipe.train_seconds  # the chosen recipe's training
     assert scored[6:] == [4, 4]  # the cache hit scored no dev point: only dev and test once
 
 
