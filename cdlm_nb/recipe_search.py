@@ -182,14 +182,11 @@ class RecipeCache:
         """The weights first, then the JSON that makes them a cache hit."""
         from safetensors.torch import save_file
 
-        from .artefacts import write_text_atomic
+        from .artefacts import write_atomic, write_text_atomic
 
-        self.folder.mkdir(parents=True, exist_ok=True)
-        weights = self.weights_path(result.system, key)
-        partial = weights.with_suffix(".partial")
         # one copy per entry: safetensors refuses tensors that share memory (tied weights)
-        save_file({name: value.detach().cpu().contiguous().clone() for name, value in state.items()}, partial)
-        partial.replace(weights)
+        tensors = {name: value.detach().cpu().contiguous().clone() for name, value in state.items()}
+        write_atomic(self.weights_path(result.system, key), lambda temporary: save_file(tensors, temporary))
         write_text_atomic(self.path(result.system, key), json.dumps(result.to_json(), indent=1) + "\n")
 
 
