@@ -29,6 +29,27 @@ def test_training_arguments_follow_the_config(tmp_path, tiny_config):
     assert (args.adam_beta2, args.adam_epsilon, args.seed) == (0.98, 1e-6, 5)
     assert args.include_num_input_tokens_seen == "non_padding"
     assert not args.fp16  # no CUDA here: fp16 is asked for but not applied
+    assert args.train_sampling_strategy == "sequential"  # in `length_grouped_order`
+
+
+def test_batches_group_examples_of_similar_length():
+    import random
+
+    from cdlm_nb.pretraining.trainer import length_grouped_order
+
+    rng = random.Random(0)
+    lengths = [rng.randint(50, 1000) for _ in range(400)]
+    order = length_grouped_order(lengths, batch_size=4, steps=250, seed=3)  # 1,000 examples: 2.5 passes
+    assert len(order) == 1000 and sorted(order[:400]) == list(range(400))  # each pass reads every example once
+    assert order[:400] != order[400:800]  # a new order for each pass
+    assert order == length_grouped_order(lengths, batch_size=4, steps=250, seed=3)  # fixed by the seed
+
+    def padding(indices):
+        batches = [indices[i:i + 4] for i in range(0, len(indices), 4)]
+        return sum(4 * max(lengths[i] for i in b) - sum(lengths[i] for i in b) for b in batches)
+
+    shuffled = random.Random(1).sample(range(400), 400)
+    assert padding(order[:400]) < padding(shuffled) / 5
 
 
 def test_predicting_masked_positions_only_keeps_the_loss_and_the_weights(tiny_encoder, clusters, tmp_path):
