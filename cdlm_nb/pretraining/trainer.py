@@ -201,14 +201,14 @@ def pretrain(
     with args.main_process_first(desc=f"packing {variant} inputs"):
         examples = pretraining_inputs(variant, train_clusters, tokenizer, config.max_length,
                                       config.max_steps * effective_batch, seed, sentence_markers)
+    order = length_grouped_order(example_lengths(examples), effective_batch, config.max_steps, seed)
     model = MaskedPositionsLongformer.from_plain(initial_model)
     model.train()
     trainer = Trainer(  # seeds again (args.seed): the copy above draws nothing the run depends on
         model=model,
         args=args,
         data_collator=CrossDocumentMLMCollator(tokenizer, pattern=attention_pattern_of(variant)),
-        train_dataset=examples.select_columns(["input_ids"]).select(
-            length_grouped_order([len(ids) for ids in examples["input_ids"]], effective_batch, config.max_steps, seed)),
+        train_dataset=examples.select_columns(["input_ids"]).select(order),
         processing_class=tokenizer,
         callbacks=[CheckpointManifest(), *(callbacks or [])],
     )
@@ -227,6 +227,14 @@ def pretrain(
             _save(model, tokenizer, final_dir, {**result.to_json(), "setup": setup})
             shutil.rmtree(checkpoints)
     return result
+
+
+def example_lengths(examples: "Dataset") -> list[int]:
+    """Tokens of each example, read from the Arrow column: on the gpu profile the examples' token lists would not
+    fit in memory as Python lists."""
+    import pyarrow.compute as pc
+
+    return pc.list_value_length(examples.with_format("arrow")["input_ids"]).to_pylist()
 
 
 def length_grouped_order(lengths: list[int], batch_size: int, steps: int, seed: int) -> list[int]:
