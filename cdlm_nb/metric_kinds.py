@@ -14,14 +14,17 @@ class MetricKind:
     rtol: float = 0.0  # |now - baseline| <= atol + rtol * |baseline| passes (numpy's isclose)
     atol: float = 0.0
     timing: bool = False  # reported, never checked: wall-clock numbers move with the machine and its load
+    rtol_elsewhere: float | None = None  # relative tolerance for a run from another CPU (None: rtol)
 
     def matches(self, metric: str) -> bool:
         """Whether this kind covers `metric`."""
         return re.search(self.pattern, metric) is not None
 
-    def allows(self, baseline: float, now: float, rtol: float | None = None) -> bool:
-        """Whether `now` is within this kind's tolerance of `baseline` (`rtol` overrides the kind's)."""
-        rtol = self.rtol if rtol is None else rtol
+    def allows(self, baseline: float, now: float, rtol: float | None = None, same_machine: bool = True) -> bool:
+        """Whether `now` is within this kind's tolerance of `baseline` (`rtol` overrides the kind's; on another
+        machine the kind's `rtol_elsewhere` applies where it has one)."""
+        if rtol is None:
+            rtol = self.rtol if same_machine or self.rtol_elsewhere is None else self.rtol_elsewhere
         return abs(now - baseline) <= self.atol + rtol * abs(baseline)
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError, DataError
 from .metric_kinds import KINDS, MetricKind, kind_of
+from .seed_spread import load_bands, same_machine
 
 
 @dataclass(frozen=True)
@@ -41,8 +43,11 @@ class Comparison:
     baseline: str
     profile: str
     checked: int = 0  # metrics within tolerance
+    same_machine: bool = True  # False: fine-tuned metrics held to their measured seed band (`seed_spread`)
+    within_band: list[Row] = field(default_factory=list)  # beyond the tight tolerance, inside the seed band: passes
     drift: list[Row] = field(default_factory=list)
     missing: list[Row] = field(default_factory=list)  # in the baseline, not recorded by the run: fails
+    not_applicable: list[Row] = field(default_factory=list)  # missing because an optional input is absent here
     new: list[Row] = field(default_factory=list)  # recorded by the run, not in the baseline: reported
     timings: list[Row] = field(default_factory=list)  # reported, never failed on
     notes: list[str] = field(default_factory=list)
@@ -53,9 +58,10 @@ class Comparison:
         return not self.drift and not self.missing
 
     def to_json(self) -> dict[str, Any]:
-        rows = {key: [row.to_json() for row in getattr(self, key)] for key in ("drift", "missing", "new", "timings")}
+        rows = {key: [row.to_json() for row in getattr(self, key)]
+                for key in ("drift", "missing", "not_applicable", "within_band", "new", "timings")}
         return {"ok": self.ok, "run": self.run, "baseline": self.baseline, "profile": self.profile,
-                "checked": self.checked, **rows, "notes": self.notes}
+                "checked": self.checked, "same_machine": self.same_machine, **rows, "notes": self.notes}
 
 
 def results_path(path: str | os.PathLike) -> Path:
@@ -102,37 +108,63 @@ def notebook_notes(baseline: dict[str, Any], run: dict[str, Any]) -> list[str]:
     return notes
 
 
+def absent_inputs(run: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """The run's optional inputs that were absent (`record_input`): name -> (metric prefix, notebook)."""
+    return {name: (entry["metrics"], entry.get("notebook", "")) for name, entry in (run.get("inputs") or {}).items()
+            if entry.get("source") is None}
+
+
+def input_notes(run: dict[str, Any], not_applicable: list[Row]) -> list[str]:
+    """One line per absent input whose metrics the baseline has: why those rows are not applicable here."""
+    notes = []
+    for name, (prefix, notebook) in sorted(absent_inputs(run).items()):
+        count = sum(row.metric.startswith(prefix) for row in not_applicable)
+        if count:
+            notes.append(f"{name} absent here ({notebook}): {count} metrics under {prefix}* not applicable")
+    return notes
+
+
 def compare_results(run: dict[str, Any], baseline: dict[str, Any], rtol: float | None = None,
                     kinds: tuple[MetricKind, ...] = KINDS, run_name: str = "run",
-                    baseline_name: str = "baseline") -> Comparison:
+                    baseline_name: str = "baseline", bands: Mapping[str, float] | None = None) -> Comparison:
     """Every metric of `run` against `baseline`: timings reported, the rest held to their kind's tolerance
-    (`rtol` replaces every checked kind's relative tolerance)."""
+    (`rtol` replaces every checked kind's relative tolerance). On another machine (`seed_spread.same_machine`) a
+    metric with a measured seed band (`bands`) may move within it; a baseline metric whose optional input is
+    absent from the run is not applicable rather than missing."""
     if run.get("profile") != baseline.get("profile"):
         raise ConfigError(f"{run_name} is profile {run.get('profile')!r} but {baseline_name} is "
                           f"{baseline.get('profile')!r}; compare with baselines/{run.get('profile')}.json")
     now, then = run["metrics"], baseline["metrics"]
-    result = Comparison(run_name, baseline_name, str(run.get("profile")),
+    absent = [prefix for prefix, _ in absent_inputs(run).values()]
+    result = Comparison(run_name, baseline_name, str(run.get("profile")), same_machine=same_machine(baseline, run),
                         notes=notebook_notes(baseline, run) + version_notes(baseline, run))
+    bands = {} if result.same_machine else dict(bands or {})
     for metric in sorted(then.keys() | now.keys()):
         kind = kind_of(metric, kinds)
         row = Row(metric, then.get(metric), now.get(metric), kind.name)
         if row.now is None:
-            result.missing.append(row)
+            absent_here = any(metric.startswith(prefix) for prefix in absent)
+            (result.not_applicable if absent_here else result.missing).append(row)
         elif row.baseline is None:
             result.new.append(row)
         elif kind.timing:
             result.timings.append(row)
-        elif kind.allows(row.baseline, row.now, rtol):
+        elif kind.allows(row.baseline, row.now, rtol, result.same_machine):
             result.checked += 1
+        elif abs(row.difference) <= bands.get(metric, 0.0):
+            result.within_band.append(row)
         else:
             result.drift.append(row)
+    result.notes += input_notes(run, result.not_applicable)
     return result
 
 
 def compare_files(run: str | os.PathLike, baseline: str | os.PathLike, rtol: float | None = None) -> Comparison:
-    """`compare_results` of a run folder (or results.json) and a baseline file."""
+    """`compare_results` of a run folder (or results.json) and a baseline file, with the seed bands measured
+    beside the baseline (`seed_spread.spread_path`) for a run from another machine."""
     return compare_results(load_results(run), load_results(baseline), rtol,
-                           run_name=str(results_path(run)), baseline_name=str(results_path(baseline)))
+                           run_name=str(results_path(run)), baseline_name=str(results_path(baseline)),
+                           bands=load_bands(results_path(baseline)))
 
 
 def _number(value: float | None, signed: bool = False) -> str:
@@ -159,12 +191,17 @@ def _table(rows: list[Row], last: str = "difference") -> list[str]:
 def format_comparison(result: Comparison, rtol: float | None = None) -> str:
     """The human report: a verdict line, the drift table, missing and new metrics, timings, notes."""
     tolerance = f"rtol {rtol:g} for every checked metric" if rtol is not None else "tolerances of metric_kinds.KINDS"
+    machine = "same machine" if result.same_machine else "another machine: fine-tuned metrics within their seed band"
     verdict = "OK" if result.ok else "DRIFT"
-    lines = [f"compare {result.run} with {result.baseline} (profile {result.profile}, {tolerance}): {verdict}",
-             f"{result.checked} metrics within tolerance, {len(result.drift)} drifted, {len(result.missing)} "
-             f"missing, {len(result.new)} new, {len(result.timings)} timings (reported, not checked)"]
+    lines = [f"compare {result.run} with {result.baseline} (profile {result.profile}, {tolerance}; {machine}): "
+             f"{verdict}",
+             f"{result.checked} metrics within tolerance, {len(result.within_band)} within their seed band, "
+             f"{len(result.drift)} drifted, {len(result.missing)} missing, {len(result.not_applicable)} not "
+             f"applicable here, {len(result.new)} new, {len(result.timings)} timings (reported, not checked)"]
     sections = [("drifted past tolerance (fails)", result.drift, "difference"),
                 ("missing: in the baseline, not recorded now (fails)", result.missing, "difference"),
+                ("not applicable here (input absent; passes)", result.not_applicable, "difference"),
+                ("within the measured seed band on another machine (passes)", result.within_band, "difference"),
                 ("new: recorded now, not in the baseline (reported; `make publish` adds them)", result.new,
                  "difference"),
                 ("timings: now / baseline (reported, never failed on)", result.timings, "ratio")]
@@ -173,4 +210,24 @@ def format_comparison(result: Comparison, rtol: float | None = None) -> str:
             lines += ["", f"{title}:", *_table(rows, last)]
     if result.notes:
         lines += ["", "notes:", *(f"- {note}" for note in result.notes)]
+    return "\n".join(lines)
+
+
+def verdict(result: Comparison, metric_notebooks: Mapping[str, list[str]] | None = None) -> str:
+    """A few lines a newcomer can read after `make tutorial`: a match, or which notebooks differ and by how much."""
+    if result.ok:
+        how = "within the last digits" if result.same_machine else "within its measured seed spread"
+        skipped = f" ({len(result.not_applicable)} metrics not applicable: input absent here)" \
+            if result.not_applicable else ""
+        return f"Your run matches the published one {how}{skipped}."
+    owner = {metric: notebook for notebook, names in (metric_notebooks or {}).items() for metric in names}
+    by_notebook: dict[str, list[Row]] = {}
+    for row in result.drift + result.missing:
+        by_notebook.setdefault(owner.get(row.metric, "notebook unknown"), []).append(row)
+    lines = [f"Your run differs from the published one in {len(by_notebook)} notebook(s):"]
+    for notebook, rows in sorted(by_notebook.items()):
+        worst = max(rows, key=lambda row: abs(row.relative or 0.0) if row.now is not None else float("inf"))
+        change = "missing" if worst.now is None else f"{_number(worst.baseline)} -> {_number(worst.now)}"
+        lines.append(f"- {notebook}: {len(rows)} metric(s), the largest {worst.metric} ({change})")
+    lines.append("The full table: `cdlm-nb compare RUN BASELINE`.")
     return "\n".join(lines)

@@ -25,7 +25,7 @@ from .errors import ConfigError
 from .paths import notebooks_dir
 from .paths import run_dir as default_run_dir
 from .profiles import get_profile
-from .runtime import HEADLESS_ENV, library_versions
+from .runtime import HEADLESS_ENV, cpu_identity, library_versions
 
 NOTEBOOK_NAME = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
 RUNNER_PARAMETERS = {"PROFILE": "--profile", "RUN_DIR": "--output"}  # set by the runner itself
@@ -241,7 +241,8 @@ def execute_notebook(path: Path, out_dir: Path, profile: str, log_output: bool =
     `parameters`; report progress through `echo`."""
     import papermill
 
-    (out_dir / "metrics" / f"{path.stem}.json").unlink(missing_ok=True)  # only this run's numbers count
+    for stale in (f"{path.stem}.json", f"{path.stem}.inputs.json"):  # only this run's numbers count
+        (out_dir / "metrics" / stale).unlink(missing_ok=True)
     parameters = dict(parameters or {})
     progress = CellProgress(count_code_cells(path), echo, progress_every)
     start = time.perf_counter()
@@ -265,14 +266,28 @@ def execute_notebook(path: Path, out_dir: Path, profile: str, log_output: bool =
     return NotebookResult(path.stem, time.perf_counter() - start, "ok", None, parameters)
 
 
+def notebook_metrics(out_dir: Path, name: str) -> dict[str, float]:
+    """The metrics notebook `name` recorded in this run (`metrics/<notebook>.json`; none if it recorded none)."""
+    path = out_dir / "metrics" / f"{name}.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
 def gather_metrics(out_dir: Path, names: list[str]) -> dict[str, float]:
-    """Merge the metrics each notebook recorded (`metrics/<notebook>.json`), in notebook order."""
+    """Merge the metrics each notebook recorded, in notebook order."""
     metrics: dict[str, float] = {}
     for name in names:
-        path = out_dir / "metrics" / f"{name}.json"
-        if path.exists():
-            metrics.update(json.loads(path.read_text()))
+        metrics.update(notebook_metrics(out_dir, name))
     return metrics
+
+
+def gather_inputs(out_dir: Path, names: list[str]) -> dict[str, dict]:
+    """The optional inputs each notebook declared (`record_input`), with the notebook that read them."""
+    inputs: dict[str, dict] = {}
+    for name in names:
+        path = out_dir / "metrics" / f"{name}.inputs.json"
+        if path.exists():
+            inputs.update({key: {**value, "notebook": name} for key, value in json.loads(path.read_text()).items()})
+    return inputs
 
 
 def summary_markdown(results: dict) -> str:
@@ -322,8 +337,11 @@ def run_notebooks(profile: str = "cpu", only: list[str] | None = None, output: s
         "parameters": parameters,
         "versions": library_versions(),  # what the numbers depend on, for `cdlm-nb compare` across machines
         "machine": platform.platform(),
+        "cpu": cpu_identity(),  # same identity: same machine, held to the tight tolerance by `cdlm-nb compare`
         "notebooks": [asdict(r) for r in results],
         "metrics": gather_metrics(out_dir, [r.name for r in results]),
+        "inputs": gather_inputs(out_dir, [r.name for r in results]),  # optional inputs, present or absent
+        "metric_notebooks": {r.name: sorted(notebook_metrics(out_dir, r.name)) for r in results},
     }
     write_text_atomic(out_dir / "results.json", json.dumps(payload, indent=2))
     write_text_atomic(out_dir / "summary.md", summary_markdown(payload))

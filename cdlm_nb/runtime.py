@@ -41,10 +41,15 @@ class Session:
     device: str
     headless: bool
     plan: "NotebookPlan | None" = None  # on a GPU profile: the batches, precision, memory and time for this device
+    seed: int = 13  # training seed (initialisation, batch order); the profile's unless `setup(seed=...)` says
 
     @property
     def metrics_path(self) -> Path:
         return self.run_dir / "metrics" / f"{self.notebook}.json"
+
+    @property
+    def inputs_path(self) -> Path:
+        return self.run_dir / "metrics" / f"{self.notebook}.inputs.json"
 
     @property
     def figures_dir(self) -> Path:
@@ -124,9 +129,25 @@ def library_versions() -> dict[str, str]:
     return versions
 
 
-def setup(profile: str, notebook: str, run_dir: str | os.PathLike | None = None, verbose: bool = True) -> Session:
+def cpu_identity() -> dict[str, str]:
+    """The CPU the numbers were computed on: its model, the vector instructions torch's kernels use (AVX2,
+    AVX-512: they order float sums differently) and torch's thread count. Two runs with the same identity are
+    the same machine for `cdlm-nb compare`."""
+    import torch
+
+    cpuinfo = Path("/proc/cpuinfo")
+    names = [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
+             if line.startswith("model name")] if cpuinfo.is_file() else []
+    return {"model": names[0] if names else platform.processor() or platform.machine(),
+            "capability": torch.backends.cpu.get_cpu_capability(), "threads": str(torch.get_num_threads())}
+
+
+def setup(profile: str, notebook: str, run_dir: str | os.PathLike | None = None, verbose: bool = True,
+          seed: int | None = None) -> Session:
     """Start a notebook session: resolve the profile, seed, pick the device, make the run folder.
 
+    `seed` (`session.seed`) replaces the profile's seed for training (initialisation, batch order); the data samples
+    keep the profile's, so rerunning with other seeds measures fine-tuning seed noise alone.
     The previous metrics of this notebook are cleared so `results.json` only ever holds numbers from the run
     that just happened.
     """
@@ -135,14 +156,16 @@ def setup(profile: str, notebook: str, run_dir: str | os.PathLike | None = None,
     headless = is_headless()
     if headless:
         quiet_progress_bars()
-    seed_everything(resolved.seed)
+    seed_everything(resolved.seed if seed is None else int(seed))
     device = detect_device()
     plan = device_plan(resolved, notebook, device)
     if plan is not None:
         resolved = plan.apply(resolved)
-    session = Session(resolved, notebook, default_run_dir(resolved.name, run_dir), device, headless, plan)
+    session = Session(resolved, notebook, default_run_dir(resolved.name, run_dir), device, headless, plan,
+                      resolved.seed if seed is None else int(seed))
     session.metrics_path.parent.mkdir(parents=True, exist_ok=True)
     session.metrics_path.unlink(missing_ok=True)
+    session.inputs_path.unlink(missing_ok=True)
     _SESSION = session
     if verbose:
         print(f"profile {resolved.name!r}: {resolved.description}")
@@ -203,6 +226,20 @@ def record_all(metrics: Mapping[str, float], prefix: str = "") -> dict[str, floa
         full = f"{prefix.rstrip('/')}/{name}" if prefix else name
         recorded[full] = record(full, value)
     return recorded
+
+
+def record_input(name: str, metrics: str, source: str | None) -> str | None:
+    """Note an optional input (a file outside the repository, a download) and the prefix of the metric names
+    computed from it; `source` None: absent here. `cdlm-nb compare` then reads a baseline's metrics under that
+    prefix as "not applicable here (input absent)" instead of missing, so a clone without them still passes."""
+    if not metrics:
+        raise ValueError(f"record_input({name!r}, ...) needs the metric prefix computed from that input")
+    session = current_session()
+    path = session.inputs_path
+    inputs = json.loads(path.read_text()) if path.exists() else {}
+    inputs[name] = {"metrics": metrics, "source": source}
+    write_text_atomic(path, json.dumps(inputs, indent=2, sort_keys=True))
+    return source
 
 
 def save_figure(fig, name: str, dpi: int = 120) -> Path:

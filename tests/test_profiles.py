@@ -78,6 +78,50 @@ def test_the_rehearsal_differs_from_gpu_only_in_sizes():
         gpu.data_source, gpu.encoder.kind, gpu.pretrain.fp16, gpu.pretrain.variants)
 
 
+# Integer fields the rehearsal keeps at gpu's value although they exceed SMALL, and why none of them is a count of
+# work that grows the rehearsal's time: every other integer (epochs, steps, pairs, repeats, ...) must be shrunk.
+SMALL = 5
+KEPT_AT_GPU = {
+    "profile.seed": "a seed, not a size",
+    "profile.pretrain.seeds": "seeds, not sizes",
+    "profile.world.seed": "a seed, not a size",
+    "profile.encoder.hidden_size": "the model's shape: the stand-ins' `--shape` decides what runs",
+    "profile.encoder.num_layers": "the model's shape: the stand-ins' `--shape` decides what runs",
+    "profile.encoder.num_heads": "the model's shape: the stand-ins' `--shape` decides what runs",
+    "profile.encoder.intermediate_size": "the model's shape: the stand-ins' `--shape` decides what runs",
+    "profile.encoder.vocab_size": "the model's shape: the stand-ins' `--shape` decides what runs",
+    "profile.multihop.max_answer_tokens": "a rule of the task (longest answer span), bounded by the shrunk inputs",
+    "profile.match_ignition.lambdas": "three λ values compared, each one scoring pass over the shrunk test pairs",
+    "profile.match_ignition.training.batch_size": "pairs per step; the rehearsal's 16 pairs make two steps",
+    "profile.classification.min_tokens": "a segmentation rule (shortest segment), not a count",
+    "profile.classification.max_tokens": "a segmentation rule (longest segment), bounded by the shrunk documents",
+    "profile.world.docs_per_cluster": "the generator's document shape; the world's topics are shrunk",
+    "profile.world.words_per_doc": "the generator's document shape; the world's topics are shrunk",
+    "profile.world.preamble_words": "the generator's document shape; the world's topics are shrunk",
+}
+
+
+def _unchanged_integers(gpu, rehearsal, where: str):
+    """(path, value) of every integer (or tuple-of-integers) leaf the rehearsal leaves at gpu's value."""
+    for f in fields(gpu):
+        a, b = getattr(gpu, f.name), getattr(rehearsal, f.name)
+        if is_dataclass(a):
+            yield from _unchanged_integers(a, b, f"{where}.{f.name}")
+        elif a == b and a not in (None, ()) and _is_size(a):
+            yield f"{where}.{f.name}", a
+
+
+def test_every_loop_bound_of_gpu_is_shrunk_in_the_rehearsal():
+    """A bound left at gpu's value (the CDA search's 100 epochs) made the rehearsal run until a float comparison
+    happened to stop it; nested sections (the recipe searches) count too."""
+    kept = dict(_unchanged_integers(get_profile("gpu"), get_profile("gpu-rehearsal"), "profile"))
+    large = {path: value for path, value in kept.items() if _size_of(value) > SMALL and path not in KEPT_AT_GPU}
+    assert not large, f"gpu-sized integers left in the rehearsal (shrink them in rehearsal/sizes.py): {large}"
+    stale = sorted(set(KEPT_AT_GPU) - set(kept))
+    assert not stale, f"KEPT_AT_GPU names fields the rehearsal now shrinks or that no longer exist: {stale}"
+    assert get_profile("gpu-rehearsal").cda.search.epochs < get_profile("gpu").cda.search.epochs
+
+
 def test_no_code_branches_on_a_profile_name():
     """A branch on `.name == "gpu"` would let the rehearsal skip what gpu runs; profiles are read by their fields."""
     import ast

@@ -134,11 +134,50 @@ def test_cli_exit_status_and_json_shape(tmp_path, capsys):
     assert ": OK" in capsys.readouterr().out
     assert cli.main(["compare", str(tmp_path / "drift.json"), str(tmp_path / "base.json"), "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
-    assert set(report) == {"ok", "run", "baseline", "profile", "checked", "drift", "missing", "new", "timings",
-                           "notes"}
+    assert set(report) == {"ok", "run", "baseline", "profile", "checked", "same_machine", "drift", "missing",
+                           "not_applicable", "within_band", "new", "timings", "notes"}
     assert report["ok"] is False and report["checked"] == 2
     assert report["drift"] == [{"metric": "coref/event/conll/cdlm", "baseline": BASE["coref/event/conll/cdlm"],
                                 "now": 60.0, "kind": "deterministic",
                                 "difference": pytest.approx(60.0 - BASE["coref/event/conll/cdlm"]),
                                 "relative": pytest.approx(60.0 / BASE["coref/event/conll/cdlm"] - 1)}]
     assert cli.main(["compare", str(tmp_path / "drift.json"), str(tmp_path / "base.json"), "--rtol", "0.2"]) == 0
+
+
+CPU_A = {"model": "AMD EPYC", "capability": "AVX2", "threads": "2"}
+CPU_B = {"model": "AMD EPYC", "capability": "AVX512", "threads": "2"}
+
+
+def test_metrics_of_an_absent_optional_input_are_not_applicable_not_missing():
+    base = results(BASE | {"hotpot/dev/ans_f1/cdlm": 0.7, "calibration/multinews/docs": 3.0})
+    inputs = {"hotpotqa_dev": {"metrics": "hotpot/dev/", "source": None, "notebook": "06_multihop_qa"},
+              "multinews_sample": {"metrics": "calibration/multinews", "source": "/data/mn", "notebook": "01"}}
+    result = compare_results(results(BASE | {"calibration/multinews/docs": 3.0}, inputs=inputs), base)
+    assert result.ok and [row.metric for row in result.not_applicable] == ["hotpot/dev/ans_f1/cdlm"]
+    assert any("hotpotqa_dev absent here" in note for note in result.notes)
+    assert "not applicable here" in format_comparison(result)
+    present = compare_results(results(BASE), base)  # no input declared absent: the same rows are missing
+    assert not present.ok and len(present.missing) == 2
+
+
+def test_another_machine_may_move_within_the_seed_band_and_no_further():
+    bands = {"coref/event/conll/cdlm": 5.0}
+    moved = BASE | {"coref/event/conll/cdlm": BASE["coref/event/conll/cdlm"] + 4.0}
+    elsewhere = compare_results(results(moved, cpu=CPU_B), results(BASE, cpu=CPU_A), bands=bands)
+    assert elsewhere.ok and not elsewhere.same_machine and len(elsewhere.within_band) == 1
+    same = compare_results(results(moved, cpu=CPU_A), results(BASE, cpu=CPU_A), bands=bands)
+    assert not same.ok and same.same_machine  # on the same machine the band does not apply
+    edited = BASE | {"coref/event/conll/cdlm": BASE["coref/event/conll/cdlm"] + 6.0}
+    assert not compare_results(results(edited, cpu=CPU_B), results(BASE, cpu=CPU_A), bands=bands).ok
+    no_band = BASE | {"perplexity/cdlm": BASE["perplexity/cdlm"] * 1.01}  # a metric without a measured band
+    assert not compare_results(results(no_band, cpu=CPU_B), results(BASE, cpu=CPU_A), bands=bands).ok
+
+
+def test_the_verdict_names_the_notebook_that_differs_or_says_it_matches():
+    from cdlm_nb.regression import verdict
+
+    assert verdict(compare_results(results(BASE), results(BASE))).startswith("Your run matches the published one")
+    moved = compare_results(results(BASE | {"perplexity/cdlm": 2.0}), results(BASE))
+    text = verdict(moved, {"03_cross_document_perplexity": ["perplexity/cdlm"]})
+    assert "differs from the published one in 1 notebook" in text
+    assert "- 03_cross_document_perplexity: 1 metric(s), the largest perplexity/cdlm (1188.507962 -> 2)" in text

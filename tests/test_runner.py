@@ -40,7 +40,8 @@ def tiny_notebooks(tmp_path):
     setup = 'import cdlm_nb\nsession = cdlm_nb.setup(PROFILE, notebook="{name}", run_dir=RUN_DIR, verbose=False)'
     write_notebook(folder / "01_ok.ipynb", setup.format(name="01_ok"),
                    'cdlm_nb.record("answer/value", 42)\n'
-                   'cdlm_nb.record("answer/profile_is_smoke", float(PROFILE == "smoke"))')
+                   'cdlm_nb.record("answer/profile_is_smoke", float(PROFILE == "smoke"))\n'
+                   'cdlm_nb.record_input("sample", "answer/sample/", None)')
     write_notebook(folder / "02_broken.ipynb", setup.format(name="02_broken"), "x = 1", "raise KeyError('boom')")
     (folder / "scratch.ipynb").write_text("{}")  # not numbered: ignored
     return folder
@@ -69,6 +70,9 @@ def test_run_executes_gathers_metrics_and_reports_failures(tiny_notebooks, tmp_p
     assert "cell" in broken["error"] and "KeyError" in broken["error"] and "boom" in broken["error"]
     # PROFILE was injected (the notebook's own literal says "cpu") and RUN_DIR pointed at the output folder
     assert results["metrics"] == {"answer/value": 42.0, "answer/profile_is_smoke": 1.0}
+    assert results["inputs"] == {"sample": {"metrics": "answer/sample/", "source": None, "notebook": "01_ok"}}
+    assert results["metric_notebooks"] == {"01_ok": ["answer/profile_is_smoke", "answer/value"], "02_broken": []}
+    assert results["cpu"]["capability"]
     assert json.loads((out / "results.json").read_text()) == results
     assert results["parameters"] == {} and ok["parameters"] == {}
     assert (out / "01_ok.ipynb").exists() and (out / "02_broken.ipynb").exists()

@@ -35,6 +35,30 @@ def test_setup_clears_the_previous_runs_metrics(tmp_path):
     assert not first.metrics_path.exists()
 
 
+def test_record_input_notes_presence_and_setup_clears_it(tmp_path):
+    session = cdlm_nb.setup("smoke", notebook="06_x", run_dir=tmp_path, verbose=False)
+    assert cdlm_nb.record_input("hotpotqa_dev", "hotpot/dev/", None) is None
+    cdlm_nb.record_input("multinews_sample", "calibration/multinews", "/data/mn")
+    assert json.loads(session.inputs_path.read_text()) == {
+        "hotpotqa_dev": {"metrics": "hotpot/dev/", "source": None},
+        "multinews_sample": {"metrics": "calibration/multinews", "source": "/data/mn"}}
+    with pytest.raises(ValueError, match="metric prefix"):
+        cdlm_nb.record_input("x", "", None)
+    cdlm_nb.setup("smoke", notebook="06_x", run_dir=tmp_path, verbose=False)
+    assert not session.inputs_path.exists()
+
+
+def test_a_seed_given_to_setup_is_the_training_seed_and_leaves_the_profile(tmp_path):
+    session = cdlm_nb.setup("smoke", notebook="05_x", run_dir=tmp_path, verbose=False, seed=14)
+    assert session.seed == 14 and session.profile.seed == cdlm_nb.get_profile("smoke").seed
+    assert cdlm_nb.setup("smoke", notebook="05_x", run_dir=tmp_path, verbose=False).seed == session.profile.seed
+
+
+def test_the_cpu_identity_names_model_vector_instructions_and_threads():
+    identity = cdlm_nb.runtime.cpu_identity()
+    assert set(identity) == {"model", "capability", "threads"} and identity["capability"]
+
+
 def test_setup_rejects_an_unknown_profile(tmp_path):
     with pytest.raises(ConfigError, match="choose one of"):
         cdlm_nb.setup("fast", notebook="01_x", run_dir=tmp_path)

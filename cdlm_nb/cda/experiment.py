@@ -144,7 +144,8 @@ def run_model(name: str, prepared: Prepared, config: "CDAConfig", seed: int = 13
         torch.manual_seed(seed)
         model = build_model(name, prepared, config, **options).to(device)
         trained = fit(model, pairs["train"], pairs["dev"], epochs=config.epochs, batch_size=config.batch_size,
-                      learning_rate=config.learning_rate, patience=config.patience, seed=seed)
+                      learning_rate=config.learning_rate, patience=config.patience,
+                      min_improvement=config.min_improvement, seed=seed)
     test = pairs["test"]
     predicted = predict(model, test, config.batch_size)
     decisions = (predicted.probabilities >= 0.5).astype(int).tolist()
@@ -179,7 +180,7 @@ def search_recipe(name: str, prepared: Prepared, pairs: Mapping[str, PairSet], c
         model = build_model(name, prepared, config, **options).to(device)
         trained[learning_rate] = model, fit(
             model, pairs["train"], pairs["dev"], epochs=config.search.epochs, batch_size=config.batch_size,
-            learning_rate=learning_rate, patience=config.patience, seed=seed,
+            learning_rate=learning_rate, patience=config.patience, min_improvement=config.min_improvement, seed=seed,
             after_epoch=lambda epoch: on_epoch(model, epoch))
 
     data = fingerprint([[split.labels, [_digest(doc) for doc in split.docs_a + split.docs_b]]

@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
+    from ..task_profiles import CDAConfig
+
 #: Table 2, test sets: (accuracy, F1) on AAN, OC, S2ORC, PAN.
 PAPER_TABLE2 = {
     "bert_avg": ((53.54, 53.89), (84.72, 84.99), (77.78, 76.92), (79.62, 76.60)),
@@ -146,6 +148,13 @@ def recipe_table(runs: Mapping[str, CDARun]) -> "pd.DataFrame":
     epochs = [c for c in table.columns if c.startswith("epoch ")]
     shown = [c for c in epochs if "*" in "".join(table[c]) or int(c.split()[1]) % 5 == 0 or c == "epoch 1"]
     return table[shown + [c for c in table.columns if c not in epochs]]
+
+
+def stopping_rule(config: "CDAConfig") -> str:
+    """How long one learning rate trains, in words: the epoch bound and the early-stopping rule."""
+    most = config.search.epochs if config.search is not None else config.epochs
+    return (f"each learning rate trains at most {most} epochs, and stops earlier once the dev loss has not fallen "
+            f"by at least {config.min_improvement:g} for {config.patience} epoch(s) in a row")
 
 
 def recipe_note(runs: Mapping[str, CDARun]) -> str:

@@ -1,5 +1,6 @@
-"""Training the Siamese matcher (Adam, binary cross-entropy, early stopping on the dev loss with patience, the
-best epoch's weights restored; the CDA paper, Appendix A.2) and reading its D2D and S2D predictions."""
+"""Training the Siamese matcher (Adam, binary cross-entropy, early stopping on the dev loss with patience and a
+minimum improvement, the best epoch's weights restored; the CDA paper, Appendix A.2) and reading its D2D and S2D
+predictions."""
 
 from __future__ import annotations
 
@@ -51,14 +52,22 @@ class Fit:
     seconds: float
 
 
+def improved(loss: float, best: float, min_improvement: float) -> bool:
+    """Whether a dev loss counts as better: lower than the best by at least `min_improvement` (a NaN never is).
+    Any decrease would let a loss that creeps down by a hair keep training up to the epoch bound."""
+    return loss < best - min_improvement
+
+
 def fit(model: SiameseCDA, train: PairSet, dev: PairSet, *, epochs: int, batch_size: int, learning_rate: float,
-        patience: int, seed: int = 13, after_epoch: Callable[[int], bool | None] | None = None) -> Fit:
-    """Adam on the training pairs; stop when the dev loss has not improved for `patience` epochs (or when
-    `after_epoch(epoch)`, run after each epoch, e.g. a recipe search's dev score, returns True)."""
+        patience: int, min_improvement: float = 0.0, seed: int = 13,
+        after_epoch: Callable[[int], bool | None] | None = None) -> Fit:
+    """Adam on the training pairs for at most `epochs` epochs; stop when the dev loss has not improved by
+    `min_improvement` for `patience` epochs (or when `after_epoch(epoch)`, run after each epoch, e.g. a recipe
+    search's dev score, returns True); the best epoch's weights are restored."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate)
-    best, best_state, waited, train_losses, dev_losses = float("inf"), None, 0, [], []
+    best, best_epoch, best_state, waited, train_losses, dev_losses = float("inf"), 0, None, 0, [], []
     start = time.perf_counter()
     for _ in progress(range(epochs), desc="epochs"):
         model.train()
@@ -71,16 +80,19 @@ def fit(model: SiameseCDA, train: PairSet, dev: PairSet, *, epochs: int, batch_s
             total += loss.item() * len(indices)
         train_losses.append(total / len(train))
         dev_losses.append(dev_loss(model, dev, batch_size))
-        if dev_losses[-1] < best:
-            best, best_state, waited = dev_losses[-1], copy.deepcopy(model.state_dict()), 0
+        if improved(dev_losses[-1], best, min_improvement):
+            best, best_epoch, best_state, waited = dev_losses[-1], len(dev_losses), copy.deepcopy(model.state_dict()), 0
         else:
             waited += 1
         if after_epoch is not None and after_epoch(len(dev_losses)):
             break
         if waited >= patience:
             break
+    if best_state is None:
+        raise FloatingPointError(f"every dev loss was NaN ({len(dev_losses)} epochs at learning rate "
+                                 f"{learning_rate:g}): training diverged; lower the learning rate")
     model.load_state_dict(best_state)
-    return Fit(train_losses, dev_losses, int(np.argmin(dev_losses)) + 1, time.perf_counter() - start)
+    return Fit(train_losses, dev_losses, best_epoch, time.perf_counter() - start)
 
 
 @dataclass

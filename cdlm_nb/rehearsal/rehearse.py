@@ -6,6 +6,7 @@ it is rehearsed: only the files the hub would serve, and the sizes, differ.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -77,13 +78,22 @@ def rehearse(output: str | os.PathLike | None = None, only: Sequence[str] | None
              profile: str = REHEARSAL_PROFILE, log_output: bool = False, echo: Callable[[str], Any] = print,
              parameters: Mapping[str, Any] | None = None) -> dict:
     """Build the stand-ins in `<output>/standins` and run the chosen notebooks (default all) with `profile` from
-    them, as `cdlm-nb run` would (`parameters` as its `-p`); returns (and writes) the same results.json."""
+    them, as `cdlm-nb run` would (`parameters` as its `-p`); returns (and writes) the same results.json, with each
+    notebook's time against its share of the budget (`budget`) under `rehearsal_times`."""
+    from ..artefacts import write_text_atomic
     from ..runner import run_notebooks
+    from .budget import notebook_times, probe_of, timing_report, timing_section
 
     out_dir = default_run_dir(profile, output)
     home = out_dir / STANDINS
     variables = hub_environment(home)
     with environment(variables):
         build_standins(home, out_dir, shape, echo)
-        return run_notebooks(profile, list(only) if only else None, str(out_dir), log_output=log_output, echo=echo,
-                             parameters=parameters)
+        results = run_notebooks(profile, list(only) if only else None, str(out_dir), log_output=log_output,
+                                echo=echo, parameters=parameters)
+    probe = probe_of(results)
+    times = notebook_times(results, probe)
+    echo(timing_report(times, probe))
+    results["rehearsal_times"] = timing_section(times, probe)
+    write_text_atomic(out_dir / "results.json", json.dumps(results, indent=2))
+    return results

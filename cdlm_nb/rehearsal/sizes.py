@@ -9,7 +9,9 @@ gpu's proportions: 4,096 tokens over a 512-token window become 512 over 64.
 
 from __future__ import annotations
 
-#: section name -> {field: rehearsal value}; nested sections (Match-Ignition's `training`) as a nested dict.
+#: section name -> {field: rehearsal value}; nested sections (Match-Ignition's `training`, the recipe searches'
+#: `search`) as a nested dict. Every loop bound is shrunk: a bound left at gpu's value (a 100-epoch search on
+#: stand-ins whose dev loss keeps falling by a hair) makes the rehearsal's time a property of the CPU.
 REHEARSAL_SIZES: dict[str, dict] = {
     "pretrain": dict(max_steps=2, per_device_batch_size=2, gradient_accumulation_steps=2, warmup_steps=1,
                      max_length=512, logging_steps=1, save_steps=1, eval_batch_size=2, bootstrap_resamples=50,
@@ -20,7 +22,7 @@ REHEARSAL_SIZES: dict[str, dict] = {
                   grad_accumulation=2, score_batch_size=16, eval_subtopics=2, max_pairs_per_subtopic=20,
                   ecbplus_topics=(1, 3, 2, 5, 36, 37)),  # two topics of each split (train, dev, test)
     "matching": dict(max_length=512, max_pairs=24, pairs_per_kind=1, pan_like_pairs=6, epochs=1, batch_size=8,
-                     score_batch_size=16),
+                     score_batch_size=16, search=dict(epochs=2)),
     "multihop": dict(max_length=512, max_questions=12, epochs=1, batch_size=4, score_batch_size=8),
     "match_ignition": dict(training=dict(max_length=128, max_pairs=16, pairs_per_kind=1, pan_like_pairs=6, epochs=1,
                                          batch_size=8, score_batch_size=16),
@@ -29,7 +31,8 @@ REHEARSAL_SIZES: dict[str, dict] = {
                            test_docs=20, frozen_epochs=3, batch_size=8, finetune_docs=12, finetune_epochs=1,
                            max_segments_per_step=64, embed_batch_size=64),
     "cda": dict(max_pairs=24, max_sentences=12, max_words=30, sentence_tokens=64, vocab_size=2000, embedding_dim=16,
-                gru_hidden=16, bert_hidden=16, classifier_hidden=16, epochs=2, patience=1, batch_size=8),
+                gru_hidden=16, bert_hidden=16, classifier_hidden=16, epochs=2, patience=1, batch_size=8,
+                search=dict(epochs=2)),
     "comparison": dict(minilm_tokens=128, bootstrap=100, length_buckets=2),
     "world": dict(topics=5, dev_topics=1, test_topics=1, task_topics=3, pairs_per_kind=1, qa_distractors=2),
 }

@@ -1,0 +1,75 @@
+"""Fine-tuning seed spread: how far a fine-tuned metric moves when only the training seed changes. On another
+machine the last float bits differ (AVX2 and AVX-512 order float32 sums differently), and on a few hundred pairs a
+last-bit difference can flip a dev-chosen epoch or a decision at 0.5 just as another seed would. `cdlm-nb compare`
+therefore holds a run from another machine to the measured seed band, and a run on the same machine to the tight
+tolerance of `metric_kinds`. Measured by `tools/seed_spread.py`, kept beside the baseline."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import statistics
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .metric_kinds import KINDS, MetricKind, kind_of
+
+SUFFIX = ".spread.json"  # baselines/cpu.json -> baselines/cpu.spread.json
+# Two runs that differ only by chance (seed, float noise) differ by more than 1.96 x sqrt(2) x sd in 5 % of cases
+# (the difference of two normal draws with the same sd).
+BAND_FACTOR = 1.96 * math.sqrt(2)
+
+
+def spread_path(baseline: str | os.PathLike) -> Path:
+    """Where a baseline's seed spread lives: `baselines/cpu.json` -> `baselines/cpu.spread.json`."""
+    path = Path(baseline)
+    return path.with_name(path.name.removesuffix(".json") + SUFFIX)
+
+
+def metric_spread(runs: Mapping[int, Mapping[str, float]], kinds: tuple[MetricKind, ...] = KINDS
+                  ) -> dict[str, dict[str, Any]]:
+    """Per non-timing metric recorded under every seed: its values (seed order), their sample sd and the band
+    (BAND_FACTOR x sd) a rerun elsewhere may differ by. Metrics some seed lacks are left out."""
+    seeds = sorted(runs)
+    if len(seeds) < 2:
+        raise ValueError(f"a spread needs at least two seeds' runs, got {seeds}")
+    shared = set.intersection(*(set(runs[seed]) for seed in seeds))
+    spread = {}
+    for metric in sorted(shared):
+        if kind_of(metric, kinds).timing:
+            continue
+        values = [float(runs[seed][metric]) for seed in seeds]
+        sd = statistics.stdev(values)
+        spread[metric] = {"values": values, "sd": sd, "band": BAND_FACTOR * sd}
+    return spread
+
+
+def spread_file(profile: str, runs: Mapping[int, Mapping[str, float]], notebooks: Sequence[str], command: str,
+                cpu: Mapping[str, str] | None = None, previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The committed record: how it was measured and each metric's spread; metrics of notebooks not measured this
+    time are kept from `previous` (a spread is measured one task at a time)."""
+    previous = previous or {}
+    metrics = dict(previous.get("metrics", {})) | metric_spread(runs)
+    measured = sorted(set(notebooks) | set(previous.get("notebooks", [])))
+    return {"profile": profile, "seeds": sorted(runs), "notebooks": measured,
+            "command": command, "cpu": dict(cpu or {}), "band": "1.96 x sqrt(2) x sample sd over the seeds",
+            "metrics": metrics}
+
+
+def load_bands(baseline: str | os.PathLike) -> dict[str, float]:
+    """metric -> band from the spread file beside `baseline` (empty when none was measured)."""
+    path = spread_path(baseline)
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text())
+        return {name: float(entry["band"]) for name, entry in data["metrics"].items()}
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: not a seed-spread file ({exc}); re-measure it with tools/seed_spread.py") from exc
+
+
+def same_machine(baseline: Mapping[str, Any], run: Mapping[str, Any]) -> bool:
+    """Whether both runs name the same CPU (model, vector instructions, threads); unknown counts as another."""
+    return bool(baseline.get("cpu")) and baseline.get("cpu") == run.get("cpu")
