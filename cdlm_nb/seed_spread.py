@@ -73,3 +73,23 @@ def load_bands(baseline: str | os.PathLike) -> dict[str, float]:
 def same_machine(baseline: Mapping[str, Any], run: Mapping[str, Any]) -> bool:
     """Whether both runs name the same CPU (model, vector instructions, threads); unknown counts as another."""
     return bool(baseline.get("cpu")) and baseline.get("cpu") == run.get("cpu")
+
+
+def family(metric: str) -> str:
+    """A metric's family for the summary: its name without the last segment (`compare/world/f1`)."""
+    return metric.rsplit("/", 1)[0] if "/" in metric else metric
+
+
+def summary_table(spread: Mapping[str, Any]) -> str:
+    """A Markdown table of a spread file: per metric family, how many metrics, how many moved with the seed, and
+    the largest sd with its metric (the numbers are on the metrics' own scale: points for F1 and accuracy)."""
+    families: dict[str, list[tuple[str, float]]] = {}
+    for name, entry in spread["metrics"].items():
+        families.setdefault(family(name), []).append((name, entry["sd"]))
+    lines = [f"seeds {', '.join(map(str, spread['seeds']))}; band = {spread['band']}", "",
+             "| family | metrics | moved | largest sd | of |", "|---|---:|---:|---:|---|"]
+    for name, rows in sorted(families.items()):
+        metric, sd = max(rows, key=lambda row: row[1])
+        moved = sum(value > 0 for _, value in rows)
+        lines.append(f"| {name} | {len(rows)} | {moved} | {sd:.3g} | {metric.rsplit('/', 1)[-1] if moved else '—'} |")
+    return "\n".join(lines)

@@ -7,15 +7,19 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """../shared/data beside the checkout; tests that need it are skipped where it is absent."""
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"sample corpora not found at {SHARED_DATA}")
-    return SHARED_DATA
+    """The sample corpora (../shared/data beside the checkout, or $CDLM_NB_SHARED_DATA: `paths.shared_data_dir`);
+    tests that need them are skipped, with that reason, where they are absent (a fresh clone)."""
+    from cdlm_nb.paths import shared_data_dir
+
+    found = shared_data_dir()
+    if found is None:
+        pytest.skip(f"no sample corpora: neither {REPO_ROOT.parent / 'shared' / 'data'} nor $CDLM_NB_SHARED_DATA "
+                    "exists (a fresh clone has none)")
+    return found
 
 
 @pytest.fixture

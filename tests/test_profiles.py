@@ -92,7 +92,7 @@ KEPT_AT_GPU = {
     "profile.encoder.vocab_size": "the model's shape: the stand-ins' `--shape` decides what runs",
     "profile.multihop.max_answer_tokens": "a rule of the task (longest answer span), bounded by the shrunk inputs",
     "profile.match_ignition.lambdas": "three λ values compared, each one scoring pass over the shrunk test pairs",
-    "profile.match_ignition.training.batch_size": "pairs per step; the rehearsal's 16 pairs make two steps",
+    "profile.match_ignition.training.batch_size": "pairs per step; the rehearsal's 8 pairs make one step",
     "profile.classification.min_tokens": "a segmentation rule (shortest segment), not a count",
     "profile.classification.max_tokens": "a segmentation rule (longest segment), bounded by the shrunk documents",
     "profile.world.docs_per_cluster": "the generator's document shape; the world's topics are shrunk",

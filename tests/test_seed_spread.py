@@ -73,3 +73,24 @@ def test_the_tool_reruns_the_chosen_notebooks_per_seed_and_writes_the_spread(tmp
     spread = json.loads(seed_spread.spread_path(baseline).read_text())
     assert spread["seeds"] == [13, 14, 15] and list(spread["metrics"]) == ["matching/f1"]
     assert spread["metrics"]["matching/f1"]["values"] == [20.0, 21.0, 22.0] and "--seeds 14 15" in spread["command"]
+
+
+def test_a_finished_seed_run_is_read_not_run_again(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("seed_spread_tool", TOOL)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    out = tmp_path / "cpu-seed14"
+    out.mkdir()
+    results = {"parameters": {"SEED": 14}, "notebooks": [{"name": "05_y", "status": "ok"}], "metrics": {}}
+    (out / "results.json").write_text(json.dumps(results))
+    monkeypatch.setattr("cdlm_nb.runner.run_notebooks", lambda *args, **kwargs: pytest.fail("ran again"))
+    assert tool.seed_run("cpu", tmp_path, 14, ["05"], tmp_path) == results
+    assert tool.finished(out, 15, ["05"]) is None and tool.finished(out, 14, ["05", "10"]) is None
+
+
+def test_the_summary_names_each_family_and_its_largest_sd():
+    spread = seed_spread.spread_file("cpu", {13: {"compare/world/f1/cdlm": 20.0, "compare/world/f1/tfidf": 50.0},
+                                             14: {"compare/world/f1/cdlm": 30.0, "compare/world/f1/tfidf": 50.0}},
+                                     ["11"], "cmd")
+    table = seed_spread.summary_table(spread)
+    assert "| compare/world/f1 | 2 | 1 | 7.07 | cdlm |" in table and table.startswith("seeds 13, 14")

@@ -20,11 +20,25 @@ from typing import Any
 FINETUNED = ("04", "05", "06", "08", "09", "10", "11")  # the notebooks that fine-tune (SEED is their parameter)
 
 
+def finished(out: Path, seed: int, only: list[str]) -> dict[str, Any] | None:
+    """A finished run of the chosen notebooks with this seed already in `out` (every one ok), else None."""
+    path = out / "results.json"
+    if not path.is_file():
+        return None
+    results = json.loads(path.read_text())
+    ran = {nb["name"][:2] for nb in results["notebooks"] if nb["status"] == "ok"}
+    return results if results.get("parameters", {}).get("SEED") == seed and set(only) <= ran else None
+
+
 def seed_run(profile: str, source: Path, seed: int, only: list[str], root: Path) -> dict[str, Any]:
-    """The chosen notebooks with training seed `seed` in `<root>/<profile>-seed<seed>`, 02's models linked."""
+    """The chosen notebooks with training seed `seed` in `<root>/<profile>-seed<seed>`, 02's models linked; a
+    finished run there is read instead of run again."""
     from cdlm_nb.runner import run_notebooks
 
     out = root / f"{profile}-seed{seed}"
+    done = finished(out, seed, only)
+    if done is not None:
+        return done
     out.mkdir(parents=True, exist_ok=True)
     models = out / "models"
     if not models.exists():
@@ -71,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
                                                          ".json of the run's profile)")
     parser.add_argument("--root", default="runs", help="where the seed runs go (default runs/)")
     args = parser.parse_args(argv)
-    from cdlm_nb.seed_spread import spread_path
+    from cdlm_nb.seed_spread import spread_path, summary_table
 
     source = Path(args.source)
     profile = json.loads((source / "results.json").read_text())["profile"]
@@ -79,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     only = [name.strip() for name in args.only.split(",") if name.strip()]
     spread = measure(source, args.seeds, only, baseline, Path(args.root), "python tools/seed_spread.py "
                      + " ".join(argv if argv is not None else sys.argv[1:]))
+    print(summary_table(spread))
     moved = sum(entry["sd"] > 0 for entry in spread["metrics"].values())
     print(f"{len(spread['metrics'])} metrics, {moved} moved with the seed; wrote {spread_path(baseline)}")
     return 0
