@@ -216,7 +216,8 @@ def format_comparison(result: Comparison, rtol: float | None = None) -> str:
 def verdict(result: Comparison, metric_notebooks: Mapping[str, list[str]] | None = None) -> str:
     """A few lines a newcomer can read after `make tutorial`: a match, or which notebooks differ and by how much."""
     if result.ok:
-        how = "within the last digits" if result.same_machine else "within its measured seed spread"
+        how = (f"within its measured seed spread ({len(result.within_band)} fine-tuned metrics moved inside their "
+               "band, as on another CPU they may)" if result.within_band else "within the tolerance of every metric")
         skipped = f" ({len(result.not_applicable)} metrics not applicable: input absent here)" \
             if result.not_applicable else ""
         return f"Your run matches the published one {how}{skipped}."

@@ -176,7 +176,11 @@ def test_another_machine_may_move_within_the_seed_band_and_no_further():
 def test_the_verdict_names_the_notebook_that_differs_or_says_it_matches():
     from cdlm_nb.regression import verdict
 
-    assert verdict(compare_results(results(BASE), results(BASE))).startswith("Your run matches the published one")
+    assert verdict(compare_results(results(BASE), results(BASE))) == (
+        "Your run matches the published one within the tolerance of every metric.")
+    moved = BASE | {"coref/event/conll/cdlm": BASE["coref/event/conll/cdlm"] + 1.0}
+    banded = compare_results(results(moved, cpu=CPU_B), results(BASE, cpu=CPU_A), bands={"coref/event/conll/cdlm": 2})
+    assert "within its measured seed spread (1 fine-tuned metrics moved" in verdict(banded)
     moved = compare_results(results(BASE | {"perplexity/cdlm": 2.0}), results(BASE))
     text = verdict(moved, {"03_cross_document_perplexity": ["perplexity/cdlm"]})
     assert "differs from the published one in 1 notebook" in text
