@@ -45,7 +45,10 @@ TIMING_SEGMENT = r"(^|/)[a-z0-9_]*(_s|_seconds?|per_second|speedup|gflops)(/|$)"
 FLOAT32_OUTPUTS = r"^(perplexity|learning_curve|attention_reach)/|^pretrain/(.*/)?[a-z_]*loss(/|$)"
 KINDS: tuple[MetricKind, ...] = (
     MetricKind("timing", TIMING_SEGMENT, timing=True),
-    MetricKind("float32 model output", FLOAT32_OUTPUTS, rtol=1e-5, atol=1e-9),
+    # On another CPU (AVX-512 against AVX2, both 2 cores, torch 2.13.0+cpu) the cpu profile's float32 outputs of
+    # models each machine pretrained itself moved by at most 6.8e-3 relative (a perplexity over 23 fact tokens;
+    # learning curves 3.2e-3): rtol_elsewhere is about three times that (docs/experiments.md).
+    MetricKind("float32 model output", FLOAT32_OUTPUTS, rtol=1e-5, atol=1e-9, rtol_elsewhere=2e-2),
     MetricKind("deterministic", r"", rtol=1e-6, atol=1e-9),
 )
 

@@ -71,8 +71,9 @@ def load_bands(baseline: str | os.PathLike) -> dict[str, float]:
 
 
 def same_machine(baseline: Mapping[str, Any], run: Mapping[str, Any]) -> bool:
-    """Whether both runs name the same CPU (model, vector instructions, threads); unknown counts as another."""
-    return bool(baseline.get("cpu")) and baseline.get("cpu") == run.get("cpu")
+    """Whether both runs name the same CPU (model, vector instructions, threads). A baseline written before CPUs
+    were recorded counts as another machine for a run that names its CPU; two that name none are held tightly."""
+    return baseline.get("cpu") == run.get("cpu")
 
 
 def family(metric: str) -> str:
