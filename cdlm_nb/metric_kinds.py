@@ -42,13 +42,15 @@ TIMING_SEGMENT = r"(^|/)[a-z0-9_]*(_s|_seconds?|per_second|speedup|gflops)(/|$)"
 # Measured drift: notebooks 00-05 with one thread instead of two moved 37 of their 78 metrics, all float32 model
 # outputs (losses, perplexities and their intervals, attention reach), by at most 1.2e-7 relative; every count,
 # F1 and accuracy stayed bit for bit. Their kind allows 1e-5: ~80 times that, far below what a code change moves.
-FLOAT32_OUTPUTS = r"^(perplexity|learning_curve|attention_reach)/|^pretrain/(.*/)?[a-z_]*loss(/|$)"
+# Notebook 07's mean percentile ranks (`mpr/`) rank float32 attention weights of the pretrained models: the same
+# float noise, through a rank.
+FLOAT32_OUTPUTS = r"^(perplexity|learning_curve|attention_reach|mpr)/|^pretrain/(.*/)?[a-z_]*loss(/|$)"
 KINDS: tuple[MetricKind, ...] = (
     MetricKind("timing", TIMING_SEGMENT, timing=True),
-    # On another CPU (AVX-512 against AVX2, both 2 cores, torch 2.13.0+cpu) the cpu profile's float32 outputs of
-    # models each machine pretrained itself moved by at most 6.8e-3 relative (a perplexity over 23 fact tokens;
+    # On another CPU (AVX-512 against AVX2, both 2 cores, torch 2.13.0+cpu) the cpu profile's outputs of models each
+    # machine pretrained itself moved by at most 1.8e-2 relative (an MPR of notebook 07; perplexities 6.8e-3,
     # learning curves 3.2e-3): rtol_elsewhere is about three times that (docs/experiments.md).
-    MetricKind("float32 model output", FLOAT32_OUTPUTS, rtol=1e-5, atol=1e-9, rtol_elsewhere=2e-2),
+    MetricKind("float32 model output", FLOAT32_OUTPUTS, rtol=1e-5, atol=1e-9, rtol_elsewhere=5e-2),
     MetricKind("deterministic", r"", rtol=1e-6, atol=1e-9),
 )
 

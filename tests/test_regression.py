@@ -32,6 +32,7 @@ BASE = {"perplexity/cdlm": 1188.507961568926, "coref/event/conll/cdlm": 52.49891
     ("match_ignition/train_speedup/alpha_20", True),
     ("match_ignition/eval_speedup_limit/alpha_20", False), ("aose/world/frozen/mean/acc_short", False),
     ("perplexity/cdlm", False), ("masking/random_share", False), ("learning_curve/cdlm/4", False),
+    ("mpr/neg/entity/cdlm", False),
 ])
 def test_timings_are_found_by_name(metric, timing):
     assert kind_of(metric).timing is timing
@@ -192,5 +193,5 @@ def test_float32_outputs_get_a_wider_tolerance_on_another_machine_only():
     moved = BASE | {"perplexity/cdlm": BASE["perplexity/cdlm"] * 1.01}  # 1 %: another CPU's pretraining
     assert compare_results(results(moved, cpu=CPU_B), results(BASE, cpu=CPU_A)).ok
     assert not compare_results(results(moved, cpu=CPU_A), results(BASE, cpu=CPU_A)).ok
-    far = BASE | {"perplexity/cdlm": BASE["perplexity/cdlm"] * 1.05}  # 5 %: a change, not float noise
+    far = BASE | {"perplexity/cdlm": BASE["perplexity/cdlm"] * 1.1}  # 10 %: a change, not float noise
     assert not compare_results(results(far, cpu=CPU_B), results(BASE, cpu=CPU_A)).ok
