@@ -30,20 +30,23 @@ def spread_path(baseline: str | os.PathLike) -> Path:
 
 def metric_spread(runs: Mapping[int, Mapping[str, float]], kinds: tuple[MetricKind, ...] = KINDS
                   ) -> dict[str, dict[str, Any]]:
-    """Per non-timing metric recorded under every seed: its values (seed order), their sample sd and the band
-    (BAND_FACTOR x sd) a rerun elsewhere may differ by. Metrics some seed lacks are left out."""
+    """Per non-timing metric recorded under every seed: its values (seed order), their sample sd, its family's
+    pooled sd, and the band a rerun elsewhere may differ by: BAND_FACTOR x the larger of the two sds. Three seeds
+    give one metric's sd 2 degrees of freedom (its 95 % range is 0.16-1.9 x the true sd); pooling the variances of
+    a family (the systems of one table: `family`) gives 2 per system. Metrics some seed lacks are left out."""
     seeds = sorted(runs)
     if len(seeds) < 2:
         raise ValueError(f"a spread needs at least two seeds' runs, got {seeds}")
     shared = set.intersection(*(set(runs[seed]) for seed in seeds))
-    spread = {}
-    for metric in sorted(shared):
-        if kind_of(metric, kinds).timing:
-            continue
-        values = [float(runs[seed][metric]) for seed in seeds]
-        sd = statistics.stdev(values)
-        spread[metric] = {"values": values, "sd": sd, "band": BAND_FACTOR * sd}
-    return spread
+    values = {metric: [float(runs[seed][metric]) for seed in seeds] for metric in sorted(shared)
+              if not kind_of(metric, kinds).timing}
+    sds = {metric: statistics.stdev(v) for metric, v in values.items()}
+    variances: dict[str, list[float]] = {}
+    for metric, sd in sds.items():
+        variances.setdefault(family(metric), []).append(sd**2)
+    pooled = {name: math.sqrt(statistics.fmean(v)) for name, v in variances.items()}
+    return {metric: {"values": values[metric], "sd": sds[metric], "pooled_sd": pooled[family(metric)],
+                     "band": BAND_FACTOR * max(sds[metric], pooled[family(metric)])} for metric in values}
 
 
 def spread_file(profile: str, runs: Mapping[int, Mapping[str, float]], notebooks: Sequence[str], command: str,
@@ -54,7 +57,8 @@ def spread_file(profile: str, runs: Mapping[int, Mapping[str, float]], notebooks
     metrics = dict(previous.get("metrics", {})) | metric_spread(runs)
     measured = sorted(set(notebooks) | set(previous.get("notebooks", [])))
     return {"profile": profile, "seeds": sorted(runs), "notebooks": measured,
-            "command": command, "cpu": dict(cpu or {}), "band": "1.96 x sqrt(2) x sample sd over the seeds",
+            "command": command, "cpu": dict(cpu or {}),
+            "band": "1.96 x sqrt(2) x max(sample sd over the seeds, the family's pooled sd)",
             "metrics": metrics}
 
 
@@ -77,20 +81,32 @@ def same_machine(baseline: Mapping[str, Any], run: Mapping[str, Any]) -> bool:
 
 
 def family(metric: str) -> str:
-    """A metric's family for the summary: its name without the last segment (`compare/world/f1`)."""
+    """The quantity a metric measures, for every system of its table: the system's segment replaced by `*`
+    (`matching/world/f1/cdlm` and `.../rand` -> `matching/world/f1/*`; `.../recipe/cdlm/epochs` ->
+    `.../recipe/*/epochs`); a name without a known system drops its last segment."""
+    from .comparison.system_ids import SYSTEMS
+    from .task_profiles import CDA_MODELS
+
+    systems = {*SYSTEMS, *CDA_MODELS}
+    parts = metric.split("/")
+    if any(part in systems for part in parts):
+        return "/".join("*" if part in systems else part for part in parts)
     return metric.rsplit("/", 1)[0] if "/" in metric else metric
 
 
 def summary_table(spread: Mapping[str, Any]) -> str:
-    """A Markdown table of a spread file: per metric family, how many metrics, how many moved with the seed, and
-    the largest sd with its metric (the numbers are on the metrics' own scale: points for F1 and accuracy)."""
-    families: dict[str, list[tuple[str, float]]] = {}
+    """A Markdown table of a spread file: per family (one quantity over the systems of a table), how many
+    metrics, how many moved with the seed, the pooled sd and the largest single sd with its metric (on the
+    metrics' own scale: points for F1 and accuracy in %, fractions where the metric is one)."""
+    families: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for name, entry in spread["metrics"].items():
-        families.setdefault(family(name), []).append((name, entry["sd"]))
+        families.setdefault(family(name), []).append((name, entry))
     lines = [f"seeds {', '.join(map(str, spread['seeds']))}; band = {spread['band']}", "",
-             "| family | metrics | moved | largest sd | of |", "|---|---:|---:|---:|---|"]
+             "| family | metrics | moved | pooled sd | largest sd | of |", "|---|---:|---:|---:|---:|---|"]
     for name, rows in sorted(families.items()):
-        metric, sd = max(rows, key=lambda row: row[1])
-        moved = sum(value > 0 for _, value in rows)
-        lines.append(f"| {name} | {len(rows)} | {moved} | {sd:.3g} | {metric.rsplit('/', 1)[-1] if moved else '—'} |")
+        metric, entry = max(rows, key=lambda row: row[1]["sd"])
+        moved = sum(e["sd"] > 0 for _, e in rows)
+        pooled = entry.get("pooled_sd", entry["sd"])
+        lines.append(f"| {name} | {len(rows)} | {moved} | {pooled:.3g} | {entry['sd']:.3g} | "
+                     f"{metric if moved else '—'} |")
     return "\n".join(lines)

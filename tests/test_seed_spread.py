@@ -22,6 +22,14 @@ def test_the_spread_is_the_sample_sd_over_seeds_and_timings_are_left_out():
     assert list(spread) == ["compare/world/f1/cdlm"]  # timings and a metric one seed lacks are left out
     assert spread["compare/world/f1/cdlm"]["sd"] == pytest.approx(5.0)
     assert spread["compare/world/f1/cdlm"]["band"] == pytest.approx(5.0 * 1.96 * math.sqrt(2))
+    family = seed_spread.metric_spread({13: {"m/f1/cdlm": 1.0, "m/f1/rand": 0.0, "m/recipe/cdlm/epochs": 1.0},
+                                        14: {"m/f1/cdlm": 1.0, "m/f1/rand": 2.0, "m/recipe/cdlm/epochs": 9.0}})
+    assert family["m/f1/cdlm"]["sd"] == 0 and family["m/f1/cdlm"]["pooled_sd"] == pytest.approx(1.0)  # sqrt(2 / 2)
+    assert family["m/f1/cdlm"]["band"] == pytest.approx(1.96 * math.sqrt(2))  # the family's noise, not its own 0
+    assert family["m/f1/rand"]["band"] == pytest.approx(math.sqrt(2) * 1.96 * math.sqrt(2))
+    assert family["m/recipe/cdlm/epochs"]["pooled_sd"] == family["m/recipe/cdlm/epochs"]["sd"]  # epochs pool apart
+    assert seed_spread.family("matching/world/recipe/prefix/dev_f1") == "matching/world/recipe/*/dev_f1"
+    assert seed_spread.family("cda/world/d2d/f1/bert_han_shallow") == "cda/world/d2d/f1/*"
     with pytest.raises(ValueError, match="two seeds"):
         seed_spread.metric_spread({13: {}})
 
@@ -93,4 +101,5 @@ def test_the_summary_names_each_family_and_its_largest_sd():
                                              14: {"compare/world/f1/cdlm": 30.0, "compare/world/f1/tfidf": 50.0}},
                                      ["11"], "cmd")
     table = seed_spread.summary_table(spread)
-    assert "| compare/world/f1 | 2 | 1 | 7.07 | cdlm |" in table and table.startswith("seeds 13, 14")
+    assert "| compare/world/f1/* | 2 | 1 | 5 | 7.07 | compare/world/f1/cdlm |" in table
+    assert table.startswith("seeds 13, 14")
