@@ -36,4 +36,4 @@ REHEARSAL_SIZES: dict[str, dict] = {
     "comparison": dict(minilm_tokens=64, bootstrap=100, length_buckets=2),
     "world": dict(topics=5, dev_topics=1, test_topics=1, task_topics=3, pairs_per_kind=1, qa_distractors=2),
 }
-REHEARSAL_MINUTES = 8  # the whole rehearsal on a 150 GFLOP/s 2-core CPU, as `make test` runs it (checked: budget.py)
+REHEARSAL_MINUTES = 5  # the whole rehearsal on a 150 GFLOP/s 2-core CPU, as `make test` runs it (checked: budget.py)
