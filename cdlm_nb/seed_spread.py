@@ -81,17 +81,18 @@ def same_machine(baseline: Mapping[str, Any], run: Mapping[str, Any]) -> bool:
 
 
 def family(metric: str) -> str:
-    """The quantity a metric measures, for every system of its table: the system's segment replaced by `*`
-    (`matching/world/f1/cdlm` and `.../rand` -> `matching/world/f1/*`; `.../recipe/cdlm/epochs` ->
-    `.../recipe/*/epochs`); a name without a known system drops its last segment."""
+    """The quantity a metric measures, for every system of its table: a known system's segment after the first
+    (the notebook's namespace) replaced by `*` (`matching/world/f1/cdlm` and `.../rand` -> `matching/world/f1/*`;
+    `.../recipe/cdlm/epochs` -> `.../recipe/*/epochs`); a name without one drops its last segment (a variant:
+    `match_ignition/world/f1/alpha_10` -> `match_ignition/world/f1`)."""
     from .comparison.system_ids import SYSTEMS
     from .task_profiles import CDA_MODELS
 
     systems = {*SYSTEMS, *CDA_MODELS}
-    parts = metric.split("/")
-    if any(part in systems for part in parts):
-        return "/".join("*" if part in systems else part for part in parts)
-    return metric.rsplit("/", 1)[0] if "/" in metric else metric
+    first, *rest = metric.split("/")
+    if any(part in systems for part in rest):
+        return "/".join([first, *("*" if part in systems else part for part in rest)])
+    return metric.rsplit("/", 1)[0] if rest else metric
 
 
 def summary_table(spread: Mapping[str, Any]) -> str:

@@ -30,6 +30,8 @@ def test_the_spread_is_the_sample_sd_over_seeds_and_timings_are_left_out():
     assert family["m/recipe/cdlm/epochs"]["pooled_sd"] == family["m/recipe/cdlm/epochs"]["sd"]  # epochs pool apart
     assert seed_spread.family("matching/world/recipe/prefix/dev_f1") == "matching/world/recipe/*/dev_f1"
     assert seed_spread.family("cda/world/d2d/f1/bert_han_shallow") == "cda/world/d2d/f1/*"
+    assert seed_spread.family("match_ignition/world/f1/alpha_10") == "match_ignition/world/f1"  # namespace kept
+    assert seed_spread.family("aose/world/frozen/aose/acc") == "aose/world/frozen/*/acc"
     with pytest.raises(ValueError, match="two seeds"):
         seed_spread.metric_spread({13: {}})
 
