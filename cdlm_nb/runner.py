@@ -25,7 +25,7 @@ from .errors import ConfigError
 from .paths import notebooks_dir
 from .paths import run_dir as default_run_dir
 from .profiles import get_profile
-from .runtime import HEADLESS_ENV, cpu_identity, library_versions
+from .runtime import HEADLESS_ENV, RECORDS, cpu_identity, library_versions, notebook_record, read_record
 
 NOTEBOOK_NAME = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
 RUNNER_PARAMETERS = {"PROFILE": "--profile", "RUN_DIR": "--output"}  # set by the runner itself
@@ -241,8 +241,8 @@ def execute_notebook(path: Path, out_dir: Path, profile: str, log_output: bool =
     `parameters`; report progress through `echo`."""
     import papermill
 
-    for stale in (f"{path.stem}.json", f"{path.stem}.inputs.json"):  # only this run's numbers count
-        (out_dir / "metrics" / stale).unlink(missing_ok=True)
+    for kind in RECORDS:  # only this run's numbers count
+        notebook_record(out_dir, path.stem, kind).unlink(missing_ok=True)
     parameters = dict(parameters or {})
     progress = CellProgress(count_code_cells(path), echo, progress_every)
     start = time.perf_counter()
@@ -268,8 +268,7 @@ def execute_notebook(path: Path, out_dir: Path, profile: str, log_output: bool =
 
 def notebook_metrics(out_dir: Path, name: str) -> dict[str, float]:
     """The metrics notebook `name` recorded in this run (`metrics/<notebook>.json`; none if it recorded none)."""
-    path = out_dir / "metrics" / f"{name}.json"
-    return json.loads(path.read_text()) if path.exists() else {}
+    return read_record(notebook_record(out_dir, name, "metrics"))
 
 
 def gather_metrics(out_dir: Path, names: list[str]) -> dict[str, float]:
@@ -284,9 +283,8 @@ def gather_inputs(out_dir: Path, names: list[str]) -> dict[str, dict]:
     """The optional inputs each notebook declared (`record_input`), with the notebook that read them."""
     inputs: dict[str, dict] = {}
     for name in names:
-        path = out_dir / "metrics" / f"{name}.inputs.json"
-        if path.exists():
-            inputs.update({key: {**value, "notebook": name} for key, value in json.loads(path.read_text()).items()})
+        inputs.update({key: {**value, "notebook": name}
+                       for key, value in read_record(notebook_record(out_dir, name, "inputs")).items()})
     return inputs
 
 

@@ -45,11 +45,11 @@ class Session:
 
     @property
     def metrics_path(self) -> Path:
-        return self.run_dir / "metrics" / f"{self.notebook}.json"
+        return notebook_record(self.run_dir, self.notebook, "metrics")
 
     @property
     def inputs_path(self) -> Path:
-        return self.run_dir / "metrics" / f"{self.notebook}.inputs.json"
+        return notebook_record(self.run_dir, self.notebook, "inputs")
 
     @property
     def figures_dir(self) -> Path:
@@ -61,6 +61,25 @@ class Session:
 
 
 _SESSION: Session | None = None
+RECORDS = {"metrics": "", "inputs": ".inputs"}  # what a notebook records, and the suffix of its file
+
+
+def notebook_record(run_dir: Path, notebook: str, kind: str) -> Path:
+    """Where a notebook's records of `kind` (RECORDS) live: `<run_dir>/metrics/<notebook><suffix>.json`, read by
+    `cdlm-nb run` into results.json."""
+    return Path(run_dir) / "metrics" / f"{notebook}{RECORDS[kind]}.json"
+
+
+def read_record(path: Path) -> dict:
+    """A record file's entries (none when the notebook recorded none)."""
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _record_entry(path: Path, key: str, value) -> None:
+    """Add one entry to a record file, written atomically: never half-written, even if a run is cut short."""
+    entries = read_record(path)
+    entries[key] = value
+    write_text_atomic(path, json.dumps(entries, indent=2, sort_keys=True))
 
 
 def is_headless() -> bool:
@@ -164,8 +183,8 @@ def setup(profile: str, notebook: str, run_dir: str | os.PathLike | None = None,
     session = Session(resolved, notebook, default_run_dir(resolved.name, run_dir), device, headless, plan,
                       resolved.seed if seed is None else int(seed))
     session.metrics_path.parent.mkdir(parents=True, exist_ok=True)
-    session.metrics_path.unlink(missing_ok=True)
-    session.inputs_path.unlink(missing_ok=True)
+    for kind in RECORDS:
+        notebook_record(session.run_dir, notebook, kind).unlink(missing_ok=True)
     _SESSION = session
     if verbose:
         print(f"profile {resolved.name!r}: {resolved.description}")
@@ -208,11 +227,7 @@ def record(name: str, value: float) -> float:
     value = float(value)
     if not math.isfinite(value):
         raise ValueError(f"record({name!r}, {value}) is not finite; fix the computation rather than record it")
-    session = current_session()
-    path = session.metrics_path
-    metrics = json.loads(path.read_text()) if path.exists() else {}
-    metrics[name] = value
-    write_text_atomic(path, json.dumps(metrics, indent=2, sort_keys=True))  # never half-written, even if cut short
+    _record_entry(current_session().metrics_path, name, value)
     return value
 
 
@@ -234,11 +249,7 @@ def record_input(name: str, metrics: str, source: str | None) -> str | None:
     prefix as "not applicable here (input absent)" instead of missing, so a clone without them still passes."""
     if not metrics:
         raise ValueError(f"record_input({name!r}, ...) needs the metric prefix computed from that input")
-    session = current_session()
-    path = session.inputs_path
-    inputs = json.loads(path.read_text()) if path.exists() else {}
-    inputs[name] = {"metrics": metrics, "source": source}
-    write_text_atomic(path, json.dumps(inputs, indent=2, sort_keys=True))
+    _record_entry(current_session().inputs_path, name, {"metrics": metrics, "source": source})
     return source
 
 
