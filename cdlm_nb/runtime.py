@@ -175,13 +175,14 @@ def setup(profile: str, notebook: str, run_dir: str | os.PathLike | None = None,
     headless = is_headless()
     if headless:
         quiet_progress_bars()
-    seed_everything(resolved.seed if seed is None else int(seed))
+    training_seed = resolved.seed if seed is None else int(seed)
+    seed_everything(training_seed)
     device = detect_device()
     plan = device_plan(resolved, notebook, device)
     if plan is not None:
         resolved = plan.apply(resolved)
     session = Session(resolved, notebook, default_run_dir(resolved.name, run_dir), device, headless, plan,
-                      resolved.seed if seed is None else int(seed))
+                      training_seed)
     session.metrics_path.parent.mkdir(parents=True, exist_ok=True)
     for kind in RECORDS:
         notebook_record(session.run_dir, notebook, kind).unlink(missing_ok=True)
