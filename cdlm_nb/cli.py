@@ -206,23 +206,24 @@ def _add_pretrain(sub: argparse._SubParsersAction) -> None:
 
 
 def _pretrain_base(args: argparse.Namespace) -> int:
-    from .pretraining.script import build_shipped_base
+    from .pretraining.script import build_shipped_base, to_stderr
 
-    folder, result = build_shipped_base(args.profile, args.run_dir, args.output,
-                                        echo=lambda message: print(message, file=sys.stderr))
-    print(_run_line("base", result, folder))
+    for folder, result in build_shipped_base(args.profile, args.run_dir, args.output, echo=to_stderr):
+        print(_run_line(result.variant, result, folder))
     return 0
 
 
 def _add_pretrain_base(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "pretrain-base", help="train a profile's base model (notebook 02's base stage) and ship it with the package",
-        description="Train the base stage of notebook 02 (single-document MLM, full attention) from the profile's "
-                    "seeded random start, as notebook 02 would, and save it where notebook 02 looks for a shipped "
-                    "base (cdlm_nb/checkpoints/<profile>-base), or to --output.")
+        "pretrain-base", help="train a profile's base models (notebook 02's base stages) to ship with the package",
+        description="Train the base stages of notebook 02 (single-document MLM, then MLM on unrelated documents "
+                    "packed to the full length, both with full attention) from the profile's seeded random start, "
+                    "as notebook 02 would, and save each where notebook 02 looks for a shipped one "
+                    "(cdlm_nb/checkpoints/<profile>-<stage>), or under --output.")
     p.add_argument("--profile", default="cpu", help="profile whose base stage is trained (default cpu)")
     p.add_argument("--run-dir", default=None, help="resumable run folder (default runs/<profile>-base)")
-    p.add_argument("--output", default=None, help="model folder to write (default: the package's shipped base)")
+    p.add_argument("--output", default=None, help="folder to write the stages' model folders into (default: the "
+                   "package's checkpoints)")
     p.set_defaults(func=_pretrain_base)
 
 

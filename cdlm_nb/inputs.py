@@ -125,12 +125,14 @@ def pack_random_documents(
     sentence_markers: bool = False,
     min_documents: int = MIN_CLUSTER_DOCUMENTS,
     examples_per_cluster: int = 1,
+    fill: bool = False,
 ) -> "Dataset":
     """Rand CDLM inputs: as many examples as `pack_clusters`, each of documents from *different* random clusters.
 
     Each example stands in for one cluster's CDLM example: it holds as many documents as that cluster, one random
     document from each of as many distinct random clusters (stopping early if the next would pass `max_length`) —
-    the same amount and kind of text as CDLM, but unrelated documents.
+    the same amount and kind of text as CDLM, but unrelated documents. With `fill`, documents are added until the
+    next one would pass `max_length` (RoBERTa's packing), so every position up to `max_length` is used.
     """
     rng = random.Random(seed)
     clusters, n_skipped = _eligible_clusters(dataset, min_documents)
@@ -152,7 +154,7 @@ def pack_random_documents(
             for c in _distinct_indices(rng, len(clusters)):  # as many documents as the cluster, or until full
                 picks.append((c, rng.randrange(len(clusters[c][1]))))
                 length += len(block(*picks[-1]))
-                if length > max_length or len(picks) == len(documents):
+                if length > max_length or (not fill and len(picks) == len(documents)):
                     break
             blocks = [block(c, d) for c, d in picks]
             example = _pack_blocks(blocks, list(range(len(blocks))), tokenizer, max_length, sentence_markers)

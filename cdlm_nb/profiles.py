@@ -43,7 +43,7 @@ PROFILE_NAMES = ("smoke", "cpu", "gpu", "gpu-rehearsal")
 class PretrainConfig:
     """Cross-document MLM pretraining (CDLM paper §2.3 and Appendix B; CDLM preprint (v1) §4)."""
 
-    variants: tuple[str, ...]  # models notebook 02 trains: "longformer" (single-document MLM) and the CD-MLM ablations
+    variants: tuple[str, ...]  # models notebook 02 makes: "longformer" (the start, unchanged) and the CD-MLM ablations
     max_steps: int  # optimizer steps per variant (paper: 25k)
     per_device_batch_size: int  # sequences per device per forward pass
     gradient_accumulation_steps: int  # effective batch = per-device batch x accumulation x devices (paper: 64)
@@ -68,6 +68,9 @@ class PretrainConfig:
     base_max_length: int  # tokens per input in the base stage (longer documents are cut, and counted); these
     #                       positions are then copied out to max_length, so keep it near the documents' length
     #                       (cpu world: 57-181 tokens, median 89, 17 % cut at 128; an unreached position stays random)
+    base_long_steps: int  # then MLM steps on unrelated documents packed to max_length, full attention, batch
+    #                       per_device_batch_size: trains every position the variants read, as Longformer's continued
+    #                       pretraining at 4,096 tokens did (0: positions past base_max_length stay copies)
     gradient_checkpointing: bool = False  # recompute each layer in the backward pass (set by the plan: `cdlm_nb.plan`)
     heldout_clusters: int | None = None  # held-out clusters per split (validation, test) read; None: all of them
 
@@ -78,18 +81,21 @@ PRETRAIN = {
         gradient_accumulation_steps=1, learning_rate=1e-3, warmup_steps=1, lr_power=3.0, weight_decay=0.01,
         fp16=True, max_length=256, logging_steps=1, save_steps=1000, seeds=(13,), eval_batch_size=8,
         bootstrap_resamples=200, curve_steps=2, base_steps=4, base_batch_size=4, base_max_length=64,
+        base_long_steps=2,
     ),
     "cpu": PretrainConfig(  # measured: lr 3e-3 left every tiny model on the unigram plateau; 1e-3, linear decay learns
         variants=PAPER_MODELS, max_steps=1000, per_device_batch_size=4,
         gradient_accumulation_steps=1, learning_rate=1e-3, warmup_steps=50, lr_power=1.0, weight_decay=0.01,
         fp16=True, max_length=1024, logging_steps=10, save_steps=100, seeds=(13,), eval_batch_size=8,
         bootstrap_resamples=1000, curve_steps=100, base_steps=12000, base_batch_size=16, base_max_length=128,
+        base_long_steps=2000,
     ),
     "gpu": PretrainConfig(
         variants=PAPER_MODELS, max_steps=25_000, per_device_batch_size=8,
         gradient_accumulation_steps=8, learning_rate=3e-5, warmup_steps=500, lr_power=3.0, weight_decay=0.01,
         fp16=True, max_length=4096, logging_steps=50, save_steps=1000, seeds=(13,), eval_batch_size=4,
         bootstrap_resamples=1000, curve_steps=2500, base_steps=0, base_batch_size=0, base_max_length=0,
+        base_long_steps=0,
         heldout_clusters=2000,  # of Multi-News's 5,622 per split: notebook 03 in under 15 minutes on a T4
     ),
 }

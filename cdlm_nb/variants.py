@@ -5,13 +5,16 @@ through this module, so evaluation never depends on training code.
 
 | model        | inputs                                             | global attention (its *pattern*) |
 |--------------|----------------------------------------------------|----------------------------------|
-| `longformer` | one document per input (single-document MLM)       | none                             |
+| `longformer` | – (the start itself, not further pretrained)       | none                             |
 | `local`      | related documents of one cluster, concatenated     | none                             |
 | `rand`       | unrelated documents, each from a different cluster | the masked tokens                |
 | `prefix`     | related documents                                  | the first 15 % of the tokens     |
 | `cdlm`       | related documents                                  | the masked tokens                |
 | `release`    | related documents                                  | the authors' released code's     |
-| `base`       | one document per input                             | none (the shared starting model) |
+| `base`       | one document per input (`base_max_length` tokens)  | none (the start's first stage)   |
+| `base-long`  | unrelated documents packed to `max_length`         | none (the start's second stage)  |
+
+The two base stages run with full attention; `pretraining.stages` then gives the result the profile's window.
 """
 
 from __future__ import annotations
@@ -34,8 +37,10 @@ if TYPE_CHECKING:
     from .profiles import PretrainConfig, Profile
 
 #: Every model name the registry knows (`release`: the released code's pattern; `base`: the shared start).
-MODEL_VARIANTS = (*PAPER_MODELS, "release", "base")
-SINGLE_DOCUMENT_VARIANTS = ("longformer", "base")  # one document per input, local attention only
+MODEL_VARIANTS = (*PAPER_MODELS, "release", "base", "base-long")
+SINGLE_DOCUMENT_VARIANTS = ("longformer", "base")  # one document per input
+UNRELATED_DOCUMENT_VARIANTS = ("rand", "base-long")  # documents of different clusters packed together
+LOCAL_ONLY_VARIANTS = (*SINGLE_DOCUMENT_VARIANTS, "local", "base-long")  # trained without global attention
 DISPLAY_NAMES = {
     "longformer": "Longformer",
     "local": "Local CDLM",
@@ -44,6 +49,7 @@ DISPLAY_NAMES = {
     "cdlm": "CDLM",
     "release": "CDLM (released pattern)",
     "base": "Base (single-document MLM)",
+    "base-long": "Base, long inputs (unrelated documents packed)",
     "start": "Start (before CD-MLM)",
 }
 RESULT_FILE = "pretraining.json"  # beside each saved model: its loss curve, throughput and run setup
@@ -63,9 +69,9 @@ def check_variant(variant: str) -> None:
 
 
 def attention_pattern_of(variant: str) -> str:
-    """The masking pattern (`cdlm_nb.masking`) a model is trained with: single-document models use `local`."""
+    """The masking pattern (`cdlm_nb.masking`) a model is trained with: `local` for those without global attention."""
     check_variant(variant)
-    return "local" if variant in SINGLE_DOCUMENT_VARIANTS else variant
+    return "local" if variant in LOCAL_ONLY_VARIANTS else variant
 
 
 @dataclass

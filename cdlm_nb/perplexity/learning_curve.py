@@ -5,7 +5,9 @@ the curve, not only its last point, says whether the paper's ordering is on its 
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -78,3 +80,45 @@ def curve_metrics(curves: "pd.DataFrame") -> dict[str, float]:
     """`learning_curve/<variant>/<step>`: every point of every curve."""
     return {f"learning_curve/{variant}/{step}": float(value)
             for variant in curves for step, value in curves[variant].dropna().items()}
+
+
+#: The longer-budget curves measured once on `cpu` (`tools/budget_curve.py`; the command is in the file).
+BUDGET_CURVE_FILE = Path("benchmarks") / "measured" / "budget_curve_cpu.json"
+
+
+def measured_budget_curves(path: str | os.PathLike | None = None) -> tuple["pd.DataFrame", dict] | None:
+    """The committed longer-budget curves as `learning_curves` does (rows: steps, columns: variants) and the file's
+    other fields (command, machine, seconds); None when the file is not in this installation (a pip install
+    without the repository, e.g. on Colab)."""
+    import pandas as pd
+
+    from ..paths import repo_root
+
+    file = Path(path) if path else (repo_root() or Path("/nonexistent")) / BUDGET_CURVE_FILE
+    if not file.is_file():
+        return None
+    data = json.loads(file.read_text())
+    curves = pd.DataFrame({variant: dict(map(tuple, points)) for variant, points in data["curves"].items()})
+    curves.index.name = "step"
+    return curves.sort_index(), {key: value for key, value in data.items() if key != "curves"}
+
+
+def plot_budget_curves(measured: "pd.DataFrame", ours: "pd.DataFrame", reference: str = "cdlm") -> "Figure":
+    """The measured longer-budget curves (solid) with this run's curves of the same variants (dashed, same colour):
+    where the lines go after this notebook's budget ends."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    for variant in measured:
+        name = display_name(variant)
+        (line,) = ax.plot(measured.index, measured[variant], marker="o", markersize=3,
+                          linewidth=2.5 if variant == reference else 1.2, label=f"{name} (measured once)")
+        if variant in ours:
+            ax.plot(ours.index, ours[variant], linestyle="--", color=line.get_color(), label=f"{name} (this run)")
+    ax.set_yscale("log")
+    ax.set_xlabel("pretraining step")
+    ax.set_ylabel("validation perplexity (log scale)")
+    ax.set_title(f"{measured.index[-1]:,} steps from the same start (lower is better)")
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    return fig

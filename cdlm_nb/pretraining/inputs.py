@@ -1,5 +1,6 @@
-"""The training examples of each model: related clusters (CDLM, Local, Prefix), unrelated documents (Rand CDLM),
-or one document per example (Longformer and the base stage), as in the CDLM paper, §3."""
+"""The training examples of each model: related clusters (CDLM, Local, Prefix), unrelated documents (Rand CDLM and
+the start's long base stage), or one document per example (Longformer and the first base stage), as in the CDLM
+paper, §3."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import DataError
 from ..inputs import pack_clusters, pack_random_documents
-from ..variants import SINGLE_DOCUMENT_VARIANTS, check_variant
+from ..variants import SINGLE_DOCUMENT_VARIANTS, UNRELATED_DOCUMENT_VARIANTS, check_variant
 
 if TYPE_CHECKING:
     from datasets import Dataset
@@ -19,7 +20,8 @@ MAX_PACKINGS_PER_CLUSTER = 4
 
 
 def single_document_clusters(clusters: "Dataset") -> "Dataset":
-    """Every document of every cluster as a cluster of its own: the inputs of single-document MLM (Longformer)."""
+    """Every document of every cluster as a cluster of its own: the inputs of single-document MLM (the first base
+    stage)."""
     from datasets import Dataset
 
     ids, documents = [], []
@@ -35,15 +37,18 @@ def pretraining_inputs(variant: str, clusters: "Dataset", tokenizer: "PreTrained
                        n_examples: int, seed: int, sentence_markers: bool = False) -> "Dataset":
     """The packed training examples of one variant, about `n_examples` of them (fewer distinct ones are cycled).
 
-    Related clusters for cdlm/local/prefix/release, unrelated documents for rand, one document per example for
-    longformer and base. The packing summary (skipped clusters, truncated documents) is in `result.info.description`.
+    Related clusters for cdlm/local/prefix/release, unrelated documents for rand (as many as the cluster it stands
+    in for) and base-long (up to `max_length`), one document per example for longformer and base. The packing
+    summary (skipped clusters, truncated documents) is in `result.info.description`.
     """
     check_variant(variant)
     options = {"seed": seed, "sentence_markers": sentence_markers}
     if variant in SINGLE_DOCUMENT_VARIANTS:
         source, pack, options["min_documents"] = single_document_clusters(clusters), pack_clusters, 1
+    elif variant in UNRELATED_DOCUMENT_VARIANTS:
+        source, pack, options["fill"] = clusters, pack_random_documents, variant == "base-long"
     else:
-        source, pack = clusters, pack_random_documents if variant == "rand" else pack_clusters
+        source, pack = clusters, pack_clusters
     packings = math.ceil(n_examples / max(1, len(source)))
     options["examples_per_cluster"] = min(MAX_PACKINGS_PER_CLUSTER, max(1, packings))
     examples = pack(source, tokenizer, max_length, **options)

@@ -41,8 +41,11 @@ MEASURED_ON = "measured on a 2-core CPU"
 
 def made_by_notebook_02(profile: "Profile") -> tuple[str, ...]:
     """The models a default run of notebook 02 saves on `profile`: its variants (from Longformer-base, only the
-    released ones), and the base stage every tiny variant starts from (notebook 03's Start row)."""
-    base = ("base",) if not starts_pretrained(profile) and profile.pretrain.base_steps > 0 else ()
+    released ones), and the base stages every tiny variant starts from (notebook 03's Start row)."""
+    from .stages import base_stages
+
+    base = () if starts_pretrained(profile) or profile.pretrain.base_steps <= 0 else (
+        tuple(name for name, _, _ in base_stages(profile.pretrain)))
     return tuple(v for v in (*profile.pretrain.variants, *base) if v in notebook_02_makes(profile.name))
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..variants import PretrainResult, display_name, model_dir
@@ -41,14 +42,27 @@ def starting_model_summary(profile: "Profile", encoder: "Encoder") -> str:
             f"{len(encoder.tokenizer)}, local window {profile.encoder.attention_window} tokens")
 
 
+def trained_models(profile: "Profile") -> list[tuple[str, int]]:
+    """(model, input length) of every model notebook 02 trains on `profile`: the base stages of a tiny start,
+    then the CD-MLM variants (Longformer is the start itself: `stages.save_released`)."""
+    from ..variants import starts_pretrained
+    from .stages import base_stages
+
+    config = profile.pretrain
+    bases = [] if starts_pretrained(profile) or config.base_steps <= 0 else [
+        (name, stage.max_length) for name, stage, _ in base_stages(config)]
+    return bases + [(variant, config.max_length) for variant in config.variants if variant != "longformer"]
+
+
 def input_summary(profile: "Profile", clusters: "PretrainingClusters",
                   tokenizer: "PreTrainedTokenizerBase") -> "pd.DataFrame":
-    """One packing of the training clusters per variant: how many inputs, how long, how many documents each."""
+    """One packing of the training clusters per trained model (`trained_models`): how many inputs, how long, how
+    many documents each."""
     import pandas as pd
 
     rows = []
-    for variant in profile.pretrain.variants:
-        examples = pretraining_inputs(variant, clusters.train, tokenizer, profile.pretrain.max_length, n_examples=1,
+    for variant, length in trained_models(profile):
+        examples = pretraining_inputs(variant, clusters.train, tokenizer, length, n_examples=1,
                                       seed=profile.seed, sentence_markers=profile.encoder.sentence_markers)
         lengths = [len(ids) for ids in examples["input_ids"]]
         documents = [len(sources) for sources in examples["sources"]]
@@ -80,12 +94,10 @@ def throughput_table(results: list[PretrainResult]) -> "pd.DataFrame":
     return pd.DataFrame(rows).set_index("model")
 
 
-def pretraining_metrics(results: list[PretrainResult], base: PretrainResult | None = None) -> dict[str, float]:
-    """Notebook 02's recorded figures: the base stage's last loss, and each variant's training tokens/s (when it
-    was trained in a measured session) and last logged loss."""
-    metrics = {}
-    if base is not None:
-        metrics["pretrain/base_final_loss"] = base.final_loss
+def pretraining_metrics(results: list[PretrainResult], bases: Sequence[PretrainResult] = ()) -> dict[str, float]:
+    """Notebook 02's recorded figures: each base stage's last loss (`pretrain/<stage>_final_loss`), and each
+    variant's training tokens/s (when it was trained in a measured session) and last logged loss."""
+    metrics = {f"pretrain/{base.variant}_final_loss": base.final_loss for base in bases}
     for result in results:
         if result.steps and result.seconds > 0:
             metrics[f"pretrain/tokens_per_s/{result.variant}"] = result.tokens_per_second
@@ -94,17 +106,18 @@ def pretraining_metrics(results: list[PretrainResult], base: PretrainResult | No
     return metrics
 
 
-def plot_loss_curves(results: list[PretrainResult], base: PretrainResult | None = None) -> "Figure":
-    """Training loss against step, one line per model: do the variants learn at the same pace? With `base`, its
-    curve comes first (grey) and the variants continue from its last step, as they continue from its weights."""
+def plot_loss_curves(results: list[PretrainResult], bases: Sequence[PretrainResult] = ()) -> "Figure":
+    """Training loss against step, one line per model: do the variants learn at the same pace? The base stages'
+    curves come first (grey) and the variants continue from their last step, as they continue from their weights."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
     start = 0
-    if base is not None and base.loss_history:
-        steps, losses = zip(*base.loss_history)
-        ax.plot(steps, losses, color="0.6", label=display_name(base.variant))
-        start = base.steps
+    for shade, base in zip(("0.45", "0.7"), bases):
+        if base.loss_history:
+            steps, losses = zip(*base.loss_history)
+            ax.plot([start + step for step in steps], losses, color=shade, label=display_name(base.variant))
+        start += base.steps
     for result in results:
         if result.loss_history:
             steps, losses = zip(*result.loss_history)

@@ -2,7 +2,7 @@
 
 Every process of a `torchrun` / `accelerate launch` job runs `pretrain_from_config`; the Trainer splits the
 batches, so the effective batch is per-device batch x gradient accumulation x number of processes.
-`cdlm-nb pretrain-base` (`build_shipped_base`) trains a profile's base stage alone, to ship with the package.
+`cdlm-nb pretrain-base` (`build_shipped_base`) trains a profile's base stages alone, to ship with the package.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ..artefacts import copy_folder, record_manifest, write_text_atomic
 from ..errors import ConfigError
 from ..variants import RESULT_FILE, PretrainResult, check_variant, model_dir
 from .shipped_base import shipped_base_dir
-from .stages import initial_encoder, pretrain_base, train_variant
+from .stages import initial_encoder, pretrain_base, save_released, train_variant
 
 #: The fields of a `cdlm-nb pretrain --config FILE` JSON file (all optional).
 SCRIPT_FIELDS = {
@@ -55,8 +55,8 @@ def read_script_config(path: str | os.PathLike) -> dict:
 
 def pretrain_from_config(path: str | os.PathLike) -> list[PretrainResult]:
     """Run `pretrain` for each variant of a JSON config file. Like notebook 02, a random tiny encoder first gets
-    the shared base stage (`stages.pretrain_base`), and runs on the world record their learning curves on its
-    validation topics (`stages.train_variant`); progress goes to stderr."""
+    the shared base stages (`stages.pretrain_base`), Longformer is that start saved unchanged, and runs on the world
+    record their learning curves on its validation topics (`stages.train_variant`); progress goes to stderr."""
     from transformers import set_seed
 
     from ..data.corpora import training_clusters
@@ -84,18 +84,23 @@ def pretrain_from_config(path: str | os.PathLike) -> list[PretrainResult]:
     initial = load_encoder(encoder, texts=[doc for docs in clusters.train["documents"] for doc in docs])
     profile = replace(profile, pretrain=config, encoder=encoder)
     resume = settings.get("resume", True)
-    start, _ = pretrain_base(profile, initial, clusters, output, resume=resume,
-                             echo=lambda message: print(message, file=sys.stderr))
-    return [train_variant(variant, config, profile, start, clusters, output, resume=resume, seed=seed)
+    start, _ = pretrain_base(profile, initial, clusters, output, resume=resume, echo=to_stderr)
+    return [save_released(variant, profile, start, output, to_stderr, seed) if variant == "longformer" else
+            train_variant(variant, config, profile, start, clusters, output, resume=resume, seed=seed)
             for variant in variants]
+
+
+def to_stderr(message: str) -> None:
+    """Progress of a script run: on stderr, so that stdout holds only its results."""
+    print(message, file=sys.stderr)
 
 
 def build_shipped_base(profile_name: str, run_dir: str | os.PathLike | None = None,
                        output: str | os.PathLike | None = None,
-                       echo: Callable[[str], object] = print) -> tuple[Path, PretrainResult]:
-    """`cdlm-nb pretrain-base`: train the profile's base stage as notebook 02 would (resumable, in `run_dir`,
-    default `runs/<profile>-base`), never from a shipped model, and copy it to `output` (default: the package's
-    `shipped_base.shipped_base_dir`, where notebook 02 looks)."""
+                       echo: Callable[[str], object] = print) -> list[tuple[Path, PretrainResult]]:
+    """`cdlm-nb pretrain-base`: train the profile's base stages as notebook 02 would (resumable, in `run_dir`,
+    default `runs/<profile>-base`), never from a shipped model, and copy each to `output/<profile>-<stage>`
+    (default: the package's checkpoints, where notebook 02 looks: `shipped_base.shipped_base_dir`)."""
     from ..data.corpora import pretraining_clusters
     from ..paths import run_dir as default_run_dir
     from ..profiles import get_profile
@@ -103,14 +108,19 @@ def build_shipped_base(profile_name: str, run_dir: str | os.PathLike | None = No
     profile = get_profile(profile_name)
     folder = default_run_dir(f"{profile.name}-base", run_dir)
     clusters = pretraining_clusters(profile)
-    _, result = pretrain_base(profile, initial_encoder(profile, clusters), clusters, folder, shipped=False, echo=echo)
-    if result is None:
+    _, results = pretrain_base(profile, initial_encoder(profile, clusters), clusters, folder, shipped=False,
+                               echo=echo)
+    if not results:
         raise ConfigError(f"profile {profile.name!r} has no base stage (pretrain.base_steps is 0 or its encoder is "
                           "already pretrained); nothing to ship")
-    target = Path(output) if output else shipped_base_dir(profile.name)
-    shutil.rmtree(target, ignore_errors=True)
-    copy_folder(model_dir(folder, "base"), target)
-    data = json.loads((target / RESULT_FILE).read_text())  # no path of this machine in the shipped files
-    write_text_atomic(target / RESULT_FILE, json.dumps({**data, "model_dir": target.name}, indent=2))
-    record_manifest(target)
-    return target, result
+    shipped = []
+    for result in results:
+        target = (Path(output) / f"{profile.name}-{result.variant}" if output
+                  else shipped_base_dir(profile.name, result.variant))
+        shutil.rmtree(target, ignore_errors=True)
+        copy_folder(model_dir(folder, result.variant), target)
+        data = json.loads((target / RESULT_FILE).read_text())  # no path of this machine in the shipped files
+        write_text_atomic(target / RESULT_FILE, json.dumps({**data, "model_dir": target.name}, indent=2))
+        record_manifest(target)
+        shipped.append((target, result))
+    return shipped

@@ -1,11 +1,11 @@
-"""The base model shipped inside the package, as the paper starts from a released Longformer-base.
+"""The base models shipped inside the package, as the paper starts from a released Longformer-base.
 
-The `cpu` profile's base stage (`stages.pretrain_base`) is trained once by `cdlm-nb pretrain-base --profile cpu`
-(`script.build_shipped_base`; deterministic on CPU; its time and settings are in the shipped `pretraining.json`)
-and saved under
-`cdlm_nb/checkpoints/<profile>-base/`. Notebook 02 copies it into its run folder instead of training it, but only
-when its run setup (`variants.run_setup`) and its tokenizer are exactly those the notebook would train with; any
-other setting (another seed, world or base length) trains the base as before, and says why.
+The `cpu` profile's base stages (`stages.base_stages`: `base`, then `base-long`) are trained once by
+`cdlm-nb pretrain-base --profile cpu` (`script.build_shipped_base`; deterministic on CPU; each stage's time and
+settings are in its shipped `pretraining.json`) and saved under `cdlm_nb/checkpoints/<profile>-<stage>/`. Notebook
+02 copies a stage into its run folder instead of training it, but only when its run setup (`variants.run_setup`)
+and its tokenizer are exactly those the notebook would train with; any other setting (another seed, world or
+length) trains that stage as before, and says why.
 """
 
 from __future__ import annotations
@@ -17,7 +17,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..artefacts import copy_folder
-from ..variants import RESULT_FILE, PretrainResult, is_saved, load_result, model_dir, model_problems, run_setup
+from ..variants import (
+    RESULT_FILE,
+    PretrainResult,
+    display_name,
+    is_saved,
+    load_result,
+    model_dir,
+    model_problems,
+    run_setup,
+)
 
 if TYPE_CHECKING:
     from ..encoders import Encoder
@@ -26,9 +35,9 @@ if TYPE_CHECKING:
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 
 
-def shipped_base_dir(profile_name: str) -> Path:
-    """Where the package keeps a profile's shipped base model (`<package>/checkpoints/<profile>-base`)."""
-    return CHECKPOINTS / f"{profile_name}-base"
+def shipped_base_dir(profile_name: str, stage: str = "base") -> Path:
+    """Where the package keeps a profile's shipped base stage (`<package>/checkpoints/<profile>-<stage>`)."""
+    return CHECKPOINTS / f"{profile_name}-{stage}"
 
 
 #: The model-config fields a shipped base must share with the encoder it stands in for.
@@ -65,23 +74,24 @@ def mismatch(folder: Path, setup: dict, encoder: "Encoder") -> str | None:
     return None
 
 
-def install_shipped_base(profile_name: str, config: "PretrainConfig", encoder: "Encoder", n_train: int,
+def install_shipped_base(profile_name: str, stage: str, config: "PretrainConfig", encoder: "Encoder", n_train: int,
                          run_dir: str | os.PathLike,
                          echo: Callable[[str], object] = print) -> PretrainResult | None:
-    """Copy the profile's shipped base into `run_dir` as its `base` model when it matches `encoder` and the base
-    stage `config` (`stages.base_stage_config`); its result, or None (none shipped, or not matching)."""
-    folder = shipped_base_dir(profile_name)
+    """Copy the profile's shipped base `stage` into `run_dir` when it matches `encoder` and the stage's `config`
+    (`stages.base_stages`); its result, or None (none shipped, or not matching)."""
+    folder = shipped_base_dir(profile_name, stage)
     if not folder.is_dir():
         return None
-    why = mismatch(folder, run_setup("base", config.seeds[0], config, n_train), encoder)
+    why = mismatch(folder, run_setup(stage, config.seeds[0], config, n_train), encoder)
     if why is not None:
-        echo(f"The shipped base model ({folder}) is not used: {why}. Training it here instead.")
+        echo(f"The shipped {display_name(stage)} model ({folder}) is not used: {why}. Training it here instead.")
         return None
-    target = model_dir(run_dir, "base")
+    target = model_dir(run_dir, stage)
     damaged = model_problems(target) if is_saved(target) else []
     copy_folder(folder, target)
-    result = load_result(run_dir, "base")
+    result = load_result(run_dir, stage)
     replacing = f", replacing a damaged copy ({'; '.join(damaged)})" if damaged else ""
-    echo(f"Base: the model shipped with the package ({result.steps} steps, trained in {result.seconds:.0f} s by "
-         f"`cdlm-nb pretrain-base --profile {profile_name}`), copied to {result.model_dir}{replacing}")
+    echo(f"{display_name(stage)}: the model shipped with the package ({result.steps} steps, trained in "
+         f"{result.seconds:.0f} s by `cdlm-nb pretrain-base --profile {profile_name}`), copied to "
+         f"{result.model_dir}{replacing}")
     return result

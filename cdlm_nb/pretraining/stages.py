@@ -1,14 +1,14 @@
-"""Notebook 02's order of work: the starting encoder, the shared base stage, then every variant from it, reusing
-finished models whose run setup is unchanged (`variants.run_setup`).
+"""Notebook 02's order of work: the starting encoder, the shared base stages, then every variant from them,
+reusing finished models whose run setup is unchanged (`variants.run_setup`).
 
 Where the models start. In the CDLM paper every ablation continues from Longformer-base, which Beltagy et al. made
-from RoBERTa: heads trained with full attention over 512 tokens, positions copied out to 4,096, global Q/K/V
-copied from the local ones. Tiny models get the same history in small: a shared `base` model trained once from
-random weights by single-document MLM with full attention over `base_max_length` tokens (`base_stage_config`,
-`base_window`), then the same recipe (`longformer_recipe`). From random weights, none of the tiny variants learned
-to use context within a CPU budget (all ended near a unigram model); a base that reads inside a window only gives
-heads that find a token's neighbours because the window cuts off everything else, so CDLM's global masked tokens
-started position-blind.
+from RoBERTa: heads trained with full attention over 512 tokens, positions copied out to 4,096 and trained there by
+continued MLM, global Q/K/V copied from the local ones. Tiny models get the same history in small (`base_stages`):
+single-document MLM with full attention over `base_max_length` tokens, then MLM on unrelated documents packed to
+`max_length` with full attention, then the recipe (`longformer_recipe`). From random weights, none of the tiny
+variants learned to use context within a CPU budget; without the second stage, every position past
+`base_max_length` was an untrained copy, and any attention reaching there (CDLM's global masked tokens) started
+~100x worse than local attention (docs/experiments.md).
 """
 
 from __future__ import annotations
@@ -60,68 +60,102 @@ def initial_encoder(profile: "Profile", clusters: "PretrainingClusters | None") 
 
 
 def base_stage_config(config: "PretrainConfig") -> "PretrainConfig":
-    """The settings of the base stage: `config`'s optimizer and schedule, with its base steps, batch and length
-    (no learning curve: the start's perplexity is step 0 of every variant's curve)."""
+    """The settings of the first base stage: `config`'s optimizer and schedule, with its base steps, batch and
+    length (no learning curve: the start's perplexity is step 0 of every variant's curve; no second stage in it)."""
     return replace(config, variants=("base",), max_steps=config.base_steps,
                    per_device_batch_size=config.base_batch_size, gradient_accumulation_steps=1,
                    max_length=config.base_max_length, curve_steps=0,
-                   warmup_steps=min(config.warmup_steps, config.base_steps))
+                   warmup_steps=min(config.warmup_steps, config.base_steps), base_long_steps=0)
+
+
+def long_stage_config(config: "PretrainConfig") -> "PretrainConfig":
+    """The settings of the second base stage: `config`'s batch, length and schedule for `base_long_steps` steps."""
+    return replace(config, variants=("base-long",), max_steps=config.base_long_steps, gradient_accumulation_steps=1,
+                   curve_steps=0, warmup_steps=min(config.warmup_steps, config.base_long_steps))
+
+
+def base_stages(config: "PretrainConfig") -> list[tuple[str, "PretrainConfig", str]]:
+    """The base stages of a tiny start, in order: (model name, its settings, what its inputs are)."""
+    stages = [("base", base_stage_config(config),
+               f" on single documents of up to {config.base_max_length} tokens, full attention")]
+    if config.base_long_steps > 0:
+        stages.append(("base-long", long_stage_config(config),
+                       f" on unrelated documents packed to {config.max_length} tokens, full attention"))
+    return stages
+
+
+def trained_positions(config: "PretrainConfig") -> int:
+    """How many positions the base stages trained: `max_length` after the second stage, else `base_max_length`."""
+    return config.max_length if config.base_long_steps > 0 else config.base_max_length
 
 
 def base_window(config: "PretrainConfig") -> int:
-    """The base stage's local window (both sides together): wide enough for full attention over its inputs."""
+    """The first base stage's local window (both sides together): wide enough for full attention over its inputs."""
     return 2 * config.base_max_length
+
+
+def full_attention(encoder: "Encoder", length: int, trained: int) -> "Encoder":
+    """`encoder` with a window of twice `length` (every token sees every other) and its first `trained` positions
+    copied out over the rest: the input of a base stage over `length`-token inputs."""
+    from ..encoders import Encoder, copy_positions_out, with_attention_window
+
+    model = with_attention_window(encoder.model, 2 * length)
+    if trained < length:
+        copy_positions_out(model, trained=trained)
+    return Encoder(model, encoder.tokenizer)
 
 
 def pretrain_base(profile: "Profile", encoder: "Encoder", clusters: "PretrainingClusters",
                   run_dir: str | os.PathLike, resume: bool = True, shipped: bool = True,
-                  echo: Echo = print) -> tuple["Encoder", PretrainResult | None]:
-    """The model every variant starts from, and the base-stage run that made it (None when there is none).
+                  echo: Echo = print) -> tuple["Encoder", list[PretrainResult]]:
+    """The model every variant starts from, and the base-stage runs that made it ([] when there are none).
 
-    A pretrained encoder (Longformer-base) is returned as it is. A random tiny one is first trained by
-    single-document MLM with full attention (`base_stage_config`, `base_window`; trained once, then reused, or
-    with `shipped` and `resume` taken from the package when the same base ships with it: `shipped_base`), then
-    given the Longformer recipe (`longformer_recipe`), so every variant starts from heads that already attend by
-    position, as in the paper.
+    A pretrained encoder (Longformer-base) is returned as it is. A random tiny one goes through `base_stages`, each
+    with full attention: single-document MLM over `base_max_length` tokens (RoBERTa's part of Longformer-base's
+    history), then, with those positions copied out, MLM on unrelated documents packed to `max_length` (Longformer's
+    continued pretraining at 4,096 tokens), so every position a variant reads is trained. Each stage is trained once,
+    then reused, or with `shipped` and `resume` taken from the package when the same stage ships with it
+    (`shipped_base`). Then the Longformer recipe (`longformer_recipe`) gives it the profile's window.
     """
-    from ..encoders import Encoder, with_attention_window
     from .shipped_base import install_shipped_base
 
     config = profile.pretrain
     if starts_pretrained(profile) or config.base_steps <= 0:
-        return encoder, None
-    base = base_stage_config(config)
-    if shipped and resume and finished_result(run_dir, "base", base, len(clusters.train)) is None:
-        install_shipped_base(profile.name, base, encoder, len(clusters.train), run_dir, echo)
-    wide = Encoder(with_attention_window(encoder.model, base_window(config)), encoder.tokenizer)
-    result = reuse_or_pretrain("base", base, profile, wide, clusters, run_dir, resume, echo,
-                               inputs=f" on single documents of up to {base.max_length} tokens, full attention")
-    return longformer_recipe(load_pretrained(run_dir, "base"), profile), result
+        return encoder, []
+    results, model, trained = [], encoder, config.max_length
+    for variant, stage, inputs in base_stages(config):
+        if shipped and resume and finished_result(run_dir, variant, stage, len(clusters.train)) is None:
+            install_shipped_base(profile.name, variant, stage, encoder, len(clusters.train), run_dir, echo)
+        wide = full_attention(model, stage.max_length, trained)
+        results.append(reuse_or_pretrain(variant, stage, profile, wide, clusters, run_dir, resume, echo, inputs))
+        model, trained = load_pretrained(run_dir, variant), stage.max_length
+    return longformer_recipe(model, profile, trained), results
 
 
-def longformer_recipe(base: "Encoder", profile: "Profile") -> "Encoder":
-    """The base-stage model under the profile's local window, with its `base_max_length` trained positions copied
-    out to the full length and its global Q/K/V copied from the local ones, as Beltagy et al. made Longformer-base
-    from RoBERTa."""
+def longformer_recipe(base: "Encoder", profile: "Profile", trained: int) -> "Encoder":
+    """The base model under the profile's local window, with its `trained` positions copied out to the full length
+    and its global Q/K/V copied from the local ones, as Beltagy et al. made Longformer-base from RoBERTa."""
     from ..encoders import Encoder, copy_global_from_local, copy_positions_out, with_attention_window
 
     model = with_attention_window(base.model, profile.encoder.attention_window)
-    copy_positions_out(model, trained=profile.pretrain.base_max_length)
+    copy_positions_out(model, trained=trained)
     copy_global_from_local(model)
     return Encoder(model, base.tokenizer)
 
 
-def starting_model(profile: "Profile", run_dir: str | os.PathLike) -> "Encoder | None":
-    """The model every variant of notebook 02 started from: the saved base-stage model after the Longformer recipe,
-    or the pretrained encoder itself (Longformer-base); None for a random tiny start with no base stage."""
+def starting_model(profile: "Profile", run_dir: str | os.PathLike, stages: int | None = None) -> "Encoder | None":
+    """The model every variant of notebook 02 started from: its last saved base stage after the Longformer recipe,
+    or the pretrained encoder itself (Longformer-base); None for a random tiny start with no base stage.
+    `stages=1` gives the start the first base stage alone would have made (positions copied, not trained)."""
     from ..encoders import load_encoder
 
     if starts_pretrained(profile):
         return load_encoder(profile.encoder)
     if profile.pretrain.base_steps <= 0:
         return None
-    base = load_pretrained_models(run_dir, ("base",), profile.name)["base"]
-    return longformer_recipe(base, profile)
+    variant, stage, _ = base_stages(profile.pretrain)[:stages][-1]
+    base = load_pretrained_models(run_dir, (variant,), profile.name)[variant]
+    return longformer_recipe(base, profile, stage.max_length)
 
 
 def finished_result(run_dir: str | os.PathLike, variant: str, config: "PretrainConfig", n_train: int,
@@ -142,10 +176,11 @@ def finished_result(run_dir: str | os.PathLike, variant: str, config: "PretrainC
 
 
 def save_unchanged(variant: str, encoder: "Encoder", run_dir: str | os.PathLike, source: str,
-                   seed: int) -> PretrainResult:
-    """Save a model that is not further pretrained (Longformer-base, or the `biu-nlp/cdlm` release) as `variant`,
-    in the same layout as `pretrain`'s models, so the later notebooks load it the same way."""
-    folder = model_dir(run_dir, variant)
+                   seed: int, config: "PretrainConfig | None" = None) -> PretrainResult:
+    """Save a model that is not further pretrained (the start as Longformer, or the `biu-nlp/cdlm` release) as
+    `variant`, in the same layout as `pretrain`'s models, so the later notebooks load it the same way (with
+    `config`, in `seed`'s folder when it is not the config's first seed, as `pretrain` names them)."""
+    folder = model_dir(run_dir, variant, seed if config is not None else None, config)
     result = PretrainResult(variant=variant, seed=seed, model_dir=folder, steps=0)
     save_model_folder(folder, encoder.model, encoder.tokenizer, {**result.to_json(), "setup": {"source": source}})
     return result
@@ -171,13 +206,16 @@ def with_steps(config: "PretrainConfig", steps: int) -> "PretrainConfig":
 
 
 def save_released(variant: str, profile: "Profile", encoder: "Encoder", run_dir: str | os.PathLike,
-                  echo: Echo = print) -> PretrainResult:
-    """A released checkpoint saved unchanged (`save_unchanged`): `longformer` is the starting checkpoint `encoder`
-    (Longformer-base), `cdlm` the authors' `biu-nlp/cdlm` (`RELEASED_MODELS`; no corpus needed)."""
+                  echo: Echo = print, seed: int | None = None) -> PretrainResult:
+    """A starting or released checkpoint saved unchanged (`save_unchanged`): `longformer` is the starting model
+    `encoder` (Longformer-base, or a tiny start after its base stages), as the paper's Longformer "is not further
+    pretrained"; `cdlm` is the authors' `biu-nlp/cdlm` (`RELEASED_MODELS`; no corpus needed). `seed`: the
+    pretraining seed whose folder gets the start (`cdlm-nb pretrain` with another seed; default the first)."""
     if variant == "longformer":
-        echo(f"{display_name(variant)}: the starting checkpoint ({profile.encoder.kind}), saved without "
-             "further training")
-        return save_unchanged(variant, encoder, run_dir, profile.encoder.kind, profile.seed)
+        source = profile.encoder.kind if starts_pretrained(profile) else "base stages and the Longformer recipe"
+        echo(f"{display_name(variant)}: the starting model ({source}), saved without further training")
+        return save_unchanged(variant, encoder, run_dir, source, profile.pretrain.seeds[0] if seed is None else seed,
+                              profile.pretrain)
     if variant != "cdlm":
         raise ConfigError(f"{variant!r} was not released by the authors: pretrain it (PRETRAIN_STEPS = N)")
     from ..encoders import from_hub
@@ -194,8 +232,8 @@ def pretrain_variants(profile: "Profile", encoder: "Encoder", clusters: "Pretrai
     building what it lacks, `on_demand`), each from `encoder`'s weights, for `notebook_steps` steps.
 
     With `resume`, a finished model with the same setup is reused and an interrupted one continues from its last
-    checkpoint; `resume=False` retrains all. When the encoder is already pretrained (gpu profile), `longformer`
-    is the starting checkpoint itself (the paper's "without additional pretraining"); at 0 steps (the gpu default)
+    checkpoint; `resume=False` retrains all. `longformer` is the starting model itself on every profile (the paper's
+    "without additional pretraining"); at 0 steps (the gpu default)
     `cdlm` is the released `biu-nlp/cdlm` and the ablations the authors did not release are skipped (a finished one
     is still reused), so Longformer and CDLM are ready in minutes (`save_released`).
     """
@@ -203,7 +241,7 @@ def pretrain_variants(profile: "Profile", encoder: "Encoder", clusters: "Pretrai
     config = with_steps(profile.pretrain, steps) if steps else profile.pretrain
     results = []
     for variant in (v for v in config.variants if only is None or v in only):
-        if (variant == "longformer" and starts_pretrained(profile)) or (steps == 0 and variant == "cdlm"):
+        if variant == "longformer" or (steps == 0 and variant == "cdlm"):
             results.append(save_released(variant, profile, encoder, run_dir, echo))
         elif steps == 0:
             done = reused(variant, config, clusters, run_dir, resume, echo)

@@ -20,9 +20,10 @@ def test_metrics_keep_the_recorded_names():
     from cdlm_nb.pretraining.report import pretraining_metrics
 
     results = [_result("cdlm"), _result("local", seconds=0.0), _result("longformer", steps=0, losses=())]
-    metrics = pretraining_metrics(results, base=_result("base", losses=(6.0, 4.5)))
-    assert metrics == {"pretrain/base_final_loss": 4.5, "pretrain/tokens_per_s/cdlm": 50.0,
-                       "pretrain/final_loss/cdlm": 4.0, "pretrain/final_loss/local": 4.0}
+    metrics = pretraining_metrics(results, [_result("base", losses=(6.0, 4.5)), _result("base-long", losses=(3.5,))])
+    assert metrics == {"pretrain/base_final_loss": 4.5, "pretrain/base-long_final_loss": 3.5,
+                       "pretrain/tokens_per_s/cdlm": 50.0, "pretrain/final_loss/cdlm": 4.0,
+                       "pretrain/final_loss/local": 4.0}
     assert "pretrain/base_final_loss" not in pretraining_metrics(results)
 
 
@@ -52,14 +53,17 @@ def test_input_summary_and_model_folders(tmp_path, tiny_encoder, word_clusters):
     from cdlm_nb.pretraining.stages import save_unchanged
 
     smoke = get_profile("smoke")
-    profile = smoke.override(pretrain=replace(smoke.pretrain, variants=("longformer", "cdlm")))
+    profile = smoke.override(pretrain=replace(smoke.pretrain, variants=("longformer", "cdlm"), max_length=128))
     inputs = input_summary(profile, word_clusters, tiny_encoder.tokenizer)
-    assert list(inputs.index) == ["Longformer", "CDLM"]
-    assert inputs.loc["Longformer", "mean documents"] == 1 and inputs.loc["CDLM", "mean documents"] > 1
+    base, long = "Base (single-document MLM)", "Base, long inputs (unrelated documents packed)"
+    assert list(inputs.index) == [base, long, "CDLM"]  # Longformer is the start: not trained further
+    assert inputs.loc[base, "mean documents"] == 1 and inputs.loc["CDLM", "mean documents"] > 1
+    assert inputs.loc[base, "max tokens"] <= profile.pretrain.base_max_length < inputs.loc[long, "max tokens"] <= 128
     assert "M parameters" in starting_model_summary(profile, tiny_encoder)
 
     saved = save_unchanged("cdlm", tiny_encoder, tmp_path, source="test", seed=13)
     folders = model_folders(tmp_path, [saved])
     assert folders.loc["CDLM", "folder"] == "models/cdlm" and folders.loc["CDLM", "MB"] > 0
-    fig = plot_loss_curves([_result("cdlm")], base=_result("base"))
-    assert [line.get_label() for line in fig.axes[0].lines] == ["Base (single-document MLM)", "CDLM"]
+    fig = plot_loss_curves([_result("cdlm")], [_result("base"), _result("base-long")])
+    assert [line.get_label() for line in fig.axes[0].lines] == [base, long, "CDLM"]
+    assert fig.axes[0].lines[2].get_xdata()[0] == 9  # after both stages' 4 steps

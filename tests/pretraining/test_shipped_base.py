@@ -1,5 +1,5 @@
-"""The base model shipped with the package: built by `cdlm-nb pretrain-base`, used by notebook 02 only when it is
-exactly the base the notebook would train, and the cpu one kept in step with the cpu profile."""
+"""The base models shipped with the package: built by `cdlm-nb pretrain-base`, used by notebook 02 only when each
+is exactly the stage the notebook would train, and the cpu ones kept in step with the cpu profile."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ from cdlm_nb.profiles import get_profile
 
 @pytest.fixture(scope="module")
 def shipped(tmp_path_factory):
-    """The smoke profile's base, built twice by `cdlm-nb pretrain-base` into two folders."""
+    """The smoke profile's base stages, built twice by `cdlm-nb pretrain-base` into two folders."""
     from cdlm_nb.cli import main
 
     root = tmp_path_factory.mktemp("shipped")
     for name in ("first", "second"):
         assert main(["pretrain-base", "--profile", "smoke", "--run-dir", str(root / f"run-{name}"),
-                     "--output", str(root / name / "smoke-base")]) == 0
+                     "--output", str(root / name)]) == 0
     return root
 
 
@@ -29,11 +29,13 @@ def test_pretrain_base_is_deterministic_and_ships_no_path_of_this_machine(shippe
 
     from cdlm_nb.variants import RESULT_FILE
 
-    first = load_file(shipped / "first" / "smoke-base" / "model.safetensors")
-    second = load_file(shipped / "second" / "smoke-base" / "model.safetensors")
-    assert first.keys() == second.keys() and all((first[key] == second[key]).all() for key in first)
-    result = json.loads((shipped / "first" / "smoke-base" / RESULT_FILE).read_text())
-    assert result["model_dir"] == "smoke-base" and result["steps"] == get_profile("smoke").pretrain.base_steps
+    config = get_profile("smoke").pretrain
+    for stage, steps in (("base", config.base_steps), ("base-long", config.base_long_steps)):
+        first = load_file(shipped / "first" / f"smoke-{stage}" / "model.safetensors")
+        second = load_file(shipped / "second" / f"smoke-{stage}" / "model.safetensors")
+        assert first.keys() == second.keys() and all((first[key] == second[key]).all() for key in first)
+        result = json.loads((shipped / "first" / f"smoke-{stage}" / RESULT_FILE).read_text())
+        assert result["model_dir"] == f"smoke-{stage}" and result["steps"] == steps
 
 
 @pytest.mark.slow
@@ -50,21 +52,29 @@ def test_notebook_02_takes_the_shipped_base_only_when_it_is_the_one_it_would_tra
     clusters = pretraining_clusters(profile)
     encoder = initial_encoder(profile, clusters)
     messages = []
-    start, result = pretrain_base(profile, encoder, clusters, tmp_path / "same", echo=messages.append)
+    start, (base, long) = pretrain_base(profile, encoder, clusters, tmp_path / "same", echo=messages.append)
     assert "shipped with the package" in messages[0] and "reused" in messages[1]
-    assert result.model_dir == tmp_path / "same" / "models" / "base"
+    assert "shipped with the package" in messages[2] and "reused" in messages[3]
+    assert base.model_dir == tmp_path / "same" / "models" / "base"
+    assert long.model_dir == tmp_path / "same" / "models" / "base-long"
     reference, _ = pretrain_base(profile, encoder, clusters, shipped / "run-first", echo=messages.append)
     assert all(torch.equal(weight, reference.model.state_dict()[name]) for name, weight in
                start.model.state_dict().items())
 
     reseeded = profile.override(pretrain=replace(profile.pretrain, seeds=(14,)))
+    messages.clear()
     pretrain_base(reseeded, encoder, clusters, tmp_path / "seed14", echo=messages.append)
-    assert "not used: it was trained with another run setup (seed, seeds differ)" in messages[-3]
-    assert "pretraining 4 steps" in messages[-2]
+    assert "not used: it was trained with another run setup (seed, seeds differ)" in messages[0]
+    assert "pretraining 4 steps" in messages[1]
+    assert "not used: it was trained with another run setup (seed, seeds differ)" in messages[3]
 
     wider = reseeded.override(encoder=replace(profile.encoder, hidden_size=32))
     assert "another architecture (hidden_size differ)" in shipped_base.mismatch(
         shipped / "first" / "smoke-base", {}, initial_encoder(wider, clusters))
+    longer = profile.override(pretrain=replace(profile.pretrain, base_long_steps=3))  # the first stage still fits
+    messages.clear()
+    pretrain_base(longer, encoder, clusters, tmp_path / "longer", echo=messages.append)
+    assert "shipped with the package" in messages[0] and "(base_long_steps, max_steps differ)" in messages[2]
 
     messages.clear()
     pretrain_base(profile, encoder, clusters, tmp_path / "retrain", shipped=False, echo=messages.append)
@@ -73,18 +83,19 @@ def test_notebook_02_takes_the_shipped_base_only_when_it_is_the_one_it_would_tra
 
 @pytest.mark.slow
 def test_the_shipped_cpu_base_is_the_one_the_cpu_profile_trains():
-    """Changing the cpu profile's base stage, encoder or world without `cdlm-nb pretrain-base --profile cpu`
+    """Changing the cpu profile's base stages, encoder or world without `cdlm-nb pretrain-base --profile cpu`
     would silently make notebook 02 train the base (minutes); this says which field changed."""
     from cdlm_nb.data.corpora import pretraining_clusters
     from cdlm_nb.pretraining.shipped_base import mismatch, shipped_base_dir
-    from cdlm_nb.pretraining.stages import base_stage_config, initial_encoder
+    from cdlm_nb.pretraining.stages import base_stages, initial_encoder
     from cdlm_nb.variants import run_setup
 
     profile = get_profile("cpu")
     clusters = pretraining_clusters(profile)
-    config = base_stage_config(profile.pretrain)
-    setup = run_setup("base", config.seeds[0], config, len(clusters.train))
-    assert mismatch(shipped_base_dir("cpu"), setup, initial_encoder(profile, clusters)) is None
+    encoder = initial_encoder(profile, clusters)
+    for stage, config, _ in base_stages(profile.pretrain):
+        setup = run_setup(stage, config.seeds[0], config, len(clusters.train))
+        assert mismatch(shipped_base_dir("cpu", stage), setup, encoder) is None, stage
 
 
 def test_the_shipped_cpu_base_is_load_checked_and_left_as_it_is(tmp_path, capsys, monkeypatch):
@@ -98,10 +109,11 @@ def test_the_shipped_cpu_base_is_load_checked_and_left_as_it_is(tmp_path, capsys
 
     monkeypatch.setattr(artefacts, "_said_unrecorded", set())  # said once per process: maybe by an earlier test
 
-    folder = shipped_base_dir("cpu")
-    before = sorted(p.name for p in folder.iterdir())
-    assert model_problems(folder) == [] and "has no manifest" not in capsys.readouterr().out
-    assert sorted(p.name for p in folder.iterdir()) == before and "manifest.json" in before
+    for stage in ("base", "base-long"):
+        folder = shipped_base_dir("cpu", stage)
+        before = sorted(p.name for p in folder.iterdir())
+        assert model_problems(folder) == [] and "has no manifest" not in capsys.readouterr().out
+        assert sorted(p.name for p in folder.iterdir()) == before and "manifest.json" in before
     copy = shutil.copytree(folder, tmp_path / "cpu-base")
     (copy / "model.safetensors").write_bytes((copy / "model.safetensors").read_bytes()[:1000])
     assert mismatch(copy, {}, encoder=None).startswith(f"it is damaged: {copy / 'model.safetensors'} is truncated")

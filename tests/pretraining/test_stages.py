@@ -11,8 +11,8 @@ from cdlm_nb.errors import DataError
 from cdlm_nb.profiles import get_profile
 
 
-def test_base_stage_config_takes_the_base_fields():
-    from cdlm_nb.pretraining.stages import base_stage_config, base_window
+def test_base_stage_configs_take_the_base_fields():
+    from cdlm_nb.pretraining.stages import base_stage_config, base_stages, base_window, trained_positions
     from cdlm_nb.variants import attention_pattern_of
 
     config = get_profile("cpu").pretrain
@@ -21,8 +21,29 @@ def test_base_stage_config_takes_the_base_fields():
         config.base_steps, config.base_batch_size, config.base_max_length)
     assert base.learning_rate == config.learning_rate and base.variants == ("base",)
     assert base.warmup_steps <= base.max_steps and attention_pattern_of("base") == "local"
+    assert base.base_long_steps == 0  # the first stage's fingerprint does not depend on the second's length
     assert get_profile("gpu").pretrain.base_steps == 0  # Longformer-base is the paper's starting point
     assert base_window(config) >= 2 * config.base_max_length  # full attention, as RoBERTa's heads had
+    (_, first, _), (name, long, inputs) = base_stages(config)
+    assert first == base and name == "base-long" and attention_pattern_of(name) == "local"
+    assert (long.max_steps, long.max_length, long.per_device_batch_size) == (
+        config.base_long_steps, config.max_length, config.per_device_batch_size)
+    assert "unrelated documents" in inputs and trained_positions(config) == config.max_length
+    assert [n for n, _, _ in base_stages(replace(config, base_long_steps=0))] == ["base"]
+    assert trained_positions(replace(config, base_long_steps=0)) == config.base_max_length
+
+
+def test_the_long_base_stage_packs_unrelated_documents_to_the_full_length(tiny_encoder, word_clusters):
+    from cdlm_nb.pretraining.inputs import pretraining_inputs
+
+    tokenizer = tiny_encoder.tokenizer
+    long = pretraining_inputs("base-long", word_clusters.train, tokenizer, 128, 8, seed=13)
+    rand = pretraining_inputs("rand", word_clusters.train, tokenizer, 128, 8, seed=13)
+    longest = max(len(ids) for ids in long["input_ids"])
+    assert longest <= 128 and sum(map(len, long["input_ids"])) > sum(map(len, rand["input_ids"]))
+    for sources in long["sources"]:  # each document from a different cluster
+        clusters = [source.rsplit("/", 1)[0] for source in sources]
+        assert len(set(clusters)) == len(clusters)
 
 
 def test_a_finished_run_is_reused_only_with_the_same_setup(tmp_path, tiny_encoder):
@@ -81,29 +102,37 @@ def test_pretrain_base_trains_once_then_reuses_the_base_model(tmp_path, tiny_enc
     profile = smoke.override(
         pretrain=replace(smoke.pretrain, base_steps=2, base_batch_size=2, base_max_length=24, max_length=128))
     messages = []
-    start, result = pretrain_base(profile, tiny_encoder, word_clusters, tmp_path, echo=messages.append)
-    assert result.steps == 2 and "pretraining 2 steps" in messages[0] and "full attention" in messages[0]
+    start, (base, long) = pretrain_base(profile, tiny_encoder, word_clusters, tmp_path, echo=messages.append)
+    assert base.steps == 2 and "pretraining 2 steps on single documents" in messages[0]
+    assert "full attention" in messages[0]
+    assert long.steps == profile.pretrain.base_long_steps and "unrelated documents packed to 128" in messages[2]
     saved = json.loads((tmp_path / "models" / "base" / "config.json").read_text())
-    assert saved["attention_window"] == [48, 48]  # full attention over the base stage's 24 tokens
+    assert saved["attention_window"] == [48, 48]  # full attention over the first stage's 24 tokens
+    saved = json.loads((tmp_path / "models" / "base-long" / "config.json").read_text())
+    assert saved["attention_window"] == [256, 256]  # full attention over the second stage's 128 tokens
     assert set(start.model.config.attention_window) == {smoke.encoder.attention_window}  # then the profile's window
     attention = start.model.longformer.encoder.layer[0].attention.self
     assert torch.equal(attention.query_global.weight, attention.query.weight)
     positions = start.model.longformer.embeddings.position_embeddings.weight
-    first = start.model.config.pad_token_id + 1  # the trained positions 0-23, copied out to the full length
-    assert torch.equal(positions[first + 24:first + 48], positions[first:first + 24])
+    first = start.model.config.pad_token_id + 1  # the trained positions 0-127, copied out to the full length
+    assert torch.equal(positions[first + 128:first + 256], positions[first:first + 128])
+    assert not torch.equal(positions[first + 24:first + 48], positions[first:first + 24])  # trained apart
     assert not torch.equal(start.model.longformer.embeddings.word_embeddings.weight,
                            tiny_encoder.model.longformer.embeddings.word_embeddings.weight)  # trained; input untouched
     again, _ = pretrain_base(profile, tiny_encoder, word_clusters, tmp_path, echo=messages.append)
-    assert "reused" in messages[-1]
+    assert "reused" in messages[-1] and "reused" in messages[-2]
     assert torch.equal(again.model.longformer.embeddings.position_embeddings.weight,
                        start.model.longformer.embeddings.position_embeddings.weight)
     no_base = profile.override(pretrain=replace(profile.pretrain, base_steps=0))
     unchanged, none = pretrain_base(no_base, tiny_encoder, word_clusters, tmp_path)
-    assert unchanged is tiny_encoder and none is None
+    assert unchanged is tiny_encoder and none == []
     reloaded = starting_model(profile, tmp_path)  # what notebook 03 measures as the start
     for name, weight in start.model.state_dict().items():
         assert torch.equal(reloaded.model.state_dict()[name], weight), name
-    with pytest.raises(DataError, match=r"saved the pretrained model\(s\) \['base'\].*--only 02"):
+    first_only = starting_model(profile, tmp_path, stages=1)  # the start without the long stage: copies only
+    copied = first_only.model.longformer.embeddings.position_embeddings.weight
+    assert torch.equal(copied[first + 24:first + 48], copied[first:first + 24])
+    with pytest.raises(DataError, match=r"saved the pretrained model\(s\) \['base-long'\].*--only 02"):
         starting_model(profile, tmp_path / "elsewhere")
     assert starting_model(no_base, tmp_path) is None
 

@@ -1,0 +1,120 @@
+"""Can the starting model read its whole input? Its perplexity on held-out clusters packed to several lengths, under
+each attention pattern a variant will train with. A start whose far positions were never trained (copies of the
+first ones) is ~100x worse as soon as attention reaches past them, which handicaps exactly the variants with
+global attention (docs/experiments.md, "A start that reads the whole input").
+
+Patterns: `local` (the profile's window), `cdlm` (plus global attention on the masked tokens), `prefix` (plus the
+first 15 % global) and `full` (a window of twice the length: every token sees every other).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from datasets import Dataset
+    from matplotlib.figure import Figure
+
+    from ..encoders import Encoder
+    from ..profiles import Profile
+
+START_PATTERNS = ("local", "cdlm", "prefix", "full")
+#: Held-out clusters scored per length: enough for a 100x gap to show, few enough for seconds on a CPU.
+START_CHECK_CLUSTERS = 20
+#: The start the first base stage alone makes (its positions copied out, not trained), and the one used.
+FIRST_STAGE_ONLY, START = "first base stage only", "start"
+
+Scores = dict[tuple[str, int], float]
+
+
+def start_lengths(profile: "Profile") -> tuple[int, ...]:
+    """The packed lengths checked: an eighth, a quarter and all of the pretraining length (cpu: 128, 256, 1,024)."""
+    length = profile.pretrain.max_length
+    return (length // 8, length // 4, length)
+
+
+def starts_to_check(profile: "Profile", run_dir: str | os.PathLike) -> dict[str, "Encoder"]:
+    """The start every variant begins from and, when a second base stage made it, the start the first stage alone
+    would have made (`stages.starting_model`); {} without a base stage."""
+    from ..variants import starts_pretrained
+    from .stages import base_stages, starting_model
+
+    start = starting_model(profile, run_dir)
+    if start is None:
+        return {}
+    if starts_pretrained(profile) or len(base_stages(profile.pretrain)) == 1:
+        return {START: start}
+    return {FIRST_STAGE_ONLY: starting_model(profile, run_dir, stages=1), START: start}
+
+
+def start_perplexity(start: "Encoder", clusters: "Dataset", profile: "Profile",
+                     lengths: Sequence[int] | None = None, n_clusters: int = START_CHECK_CLUSTERS) -> Scores:
+    """(pattern, packed length) -> perplexity of `start` on the first `n_clusters` of `clusters` packed to that
+    length (notebook 03's evaluation masks and packing), for every `START_PATTERNS` pattern."""
+    from ..encoders import with_attention_window
+    from ..inputs import pack_clusters
+    from ..perplexity.evaluate import HELDOUT_MIN_DOCUMENTS, evaluate_perplexity
+
+    subset = clusters.select(range(min(n_clusters, len(clusters))))
+    scores = {}
+    for length in lengths or start_lengths(profile):
+        examples = pack_clusters(subset, start.tokenizer, length, seed=profile.seed,
+                                 sentence_markers=profile.encoder.sentence_markers,
+                                 min_documents=HELDOUT_MIN_DOCUMENTS)
+        for pattern in START_PATTERNS:
+            full = pattern == "full"
+            model = with_attention_window(start.model, 2 * length) if full else start.model
+            result = evaluate_perplexity(model, start.tokenizer, examples, "local" if full else pattern,
+                                         batch_size=profile.pretrain.eval_batch_size, n_resamples=1)
+            scores[pattern, length] = result.ppl
+    return scores
+
+
+def start_metrics(scores: Scores) -> dict[str, float]:
+    """The start's scores as recorded metrics: `start/<pattern>/<length>`."""
+    return {f"start/{pattern}/{length}": value for (pattern, length), value in scores.items()}
+
+
+def start_table(checked: Mapping[str, Scores]) -> "pd.DataFrame":
+    """One row per (start, pattern), one column per packed length: the perplexities of `start_perplexity`."""
+    import pandas as pd
+
+    rows = {(name, pattern): {length: value for (p, length), value in scores.items() if p == pattern}
+            for name, scores in checked.items() for pattern in START_PATTERNS}
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.names, table.columns.name = ["start", "pattern"], "packed length"
+    return table
+
+
+def start_reading(checked: Mapping[str, Scores]) -> str:
+    """At the longest length, each start's cdlm and full-attention perplexity as a multiple of its local one."""
+    lines = []
+    for name, scores in checked.items():
+        length = max(length for _, length in scores)
+        local = scores["local", length]
+        lines.append(f"{name}, {length:,} tokens: local {local:.2f}; with global masked tokens (cdlm) "
+                     f"{scores['cdlm', length]:.2f} ({scores['cdlm', length] / local:.1f}x local); full attention "
+                     f"{scores['full', length]:.2f} ({scores['full', length] / local:.1f}x local)")
+    return "\n".join(lines)
+
+
+def plot_start_perplexity(checked: Mapping[str, Scores]) -> "Figure":
+    """Perplexity (log scale) against packed length, one line per pattern, one panel per start."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(checked), figsize=(4.2 * len(checked), 3.4), sharey=True, squeeze=False)
+    for ax, (name, scores) in zip(axes[0], checked.items()):
+        for pattern in START_PATTERNS:
+            points = sorted((length, value) for (p, length), value in scores.items() if p == pattern)
+            ax.plot(*zip(*points), marker="o", label=pattern)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("packed length (tokens)")
+        ax.set_title(name)
+    axes[0][0].set_ylabel("validation perplexity")
+    axes[0][-1].legend(frameon=False, title="attention pattern")
+    fig.tight_layout()
+    return fig
