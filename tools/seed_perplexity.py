@@ -8,7 +8,8 @@ Train the seed's variants first, from the same base (the shipped one on `cpu`), 
     .venv/bin/python tools/seed_perplexity.py runs/cpu-seed14 --seed 14 --profile cpu
 
 Prints the metrics under notebook 03's names (`perplexity/<variant>` with its interval,
-`perplexity/facts_elsewhere/<variant>`, ...) as JSON.
+`perplexity/facts_elsewhere/<variant>`, ...) and each variant's paired difference from CDLM with its paired
+bootstrap interval (`paired/<variant>`, `/ci_low`, `/ci_high`: the same resampled clusters for both) as JSON.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ def seed_metrics(run_dir: str, seed: int, profile_name: str) -> dict[str, float]
     from cdlm_nb import variants
     from cdlm_nb.data.corpora import pretraining_clusters
     from cdlm_nb.perplexity import evaluate, fact_tokens, report
+    from cdlm_nb.perplexity.bootstrap import paired_difference
     from cdlm_nb.profiles import get_profile
 
     profile = get_profile(profile_name)
@@ -35,6 +37,11 @@ def seed_metrics(run_dir: str, seed: int, profile_name: str) -> dict[str, float]
                                           n_resamples=config.bootstrap_resamples)
               for variant, encoder in models.items()]
     metrics = report.perplexity_metrics({"test": scores, "validation": []})
+    reference = next(score for score in scores if score.variant == "cdlm")
+    for score in (score for score in scores if score is not reference):
+        difference, low, high = paired_difference(score, reference, config.bootstrap_resamples)
+        metrics |= {f"paired/{score.variant}": difference, f"paired/{score.variant}/ci_low": low,
+                    f"paired/{score.variant}/ci_high": high}
     by_fact = fact_tokens.world_fact_results(models, tokenizer, test, profile)
     return metrics | (fact_tokens.fact_metrics(by_fact) if by_fact is not None else {})
 

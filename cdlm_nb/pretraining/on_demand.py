@@ -28,13 +28,13 @@ if TYPE_CHECKING:
 Echo = Callable[[str], object]
 
 #: Seconds notebook 02's work takes when a later notebook builds it, on a 2-core x86-64 CPU (torch 2.13.0+cpu): "start"
-#: is the corpus, the starting model and the base stage (`cpu`: the base shipped with the package, copied), then each
-#: model with its learning curve. `smoke`: `build` timed part by part in an empty folder, "start" from the notebooks
-#: run alone (4-7 s of building in all); `cpu`: notebook 07 run alone (`cdlm-nb run --profile cpu --only 07`, 14 min
-#: of building; the published cpu run's notebook 02 trained the same models in 9 min: this machine's speed varies).
+#: is the corpus, the starting model and the base stages (`cpu`: the two shipped with the package, copied), then each
+#: model with its learning curve (Longformer: the start, saved). `smoke`: `build` timed part by part in an empty
+#: folder, "start" from the notebooks run alone (4-7 s of building in all); `cpu`: notebook 02's `pretraining.json`
+#: seconds in the published run of 2026-11-27 (7 min in all).
 MEASURED_SECONDS = {
-    "smoke": {"start": 4.0, "longformer": 0.7, "local": 0.7, "rand": 0.6, "prefix": 0.6, "cdlm": 0.6},
-    "cpu": {"start": 10.0, "longformer": 50.0, "local": 135.0, "rand": 190.0, "prefix": 220.0, "cdlm": 230.0},
+    "smoke": {"start": 4.0, "longformer": 0.1, "local": 0.7, "rand": 0.6, "prefix": 0.6, "cdlm": 0.6},
+    "cpu": {"start": 10.0, "longformer": 1.0, "local": 78.0, "rand": 109.0, "prefix": 88.0, "cdlm": 97.0},
 }
 MEASURED_ON = "measured on a 2-core CPU"
 
