@@ -31,5 +31,10 @@ def test_a_second_seed_is_trained_beside_the_first_and_scored_like_notebook_03(t
     assert all(math.isfinite(metrics[f"perplexity/{variant}"]) and metrics[f"perplexity/{variant}"] > 1
                for variant in variants)
     assert any(key.startswith("perplexity/other/") for key in metrics)  # the fact split (smoke: few fact tokens)
+    for variant in (v for v in variants if v != "cdlm"):  # paired with CDLM on the same resampled clusters
+        paired = metrics[f"paired/{variant}"]
+        assert paired == pytest.approx(metrics[f"perplexity/{variant}"] - metrics["perplexity/cdlm"])
+        assert metrics[f"paired/{variant}/ci_low"] <= paired <= metrics[f"paired/{variant}/ci_high"]
+    assert "paired/cdlm" not in metrics
     with pytest.raises(Exception, match="seed15"):  # a seed that was not trained: the missing folder is named
         tool.seed_metrics(str(tmp_path / "run"), 15, "smoke")

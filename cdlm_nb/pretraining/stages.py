@@ -65,13 +65,13 @@ def base_stage_config(config: "PretrainConfig") -> "PretrainConfig":
     return replace(config, variants=("base",), max_steps=config.base_steps,
                    per_device_batch_size=config.base_batch_size, gradient_accumulation_steps=1,
                    max_length=config.base_max_length, curve_steps=0,
-                   warmup_steps=min(config.warmup_steps, config.base_steps), base_long_steps=0)
+                   warmup_steps=warmup_for(config, config.base_steps), base_long_steps=0)
 
 
 def long_stage_config(config: "PretrainConfig") -> "PretrainConfig":
     """The settings of the second base stage: `config`'s batch, length and schedule for `base_long_steps` steps."""
     return replace(config, variants=("base-long",), max_steps=config.base_long_steps, gradient_accumulation_steps=1,
-                   curve_steps=0, warmup_steps=min(config.warmup_steps, config.base_long_steps))
+                   curve_steps=0, warmup_steps=warmup_for(config, config.base_long_steps))
 
 
 def base_stages(config: "PretrainConfig") -> list[tuple[str, "PretrainConfig", str]]:
@@ -202,7 +202,13 @@ def with_steps(config: "PretrainConfig", steps: int) -> "PretrainConfig":
     """`config` shortened to `steps` optimizer steps, its warm-up kept to at most a tenth of them."""
     if steps == config.max_steps:
         return config
-    return replace(config, max_steps=steps, warmup_steps=min(config.warmup_steps, steps // 10))
+    return replace(config, max_steps=steps, warmup_steps=warmup_for(config, steps))
+
+
+def warmup_for(config: "PretrainConfig", steps: int) -> int:
+    """The warm-up of a run of `steps` steps under `config`: its own, but at most a tenth of the run (the decay
+    needs steps after it)."""
+    return min(config.warmup_steps, steps // 10)
 
 
 def save_released(variant: str, profile: "Profile", encoder: "Encoder", run_dir: str | os.PathLike,

@@ -118,6 +118,9 @@ def training_arguments(config: "PretrainConfig", variant: str, output_dir: str |
     from ..finetuning import precision
     from ..runtime import is_headless
 
+    if config.warmup_steps >= config.max_steps:  # the polynomial decay would divide by zero at its last step
+        raise ConfigError(f"{variant}: warmup_steps={config.warmup_steps} must be below max_steps={config.max_steps} "
+                          "(the decay needs steps after the warm-up): lower warmup_steps or raise max_steps")
     cuda = torch.cuda.is_available()
     device = "cuda" if cuda else "cpu"
     distributed = int(os.environ.get("WORLD_SIZE", "1")) > 1

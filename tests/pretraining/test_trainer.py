@@ -30,6 +30,17 @@ def test_training_arguments_follow_the_config(tmp_path, tiny_config):
     assert args.include_num_input_tokens_seen == "non_padding"
     assert not args.fp16  # no CUDA here: fp16 is asked for but not applied
     assert args.train_sampling_strategy == "sequential"  # in `length_grouped_order`
+    with pytest.raises(ConfigError, match="warmup_steps=2 must be below max_steps=2"):
+        training_arguments(tiny_config(warmup_steps=2), "cdlm", tmp_path, seed=5, headless=True)
+
+
+def test_every_stage_keeps_its_warmup_to_a_tenth_of_its_steps():
+    from cdlm_nb.pretraining.stages import base_stages, warmup_for, with_steps
+
+    smoke, cpu = get_profile("smoke").pretrain, get_profile("cpu").pretrain
+    assert [stage.warmup_steps for _, stage, _ in base_stages(smoke)] == [0, 0]  # 4 and 2 steps: none
+    assert [stage.warmup_steps for _, stage, _ in base_stages(cpu)] == [cpu.warmup_steps] * 2
+    assert with_steps(cpu, 100).warmup_steps == 10 == warmup_for(cpu, 100)
 
 
 def test_batches_group_examples_of_similar_length():
