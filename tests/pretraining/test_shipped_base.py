@@ -138,3 +138,24 @@ def test_a_damaged_copy_of_the_shipped_base_is_said_and_replaced(shipped, tmp_pa
     assert "tokenizer.json is missing" in messages[0] and "reused" in messages[1]
     assert model_problems(tmp_path / "models" / "base") == []
     assert model_problems(shipped / "first" / "smoke-base") == []  # `cdlm-nb pretrain-base` ships a manifest
+
+
+@pytest.mark.slow
+def test_the_shipped_cpu_start_reads_its_whole_input(tmp_path):
+    """At the packed length, the start under CDLM's pattern is within 1.5x of local attention and full attention is
+    no worse (the one-stage start: 584 and 689 against 4.53), on 20 validation clusters."""
+    from cdlm_nb.artefacts import copy_folder
+    from cdlm_nb.data.corpora import pretraining_clusters
+    from cdlm_nb.pretraining.shipped_base import shipped_base_dir
+    from cdlm_nb.pretraining.stages import starting_model
+    from cdlm_nb.pretraining.start_check import start_perplexity
+    from cdlm_nb.variants import model_dir
+
+    profile = get_profile("cpu")
+    clusters = pretraining_clusters(profile)
+    copy_folder(shipped_base_dir("cpu", "base-long"), model_dir(tmp_path, "base-long"))
+    start = starting_model(profile, tmp_path)  # the shipped last stage after the Longformer recipe
+    length = profile.pretrain.max_length
+    scores = start_perplexity(start, clusters.heldout["validation"], profile, lengths=[length])
+    assert scores["cdlm", length] <= 1.5 * scores["local", length]
+    assert scores["full", length] <= scores["local", length]
