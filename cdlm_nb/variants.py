@@ -52,6 +52,15 @@ DISPLAY_NAMES = {
     "base-long": "Base, long inputs (unrelated documents packed)",
     "start": "Start (before CD-MLM)",
 }
+#: What each model was trained on after the start, in a table cell (the docstring's table, in words).
+TRAINED_ON = {
+    "longformer": "nothing further (the start)",
+    "local": "related documents, local attention",
+    "rand": "unrelated documents, global masked tokens",
+    "prefix": "related documents, global first 15 %",
+    "cdlm": "related documents, global masked tokens",
+    "release": "related documents, the released code's global tokens",
+}
 RESULT_FILE = "pretraining.json"  # beside each saved model: its loss curve, throughput and run setup
 #: What a saved model folder must hold to load, checked even where no manifest recorded it (an older run folder).
 MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json")

@@ -12,7 +12,7 @@ import numpy as np
 from ..data.corpora import HELDOUT_SPLITS
 from ..errors import DataError
 from ..masking import MASKED_GLOBAL_PATTERNS
-from ..variants import DISPLAY_NAMES, attention_pattern_of, display_name, load_result
+from ..variants import DISPLAY_NAMES, TRAINED_ON, attention_pattern_of, display_name, load_result
 from .answer_location import perplexity_by_answer_location
 from .bootstrap import paired_difference
 from .reach import global_attention_reach, uniform_reach
@@ -110,10 +110,12 @@ def plot_perplexity(results: list["PerplexityResult"]) -> "Figure":
 
 
 def training_tokens_table(results: list["PerplexityResult"], run_dir: str | os.PathLike) -> "pd.DataFrame":
-    """The tokens each model read in pretraining (notebook 02's saved result) beside its perplexity."""
+    """What each model was trained on after the start (`variants.TRAINED_ON`) and how many tokens it read (notebook
+    02's saved result), beside its perplexity."""
     import pandas as pd
 
-    return pd.DataFrame({"pretraining tokens": [load_result(run_dir, r.variant).tokens for r in results],
+    return pd.DataFrame({"trained on (after the start)": [TRAINED_ON.get(r.variant, "") for r in results],
+                         "pretraining tokens": [load_result(run_dir, r.variant).tokens for r in results],
                          "test perplexity": [r.ppl for r in results]},
                         index=pd.Index([display_name(r.variant) for r in results], name="model"))
 

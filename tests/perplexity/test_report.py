@@ -186,5 +186,6 @@ def test_training_tokens_table_reads_notebook_02s_results(tmp_path, make_result)
     (folder / RESULT_FILE).write_text(json.dumps(saved.to_json()))
     table = report.training_tokens_table([make_result("cdlm", [3.0], [2])], tmp_path)
     assert table.loc["CDLM", "pretraining tokens"] == 1234
+    assert table.loc["CDLM", "trained on (after the start)"] == "related documents, global masked tokens"
     with pytest.raises(DataError, match="notebook 02"):
         report.training_tokens_table([make_result("rand", [3.0], [2])], tmp_path)
