@@ -84,16 +84,6 @@ def base_stages(config: "PretrainConfig") -> list[tuple[str, "PretrainConfig", s
     return stages
 
 
-def trained_positions(config: "PretrainConfig") -> int:
-    """How many positions the base stages trained: `max_length` after the second stage, else `base_max_length`."""
-    return config.max_length if config.base_long_steps > 0 else config.base_max_length
-
-
-def base_window(config: "PretrainConfig") -> int:
-    """The first base stage's local window (both sides together): wide enough for full attention over its inputs."""
-    return 2 * config.base_max_length
-
-
 def full_attention(encoder: "Encoder", length: int, trained: int) -> "Encoder":
     """`encoder` with a window of twice `length` (every token sees every other) and its first `trained` positions
     copied out over the rest: the input of a base stage over `length`-token inputs."""

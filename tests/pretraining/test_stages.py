@@ -12,7 +12,7 @@ from cdlm_nb.profiles import get_profile
 
 
 def test_base_stage_configs_take_the_base_fields():
-    from cdlm_nb.pretraining.stages import base_stage_config, base_stages, base_window, trained_positions
+    from cdlm_nb.pretraining.stages import base_stage_config, base_stages
     from cdlm_nb.variants import attention_pattern_of
 
     config = get_profile("cpu").pretrain
@@ -23,14 +23,12 @@ def test_base_stage_configs_take_the_base_fields():
     assert base.warmup_steps <= base.max_steps and attention_pattern_of("base") == "local"
     assert base.base_long_steps == 0  # the first stage's fingerprint does not depend on the second's length
     assert get_profile("gpu").pretrain.base_steps == 0  # Longformer-base is the paper's starting point
-    assert base_window(config) >= 2 * config.base_max_length  # full attention, as RoBERTa's heads had
     (_, first, _), (name, long, inputs) = base_stages(config)
     assert first == base and name == "base-long" and attention_pattern_of(name) == "local"
     assert (long.max_steps, long.max_length, long.per_device_batch_size) == (
         config.base_long_steps, config.max_length, config.per_device_batch_size)
-    assert "unrelated documents" in inputs and trained_positions(config) == config.max_length
+    assert "unrelated documents" in inputs
     assert [n for n, _, _ in base_stages(replace(config, base_long_steps=0))] == ["base"]
-    assert trained_positions(replace(config, base_long_steps=0)) == config.base_max_length
 
 
 def test_the_long_base_stage_packs_unrelated_documents_to_the_full_length(tiny_encoder, word_clusters):
