@@ -112,7 +112,7 @@ def pretrain_base(profile: "Profile", encoder: "Encoder", clusters: "Pretraining
     config = profile.pretrain
     if starts_pretrained(profile) or config.base_steps <= 0:
         return encoder, []
-    results, model, trained = [], encoder, config.max_length
+    results, model, trained = [], encoder, config.max_length  # random positions: none to copy out
     for variant, stage, inputs in base_stages(config):
         if shipped and resume and finished_result(run_dir, variant, stage, len(clusters.train)) is None:
             install_shipped_base(profile.name, variant, stage, encoder, len(clusters.train), run_dir, echo)
