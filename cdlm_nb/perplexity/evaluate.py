@@ -30,12 +30,14 @@ EVAL_MASK_SEED = BOOTSTRAP_SEED  # the evaluation masks (the same for every mode
 HELDOUT_MIN_DOCUMENTS = 2  # a held-out cluster needs a second document for cross-document context
 
 
-def heldout_examples(clusters: "Dataset", tokenizer: "PreTrainedTokenizerBase", profile: "Profile") -> "Dataset":
+def heldout_examples(clusters: "Dataset", tokenizer: "PreTrainedTokenizerBase", profile: "Profile",
+                     max_length: int | None = None) -> "Dataset":
     """Held-out clusters packed as in pretraining (one example per cluster, fixed seed), from 2 documents up:
-    the CDLM paper's 5,622 Multi-News validation and test clusters include the 2-document ones."""
+    the CDLM paper's 5,622 Multi-News validation and test clusters include the 2-document ones. `max_length`:
+    another packed length than the profile's (the start check)."""
     from ..inputs import pack_clusters
 
-    return pack_clusters(clusters, tokenizer, profile.pretrain.max_length, seed=profile.seed,
+    return pack_clusters(clusters, tokenizer, max_length or profile.pretrain.max_length, seed=profile.seed,
                          sentence_markers=profile.encoder.sentence_markers, min_documents=HELDOUT_MIN_DOCUMENTS)
 
 

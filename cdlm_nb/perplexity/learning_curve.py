@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,10 +23,15 @@ if TYPE_CHECKING:
 def learning_curves(run_dir: str | os.PathLike, variants: tuple[str, ...]) -> "pd.DataFrame":
     """Validation perplexity (rows: steps, columns: variants) from each model's saved `perplexity_history`;
     variants without a curve (trained with `curve_steps` 0, or not pretrained here) are left out."""
+    return curve_frame({v: load_result(run_dir, v).perplexity_history for v in variants})
+
+
+def curve_frame(points: Mapping[str, Iterable[Sequence[float]]]) -> "pd.DataFrame":
+    """(step, perplexity) points per variant as a table (rows: steps, columns: variants); empty curves left out."""
     import pandas as pd
 
-    columns = {v: dict(load_result(run_dir, v).perplexity_history) for v in variants}
-    curves = pd.DataFrame({v: points for v, points in columns.items() if points})
+    columns = {variant: {int(step): value for step, value in curve} for variant, curve in points.items()}
+    curves = pd.DataFrame({variant: column for variant, column in columns.items() if column})
     curves.index.name = "step"
     return curves.sort_index()
 
@@ -90,17 +96,13 @@ def measured_budget_curves(path: str | os.PathLike | None = None) -> tuple["pd.D
     """The committed longer-budget curves as `learning_curves` does (rows: steps, columns: variants) and the file's
     other fields (command, machine, seconds); None when the file is not in this installation (a pip install
     without the repository, e.g. on Colab)."""
-    import pandas as pd
-
     from ..paths import repo_root
 
     file = Path(path) if path else (repo_root() or Path("/nonexistent")) / BUDGET_CURVE_FILE
     if not file.is_file():
         return None
     data = json.loads(file.read_text())
-    curves = pd.DataFrame({variant: dict(map(tuple, points)) for variant, points in data["curves"].items()})
-    curves.index.name = "step"
-    return curves.sort_index(), {key: value for key, value in data.items() if key != "curves"}
+    return curve_frame(data["curves"]), {key: value for key, value in data.items() if key != "curves"}
 
 
 def plot_budget_curves(measured: "pd.DataFrame", ours: "pd.DataFrame", reference: str = "cdlm") -> "Figure":

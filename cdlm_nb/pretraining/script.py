@@ -115,8 +115,7 @@ def build_shipped_base(profile_name: str, run_dir: str | os.PathLike | None = No
                           "already pretrained); nothing to ship")
     shipped = []
     for result in results:
-        target = (Path(output) / f"{profile.name}-{result.variant}" if output
-                  else shipped_base_dir(profile.name, result.variant))
+        target = shipped_base_dir(profile.name, result.variant, Path(output) if output else None)
         shutil.rmtree(target, ignore_errors=True)
         copy_folder(model_dir(folder, result.variant), target)
         data = json.loads((target / RESULT_FILE).read_text())  # no path of this machine in the shipped files

@@ -35,9 +35,10 @@ if TYPE_CHECKING:
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 
 
-def shipped_base_dir(profile_name: str, stage: str = "base") -> Path:
-    """Where the package keeps a profile's shipped base stage (`<package>/checkpoints/<profile>-<stage>`)."""
-    return CHECKPOINTS / f"{profile_name}-{stage}"
+def shipped_base_dir(profile_name: str, stage: str = "base", root: Path | None = None) -> Path:
+    """Where a profile's shipped base stage lives: `<root>/<profile>-<stage>`, by default in the package
+    (`<package>/checkpoints/`)."""
+    return (root or CHECKPOINTS) / f"{profile_name}-{stage}"
 
 
 #: The model-config fields a shipped base must share with the encoder it stands in for.

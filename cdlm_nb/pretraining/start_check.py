@@ -55,15 +55,12 @@ def start_perplexity(start: "Encoder", clusters: "Dataset", profile: "Profile",
     """(pattern, packed length) -> perplexity of `start` on the first `n_clusters` of `clusters` packed to that
     length (notebook 03's evaluation masks and packing), for every `START_PATTERNS` pattern."""
     from ..encoders import with_attention_window
-    from ..inputs import pack_clusters
-    from ..perplexity.evaluate import HELDOUT_MIN_DOCUMENTS, evaluate_perplexity
+    from ..perplexity.evaluate import evaluate_perplexity, heldout_examples
 
     subset = clusters.select(range(min(n_clusters, len(clusters))))
     scores = {}
     for length in lengths or start_lengths(profile):
-        examples = pack_clusters(subset, start.tokenizer, length, seed=profile.seed,
-                                 sentence_markers=profile.encoder.sentence_markers,
-                                 min_documents=HELDOUT_MIN_DOCUMENTS)
+        examples = heldout_examples(subset, start.tokenizer, profile, max_length=length)
         for pattern in START_PATTERNS:
             full = pattern == "full"
             model = with_attention_window(start.model, 2 * length) if full else start.model
