@@ -371,3 +371,16 @@ def uses_fast_attention(model: torch.nn.Module) -> bool:
 def implementation(model: torch.nn.Module) -> str:
     """"ours" or "hf": the key of IMPLEMENTATIONS that `model` runs."""
     return "ours" if uses_fast_attention(model) else "hf"
+
+
+def self_attention_output(module: LongformerSelfAttention, hidden: torch.Tensor,
+                          is_global: torch.Tensor) -> torch.Tensor:
+    """One self-attention layer (Hugging Face's or the fast one) on one unpadded input, without gradients: `hidden`
+    (L, width) and `is_global` (L,) booleans in, the attention output (L, width) out. The layer gets the mask
+    `LongformerModel` hands its layers (positive: global, 0: local; no padding here); Hugging Face's module needs L
+    to be a multiple of its attention window (the model pads to one)."""
+    flags = 10_000.0 * is_global.to(hidden.dtype)[None]
+    with torch.no_grad():
+        out = module(hidden[None], attention_mask=flags, is_index_masked=flags < 0, is_index_global_attn=flags > 0,
+                     is_global_attn=bool(is_global.any()))[0]
+    return out[0]

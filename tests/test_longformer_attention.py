@@ -243,3 +243,20 @@ def test_training_with_dropout_on_the_cpu_computes_the_same_function(length, lar
     reference = random_longformer(dropout=1e-12).train()
     assert_same_function_and_gradients(reference, batch_for(length, pattern, seed=length))
     assert calls and set(calls) == {1e-12}
+
+
+def test_one_layer_on_one_input_is_the_layer_inside_the_model():
+    model = random_longformer()  # Hugging Face's attention; window 8, so 16 tokens need no padding
+    batch = {"input_ids": torch.randint(3, 60, (1, 16), generator=torch.Generator().manual_seed(1)),
+             "global_attention_mask": torch.zeros(1, 16, dtype=torch.long)}
+    batch["global_attention_mask"][0, [0, 9]] = 1
+    with torch.no_grad():
+        hidden = model.longformer.embeddings(input_ids=batch["input_ids"])[0]
+        expected = model.longformer(**batch, output_hidden_states=True).hidden_states[1][0]
+    layer = model.longformer.encoder.layer[0]
+    for attention in (layer.attention.self, FastLongformerSelfAttention.from_hf(layer.attention.self)):
+        out = longformer_attention.self_attention_output(attention, hidden, batch["global_attention_mask"][0].bool())
+        assert out.shape == hidden.shape and not out.requires_grad
+        with torch.no_grad():  # the rest of the layer: attention output projection, feed-forward
+            after = layer.output(layer.intermediate(attn := layer.attention.output(out, hidden)), attn)
+        torch.testing.assert_close(after, expected, atol=1e-5, rtol=0)

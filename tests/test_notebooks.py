@@ -123,7 +123,7 @@ def test_markdown_cells_are_short(notebook):
 
 #: Notebooks that write a method's core out in a cell tagged `key-lines` and check it against the package's function
 #: on the notebook's own data (the smoke run of every notebook in `make test` executes the checks).
-KEY_LINES_NOTEBOOKS = ("01", "02", "04", "06", "08", "09", "10")
+KEY_LINES_NOTEBOOKS = ("01", "02", "03", "04", "05", "06", "07", "08", "09", "10")
 CHECKS = re.compile(r"\bassert\b|assert_close|np\.testing\.|torch\.testing\.")
 
 
@@ -138,7 +138,63 @@ def test_key_lines_are_written_out_and_checked(number):
         "(torch.testing.assert_close, np.testing, assert)")
 
 
+def test_longformer_attention_is_written_out_in_notebook_01():
+    """Local rows with the local projections, global rows with the global ones, checked against Hugging Face's."""
+    path = next(p for p in NOTEBOOKS if p.name.startswith("01_"))
+    sources = [c.source for c in nbformat.read(path, as_version=4).cells
+               if c.cell_type == "code" and "key-lines" in c.metadata.get("tags", [])]
+    assert any("query_global" in s and "hf_out" in s and "assert_close" in s for s in sources), (
+        f"{path.name}: write Longformer's sliding-window + global attention out in a key-lines cell")
+
+
 def test_the_check_pattern_finds_assertions_only():
     assert CHECKS.search("torch.testing.assert_close(a, b)") and CHECKS.search("assert a == b")
     assert CHECKS.search("np.testing.assert_allclose(a, b)")
     assert not CHECKS.search("print('asserted nothing')") and not CHECKS.search("reassert(x)")
+
+
+# --- Closing cells: what to take away, and exercises with solutions in docs/solutions.md -------------------------
+
+CLOSING_NOTEBOOKS = tuple(f"{n:02d}" for n in range(1, 12))  # every notebook but the overview
+SOLUTIONS = notebooks_dir().parent / "docs" / "solutions.md"
+BULLET = re.compile(r"^- ", re.M)
+NUMBERED = re.compile(r"^\d+\. ", re.M)
+
+
+def github_anchor(heading: str) -> str:
+    """The anchor GitHub gives a markdown heading: lower case, punctuation (`·` included) dropped, spaces to `-`."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def solution_anchors() -> dict[str, str]:
+    """Notebook number -> the anchor of its `## NN · Title` section in docs/solutions.md."""
+    text = SOLUTIONS.read_text(encoding="utf-8") if SOLUTIONS.is_file() else ""
+    return {m.group(1): github_anchor(m.group(0)[3:]) for m in re.finditer(r"^## (\d\d) · .+$", text, re.M)}
+
+
+def test_github_anchor_matches_the_links_the_notebooks_use():
+    assert github_anchor("02 · Pretraining") == "02--pretraining"  # notebook 02 links experiments.md#02--pretraining
+    assert github_anchor("06 · Multi-hop question answering") == "06--multi-hop-question-answering"
+
+
+@pytest.mark.parametrize("number", CLOSING_NOTEBOOKS)
+def test_notebook_ends_with_takeaways_then_exercises(number):
+    path = next(p for p in NOTEBOOKS if p.name.startswith(f"{number}_"))
+    cells = nbformat.read(path, as_version=4).cells
+    assert len(cells) >= 2, path.name
+    takeaway, exercises = cells[-2], cells[-1]
+    assert takeaway.cell_type == "markdown" and takeaway.source.startswith("## What to take away"), (
+        f"{path.name}: the last but one cell must be the markdown '## What to take away'")
+    assert 3 <= len(BULLET.findall(takeaway.source)) <= 6, f"{path.name}: give 3-6 take-away bullets ('- ...')"
+    assert exercises.cell_type == "markdown" and exercises.source.startswith("## Exercises"), (
+        f"{path.name}: the last cell must be the markdown '## Exercises'")
+    assert len(NUMBERED.findall(exercises.source)) >= 2, f"{path.name}: give at least 2 numbered exercises"
+    anchor = solution_anchors().get(number)
+    assert anchor and f"../docs/solutions.md#{anchor}" in exercises.source, (
+        f"{path.name}: link the exercises' solutions, ../docs/solutions.md#{anchor or f'{number}--...'}")
+
+
+def test_solutions_have_a_section_for_every_notebook():
+    assert SOLUTIONS.is_file(), "write docs/solutions.md: one '## NN · Title' section per notebook 01-11"
+    missing = [n for n in CLOSING_NOTEBOOKS if n not in solution_anchors()]
+    assert not missing, f"docs/solutions.md has no '## NN · Title' section for notebooks {missing}"

@@ -10,6 +10,12 @@ Train the seed's variants first, from the same base (the shipped one on `cpu`), 
 Prints the metrics under notebook 03's names (`perplexity/<variant>` with its interval,
 `perplexity/facts_elsewhere/<variant>`, ...) and each variant's paired difference from CDLM with its paired
 bootstrap interval (`paired/<variant>`, `/ci_low`, `/ci_high`: the same resampled clusters for both) as JSON.
+
+With several seeds' run folders, `--write-spread` writes their pretraining seed spread of notebook 03's metrics
+(the paired differences as `perplexity/paired/<variant>`) into baselines/<profile>.spread.json, where notebook
+03's readings take the seed band of its noise rule (docs/reading_rule.md):
+
+    .venv/bin/python tools/seed_perplexity.py runs/cpu:13 runs/cpu-seed14:14 runs/cpu-seed15:15 --write-spread
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 
 def seed_metrics(run_dir: str, seed: int, profile_name: str) -> dict[str, float]:
@@ -46,13 +53,37 @@ def seed_metrics(run_dir: str, seed: int, profile_name: str) -> dict[str, float]
     return metrics | (fact_tokens.fact_metrics(by_fact) if by_fact is not None else {})
 
 
+def write_spread(by_seed: dict[int, dict[str, float]], profile: str, command: str) -> Path:
+    """Notebook 03's metrics of every seed (`perplexity/...`, the paired differences renamed into that namespace)
+    written as their seed spread beside the profile's baseline; other notebooks' spreads in the file are kept."""
+    from cdlm_nb.seed_spread import spread_file, spread_path
+
+    runs = {seed: {(f"perplexity/{name}" if name.startswith("paired/") else name): value
+                   for name, value in metrics.items() if "/ci_" not in name or not name.startswith("paired/")}
+            for seed, metrics in by_seed.items()}
+    path = spread_path(Path("baselines") / f"{profile}.json")
+    previous = json.loads(path.read_text()) if path.is_file() else None
+    spread = spread_file(profile, runs, ["03"], command, (previous or {}).get("cpu"), previous)
+    path.write_text(json.dumps(spread, indent=1, sort_keys=True) + "\n")
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("run_dir", help="the run folder the seed's variants were pretrained into")
-    parser.add_argument("--seed", type=int, required=True, help="the pretraining seed of those variants")
+    parser.add_argument("runs", nargs="+", help="the run folder(s) the seed's variants were pretrained into; with "
+                                                "several, RUN_DIR:SEED each")
+    parser.add_argument("--seed", type=int, help="the pretraining seed of one run folder's variants")
     parser.add_argument("--profile", default="cpu", help="the profile they were pretrained with (default cpu)")
+    parser.add_argument("--write-spread", action="store_true", help="write the seeds' spread into "
+                                                                    "baselines/<profile>.spread.json")
     args = parser.parse_args(argv)
-    print(json.dumps(seed_metrics(args.run_dir, args.seed, args.profile), indent=1, sort_keys=True))
+    pairs = [(args.runs[0], args.seed)] if args.seed is not None else [
+        (run.rsplit(":", 1)[0], int(run.rsplit(":", 1)[1])) for run in args.runs]
+    by_seed = {seed: seed_metrics(run_dir, seed, args.profile) for run_dir, seed in pairs}
+    if args.write_spread:
+        command = "python tools/seed_perplexity.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        print(f"wrote {write_spread(by_seed, args.profile, command)}", file=sys.stderr)
+    print(json.dumps(by_seed if len(by_seed) > 1 else next(iter(by_seed.values())), indent=1, sort_keys=True))
     return 0
 
 

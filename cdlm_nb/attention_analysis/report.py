@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import verdicts
 from ..coref.mentions import MentionPair
 from ..errors import DataError
+from ..report_rows import reference_label
 from ..variants import display_name
 from .pairs import PAIR_LABELS, pair_label
 from .ranking import PairAttention, mean_percentile_rank
@@ -27,6 +29,11 @@ PAPER_TABLE6_MPR: dict[str, dict[tuple[str, str], float]] = {
     "prefix": {("pos", "event"): 70.7, ("pos", "entity"): 69.4, ("neg", "event"): 58.5, ("neg", "entity"): 56.5},
     "cdlm": {("pos", "event"): 72.1, ("pos", "entity"): 70.3, ("neg", "event"): 58.0, ("neg", "entity"): 55.7},
 }
+
+
+#: The reference row: a model whose attention ignores the target ranks it, on average, in the middle of its
+#: document, whatever the pair.
+CHANCE_MPR = 50.0
 
 
 def sampled_counts(pairs: Mapping[str, Sequence[MentionPair]], asked: int) -> "pd.DataFrame":
@@ -79,16 +86,18 @@ def table6_with_paper(results: "pd.DataFrame", models: Sequence[str] | None = No
     for label, kind in ours.columns:
         table[(label, kind, "ours")] = ours[(label, kind)].reindex(rows)
         table[(label, kind, "paper")] = [PAPER_TABLE6_MPR.get(m, {}).get((label, kind), np.nan) for m in rows]
+    table = table.rename(index=display_name)
+    table.loc[reference_label("chance")] = [CHANCE_MPR] * len(columns)
     if missing:
-        table[("", "", "not analysed")] = [missing.get(display_name(m), "") for m in rows]
-    return table.rename(index=display_name)
+        table[("", "", "not analysed")] = [missing.get(label, "") for label in table.index]
+    return table
 
 
 def mpr_metrics(results: "pd.DataFrame") -> dict[str, float]:
-    """The recorded metrics: `mpr/<label>/<model>` (events and entities pooled: the mean PR over all their pairs)
-    and `mpr/<label>/<kind>/<model>` per mention kind."""
+    """The recorded metrics: `mpr/<label>/<model>` (events and entities pooled: the mean PR over all their pairs),
+    `mpr/<label>/<kind>/<model>` per mention kind, and the reference row `mpr/reference/chance`."""
     scored = analysed(results)
-    keys = {f"mpr/{label}/{model}": mean_percentile_rank(group["percentile"])
+    keys = {"mpr/reference/chance": CHANCE_MPR} | {f"mpr/{label}/{model}": mean_percentile_rank(group["percentile"])
             for (label, model), group in scored.groupby(["label", "model"])}
     keys.update({f"mpr/{label}/{kind}/{model}": mean_percentile_rank(group["percentile"])
                  for (label, kind, model), group in scored.groupby(["label", "kind", "model"])})
@@ -119,15 +128,33 @@ def label_gap(results: "pd.DataFrame", model: str) -> tuple[float, float]:
     return float(means["pos"] - means["neg"]), float(np.hypot(sems["pos"], sems["neg"]))
 
 
-def gap_readings(results: "pd.DataFrame", model: str = "cdlm", baseline: str = "local") -> list[str]:
-    """The two gaps Table 6's claim rests on, as sentences: `model` minus `baseline` on the same coreferring
-    pairs, and `model`'s coreferring minus non-coreferring pairs (empty when either model is missing)."""
+def above_chance(results: "pd.DataFrame") -> dict[str, verdicts.Difference]:
+    """Per model, its MPR on coreferring pairs minus the 50 of chance, with a 95 % bootstrap interval over the
+    pairs (no seed band: the pretrained models are fixed here)."""
+    scored = analysed(results).query("label == 'pos'")
+    return {model: verdicts.mean_difference(group["percentile"].to_numpy(), np.full(len(group), CHANCE_MPR), None)
+            for model, group in scored.groupby("model", sort=False)}
+
+
+def readings(results: "pd.DataFrame", model: str = "cdlm", baseline: str = "local") -> list[str]:
+    """Which models rank coreferring targets above chance (the interval of their MPR minus 50 above 0; the others
+    learned nothing here), then the two gaps Table 6's claim rests on: `model` minus `baseline` on the same
+    coreferring pairs, and `model`'s coreferring minus non-coreferring pairs (only when both rose above chance)."""
+    chance = above_chance(results)
+    lines = [f"{display_name(name)}: coreferring MPR minus the 50 of chance {diff.value:+.1f} (95 % bootstrap "
+             f"{diff.low:+.1f} to {diff.high:+.1f}) -> "
+             + ("above chance" if diff.low > 0 else f"at or below chance: {verdicts.LEARNED_NOTHING}")
+             for name, diff in chance.items()]
     if not {model, baseline} <= set(results["model"]):
-        return []
+        return lines
+    if nothing := [display_name(n) for n in (model, baseline) if chance[n].low <= 0]:
+        return [*lines, f"{display_name(model)} vs {display_name(baseline)}: not compared ({verdicts.LEARNED_NOTHING}:"
+                        f" {' and '.join(nothing)})"]
     gap, sem, n = paired_gap(results, model, baseline, "pos")
     label, label_sem = label_gap(results, model)
     name, base = display_name(model), display_name(baseline)
-    return [f"{name} minus {base} on the same {n} coreferring pairs: {gap:+.1f} points (± {sem:.1f} standard error)",
+    return [*lines,
+            f"{name} minus {base} on the same {n} coreferring pairs: {gap:+.1f} points (± {sem:.1f} standard error)",
             f"{name} coreferring minus non-coreferring pairs: {label:+.1f} points (± {label_sem:.1f} standard error)"]
 
 

@@ -11,7 +11,7 @@ without gold sentences cannot be ranked: they are left out and counted.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -31,11 +31,13 @@ def ranking_scores(scores: Sequence[float], gold: Sequence[int]) -> dict[str, fl
 
 @dataclass
 class S2DScores:
-    """Mean MRR and P@N over the scored pairs, and the related pairs left out for lack of gold sentences."""
+    """Mean MRR and P@N over the scored pairs, the related pairs left out for lack of gold sentences, and each
+    scored pair's reciprocal rank (for a paired bootstrap between two models on the same pairs)."""
 
     metrics: dict[str, float]
     pairs: int
     skipped: int
+    reciprocal_ranks: list[float] = field(default_factory=list)
 
 
 def joint_s2d(labels: Sequence[int], predictions: Sequence[int], scores: Sequence[Sequence[float]],
@@ -53,7 +55,7 @@ def joint_s2d(labels: Sequence[int], predictions: Sequence[int], scores: Sequenc
         else:
             rows.append(ranking_scores(ranking, relevant))
     metrics = {key: float(np.mean([row[key] for row in rows])) if rows else float("nan") for key in keys}
-    return S2DScores(metrics, len(rows), skipped)
+    return S2DScores(metrics, len(rows), skipped, [row["mrr"] for row in rows])
 
 
 def expected_random_mrr(labels: Sequence[int], sentence_counts: Sequence[int], gold: Sequence[Sequence[int]],

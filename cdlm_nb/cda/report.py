@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ..label_prior import PAIR_CLASSES, loss_at_prior, loss_note, not_comparable, prior_note, stuck
-from ..report_rows import NR
+from .. import verdicts
+from ..label_prior import PAIR_CLASSES, loss_at_prior, loss_note, prior_note, stuck
+from ..report_rows import NR, reference_label
 from .experiment import RANDOM, CDARun, model_spec
 
 if TYPE_CHECKING:
@@ -53,8 +54,9 @@ def label(name: str) -> str:
     return LABELS.get(name, name)
 
 
-def d2d_table(runs: Mapping[str, CDARun], data: str) -> "pd.DataFrame":
-    """Ours (test accuracy and F1, %) beside the paper's Table 2 on its four benchmarks."""
+def d2d_table(runs: Mapping[str, CDARun], data: str, test_labels: Sequence[int]) -> "pd.DataFrame":
+    """Ours (test accuracy and F1, %) beside the paper's Table 2 on its four benchmarks, with the reference rows
+    (calling every test pair related, or none; the coin-flip Random row is one too)."""
     import pandas as pd
 
     rows = {}
@@ -64,6 +66,9 @@ def d2d_table(runs: Mapping[str, CDARun], data: str) -> "pd.DataFrame":
         for bench, (acc, f1) in zip(("AAN", "OC", "S2ORC", "PAN"), PAPER_TABLE2.get(name, ((NR, NR),) * 4)):
             row[(f"paper: {bench}", "acc")], row[(f"paper: {bench}", "F1")] = acc, f1
         rows[label(name)] = row
+    for name, ref in verdicts.pair_references(test_labels).items():
+        rows[reference_label(name)] = {(f"ours: {data}", "acc"): round(100 * ref["acc"], 1),
+                                       (f"ours: {data}", "F1"): round(100 * ref["f1"], 1)}
     return pd.DataFrame(rows).T
 
 
@@ -118,9 +123,12 @@ def time_table(runs: Mapping[str, CDARun], pairs: int) -> "pd.DataFrame":
     return pd.DataFrame(rows).T
 
 
-def cda_metrics(data: str, runs: Mapping[str, CDARun]) -> dict[str, float]:
-    """`cda/<data>/d2d/<acc|f1>/<model>` and `cda/<data>/s2d/<mrr|p1|p5|p10>/<model>` (attention alignment)."""
-    metrics = {}
+def cda_metrics(data: str, runs: Mapping[str, CDARun], test_labels: Sequence[int]) -> dict[str, float]:
+    """`cda/<data>/d2d/<acc|f1>/<model>` and `cda/<data>/s2d/<mrr|p1|p5|p10>/<model>` (attention alignment), and
+    the D2D reference rows' `cda/<data>/d2d/reference/<row>/<acc|f1>` (%)."""
+    references = {name: {k: round(100 * v, 2) for k, v in row.items()}
+                  for name, row in verdicts.pair_references(test_labels).items()}
+    metrics = verdicts.reference_metrics(f"cda/{data}/d2d", references)
     for name, run in runs.items():
         metrics |= {f"cda/{data}/d2d/{key}/{name}": round(100 * value, 2) for key, value in run.d2d.items()}
         metrics |= {f"cda/{data}/s2d/{key}/{name}": round(run.s2d_attention.metrics[key], 4)
@@ -197,35 +205,65 @@ def pair_alignment_figure(run: CDARun, rows, index: int) -> "Figure":
                             f"{label(run.name)}, test pair {index}")
 
 
-def readings(runs: Mapping[str, CDARun], dev_labels: Sequence[int] | None = None) -> list[str]:
-    """The paper's claims, checked on this run's numbers (not on a model that stayed at the label prior: one class
-    for almost every test pair, or, given the dev labels, a dev loss never below the prior's entropy)."""
+def learned_d2d(runs: Mapping[str, CDARun], test_labels: Sequence[int],
+                dev_labels: Sequence[int] | None = None) -> tuple[list[str], list[str]]:
+    """(the trained models above the D2D reference rows on accuracy and F1, the readings naming the others): a
+    model at the label prior (one class for almost every test pair, or a dev loss never below the prior's
+    entropy) or not above calling every pair related / none learned nothing here."""
     decisions = {name: run.probabilities >= 0.5 for name, run in runs.items()
                  if name != RANDOM and run.probabilities is not None}
-    at_prior, labels = stuck(decisions), {name: label(name) for name in runs}
-    lines = [prior_note(labels[name], decisions[name], PAIR_CLASSES) for name in at_prior]
+    at_prior = stuck(decisions)
+    lines = [prior_note(label(name), decisions[name], PAIR_CLASSES) for name in at_prior]
     if dev_labels is not None:
         by_loss = [name for name in decisions if name not in at_prior and runs[name].fit is not None
                    and loss_at_prior(runs[name].fit.dev_losses, dev_labels)]
-        lines += [loss_note(labels[name], runs[name].fit.dev_losses, dev_labels) for name in by_loss]
+        lines += [loss_note(label(name), runs[name].fit.dev_losses, dev_labels) for name in by_loss]
         at_prior += by_loss
+    floors = verdicts.floors(verdicts.pair_references(test_labels))
+    learned = [name for name in decisions if name not in at_prior
+               and verdicts.learned_everywhere(runs[name].d2d, floors)]
+    lines += [verdicts.shortfall_note(label(name), runs[name].d2d, floors, prefix="D2D ")
+              for name in decisions if name not in learned and name not in at_prior]
+    return learned, lines
 
-    def f1(name: str) -> float:
-        return 100 * runs[name].d2d["f1"]
+
+def readings(runs: Mapping[str, CDARun], test_labels: Sequence[int], dev_labels: Sequence[int] | None,
+             profile: str, data: str) -> list[str]:
+    """The paper's claims, checked on this run's numbers under the noise rule (`verdicts`): only models that
+    learned D2D (`learned_d2d`) are compared, on the paper's metrics (D2D F1, S2D MRR)."""
+    learned, lines = learned_d2d(runs, test_labels, dev_labels)
+    spread = verdicts.load_spread(profile)
+
+    def band(first: str, second: str, metric: str, scale: float = 1.0) -> float | None:
+        return verdicts.seed_band(spread, f"cda/{data}/{metric}/{first}", f"cda/{data}/{metric}/{second}", scale)
 
     for encoder in ("gru_han", "bert_han"):
         for cda in ("shallow", "deep"):
             name = f"{encoder}_{cda}"
             if name in runs and encoder in runs:
-                if note := not_comparable(name, encoder, labels, at_prior):
-                    lines.append(note)
+                claim = f"CDA paper, Table 2: {label(name)} over {label(encoder)}"
+                if nothing := [label(n) for n in (name, encoder) if n not in learned]:
+                    lines.append(f"- {claim}: cannot be checked here ({verdicts.LEARNED_NOTHING}: "
+                                 f"{' and '.join(nothing)}).")
                     continue
-                lines.append(f"- CDA helps D2D? {label(name)} F1 {f1(name):.1f} vs {label(encoder)} {f1(encoder):.1f} "
-                             f"({'yes' if f1(name) > f1(encoder) else 'no'}).")
+                diff = verdicts.decision_difference(test_labels, runs[name].probabilities >= 0.5,
+                                                    runs[encoder].probabilities >= 0.5, "f1",
+                                                    band(name, encoder, "d2d/f1", scale=100))
+                lines.append(verdicts.claim_line(claim, diff, "D2D F1"))
+    random_mrr = runs[RANDOM].oracle["attention"].metrics["mrr"] if RANDOM in runs else None
     if {"gru_han_deep", "gru_han_shallow"} <= set(runs):
-        deep, shallow = (runs[n].oracle["attention"].metrics["mrr"] for n in ("gru_han_deep", "gru_han_shallow"))
-        lines.append(f"- DEEP ≥ SHALLOW for GRU on S2D (MRR given the gold D2D)? {deep:.3f} vs {shallow:.3f} "
-                     f"({'yes' if deep >= shallow else 'no'}).")
+        deep, shallow = (runs[n].oracle["attention"] for n in ("gru_han_deep", "gru_han_shallow"))
+        diff = verdicts.mean_difference(deep.reciprocal_ranks, shallow.reciprocal_ranks,
+                                        band("gru_han_deep", "gru_han_shallow", "s2d/mrr"))
+        lines.append(verdicts.claim_line("CDA paper, Table 4: DEEP over SHALLOW for GRU on S2D (MRR given the gold "
+                                         "D2D)", diff, "MRR", scale=1.0, digits=3))
+    if random_mrr is not None:
+        trained = [name for name in runs if name != RANDOM]
+        above = [name for name in trained if runs[name].oracle["attention"].metrics["mrr"] > random_mrr]
+        lines.append(f"- S2D (given the gold D2D): {len(above)} of {len(trained)} models rank doc_a's sentences "
+                     f"better than random scores (MRR {random_mrr:.3f})" + (
+                         f"; {', '.join(label(n) for n in trained if n not in above)}: {verdicts.LEARNED_NOTHING} "
+                         "for alignment." if len(above) < len(trained) else "."))
     better = [name for name, run in runs.items() if name != RANDOM
               and run.oracle["attention"].metrics["mrr"] >= run.oracle["cosine"].metrics["mrr"]]
     trained = [name for name in runs if name != RANDOM]

@@ -9,7 +9,9 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from .. import verdicts
 from ..label_prior import prior_note, stuck
+from ..report_rows import reference_label
 from .experiment import LONG, SPLITS, ClassificationRun, Corpus
 
 if TYPE_CHECKING:
@@ -76,10 +78,36 @@ def _ours(run: ClassificationRun) -> tuple:
     return (f"{run.train_seconds:.0f} s", *(round(run.accuracy(w), 1) for w in ("all", "short", "long")))
 
 
+WHICH = {"acc": "all", "acc_short": "short", "acc_long": "long"}  # recorded name -> `ClassificationRun.accuracy`
+
+
+def references(corpus: Corpus) -> dict[str, dict[str, float]]:
+    """The reference rows (%), on all, short and long test documents: answering the training set's majority class,
+    and guessing classes at their training shares (`verdicts.class_references`; NaN where a subset is empty)."""
+    rows: dict[str, dict[str, float]] = {}
+    for metric, which in WHICH.items():
+        keep = [i for i, n in enumerate(corpus.tokens["test"]) if which == "all" or (n > LONG) == (which == "long")]
+        if not keep:
+            for row in ("majority class", "label prior"):
+                rows.setdefault(row, {})[metric] = float("nan")
+            continue
+        refs = verdicts.class_references(corpus.labels["train"], [corpus.labels["test"][i] for i in keep])
+        for row, value in refs.items():
+            rows.setdefault(row, {})[metric] = 100 * value
+    return rows
+
+
+def reference_metrics(name: str, corpus: Corpus) -> dict[str, float]:
+    """`aose/<dataset>/reference/<majority_class|label_prior>/<acc|acc_short|acc_long>` (%); NaN left out."""
+    return {key: value for key, value in verdicts.reference_metrics(f"aose/{name}", references(corpus)).items()
+            if not math.isnan(value)}
+
+
 def results_table(name: str, frozen: Mapping[str, ClassificationRun],
-                  finetuned: Mapping[str, ClassificationRun]) -> "pd.DataFrame":
+                  finetuned: Mapping[str, ClassificationRun], corpus: Corpus) -> "pd.DataFrame":
     """Tables 4-6's layout: per model, fine-tuning and freezing (training time, accuracy on all / short / long
-    test documents); ours first, then the paper's rows for this corpus (none for the embedded world)."""
+    test documents); ours first with our reference rows, then the paper's rows for this corpus (none for the
+    embedded world)."""
     import pandas as pd
 
     columns = pd.MultiIndex.from_product([("fine-tuning", "freezing"), COLUMNS])
@@ -90,6 +118,8 @@ def results_table(name: str, frozen: Mapping[str, ClassificationRun],
             rows[f"ours: {model_label(model)}"] = (
                 *(_ours(finetuned[model]) if model in finetuned else empty),
                 *(_ours(frozen[model]) if model in frozen else empty))
+    for row, values in references(corpus).items():
+        rows[reference_label(row)] = ("", *(round(values[m], 1) for m in WHICH)) * 2
     for model, (tuned, frozen_row) in PAPER_RESULTS.get(name, {}).items():
         rows[f"paper: {model}"] = (*tuned, *frozen_row)
     return pd.DataFrame.from_dict(rows, orient="index", columns=columns)
@@ -166,43 +196,58 @@ def aose_metrics(name: str, setting: str, runs: Mapping[str, ClassificationRun])
             for metric, value in run.metrics().items() if not math.isnan(value)}
 
 
-def _compare(a: float, b: float) -> str:
-    return "above" if a > b else "below" if a < b else "level with"
+def _correct(run: ClassificationRun, which: str) -> list[float]:
+    """1 / 0 per test document of `which` ("all", "long"), for a paired bootstrap between two runs."""
+    return [float(p == y) for p, y, n in zip(run.predictions, run.labels, run.tokens)
+            if which == "all" or (n > LONG) == (which == "long")]
 
 
 def readings(name: str, frozen: Mapping[str, ClassificationRun], finetuned: Mapping[str, ClassificationRun],
-             embed_seconds: float) -> list[str]:
-    """The paper's three claims checked on this corpus' numbers, and the lexical floor."""
+             embed_seconds: float, corpus: Corpus, profile: str) -> list[str]:
+    """The paper's three claims checked on this corpus' numbers: only models above the reference rows (majority
+    class, label prior) are compared, and an ordering holds only beyond the noise rule (`verdicts`)."""
     label = CORPUS_LABELS[name]
     runs = {(setting, model): run for setting, group in (("frozen", frozen), ("fine-tuned", finetuned))
-            for model, run in group.items() if model != "tfidf"}
-    at_prior = stuck({key: run.predictions for key, run in runs.items()})
-    notes = [prior_note(f"{label}, {setting} {MODEL_LABELS.get(model, model)}", runs[setting, model].predictions)
+            for model, run in group.items()}
+    at_prior = stuck({key: run.predictions for key, run in runs.items() if key[1] != "tfidf"})
+    lines = [prior_note(f"{label}, {setting} {MODEL_LABELS.get(model, model)}", runs[setting, model].predictions)
              for setting, model in at_prior]
-    if ("frozen", "aose") in at_prior:
-        return [*notes, f"- {label}: frozen AoSE stayed at the label prior, so the paper's claims cannot be checked."]
+    floor = verdicts.floor({row: values["acc"] for row, values in references(corpus).items()})
+    learned = {key for key, run in runs.items() if key not in at_prior and verdicts.learned(run.accuracy(), floor)}
+    lines += [verdicts.nothing_note(f"{label}, {setting} {model_label(model)}", runs[setting, model].accuracy(),
+                                    floor, "accuracy", " %") for setting, model in runs
+              if (setting, model) not in learned and (setting, model) not in at_prior]
+    if ("frozen", "aose") not in learned:
+        return [*lines, f"- {label}: frozen AoSE learned nothing here, so the paper's claims cannot be checked."]
+    spread = verdicts.load_spread(profile)
+
+    def claim(text: str, better: str, worse: str, which: str) -> str:
+        if ("frozen", worse) not in learned:
+            return f"- {text}: cannot be checked here ({model_label(worse)} {verdicts.LEARNED_NOTHING})."
+        metric = "acc_long" if which == "long" else "acc"
+        band = verdicts.seed_band(spread, f"aose/{name}/frozen/{better}/{metric}",
+                                  f"aose/{name}/frozen/{worse}/{metric}", scale=100)
+        diff = verdicts.mean_difference(_correct(frozen[better], which), _correct(frozen[worse], which), band)
+        return verdicts.claim_line(f"{text} ({frozen[better].accuracy(which):.1f} vs "
+                                   f"{frozen[worse].accuracy(which):.1f} %)", diff, f"accuracy ({which})")
+
     long_docs = sum(n > LONG for n in frozen["aose"].tokens)
-    aose, alone = frozen["aose"].accuracy("long"), frozen["truncated"].accuracy("long")
-    lines = [*notes, f"- {label}: {long_docs} of {len(frozen['aose'].tokens)} test documents are longer than {LONG} "
-             "tokens" + (f" (one of them is {100 / long_docs:.1f} points of 'acc >512')." if long_docs else
-                ": claims 1 and 2 cannot be checked here.")]
+    lines.append(f"- {label}: {long_docs} of {len(frozen['aose'].tokens)} test documents are longer than {LONG} "
+                 "tokens" + (f" (one of them is {100 / long_docs:.1f} points of 'acc >512')." if long_docs else
+                             ": claims 1 and 2 cannot be checked here."))
     if long_docs:
-        lines.append("- Claim 1 cannot be checked here: the encoder alone (frozen) stayed at the label prior."
-                     if ("frozen", "truncated") in at_prior else
-                     f"- Claim 1 (frozen AoSE >= the encoder alone on long documents): "
-                     f"{'holds' if aose >= alone else 'does not hold'} here ({aose:.1f} vs {alone:.1f}).")
+        lines.append(claim("Claim 1, frozen AoSE over the encoder alone on long documents", "aose", "truncated",
+                           "long"))
         limits = sorted(int(m[5:]) for m in frozen if m.startswith("aose_"))
-        curve = [frozen[f"aose_{limit}"].accuracy("long") for limit in limits] + [aose]
-        rising = all(b >= a for a, b in zip(curve, curve[1:]))
-        lines.append(f"- Claim 2 (accuracy on long documents rises with the truncation length): "
-                     f"{'holds' if rising else 'not monotone'} here ({' -> '.join(f'{v:.1f}' for v in curve)}).")
+        if limits:
+            lines.append(claim(f"Claim 2, accuracy on long documents rises with the length read (all vs "
+                               f"{limits[0]} tokens)", "aose", f"aose_{limits[0]}", "long"))
     if "aose" in finetuned:
         tuned = finetuned["aose"]
         lines.append(f"- Claim 3 (the frozen setting trains far faster): frozen AoSE trained in "
                      f"{frozen['aose'].train_seconds:.1f} s (+ {embed_seconds:.0f} s embedding every model's inputs "
                      f"once) against {tuned.train_seconds:.0f} s for fine-tuned AoSE on fewer documents; fine-tuned "
                      f"accuracy {tuned.accuracy():.1f} vs frozen {frozen['aose'].accuracy():.1f}.")
-    floor = frozen["tfidf"].accuracy()
-    lines.append(f"- The TF-IDF floor ({floor:.1f}) is {_compare(floor, frozen['aose'].accuracy())} frozen AoSE "
-                 f"({frozen['aose'].accuracy():.1f}) on all test documents.")
+    if ("frozen", "tfidf") in learned:
+        lines.append(claim("The TF-IDF floor against frozen AoSE, all test documents", "aose", "tfidf", "all"))
     return lines

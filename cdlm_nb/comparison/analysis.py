@@ -1,5 +1,6 @@
-"""What notebook 11 computes from the systems' test decisions: scores with bootstrap intervals, a paired bootstrap
-for an ordering, F1 on hard negatives only, F1 by pair length, and which pairs only one system gets right."""
+"""What notebook 11 computes from the systems' test decisions: scores with bootstrap intervals (the paired one of
+an ordering is `verdicts.decision_difference`), F1 on hard negatives only, F1 by pair length, and which pairs only
+one system gets right."""
 
 from __future__ import annotations
 
@@ -37,17 +38,6 @@ def bootstrap_interval(labels: Sequence[int], decisions: Sequence[int], metric: 
         values = np.divide(2 * (truth & guess).sum(1), positives, out=np.zeros(resamples), where=positives > 0)
     low, high = np.percentile(values, [2.5, 97.5])
     return float(low), float(high)
-
-
-def paired_difference(labels: Sequence[int], first: Sequence[int], second: Sequence[int], resamples: int,
-                      seed: int = 13) -> tuple[float, float, float]:
-    """Accuracy of `first` minus `second` on the same resampled pairs: (difference, 2.5 %, 97.5 %)."""
-    labels = np.asarray(labels)
-    right = (np.asarray(first) == labels).astype(float) - (np.asarray(second) == labels).astype(float)
-    rng = np.random.default_rng(seed)
-    draws = [right[rng.integers(0, len(right), len(right))].mean() for _ in range(resamples)]
-    low, high = np.percentile(draws, [2.5, 97.5])
-    return float(right.mean()), float(low), float(high)
 
 
 def length_buckets(rows, buckets: int) -> tuple[np.ndarray, list[str]]:

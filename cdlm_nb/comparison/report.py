@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import verdicts
 from ..label_prior import PAIR_CLASSES, prior_note, stuck
-from .analysis import bootstrap_interval, length_buckets, only_right, paired_difference, scores
+from ..report_rows import reference_label
+from .analysis import bootstrap_interval, length_buckets, only_right, scores
 from .systems import System
 
 if TYPE_CHECKING:
@@ -43,12 +45,17 @@ def results_table(systems: Mapping[str, System], rows, resamples: int) -> "pd.Da
                                               f"{system.total_parameters / 1e6:.2f}",
                 "reads": system.longest_input}
         table[system.label] = row
+    for name, ref in verdicts.pair_references(rows["label"]).items():
+        table[reference_label(name)] = {"acc": f"{100 * ref['acc']:.1f}", "f1": f"{100 * ref['f1']:.1f}"}
     return pd.DataFrame(table).T
 
 
 def compare_metrics(data: str, systems: Mapping[str, System], rows) -> dict[str, float]:
-    """`compare/<data>/<metric>/<system>` for acc, f1, f1_hard (%), pairs_per_s and train_s."""
-    metrics = {}
+    """`compare/<data>/<metric>/<system>` for acc, f1, f1_hard (%), pairs_per_s and train_s, and the reference
+    rows' `compare/<data>/reference/<row>/<acc|f1>` (%)."""
+    references = verdicts.pair_references(rows["label"])
+    metrics = verdicts.reference_metrics(f"compare/{data}", {name: {k: round(100 * v, 3) for k, v in row.items()}
+                                                              for name, row in references.items()})
     for name, system in systems.items():
         measured = _scores(system, rows)
         values = {**{k: 100 * v for k, v in measured.items()}, "pairs_per_s": system.pairs_per_second,
@@ -114,18 +121,32 @@ def _label_points(ax, points, labels, fontsize: float = 7) -> list:
     return texts
 
 
+def learned_systems(systems: Mapping[str, System], rows) -> dict[str, System]:
+    """The systems above the reference rows on accuracy and F1 and not at the label prior (the rest learned
+    nothing here and are left out of rankings, the Pareto front and claims)."""
+    floors = verdicts.floors(verdicts.pair_references(rows["label"]))
+    at_prior = stuck({name: s.decisions for name, s in systems.items()})
+    return {name: s for name, s in systems.items()
+            if name not in at_prior and verdicts.learned_everywhere(_scores(s, rows), floors)}
+
+
 def pareto_figure(systems: Mapping[str, System], rows) -> "Figure":
-    """Accuracy against inference cost (seconds per pair, log scale), the Pareto front joined; labels of systems
-    at (nearly) the same point are stacked with leader lines instead of printed on top of each other."""
+    """Accuracy against inference cost (seconds per pair, log scale), the Pareto front of the systems that learned
+    something joined, those that did not in grey, and the majority-class accuracy as a line; labels of systems at
+    (nearly) the same point are stacked with leader lines instead of printed on top of each other."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     cost = {name: 1 / s.pairs_per_second for name, s in systems.items()}
     accuracy = {name: 100 * _scores(s, rows)["acc"] for name, s in systems.items()}
+    learned = learned_systems(systems, rows)
     for name in systems:
-        ax.scatter(cost[name], accuracy[name], s=40)
-    front = pareto_front(systems, rows)
-    ax.plot([cost[n] for n in front], [accuracy[n] for n in front], "k--", lw=0.8, label="Pareto front")
+        ax.scatter(cost[name], accuracy[name], s=40, **({} if name in learned else {"color": "#bbbbbb"}))
+    majority = 100 * verdicts.floors(verdicts.pair_references(rows["label"]))["acc"]
+    ax.axhline(majority, color="#999999", lw=0.8, ls=":", label=f"majority class ({majority:.1f} %)")
+    front = pareto_front(learned, rows)
+    ax.plot([cost[n] for n in front], [accuracy[n] for n in front], "k--", lw=0.8,
+            label="Pareto front (systems that learned something)")
     ax.set(xscale="log", xlabel="inference seconds per pair (log)", ylabel="test accuracy (%)",
            title="Accuracy against inference cost")
     ax.margins(x=0.25, y=0.2)
@@ -178,26 +199,39 @@ def only_right_examples(systems: Mapping[str, System], rows, shown: int = 3, cha
     return pd.DataFrame(examples or [{"only right": "no pair is right for exactly one system"}])
 
 
-def readings(systems: Mapping[str, System], rows, resamples: int, buckets: int) -> list[str]:
-    """Which system wins, at which cost, which keeps its F1 on long pairs, and the papers' orderings here."""
-    accuracy = {name: _scores(s, rows)["acc"] for name, s in systems.items()}
+def readings(systems: Mapping[str, System], rows, resamples: int, buckets: int, profile: str, data: str
+             ) -> list[str]:
+    """Which systems learned something (above the reference rows), the best of them on F1 with its lead under the
+    noise rule, the Pareto front, which keeps its F1 on long pairs, and the papers' orderings on F1 (the metric of
+    the CDLM paper's Table 4) under the noise rule (`verdicts`)."""
+    labels = list(rows["label"])
+    f1 = {name: _scores(s, rows)["f1"] for name, s in systems.items()}
     at_prior = stuck({name: s.decisions for name, s in systems.items()})
-    labels = {name: s.label for name, s in systems.items()}
-    lines = [prior_note(labels[name], systems[name].decisions, PAIR_CLASSES) for name in at_prior]
-    ranked = sorted((n for n in accuracy if n not in at_prior), key=accuracy.get, reverse=True)
-    if not ranked:
-        return lines + ["- Every system stayed at the label prior: this run compares none of them."]
-    lines.append(f"- Most accurate: {systems[ranked[0]].label} ({100 * accuracy[ranked[0]]:.1f} %).")
-    if len(ranked) > 1:
-        diff, low, high = paired_difference(rows["label"], systems[ranked[0]].decisions,
-                                            systems[ranked[1]].decisions, resamples)
-        verdict = "beyond" if low > 0 else "within"
-        lines.append(f"- Its lead over {systems[ranked[1]].label}: {100 * diff:+.1f} points (95 % paired bootstrap "
-                     f"{100 * low:+.1f} to {100 * high:+.1f}: {verdict} the noise of {len(rows)} test pairs).")
-    learned = {name: s for name, s in systems.items() if name not in at_prior}
-    front = pareto_front(learned, rows)
-    lines.append("- Pareto front (fastest first): " + ", ".join(
-        f"{systems[n].label} ({100 * accuracy[n]:.1f} %, {systems[n].pairs_per_second:.0f} pairs/s)" for n in front))
+    learned = learned_systems(systems, rows)
+    floors = verdicts.floors(verdicts.pair_references(labels))
+    lines = [prior_note(systems[name].label, systems[name].decisions, PAIR_CLASSES) for name in at_prior]
+    lines += [verdicts.shortfall_note(s.label, _scores(s, rows), floors)
+              for name, s in systems.items() if name not in learned and name not in at_prior]
+    ranking = verdicts.ranked({name: f1[name] for name in learned}, floors["f1"])
+    if not ranking:
+        return lines + ["- No system is above the reference rows: this run ranks none of them."]
+    spread = verdicts.load_spread(profile)
+
+    def difference(first: str, second: str) -> verdicts.Difference:
+        band = verdicts.seed_band(spread, f"compare/{data}/f1/{first}", f"compare/{data}/f1/{second}", scale=100)
+        return verdicts.decision_difference(labels, systems[first].decisions, systems[second].decisions, "f1",
+                                            band, resamples)
+
+    lines.append(f"- Best F1 among the systems that learned something: {systems[ranking[0]].label} "
+                 f"({100 * f1[ranking[0]]:.1f}).")
+    if len(ranking) > 1:
+        lead = difference(ranking[0], ranking[1])
+        lines.append(f"- Its lead over {systems[ranking[1]].label}: {lead.describe(100)} F1 -> "
+                     f"{'beyond the noise' if lead.verdict != verdicts.UNRESOLVED else verdicts.UNRESOLVED}.")
+    accuracy = {name: 100 * _scores(s, rows)["acc"] for name, s in learned.items()}
+    lines.append("- Pareto front (fastest first, systems that learned something): " + ", ".join(
+        f"{systems[n].label} ({accuracy[n]:.1f} %, {systems[n].pairs_per_second:.0f} pairs/s)"
+        for n in pareto_front(learned, rows)))
     table = length_table(learned, rows, buckets)
     if table.shape[1] > 1:
         change = (table.iloc[:, -1] - table.iloc[:, 0]).dropna().sort_values()
@@ -206,14 +240,12 @@ def readings(systems: Mapping[str, System], rows, resamples: int, buckets: int) 
                         else "; no system loses F1 on the longest pairs."))
     for better, worse, claim in CLAIMS:
         if better in systems and worse in systems:
-            if bound := [labels[n] for n in (better, worse) if n in at_prior]:
-                lines.append(f"- {claim}: cannot be checked here ({' and '.join(bound)} stayed at the label prior).")
+            if nothing := [systems[n].label for n in (better, worse) if n not in learned]:
+                lines.append(f"- {claim}: cannot be checked here ({verdicts.LEARNED_NOTHING}: "
+                             f"{' and '.join(nothing)}).")
                 continue
-            holds = accuracy[better] > accuracy[worse]
-            lines.append(f"- {claim}: {100 * accuracy[better]:.1f} vs {100 * accuracy[worse]:.1f} % accuracy "
-                         f"({'holds' if holds else 'does not hold'} here).")
+            lines.append(verdicts.claim_line(claim, difference(better, worse), "F1"))
     return lines
-
 
 
 def _label(name: str) -> str:

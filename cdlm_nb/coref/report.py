@@ -7,11 +7,14 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ..report_rows import NR, run_label
+from .. import verdicts
+from ..report_rows import NR, reference_label, run_label
+from .baselines import head_lemma_assignment
 from .conll import MENTION_KINDS
 from .experiment import SENTENCES_ONLY, CorefRuns
 from .mentions import collect_mentions, gold_clusters
 from .metrics import CorefScores
+from .references import conll_difference, reference_scores
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,17 +103,24 @@ def ours_label(source: str, profile: str) -> str:
     return f"ours: {source} test ({profile})"
 
 
-def paper_tables(lemma: Mapping[str, CorefScores], runs: CorefRuns, label: str,
+def references(test: Any, kinds: Sequence[str]) -> dict[str, dict[str, CorefScores]]:
+    """Per mention kind, the reference rows on the test mentions (`references.reference_scores`)."""
+    return {kind: reference_scores(collect_mentions(test, kind)) for kind in kinds}
+
+
+def paper_tables(lemma: Mapping[str, CorefScores], runs: CorefRuns, label: str, test: Any,
                  missing: Mapping[str, str] | None = None) -> dict[str, "pd.DataFrame"]:
-    """One `results_table` per mention kind that was run: the same-head-lemma baseline and every run below the
-    paper's rows; each model of `missing` (display name -> how to get it, `PretrainedShelf.missing_notes`) is an
-    empty row of ours saying how to get it."""
+    """One `results_table` per mention kind that was run: the same-head-lemma baseline, every run and the reference
+    rows (every mention alone, one cluster per subtopic) below the paper's rows; each model of `missing` (display
+    name -> how to get it, `PretrainedShelf.missing_notes`) is an empty row of ours saying how to get it."""
     tables = {}
+    trivial = references(test, list(lemma))
     for kind, paper in PAPER_ROWS.items():
         if kind not in lemma:
             continue
         ours = {LEMMA_ROW: lemma[kind]}
         ours |= {row_label(name): run.test_scores for (name, k), run in runs.items() if k == kind}
+        ours |= {reference_label(name): scores for name, scores in trivial[kind].items()}
         tables[kind] = with_missing_rows(results_table(ours, paper, label), label, missing or {})
     return tables
 
@@ -162,10 +172,14 @@ def pairs_per_group_summary(runs: CorefRuns) -> str:
             + per_group.describe()[["count", "mean", "min", "max"]].round(1).to_string())
 
 
-def coref_metrics(lemma: Mapping[str, CorefScores], runs: CorefRuns) -> dict[str, float]:
-    """What notebook 04 records: `coref/lemma/<kind>/conll`, `coref/<kind>/conll/<run>` (test CoNLL F1 in percent)
-    and `coref/<kind>/pairs_per_second/<run>` (test scoring throughput)."""
+def coref_metrics(lemma: Mapping[str, CorefScores], runs: CorefRuns, test: Any) -> dict[str, float]:
+    """What notebook 04 records: `coref/lemma/<kind>/conll`, `coref/reference/<kind>/<all_singletons|...>/conll`,
+    `coref/<kind>/conll/<run>` (test CoNLL F1 in percent) and `coref/<kind>/pairs_per_second/<run>` (test scoring
+    throughput)."""
     metrics = {f"coref/lemma/{kind}/conll": 100 * scores.conll for kind, scores in lemma.items()}
+    for kind, rows in references(test, list(lemma)).items():
+        metrics |= verdicts.reference_metrics(f"coref/{kind}", {name: {"conll": 100 * scores.conll}
+                                                                 for name, scores in rows.items()})
     for (name, kind), run in runs.items():
         metrics[f"coref/{kind}/conll/{name}"] = 100 * run.test_scores.conll
     for (name, kind), run in runs.items():
@@ -177,27 +191,52 @@ def _paper_conll(kind: str, row: str) -> float | None:
     return PAPER_ROWS[kind].get(row, (None,))[-1]
 
 
-def readings(lemma: Mapping[str, CorefScores], runs: CorefRuns) -> list[str]:
+def lemma_clusters(test: Any, kind: str, grouping: str = "subtopic") -> list[list[str]]:
+    """The same-head-lemma baseline's clusters (mention ids), for a paired interval against a scorer."""
+    clusters: dict[str, list[str]] = {}
+    for mention_id, label in head_lemma_assignment(test, kind, group_by=grouping).items():
+        clusters.setdefault(label, []).append(mention_id)
+    return list(clusters.values())
+
+
+def readings(lemma: Mapping[str, CorefScores], runs: CorefRuns, test: Any, profile: str) -> list[str]:
     """Our differences in test CoNLL F1 beside the papers' (CDLM - Longformer, best scorer - same-head-lemma,
-    sentences only - CDLM), computed from the numbers of this run."""
-    merged_none = [key for key, run in runs.items() if all(len(cluster) == 1 for cluster in run.test_clusters)]
-    lines = [f"{kind}: {row_label(name)} merged no two test mentions (its scorer stayed below the dev threshold for "
-             "every pair): its CoNLL F1 is the all-singletons baseline's, so no comparison with it is possible"
-             for name, kind in merged_none]
-    conll = {key: 100 * run.test_scores.conll for key, run in runs.items() if key not in merged_none}
-    for kind in lemma:
-        if ("cdlm", kind) in conll and ("longformer", kind) in conll:
-            paper = _paper_conll(kind, "CDLM") - _paper_conll(kind, "Longformer")
-            lines.append(f"{kind}: CDLM - Longformer = {conll['cdlm', kind] - conll['longformer', kind]:+.1f} "
-                         f"CoNLL F1 (paper: {paper:+.1f})")
-        scorers = {name: value for (name, k), value in conll.items() if k == kind and name != SENTENCES_ONLY}
-        if scorers:
-            best = max(scorers, key=scorers.get)
-            paper = _paper_conll(kind, "CDLM") - _paper_conll(kind, LEMMA_ROW)
-            lines.append(f"{kind}: best scorer ({row_label(best)}) - same-head-lemma = "
-                         f"{scorers[best] - 100 * lemma[kind].conll:+.1f} CoNLL F1 (paper, CDLM: {paper:+.1f})")
-        if (SENTENCES_ONLY, kind) in conll and ("cdlm", kind) in conll:
-            paper = PAPER_ABLATION_CONLL["CDLM, sentences only"] - PAPER_ABLATION_CONLL["CDLM"]
-            lines.append(f"{kind}: sentences only - whole documents (CDLM) = "
-                         f"{conll[SENTENCES_ONLY, kind] - conll['cdlm', kind]:+.1f} CoNLL F1 (paper: {paper:+.1f})")
+    whole documents - sentences only), each with its paired bootstrap over test subtopics and the seed band, read by
+    the noise rule (`verdicts`); a scorer not above the reference rows (every mention alone, one cluster per
+    subtopic) learned nothing here and is compared with nothing."""
+    spread = verdicts.load_spread(profile)
+    return [line for kind in lemma for line in _kind_readings(kind, runs, test, spread)]
+
+
+def _kind_readings(kind: str, runs: CorefRuns, test: Any, spread: Mapping | None) -> list[str]:
+    """`readings` for one mention kind."""
+    mentions = collect_mentions(test, kind)
+    floor = verdicts.floor({name: 100 * s.conll for name, s in reference_scores(mentions).items()})
+    conll = {name: 100 * run.test_scores.conll for (name, k), run in runs.items() if k == kind}
+    learned = [name for name, value in conll.items() if verdicts.learned(value, floor)]
+    lines = [verdicts.nothing_note(f"{kind}: {row_label(name)}", conll[name], floor, "CoNLL F1")
+             for name in conll if name not in learned]
+
+    def clusters(name: str) -> list[list[str]]:
+        return lemma_clusters(test, kind) if name == LEMMA_ROW else runs[name, kind].test_clusters
+
+    def claim(text: str, first: str, second: str, paper: float) -> str:
+        if nothing := [row_label(n) for n in (first, second) if n != LEMMA_ROW and n not in learned]:
+            return f"- {kind}: {text}: not compared ({verdicts.LEARNED_NOTHING}: {' and '.join(nothing)})."
+        band = verdicts.seed_band(spread, f"coref/{kind}/conll/{first}",
+                                  None if second == LEMMA_ROW else f"coref/{kind}/conll/{second}")
+        diff = conll_difference(mentions, clusters(first), clusters(second), band)
+        return verdicts.claim_line(f"{kind}: {text} (paper: {paper:+.1f})", diff, "CoNLL F1", scale=1.0)
+
+    if "cdlm" in conll and "longformer" in conll:
+        lines.append(claim("CDLM over Longformer", "cdlm", "longformer",
+                           _paper_conll(kind, "CDLM") - _paper_conll(kind, "Longformer")))
+    scorers = {name: conll[name] for name in learned if name != SENTENCES_ONLY}
+    if scorers:
+        best = max(scorers, key=scorers.get)
+        lines.append(claim(f"the best scorer ({row_label(best)}) over same-head-lemma", best, LEMMA_ROW,
+                           _paper_conll(kind, "CDLM") - _paper_conll(kind, LEMMA_ROW)))
+    if SENTENCES_ONLY in conll and "cdlm" in conll:
+        lines.append(claim("whole documents (CDLM) over sentences only", "cdlm", SENTENCES_ONLY,
+                           PAPER_ABLATION_CONLL["CDLM"] - PAPER_ABLATION_CONLL["CDLM, sentences only"]))
     return lines

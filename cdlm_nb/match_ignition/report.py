@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..label_prior import PAIR_CLASSES, not_comparable, prior_note, stuck
+from .. import verdicts
+from ..label_prior import PAIR_CLASSES, prior_note, stuck
+from ..report_rows import reference_label
 from .experiment import Speed, alpha_name, paper_time_cost
 from .sentence_filter import sentence_graph, sentence_scores
 
@@ -39,34 +41,46 @@ def variant_label(name: str) -> str:
     return {"word_only": "the word filter alone", "no_filter": "the truncated cross-encoder"}.get(name, name)
 
 
-def alpha_table(runs: Mapping[str, "MatchingRun"], alphas: Sequence[float]) -> "pd.DataFrame":
-    """Table 4's layout: accuracy and F1 per word reduction ratio α (both filters on), the paper's rows beside."""
+def _reference_rows(labels: Sequence[int], width: int) -> dict[str, tuple]:
+    """The reference rows (calling every test pair related, or none) as (acc, F1, then `width` blanks)."""
+    return {reference_label(name): (round(100 * ref["acc"], 1), round(100 * ref["f1"], 1), *(None,) * width)
+            for name, ref in verdicts.pair_references(labels).items()}
+
+
+def alpha_table(runs: Mapping[str, "MatchingRun"], alphas: Sequence[float], labels: Sequence[int]) -> "pd.DataFrame":
+    """Table 4's layout: accuracy and F1 per word reduction ratio α (both filters on), the paper's rows beside,
+    and our reference rows."""
     import pandas as pd
 
     rows = {}
     for alpha in sorted(set(alphas) | set(PAPER_TABLE4)):
         ours = _percent(runs[alpha_name(alpha)]) if alpha_name(alpha) in runs else (None, None)
         rows[f"α = {100 * alpha:g} %"] = (*ours, *PAPER_TABLE4.get(alpha, (None,) * 6)[:4])
+    rows |= _reference_rows(labels, len(PAPER_COLUMNS))
     return pd.DataFrame.from_dict(rows, orient="index", columns=["ours acc", "ours F1", *PAPER_COLUMNS])
 
 
-def ablation_table(runs: Mapping[str, "MatchingRun"], ablation_alpha: float) -> "pd.DataFrame":
-    """Table 3's layout: both filters, without each, without both (BERT fine-tuned on truncated pairs)."""
+def ablation_table(runs: Mapping[str, "MatchingRun"], ablation_alpha: float, labels: Sequence[int]
+                   ) -> "pd.DataFrame":
+    """Table 3's layout: both filters, without each, without both (BERT fine-tuned on truncated pairs), and our
+    reference rows."""
     import pandas as pd
 
     rows = {}
     for label, name in ABLATION_ROWS.items():
         run = runs.get(name or alpha_name(ablation_alpha))
         rows[label] = (*(_percent(run) if run else (None, None)), *PAPER_TABLE3[label])
+    rows |= _reference_rows(labels, len(PAPER_COLUMNS))
     return pd.DataFrame.from_dict(rows, orient="index", columns=["ours acc", "ours F1", *PAPER_COLUMNS])
 
 
-def lambda_table(results: Mapping[str, Mapping[str, float]]) -> "pd.DataFrame":
-    """Test accuracy and F1 of one trained model with other sentence filters (inference only)."""
+def lambda_table(results: Mapping[str, Mapping[str, float]], labels: Sequence[int]) -> "pd.DataFrame":
+    """Test accuracy and F1 of one trained model with other sentence filters (inference only), and the reference
+    rows."""
     import pandas as pd
 
-    return pd.DataFrame({name: {"acc": round(100 * r["accuracy"], 1), "F1": round(100 * r["f1"], 1)}
-                         for name, r in results.items()}).T
+    rows = {name: (round(100 * r["accuracy"], 1), round(100 * r["f1"], 1)) for name, r in results.items()}
+    return pd.DataFrame.from_dict(rows | _reference_rows(labels, 0), orient="index", columns=["acc", "F1"])
 
 
 def speed_table(speeds: Sequence[Speed], length: int, batch: int) -> "pd.DataFrame":
@@ -101,10 +115,14 @@ def speed_metrics(speeds: Sequence[Speed]) -> dict[str, float]:
     return metrics
 
 
-def accuracy_metrics(data: str, runs: Mapping[str, "MatchingRun"]) -> dict[str, float]:
-    """`match_ignition/<data>/{acc,f1}/<variant>` (percent) for every trained variant."""
-    return {f"match_ignition/{data}/{metric}/{name}": 100 * run.test[key] for name, run in runs.items()
-            for metric, key in (("acc", "accuracy"), ("f1", "f1"))}
+def accuracy_metrics(data: str, runs: Mapping[str, "MatchingRun"], labels: Sequence[int]) -> dict[str, float]:
+    """`match_ignition/<data>/{acc,f1}/<variant>` (percent) for every trained variant, and the reference rows'
+    `match_ignition/<data>/reference/<row>/{acc,f1}`."""
+    references = {name: {k: 100 * v for k, v in row.items()}
+                  for name, row in verdicts.pair_references(labels).items()}
+    return verdicts.reference_metrics(f"match_ignition/{data}", references) | {
+        f"match_ignition/{data}/{metric}/{name}": 100 * run.test[key] for name, run in runs.items()
+        for metric, key in (("acc", "accuracy"), ("f1", "f1"))}
 
 
 def tradeoff_figure(runs: Mapping[str, "MatchingRun"], speeds: Sequence[Speed]) -> "Figure":
@@ -170,19 +188,38 @@ def surviving_tokens_figure(tokens: Sequence[str], positions: Sequence[Any]) -> 
     return fig
 
 
-def readings(runs: Mapping[str, "MatchingRun"], speeds: Sequence[Speed], ablation_alpha: float) -> list[str]:
-    """The paper's claims checked on this run's numbers: F1 at the best α against α = 0, the speed-up against its
-    limit, and what each filter adds."""
-    f1 = {name: 100 * run.test["f1"] for name, run in runs.items()}
-    best, zero = alpha_name(ablation_alpha), alpha_name(0.0)
-    n_test = len(next(iter(runs.values())).test_scores)
-    decisions = {name: run.test_scores >= run.threshold for name, run in runs.items()}
-    at_prior, labels = stuck(decisions), {name: variant_label(name) for name in runs}
-    lines = [prior_note(labels[name], decisions[name], PAIR_CLASSES) for name in at_prior]
-    lines.append(not_comparable(best, zero, labels, at_prior) or
-                 f"- F1 at α = {100 * ablation_alpha:g} %: {f1[best]:.1f} against {f1[zero]:.1f} at α = 0 "
-                 f"({f1[best] - f1[zero]:+.1f}; the target: at most 1 point below; one of {n_test} test pairs moves "
-                 f"accuracy by {100 / n_test:.1f}).")
+#: The paper's orderings of trained variants, as (better, worse, claim); `best` is the ablation's α.
+CLAIMS = (("best", "alpha_0", "Match-Ignition, Table 4: the best α over α = 0"),
+          ("best", "no_filter", "Match-Ignition, Table 3: both filters over the truncated cross-encoder"),
+          ("alpha_0", "no_filter", "Match-Ignition, Table 3: the sentence filter alone over the truncated "
+                                   "cross-encoder"))
+
+
+def readings(runs: Mapping[str, "MatchingRun"], speeds: Sequence[Speed], ablation_alpha: float,
+             labels: Sequence[int], profile: str, data: str) -> list[str]:
+    """The paper's claims checked on this run's numbers: which variants learned something (above the reference
+    rows), the orderings of Tables 3-4 on F1 under the noise rule (`verdicts`), the speed-up against its limit."""
+    labels = list(labels)
+    decisions = {name: (run.test_scores >= run.threshold).astype(int) for name, run in runs.items()}
+    at_prior, floors = stuck(decisions), verdicts.floors(verdicts.pair_references(labels))
+    learned = [name for name, run in runs.items() if name not in at_prior
+               and verdicts.learned_everywhere(run.test, {"f1": floors["f1"], "accuracy": floors["acc"]})]
+    lines = [prior_note(variant_label(name), decisions[name], PAIR_CLASSES) for name in at_prior]
+    lines += [verdicts.shortfall_note(variant_label(name), runs[name].test,
+                                      {"f1": floors["f1"], "accuracy": floors["acc"]})
+              for name in runs if name not in learned and name not in at_prior]
+    spread = verdicts.load_spread(profile)
+    for better, worse, claim in CLAIMS:
+        better = alpha_name(ablation_alpha) if better == "best" else better
+        if better not in runs or worse not in runs or better == worse:
+            continue
+        if nothing := [variant_label(n) for n in (better, worse) if n not in learned]:
+            lines.append(f"- {claim}: cannot be checked here ({verdicts.LEARNED_NOTHING}: {' and '.join(nothing)}).")
+            continue
+        band = verdicts.seed_band(spread, f"match_ignition/{data}/f1/{better}", f"match_ignition/{data}/f1/{worse}",
+                                  scale=100)
+        diff = verdicts.decision_difference(labels, decisions[better], decisions[worse], "f1", band)
+        lines.append(verdicts.claim_line(f"{claim} ({variant_label(better)} vs {variant_label(worse)})", diff, "F1"))
     base = speeds[0]
     for speed in speeds[1:]:
         measured = base.eval_seconds / speed.eval_seconds
@@ -194,7 +231,4 @@ def readings(runs: Mapping[str, "MatchingRun"], speeds: Sequence[Speed], ablatio
                      "of attention (scores, softmax and dropout over heads × n² entries) is bound by memory traffic "
                      "on a CPU and costs more per FLOP than the matrix products, so removing tokens saves more time "
                      "than operations.")
-    if "no_filter" in f1 and not {"no_filter", zero, best} & set(at_prior):
-        lines.append(f"- The sentence filter alone (α = 0) vs the truncated cross-encoder: {f1[zero]:.1f} vs "
-                     f"{f1['no_filter']:.1f} F1; both filters: {f1[best]:.1f}.")
     return lines

@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ..label_prior import PAIR_CLASSES, not_comparable, prior_note, stuck
-from ..report_rows import NR, run_label
+from .. import verdicts
+from ..label_prior import PAIR_CLASSES, prior_note, stuck
+from ..report_rows import NR, reference_label, run_label
 from .experiment import TFIDF, MatchingRun
 
 if TYPE_CHECKING:
@@ -54,8 +55,14 @@ def split_table(splits: Mapping[str, Any]) -> "pd.DataFrame":
     return pd.DataFrame({name: pair_stats(list(rows)) for name, rows in splits.items()}).T.round(1)
 
 
-def results_table(runs: Mapping[str, MatchingRun]) -> "pd.DataFrame":
-    """Test accuracy and F1 (%), the share right per pair kind, and the cost, one row per system."""
+def references(labels) -> dict[str, dict[str, float]]:
+    """The reference rows of the test pairs: calling every pair related, and none (`verdicts.pair_references`)."""
+    return verdicts.pair_references(list(labels))
+
+
+def results_table(runs: Mapping[str, MatchingRun], labels) -> "pd.DataFrame":
+    """Test accuracy and F1 (%), the share right per pair kind, and the cost, one row per system; below them the
+    reference rows (what a constant answer scores on the same test pairs)."""
     import pandas as pd
 
     rows = {}
@@ -64,13 +71,16 @@ def results_table(runs: Mapping[str, MatchingRun]) -> "pd.DataFrame":
         row |= {f"right on {key[4:]}": value for key, value in run.test.items() if key.startswith("acc/")}
         rows[row_label(name)] = {k: round(100 * v, 1) for k, v in row.items()} | {
             "train s": round(run.train_seconds, 1), "pairs/s": round(run.pairs_per_second, 1)}
+    rows |= {reference_label(name): {"accuracy": round(100 * ref["acc"], 1), "F1": round(100 * ref["f1"], 1)}
+             for name, ref in references(labels).items()}
     return pd.DataFrame(rows).T
 
 
-def paper_table(runs: Mapping[str, MatchingRun], data: str, profile: str,
+def paper_table(runs: Mapping[str, MatchingRun], data: str, profile: str, labels,
                 missing: Mapping[str, str] | None = None) -> "pd.DataFrame":
-    """The CDLM paper's Table 4 (F1) and the preprint's accuracy beside our test F1 and accuracy; a model of
-    `missing` (display name -> how to get it, `PretrainedShelf.missing_notes`) says how in a last column."""
+    """The CDLM paper's Table 4 (F1) and the preprint's accuracy beside our test F1 and accuracy, with our reference
+    rows; a model of `missing` (display name -> how to get it, `PretrainedShelf.missing_notes`) says how in a last
+    column."""
     import pandas as pd
 
     table = pd.DataFrame({f"{column} F1": [PAPER_F1[row][i] for row in PAPER_F1] for i, column in
@@ -85,6 +95,9 @@ def paper_table(runs: Mapping[str, MatchingRun], data: str, profile: str,
             table.loc[label] = NR
         table.loc[label, f"{ours} F1"] = round(100 * run.test["f1"], 1)
         table.loc[label, f"{ours} acc"] = round(100 * run.test["accuracy"], 1)
+    for name, ref in references(labels).items():
+        table.loc[reference_label(name), [f"{ours} F1", f"{ours} acc"]] = [round(100 * ref["f1"], 1),
+                                                                          round(100 * ref["acc"], 1)]
     if missing:
         table["not run"] = [missing.get(label, "") for label in table.index]
     return table
@@ -105,12 +118,13 @@ def cost_table(runs: Mapping[str, MatchingRun]) -> "pd.DataFrame":
     return pd.DataFrame(rows).T
 
 
-def matching_metrics(data: str, runs: Mapping[str, MatchingRun]) -> dict[str, float]:
-    """`matching/<data>/f1/<model>` and `matching/<data>/acc/<model>` (fractions), for every run; for a run whose
-    recipe was searched on dev, `matching/<data>/recipe/<model>/...` (`recipe_search.search_metrics`)."""
+def matching_metrics(data: str, runs: Mapping[str, MatchingRun], labels) -> dict[str, float]:
+    """`matching/<data>/f1/<model>` and `matching/<data>/acc/<model>` (fractions), for every run and reference row
+    (`matching/<data>/reference/<all_related|none_related>/<f1|acc>`); for a run whose recipe was searched on dev,
+    `matching/<data>/recipe/<model>/...` (`recipe_search.search_metrics`)."""
     from ..recipe_search import search_metrics
 
-    metrics = {}
+    metrics = verdicts.reference_metrics(f"matching/{data}", references(labels))
     for name, run in runs.items():
         metrics[f"matching/{data}/f1/{name}"] = run.test["f1"]
         metrics[f"matching/{data}/acc/{name}"] = run.test["accuracy"]
@@ -159,32 +173,38 @@ def kind_figure(runs: Mapping[str, MatchingRun]) -> "Figure":
     return fig
 
 
-def readings(runs: Mapping[str, MatchingRun]) -> list[str]:
-    """Sentences read off the numbers: the best system, CDLM against each ablation and the lexical floor, and
-    the hardest pair kind."""
+def readings(runs: Mapping[str, MatchingRun], labels, profile: str, data: str) -> list[str]:
+    """Sentences read off the numbers: which systems learned something (above the reference rows on F1 and
+    accuracy), the best of those, CDLM against each other system on the paper's metric (F1) under the noise rule
+    (paired bootstrap over test pairs and the seed spread of `baselines/<profile>.spread.json`), the hardest pair
+    kind."""
     if not runs:
         return ["no system ran"]
-    decisions = {name: run.test_scores >= run.threshold for name, run in runs.items()}
-    at_prior, labels = stuck(decisions), {name: row_label(name) for name in runs}
-    lines = [prior_note(labels[name], decisions[name], PAIR_CLASSES) for name in at_prior]
-    f1 = {name: run.test["f1"] for name, run in runs.items() if name not in at_prior}
-    if not f1:
-        return lines + ["- Every system stayed at the label prior: this run compares none of them."]
-    best = max(f1, key=f1.get)
-    lines.append(f"- Best test F1: {row_label(best)} ({100 * f1[best]:.1f}).")
-    if "cdlm" in runs:
-        for other in [n for n in runs if n != "cdlm"]:
-            if note := not_comparable("cdlm", other, labels, at_prior):
-                lines.append(note)
-                continue
-            diff = 100 * (f1["cdlm"] - f1[other])
-            lines.append(f"- CDLM {'above' if diff > 0 else 'below' if diff < 0 else 'level with'} "
-                         f"{row_label(other)} by {abs(diff):.1f} F1 points.")
-    n_test = len(next(iter(runs.values())).test_scores)
-    lines.append(f"- With {n_test} test pairs, one pair is {100 / max(n_test, 1):.1f} accuracy points: differences "
-                 "of a few points between models are within noise.")
-    for name, run in runs.items():
-        kinds = {k[4:]: v for k, v in run.test.items() if k.startswith("acc/")}
+    labels = list(labels)
+    decisions = {name: (run.test_scores >= run.threshold).astype(int) for name, run in runs.items()}
+    at_prior, floors = stuck(decisions), verdicts.floors(references(labels))
+    lines = [prior_note(row_label(name), decisions[name], PAIR_CLASSES) for name in at_prior]
+    learned = [name for name, run in runs.items()
+               if name not in at_prior and verdicts.learned_everywhere(run.test, {"f1": floors["f1"],
+                                                                                    "accuracy": floors["acc"]})]
+    lines += [verdicts.shortfall_note(row_label(name), runs[name].test,
+                                      {"f1": floors["f1"], "accuracy": floors["acc"]})
+              for name in runs if name not in learned and name not in at_prior]
+    ranking = verdicts.ranked({name: runs[name].test["f1"] for name in learned}, floors["f1"])
+    lines.append(f"- Best test F1 among the systems that learned something: {row_label(ranking[0])} "
+                 f"({100 * runs[ranking[0]].test['f1']:.1f})." if ranking else
+                 "- No system is above the reference rows: this run ranks none of them.")
+    spread = verdicts.load_spread(profile)
+    for other in [n for n in runs if n != "cdlm"] if "cdlm" in runs else []:
+        if "cdlm" not in learned or other not in learned:
+            lines.append(f"- CDLM vs {row_label(other)}: not compared ({verdicts.LEARNED_NOTHING}: "
+                         f"{', '.join(row_label(n) for n in ('cdlm', other) if n not in learned)}).")
+            continue
+        band = verdicts.seed_band(spread, f"matching/{data}/f1/cdlm", f"matching/{data}/f1/{other}")
+        diff = verdicts.decision_difference(labels, decisions["cdlm"], decisions[other], "f1", band)
+        lines.append(verdicts.claim_line(f"CDLM over {row_label(other)} (CDLM paper, Table 4)", diff, "F1"))
+    for name in learned:
+        kinds = {k[4:]: v for k, v in runs[name].test.items() if k.startswith("acc/")}
         if kinds:
             worst = min(kinds, key=kinds.get)
             lines.append(f"- {row_label(name)}: hardest pairs are {worst.replace('_', ' ')} "

@@ -1,4 +1,6 @@
-"""A non-neural reference for HotpotQA, scored by the same official metric as the models:
+"""What a system that learned nothing scores on HotpotQA (`constant_prediction`: the training set's most frequent
+answer, every sentence given as support), and a non-neural reference, scored by the same official metric as the
+models:
 
 - paragraphs: the two with the highest TF-IDF cosine to the question (title and text; idf from the record);
 - supporting facts: each chosen paragraph's first sentence and its sentence closest to the question;
@@ -63,3 +65,18 @@ def tfidf_prediction(row: Mapping[str, Any]) -> Decoded:
 def tfidf_predictions(rows) -> dict[str, Decoded]:
     """`tfidf_prediction` for every row, by id."""
     return {row["id"]: tfidf_prediction(row) for row in rows}
+
+
+def most_frequent_answer(rows) -> str:
+    """The training set's most frequent answer (ties: the first met), what an answer head that learned nothing
+    would say to every question."""
+    from collections import Counter
+
+    return Counter(row["answer"] for row in rows).most_common(1)[0][0]
+
+
+def constant_prediction(row: Mapping[str, Any], answer: str) -> Decoded:
+    """The reference row's prediction: `answer` for every question and every sentence of the context as support
+    (the all-positive rule of the supporting-fact classifier: recall 1, precision the gold share)."""
+    titles, paragraphs = row["context"]["title"], row["context"]["sentences"]
+    return Decoded(answer, [(t, i) for t, p in zip(titles, paragraphs) for i in range(len(p))], list(titles))

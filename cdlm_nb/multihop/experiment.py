@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..encoders import max_input_length
 from ..runtime import seed_everything
 from ..variants import PretrainedShelf, display_name
-from .baselines import tfidf_predictions
+from .baselines import constant_prediction, tfidf_predictions
 from .decoding import Decoded, official_prediction
 from .inputs import EncodedQuestions, QAMarkers, add_qa_markers, encode_questions
 from .metric import HotpotScores, evaluate, mean_scores
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..profiles import MultihopConfig, Profile
 
 TFIDF = "tfidf"  # the run name of the non-neural reference
+REFERENCE = "most_frequent"  # the run name of the reference row: what a model that learned nothing scores
 QUESTION_TYPES = ("bridge", "comparison")
 
 
@@ -86,6 +87,12 @@ def tfidf_run(rows: "Dataset") -> QARun:
     start = time.perf_counter()
     predictions = tfidf_predictions(rows)
     return score(TFIDF, predictions, rows, time.perf_counter() - start)
+
+
+def reference_run(rows: "Dataset", answer: str) -> QARun:
+    """The reference row on `rows`: `answer` (the training set's most frequent) for every question, every sentence
+    as support (`baselines.constant_prediction`)."""
+    return score(REFERENCE, {row["id"]: constant_prediction(row, answer) for row in rows}, rows, 0.0)
 
 
 @dataclass
@@ -153,11 +160,14 @@ def by_type(run: QARun, rows: "Dataset") -> dict[str, dict[str, float]]:
 
 
 def real_runs(rows: "Dataset | None", models: Mapping[str, TrainedQA], config: "MultihopConfig",
-              device: str = "cpu") -> dict[str, QARun]:
-    """The reference and every world-trained model on real HotpotQA records (empty without records)."""
+              device: str = "cpu", reference_answer: str | None = None) -> dict[str, QARun]:
+    """The references (the non-neural one; with `reference_answer`, the constant one of `reference_run`) and
+    every world-trained model on real HotpotQA records (empty without records)."""
     if rows is None:
         return {}
     runs = {TFIDF: tfidf_run(rows)}
+    if reference_answer is not None:
+        runs[REFERENCE] = reference_run(rows, reference_answer)
     for name, trained in models.items():
         runs[name] = answer(name, trained, rows, config, device)
     return runs

@@ -7,9 +7,10 @@ from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from .. import verdicts
 from ..label_prior import majority_share, stuck
-from ..report_rows import run_label
-from .experiment import QUESTION_TYPES, TFIDF, QARun, by_type
+from ..report_rows import reference_label, run_label
+from .experiment import QUESTION_TYPES, REFERENCE, TFIDF, QARun, by_type
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,8 +36,9 @@ COLUMNS = {"f1": "answer F1", "sp_f1": "support F1", "joint_f1": "joint F1", "em
            "sp_em": "support EM", "joint_em": "joint EM"}
 
 
-#: The table row of a run: the non-neural reference by its method, the encoders by their display names.
-row_label = partial(run_label, labels={TFIDF: "TF-IDF + heuristic"})
+#: The table row of a run: the references by their method, the encoders by their display names.
+row_label = partial(run_label, labels={TFIDF: "TF-IDF + heuristic",
+                                       REFERENCE: reference_label("most frequent answer, every sentence")})
 
 
 def scores_table(runs: Mapping[str, QARun]) -> "pd.DataFrame":
@@ -95,7 +97,8 @@ def truncation_note(runs: Mapping[str, QARun]) -> str:
 
 
 def qa_metrics(data: str, runs: Mapping[str, QARun]) -> dict[str, float]:
-    """`hotpot/<data>/<metric>/<model>` for ans_f1, sp_f1 and joint_f1, in %."""
+    """`hotpot/<data>/<metric>/<model>` for ans_f1, sp_f1 and joint_f1, in % (the reference row as model
+    `most_frequent`)."""
     return {f"hotpot/{data}/{metric}/{name}": round(100 * run.scores.metrics[key], 2)
             for name, run in runs.items() for metric, key in METRICS.items()}
 
@@ -117,30 +120,59 @@ def loss_figure(runs: Mapping[str, QARun]) -> "Figure":
     return fig
 
 
-def readings(world: Mapping[str, QARun], real: Mapping[str, QARun], label: str = "world test") -> list[str]:
-    """What the numbers say: the best system per metric on each set (the test split called `label`, and real dev
-    records), and CDLM against Longformer."""
+def learned(runs: Mapping[str, QARun]) -> dict[str, list[str]]:
+    """Per official F1 (answer, support, joint): the systems above the reference row on it (all of them when the
+    run has no reference row)."""
+    floor = runs.get(REFERENCE)
+    return {key: [name for name, run in runs.items() if name != REFERENCE and
+                  (floor is None or verdicts.learned(run.scores.metrics[key], floor.scores.metrics[key]))]
+            for key in ("f1", "sp_f1", "joint_f1")}
+
+
+def readings(world: Mapping[str, QARun], real: Mapping[str, QARun], label: str, profile: str, data: str
+             ) -> list[str]:
+    """What the numbers say on each set (the test split called `label`, and real dev records): the systems at or
+    below the reference row (learned nothing here), the best of the others per metric, and CDLM against
+    Longformer on joint F1 under the noise rule (`verdicts`)."""
     lines = []
-    for set_label, runs in ((label, world), ("real dev records", real)):
+    spread = verdicts.load_spread(profile)
+    for set_label, runs, name_of_set in ((label, world, data), ("real dev records", real, "dev")):
         if not runs:
             continue
         answers = {name: [d.answer for d in run.predictions.values()] for name, run in runs.items()}
-        at_prior = stuck({name: answers[name] for name in runs if name != TFIDF})  # the baseline learns nothing
+        at_prior = stuck({name: answers[name] for name in runs if name not in (TFIDF, REFERENCE)})
         for name in at_prior:
             answer, share = majority_share(answers[name])
             lines.append(f"- {set_label}: {row_label(name)} gives {100 * share:.0f} % of the questions the same answer "
                          f"({answer!r}): it stayed at the answer prior, so no comparison with it is possible.")
-        runs = {name: run for name, run in runs.items() if name not in at_prior}
-        if not runs:
-            continue
+        above = {key: [n for n in names if n not in at_prior] for key, names in learned(runs).items()}
+        nothing = [n for n in runs if n not in at_prior and n != REFERENCE and not any(n in v for v in above.values())]
+        if nothing:
+            lines.append(f"- {set_label}: {', '.join(row_label(n) for n in nothing)}: {verdicts.LEARNED_NOTHING} "
+                         f"(answer, support and joint F1 all at or below the reference row).")
         for key in ("f1", "sp_f1", "joint_f1"):
-            best = max(runs, key=lambda name: runs[name].scores.metrics[key])
-            lines.append(f"- {set_label}, {COLUMNS[key]}: best {row_label(best)} "
-                         f"({100 * runs[best].scores.metrics[key]:.1f}).")
+            if above[key]:
+                best = max(above[key], key=lambda name: runs[name].scores.metrics[key])
+                lines.append(f"- {set_label}, {COLUMNS[key]}: best {row_label(best)} "
+                             f"({100 * runs[best].scores.metrics[key]:.1f}) of the systems above the reference row.")
+            else:
+                lines.append(f"- {set_label}, {COLUMNS[key]}: no system is above the reference row.")
         if "cdlm" in runs and "longformer" in runs:
-            gap = 100 * (runs["cdlm"].scores.metrics["joint_f1"] - runs["longformer"].scores.metrics["joint_f1"])
-            longformer = PAPER_TABLE5["Longformer"][2]
-            below = " and ".join(f"{longformer - PAPER_TABLE5[name][2]:.1f}" for name in ("Local CDLM", "Rand CDLM"))
-            lines.append(f"- {set_label}: CDLM − Longformer joint F1 = {gap:+.1f} (the paper's Local and Rand CDLM "
-                         f"rows are {below} below its Longformer; its CDLM row is missing from our copy).")
+            lines.append(_cdlm_line(runs, above["joint_f1"], set_label, spread, name_of_set))
     return lines
+
+
+def _cdlm_line(runs: Mapping[str, QARun], above: list[str], set_label: str, spread, data: str) -> str:
+    """CDLM against Longformer on joint F1 (the paper lost its CDLM row; its Local and Rand CDLM rows sit below its
+    Longformer), per question, under the noise rule."""
+    longformer = PAPER_TABLE5["Longformer"][2]
+    below = " and ".join(f"{longformer - PAPER_TABLE5[name][2]:.1f}" for name in ("Local CDLM", "Rand CDLM"))
+    paper = f"(the paper's Local and Rand CDLM rows are {below} below its Longformer; its CDLM row is missing)"
+    if nothing := [row_label(n) for n in ("cdlm", "longformer") if n not in above]:
+        return f"- {set_label}: CDLM vs Longformer {paper}: not compared ({verdicts.LEARNED_NOTHING}: " \
+               f"{' and '.join(nothing)})."
+    ids = list(runs["cdlm"].scores.per_question)
+    per = {n: [runs[n].scores.per_question[q]["joint_f1"] for q in ids] for n in ("cdlm", "longformer")}
+    band = verdicts.seed_band(spread, f"hotpot/{data}/joint_f1/cdlm", f"hotpot/{data}/joint_f1/longformer", 100)
+    diff = verdicts.mean_difference(per["cdlm"], per["longformer"], band)
+    return verdicts.claim_line(f"{set_label}: CDLM over Longformer {paper}", diff, "joint F1")

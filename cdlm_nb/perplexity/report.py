@@ -5,10 +5,12 @@ metrics it records."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import verdicts
 from ..data.corpora import HELDOUT_SPLITS
 from ..errors import DataError
 from ..masking import MASKED_GLOBAL_PATTERNS
@@ -223,51 +225,68 @@ def _by_variant(results: list["PerplexityResult"], reference: str) -> dict[str, 
     return by_variant
 
 
+def _cdlm_lead(base: "PerplexityResult", result: "PerplexityResult", n_resamples: int, confidence: float,
+               spread: Mapping | None) -> verdicts.Difference:
+    """`result`'s perplexity minus `base`'s (positive: `base` lower) with its paired interval over the held-out
+    clusters and the pretraining seed band of `perplexity/paired/<variant>` (None when not measured)."""
+    diff, low, high = paired_difference(base, result, n_resamples, confidence)
+    return verdicts.Difference(-diff, -high, -low, verdicts.paired_band(spread, f"perplexity/paired/{result.variant}"))
+
+
 def perplexity_findings(results: list["PerplexityResult"], reference: str = "cdlm", n_resamples: int = 1000,
-                        confidence: float = 0.95) -> list[str]:
-    """One sentence per other model saying, from the numbers, whether `reference` is lower beyond the paired
-    bootstrap interval of the difference, and whether the two models' own intervals overlap."""
+                        confidence: float = 0.95, profile: str | None = None) -> list[str]:
+    """One sentence per other model saying, from the numbers, whether `reference` is lower beyond both the paired
+    bootstrap interval of the difference and the pretraining seed band (`baselines/<profile>.spread.json`), and
+    whether the two models' own intervals overlap."""
     base = _by_variant(results, reference)[reference]
     level, name = f"{confidence:.0%}", display_name(reference)
+    spread = verdicts.load_spread(profile) if profile else None
     sentences = []
     for result in results:
         if result is base:
             continue
-        diff, low, high = paired_difference(base, result, n_resamples, confidence)
-        if high < 0:
-            verdict = f"{name} is lower, and the paired {level} interval of the difference excludes 0"
-        elif low > 0:
+        lead = _cdlm_lead(base, result, n_resamples, confidence, spread)
+        if lead.high < 0:
             verdict = f"{name} is higher (worse), and the paired {level} interval excludes 0"
+        elif lead.low > 0:
+            verdict = f"{name} is lower, and the paired {level} interval of the difference excludes 0"
         else:
             verdict = f"the paired {level} interval includes 0: these held-out clusters do not separate the two"
+        band = ("no pretraining seed spread measured" if lead.band is None else
+                f"pretraining seed band ±{lead.band:.3f}")
         overlap = result.ci_low <= base.ci_high and base.ci_low <= result.ci_high
         other = display_name(result.variant)
-        sentences.append(f"{name} {base.ppl:.3f} vs {other} {result.ppl:.3f}: {name} minus {other} = {diff:+.3f} "
-                         f"[{low:+.3f}, {high:+.3f}]; {verdict}. Their own {level} intervals "
-                         f"{'overlap' if overlap else 'do not overlap'}.")
+        sentences.append(f"{name} {base.ppl:.3f} vs {other} {result.ppl:.3f}: {name} minus {other} = "
+                         f"{-lead.value:+.3f} [{-lead.high:+.3f}, {-lead.low:+.3f}]; {verdict}; {band} -> "
+                         f"{lead.verdict}. Their own {level} intervals {'overlap' if overlap else 'do not overlap'}.")
     return sentences
 
 
 def perplexity_verdict(results: list["PerplexityResult"], reference: str = "cdlm",
                        against: tuple[str, ...] = ("longformer", "local", "rand"), n_resamples: int = 1000,
-                       confidence: float = 0.95) -> str:
-    """The headline of Table 1, computed: which of `against` `reference` beats beyond the paired interval."""
+                       confidence: float = 0.95, profile: str | None = None) -> str:
+    """The headline of Table 1, computed: which of `against` `reference` beats beyond the noise rule (the paired
+    interval and the pretraining seed band, `verdicts`), and which beat it beyond the same rule."""
     by_variant = _by_variant(results, reference)
     compared = [v for v in against if v in by_variant]
-    intervals = {v: paired_difference(by_variant[reference], by_variant[v], n_resamples, confidence) for v in compared}
-    beaten = [v for v in compared if intervals[v][2] < 0]
-    ahead = [v for v in compared if intervals[v][1] > 0]
+    spread = verdicts.load_spread(profile) if profile else None
+    leads = {v: _cdlm_lead(by_variant[reference], by_variant[v], n_resamples, confidence, spread) for v in compared}
+    beaten = [v for v in compared if leads[v].verdict == verdicts.HOLDS]
+    ahead = [v for v in compared if leads[v].verdict == verdicts.REVERSED]
     name = display_name(reference)
+    rule = (f"the paired {confidence:.0%} interval and the pretraining seed band" if spread is not None else
+            f"the paired {confidence:.0%} interval (no pretraining seed spread measured for this profile: nothing "
+            "can hold)")
     sentence = (f"{name} has a lower perplexity than {len(beaten)} of the {len(compared)} models "
-                f"{', '.join(display_name(v) for v in compared)} by more than the paired {confidence:.0%} interval"
+                f"{', '.join(display_name(v) for v in compared)} by more than {rule}"
                 + (f" ({', '.join(display_name(v) for v in beaten)})." if beaten else "."))
     if ahead:
         sentence += (f" {', '.join(display_name(v) for v in ahead)} even {'has' if len(ahead) == 1 else 'have'} a "
-                     f"lower perplexity than {name} beyond the interval.")
+                     f"lower perplexity than {name} beyond the same rule.")
     if len(beaten) < len(compared):
         extent = "only partly" if beaten else "not"
-        sentence += (f" The paper's ordering is therefore {extent} reproduced on these held-out clusters: a gap "
-                     "inside the interval may be noise (more held-out clusters, or more pretraining, would tell).")
+        sentence += (f" The paper's ordering is therefore {extent} reproduced here: a gap inside the rule is "
+                     f"{verdicts.UNRESOLVED} (more held-out clusters, or more pretraining, would tell).")
     else:
         sentence += " This agrees with the paper's ordering."
     return sentence

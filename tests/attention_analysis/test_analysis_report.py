@@ -6,11 +6,11 @@ import pytest
 
 from cdlm_nb.attention_analysis.report import (
     PAPER_TABLE6_MPR,
-    gap_readings,
     label_gap,
     mpr_metrics,
     mpr_table,
     paired_gap,
+    readings,
     skip_report,
     table6_with_paper,
 )
@@ -35,10 +35,12 @@ def test_mpr_table_and_paper_columns(toy_results):
     assert both.loc["CDLM", ("pos", "event", "paper")] == pytest.approx(72.1)
     assert both.loc["Local CDLM", ("neg", "entity", "paper")] == pytest.approx(52.6)
     noted = table6_with_paper(toy_results, models=["local", "prefix", "cdlm"], missing={"Prefix CDLM": "pretrain it"})
-    assert list(noted.index) == ["Local CDLM", "Prefix CDLM", "CDLM"]  # a missing model is a row saying how to get it
+    assert list(noted.index) == ["Local CDLM", "Prefix CDLM", "CDLM", "reference: chance"]  # a missing model: a row
     assert noted.loc["Prefix CDLM", ("", "", "not analysed")] == "pretrain it"
     assert pd.isna(noted.loc["Prefix CDLM", ("pos", "event", "ours")])
     assert noted.loc["Prefix CDLM", ("pos", "event", "paper")] > 0
+    chance = noted.loc["reference: chance"]
+    assert (chance[("pos", "event", "ours")], chance[("neg", "entity", "paper")]) == (50, 50)
 
 
 def test_mpr_metrics_pool_events_and_entities_over_pairs(toy_results):
@@ -46,7 +48,7 @@ def test_mpr_metrics_pool_events_and_entities_over_pairs(toy_results):
     assert keys["mpr/pos/cdlm"] == pytest.approx((80 + 60 + 90) / 3)  # the mean over pairs, not over kinds
     assert keys["mpr/neg/cdlm"] == pytest.approx(45.0)
     assert keys["mpr/pos/event/local"] == pytest.approx(55.0)
-    assert len(keys) == 2 * 2 + 2 * 2 * 2
+    assert len(keys) == 2 * 2 + 2 * 2 * 2 + 1 and keys["mpr/reference/chance"] == 50.0
     report = skip_report(toy_results)
     assert report.loc["CDLM", "mention has no tokens"] == 1 and report.loc["CDLM", "ok"] == 5
     assert report.loc["CDLM", "truncated pairs"] == 1 and report.loc["Local CDLM", "truncated pairs"] == 1
@@ -68,8 +70,16 @@ def test_label_gap_and_the_gap_readings(toy_results):
     assert gap == pytest.approx(230 / 3 - 45.0)
     standard_errors = np.std([80, 60, 90], ddof=1) / math.sqrt(3), np.std([40, 50], ddof=1) / math.sqrt(2)
     assert sem == pytest.approx(math.hypot(*standard_errors))
-    readings = gap_readings(toy_results)
-    assert readings[0].startswith("CDLM minus Local CDLM on the same 2 coreferring pairs: +35.0 points")
-    assert readings[1].startswith(f"CDLM coreferring minus non-coreferring pairs: {gap:+.1f} points")
-    assert gap_readings(toy_results, baseline="prefix") == []
-
+    lines = readings(toy_results)
+    # Local's coreferring pairs rank at 55 and 45: at chance, so the gap the claim rests on is not read
+    local, cdlm = (next(line for line in lines if line.startswith(f"{name}: ")) for name in ("Local CDLM", "CDLM"))
+    assert local.startswith("Local CDLM: coreferring MPR minus the 50 of chance +0.0") and local.endswith(
+        "at or below chance: learned nothing here")
+    assert cdlm.startswith("CDLM: coreferring MPR minus the 50 of chance +26.7") and cdlm.endswith("above chance")
+    assert lines[2] == "CDLM vs Local CDLM: not compared (learned nothing here: Local CDLM)"
+    above = toy_results.copy()
+    above.loc[(above["model"] == "local") & (above["label"] == "pos"), "percentile"] += 20
+    lines = readings(above)
+    assert lines[2].startswith("CDLM minus Local CDLM on the same 2 coreferring pairs: +15.0 points")
+    assert lines[3].startswith(f"CDLM coreferring minus non-coreferring pairs: {gap:+.1f} points")
+    assert len(readings(toy_results, baseline="prefix")) == 2  # no Prefix results: the chance lines only

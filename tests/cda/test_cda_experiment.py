@@ -49,20 +49,45 @@ def test_a_smoke_run_scores_d2d_and_s2d_and_records_the_issue_names():
     with torch.no_grad():
         assert torch.sigmoid(run.model(*pair).logits).item() == pytest.approx(run.probabilities[0], abs=1e-5)
     runs = {"gru_han_shallow": run, "random": experiment.random_run(prepared.words["test"])}
-    metrics = report.cda_metrics("world", runs)
+    test_labels = prepared.words["test"].labels
+    metrics = report.cda_metrics("world", runs, test_labels)
     assert "cda/world/d2d/f1/gru_han_shallow" in metrics and "cda/world/s2d/p10/random" in metrics
-    assert not report.d2d_table(runs, "world").empty and not report.s2d_table(runs, oracle=True).empty
-    assert report.readings(runs)  # the attention-vs-cosine line is always there
+    assert metrics["cda/world/d2d/reference/all_related/f1"] == pytest.approx(100 * 2 / 3, abs=0.01)
+    table = report.d2d_table(runs, "world", test_labels)
+    assert table.loc["reference: none related", ("ours: world", "acc")] == 50.0
+    assert not report.s2d_table(runs, oracle=True).empty
+    assert report.readings(runs, test_labels, None, "smoke", "world")  # the attention-vs-cosine line is always there
+    assert len(run.oracle["attention"].reciprocal_ranks) == run.oracle["attention"].pairs
     dev_labels = prepared.words["dev"].labels
     run.probabilities = torch.linspace(0, 1, len(run.probabilities)).numpy()  # both classes: not one-class
     for losses, named in (([prior_entropy(dev_labels) + 0.01], True), ([prior_entropy(dev_labels) - 0.01], False)):
         run.fit.dev_losses = losses  # never / once below what predicting the class shares scores
-        lines = report.readings(runs, dev_labels)
+        lines = report.readings(runs, test_labels, dev_labels, "smoke", "world")
         assert any(line.startswith("- GRU") and "dev loss never fell below" in line for line in lines) == named
     with pytest.raises(ConfigError, match="sentence vectors"):
         experiment.build_model("bert_han", prepared, config)
     with pytest.raises(ConfigError, match="unknown CDA model 'lstm_han_deep' .*cda.models"):
         experiment.build_model("lstm_han_deep", prepared, config)
+
+
+def _cda_run(name, decisions, test_labels):
+    import numpy as np
+
+    from cdlm_nb.cda.alignment import S2DScores
+
+    s2d = S2DScores({"mrr": 0.5}, len(decisions), 0, [0.5] * len(decisions))
+    return experiment.CDARun(name, experiment.d2d_scores(test_labels, decisions), s2d, s2d, 1.0,
+                             np.array(decisions, float), oracle={"attention": s2d, "cosine": s2d})
+
+
+def test_readings_check_no_claim_on_a_model_that_learned_nothing():
+    labels = [1, 0, 0, 1, 0, 0] * 10  # all related: F1 50.0
+    runs = {"gru_han_shallow": _cda_run("gru_han_shallow", labels, labels),  # perfect
+            "gru_han": _cda_run("gru_han", [1, 0, 0, 1, 1, 1] * 10, labels)}  # F1 66.7, accuracy 66.7: floor
+    lines = report.readings(runs, labels, None, "smoke", "world")
+    assert any(line.startswith("- GRU-HAN: learned nothing here (D2D accuracy 66.7") for line in lines)
+    assert "- CDA paper, Table 2: GRU-HAN + SHALLOW over GRU-HAN: cannot be checked here (learned nothing here: " \
+           "GRU-HAN)." in lines
 
 
 def test_the_released_options_reach_the_layers():

@@ -79,10 +79,11 @@ def test_aose_reads_the_late_clue_that_the_truncated_encoder_cannot(corpus, sent
     metrics = report.aose_metrics("imdb", "frozen", runs)
     assert metrics["aose/imdb/frozen/aose/acc"] == runs["aose"].accuracy()
     assert "aose/imdb/frozen/aose/acc_short" in metrics and "aose/imdb/frozen/aose/acc_long" not in metrics  # NaN
-    lines = report.readings("imdb", runs, {}, seconds)
+    lines = report.readings("imdb", runs, {}, seconds, corpus, "smoke")
     assert any("TF-IDF" in line for line in lines)
-    table = report.results_table("imdb", runs, {})
+    table = report.results_table("imdb", runs, {}, corpus)
     assert "ours: AoSE" in table.index and "paper: AoSE (8192)" in table.index
+    assert "reference: majority class" in table.index
     assert "ours: AoSE-48" in report.truncation_table(runs, {}).index
     assert max(range(len(aose_alpha)), key=aose_alpha.__getitem__) == len(aose_alpha) - 1  # the clue sentence
     assert "title=\"α = " in report.attention_html(corpus, runs["aose"], 0)
@@ -117,29 +118,50 @@ def test_segment_budget_cuts_a_batch_for_gradient_accumulation():
     assert experiment.segment_budget([3, 0], documents, 64) == [[3, 0]]
 
 
-def test_readings_compare_the_floor_the_right_way_round():
+def _corpus(train_labels, test_labels, test_tokens):
+    return experiment.Corpus("imdb", ["negative", "positive"], {}, {"train": train_labels, "test": test_labels},
+                             {"train": [10] * len(train_labels), "test": test_tokens}, {})
+
+
+def test_reference_rows_score_the_majority_class_and_the_label_prior_per_length():
+    corpus = _corpus([0, 0, 0, 1], [1, 0, 0, 1], [10, 600, 700, 20])
+    refs = report.references(corpus)
+    assert refs["majority class"] == {"acc": 50.0, "acc_short": 0.0, "acc_long": 100.0}
+    assert refs["label prior"]["acc"] == pytest.approx(50.0)
+    assert report.reference_metrics("imdb", corpus)["aose/imdb/reference/majority_class/acc_long"] == 100.0
+
+
+def test_readings_mark_rows_at_the_reference_and_check_no_claim_with_them():
     run = experiment.ClassificationRun
-    labels, tokens = [1, 0, 0, 1], [10, 20, 30, 40]
-    frozen = {"aose": run("aose", "frozen", [1, 1, 0, 0], labels, tokens, 1.0),  # 50 %
-              "truncated": run("truncated", "frozen", [1, 1, 0, 0], labels, tokens, 1.0),
+    labels, tokens = [1, 0, 0, 1], [10, 600, 700, 20]
+    corpus = _corpus([0, 0, 0, 1], labels, tokens)  # majority class and label prior: 50 % of the test set
+    frozen = {"aose": run("aose", "frozen", [1, 0, 0, 1], labels, tokens, 1.0),  # 100 %
+              "truncated": run("truncated", "frozen", [1, 1, 0, 0], labels, tokens, 1.0),  # 50 %: the floor
               "tfidf": run("tfidf", "frozen", [1, 0, 0, 1], labels, tokens, 1.0)}  # 100 %
-    lines = report.readings("imdb", frozen, {}, 1.0)
-    assert "The TF-IDF floor (100.0) is above frozen AoSE (50.0)" in lines[-1]
-    assert "cannot be checked" in lines[0]
+    lines = report.readings("imdb", frozen, {}, 1.0, corpus, "smoke")
+    assert any(line.startswith("- IMDB, frozen encoder alone (first 512 tokens): learned nothing here (accuracy "
+                               "50.0 %") for line in lines)
+    assert any(line.startswith("- Claim 1, frozen AoSE over the encoder alone on long documents: cannot be checked")
+               for line in lines)
+    assert lines[-1].endswith("not resolved at this scale.")  # TF-IDF level with AoSE
+    assert not any("holds here" in line for line in lines)
+    assert "reference: label prior" in report.results_table("imdb", frozen, {}, corpus).index
 
 
 def test_readings_name_a_model_at_the_label_prior_instead_of_checking_claims():
     run = experiment.ClassificationRun
     labels, tokens = [1, 0, 0, 1], [10, 20, 30, 600]
-    frozen = {"aose": run("aose", "frozen", [1, 0, 0, 0], labels, tokens, 1.0),
+    corpus = _corpus([0, 0, 0, 1], labels, tokens)
+    frozen = {"aose": run("aose", "frozen", [1, 0, 0, 1], labels, tokens, 1.0),
               "truncated": run("truncated", "frozen", [0, 0, 0, 0], labels, tokens, 1.0),
               "tfidf": run("tfidf", "frozen", [1, 0, 0, 1], labels, tokens, 1.0)}
-    lines = report.readings("imdb", frozen, {}, 1.0)
+    lines = report.readings("imdb", frozen, {}, 1.0, corpus, "smoke")
     assert lines[0].startswith("- IMDB, frozen encoder alone (first 512 tokens) stayed at the label prior: it calls "
                                "100 % of the test inputs")
-    assert "- Claim 1 cannot be checked here: the encoder alone (frozen) stayed at the label prior." in lines
+    assert any("Claim 1" in line and "cannot be checked here" in line for line in lines)
     frozen["aose"] = run("aose", "frozen", [0, 0, 0, 0], labels, tokens, 1.0)
-    assert report.readings("imdb", frozen, {}, 1.0)[-1].endswith("so the paper's claims cannot be checked.")
+    assert report.readings("imdb", frozen, {}, 1.0, corpus, "smoke")[-1].endswith(
+        "so the paper's claims cannot be checked.")
 
 
 def test_training_time_waits_for_the_gpu_queue(monkeypatch):

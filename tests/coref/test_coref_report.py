@@ -32,7 +32,14 @@ PERFECT = score_coreference([["a", "b"], ["c"]], [["a", "b"], ["c"]])  # every s
 HALF = score_coreference([["a", "b"], ["c"]], [["a"], ["b"], ["c"]])  # a-b missed
 
 
-def fake_run(name: str, kind: str, scores) -> CorefRun:
+GOLD = [["a1", "a2", "b1"], ["a3"], ["b2"]]  # the event clusters of the `corpus` fixture
+
+
+def clustered(name: str, clusters) -> CorefRun:
+    return fake_run(name, "event", score_coreference(GOLD, clusters), clusters)
+
+
+def fake_run(name: str, kind: str, scores, clusters=(("a", "b"), ("c",))) -> CorefRun:
     stats = PairStats(groups=2, pairs=6, positives=2, per_group={"s1": 4, "s2": 2})
     split = SplitScoring(mentions=[], pair_stats=stats,
                          encoding=EncodingStats(6, 1, 1, 0, 40.0, 50),
@@ -40,7 +47,7 @@ def fake_run(name: str, kind: str, scores) -> CorefRun:
     return CorefRun(model=name, kind=kind, context="document", max_length=256, train_pairs=PairStats(pairs=8),
                     train_encoding=EncodingStats(8, 0, 0, 0, 30.0, 40), losses=[0.7, 0.6, 0.5], train_seconds=1.5,
                     threshold=0.5, dev_curve=[(0.4, 0.6), (0.5, 0.7)], dev=split, test=split, test_scores=scores,
-                    test_clusters=[["a", "b"], ["c"]])
+                    test_clusters=[list(c) for c in clusters])
 
 
 RUNS = {("longformer", "event"): fake_run("longformer", "event", HALF),
@@ -58,15 +65,16 @@ def test_results_table_puts_paper_rows_above_ours():
         assert abs((values[2] + values[5] + values[8]) / 3 - values[12]) < 0.1
 
 
-def test_paper_tables_have_the_lemma_row_and_every_run_of_the_kind():
-    tables = paper_tables(LEMMA, RUNS, ours_label("embedded", "cpu"))
+def test_paper_tables_have_the_lemma_row_and_every_run_of_the_kind(corpus):
+    tables = paper_tables(LEMMA, RUNS, ours_label("embedded", "cpu"), corpus)
     assert list(tables) == ["event"]
     ours = tables["event"].loc["ours: embedded test (cpu)"]
-    assert list(ours.index) == ["Same Head-Lemma", "Longformer", "CDLM", "CDLM, sentences only"]
+    assert list(ours.index) == ["Same Head-Lemma", "Longformer", "CDLM", "CDLM, sentences only",
+                                "reference: all singletons", "reference: one cluster per subtopic"]
     assert ours.loc["CDLM", ("CoNLL", "F1")] == 100.0
-    assert set(paper_tables({"entity": HALF}, {}, "ours")["entity"].loc["paper: ECB+ test"].index) == \
+    assert set(paper_tables({"entity": HALF}, {}, "ours", corpus)["entity"].loc["paper: ECB+ test"].index) == \
         set(PAPER_ENTITY_ROWS)
-    noted = paper_tables(LEMMA, RUNS, "ours", missing={"Prefix CDLM": "pretrain it"})["event"]
+    noted = paper_tables(LEMMA, RUNS, "ours", corpus, missing={"Prefix CDLM": "pretrain it"})["event"]
     assert noted.loc[("ours", "Prefix CDLM"), ("", "not run")] == "pretrain it"  # a row saying how to get it
     assert np.isnan(noted.loc[("ours", "Prefix CDLM"), ("CoNLL", "F1")])
     assert noted.loc[("ours", "CDLM"), ("", "not run")] == "" and noted.loc[("ours", "CDLM"), ("CoNLL", "F1")] == 100
@@ -79,23 +87,49 @@ def test_ablation_table_follows_the_paper_rows():
     assert table.loc["CDLM, sentences only", "paper (ECB+ test)"] == 84.2
 
 
-def test_coref_metrics_names_are_the_recorded_ones():
-    metrics = coref_metrics(LEMMA, RUNS)
+def test_coref_metrics_names_are_the_recorded_ones(corpus):
+    metrics = coref_metrics(LEMMA, RUNS, corpus)
     assert set(metrics) == {
-        "coref/lemma/event/conll", "coref/event/conll/longformer", "coref/event/conll/cdlm",
+        "coref/lemma/event/conll", "coref/event/reference/all_singletons/conll",
+        "coref/event/reference/one_cluster_per_subtopic/conll", "coref/event/conll/longformer",
+        "coref/event/conll/cdlm",
         "coref/event/conll/cdlm_sentences", "coref/event/pairs_per_second/longformer",
         "coref/event/pairs_per_second/cdlm", "coref/event/pairs_per_second/cdlm_sentences"}
     assert metrics["coref/event/conll/cdlm"] == pytest.approx(100.0)
     assert metrics["coref/event/pairs_per_second/cdlm"] == pytest.approx(3.0)  # 6 pairs in 2 s
 
 
-def test_readings_are_computed_from_the_numbers():
-    lines = readings(LEMMA, RUNS)
-    gap = 100 * (PERFECT.conll - HALF.conll)
-    assert f"event: CDLM - Longformer = {gap:+.1f} CoNLL F1 (paper: +1.0)" in lines
-    assert any(line.startswith("event: best scorer (CDLM) - same-head-lemma") for line in lines)
-    assert f"event: sentences only - whole documents (CDLM) = {-gap:+.1f} CoNLL F1 (paper: -1.4)" in lines
-    assert readings(LEMMA, {}) == []
+def test_readings_compare_scorers_above_the_references_with_an_interval_over_subtopics(corpus):
+    runs = {("cdlm", "event"): clustered("cdlm", GOLD),
+            ("longformer", "event"): clustered("longformer", [["a1", "a2"], ["b1"], ["a3"], ["b2"]]),
+            ("cdlm_sentences", "event"): clustered("cdlm_sentences", [["a1"], ["a2"], ["b1"], ["a3"], ["b2"]])}
+    lines = readings(LEMMA, runs, corpus, "smoke")
+    # every mention alone is the all-singletons reference: the ablation learned nothing and is compared with nothing
+    assert any(line.startswith("- event: CDLM, sentences only: learned nothing here (CoNLL F1") for line in lines)
+    assert "- event: whole documents (CDLM) over sentences only: not compared (learned nothing here: CDLM, " \
+           "sentences only)." in lines
+    cdlm_line = next(line for line in lines if line.startswith("- event: CDLM over Longformer (paper: +1.0)"))
+    gap = 100 * (runs["cdlm", "event"].test_scores.conll - runs["longformer", "event"].test_scores.conll)
+    assert f"CoNLL F1 difference {gap:+.1f}" in cdlm_line
+    assert cdlm_line.endswith("not resolved at this scale.")  # one subtopic, no seed spread on smoke
+    assert readings(LEMMA, {}, corpus, "smoke") == []
+
+
+def test_reference_rows_and_resampling_units(corpus):
+    from cdlm_nb.coref.mentions import collect_mentions
+    from cdlm_nb.coref.references import conll_difference, reference_scores, resampling_units
+
+    mentions = collect_mentions(corpus, "event")
+    refs = reference_scores(mentions)
+    assert refs["all singletons"].muc.f1 == 0.0 and refs["one cluster per subtopic"].muc.recall == 1.0
+    corpus[1]["subtopic"] = "1_ecbplus"  # the quake cluster spans both subtopics: one unit
+    assert len(resampling_units(collect_mentions(corpus, "event"))) == 1
+    corpus[1]["mentions"][0]["cluster_id"] = "tremor"
+    mentions = collect_mentions(corpus, "event")
+    assert sorted(map(sorted, resampling_units(mentions))) == [["a1", "a2", "a3"], ["b1", "b2"]]
+    same = conll_difference(mentions, GOLD, GOLD, band=1.0, resamples=20)
+    assert (same.value, same.low, same.high) == (0.0, 0.0, 0.0)
+    assert "reference: all singletons" in paper_tables(LEMMA, RUNS, "ours", corpus)["event"].index.get_level_values(1)
 
 
 def test_cost_table_and_pairs_per_group():
@@ -126,13 +160,3 @@ def test_row_labels_and_figure():
     fig = threshold_and_loss_figure(RUNS)
     left, right = fig.axes
     assert len(right.lines) == 3 and left.get_xlabel() == "distance threshold"
-
-
-def test_a_scorer_that_merged_nothing_is_named_and_not_compared():
-    from dataclasses import replace
-
-    runs = dict(RUNS)
-    runs["longformer", "event"] = replace(RUNS["longformer", "event"], test_clusters=[["a"], ["b"], ["c"]])
-    lines = readings(LEMMA, runs)
-    assert lines[0].startswith("event: Longformer merged no two test mentions")
-    assert not any("CDLM - Longformer" in line for line in lines)

@@ -98,3 +98,33 @@ def test_measure_speed_runs_every_copy_and_the_batch_on_the_asked_device(monkeyp
     experiment.measure_speed(BertForSequenceClassification(config), Tokenizer(),
                              {"input_ids": ids, "attention_mask": torch.ones_like(ids)}, [0.0, 0.3], 1, device="cpu:0")
     assert moved == ["cpu:0", "cpu:0"] and seen and set(seen) == {"cpu"}  # not left where the classifier was built
+
+
+def _variant(name, decisions, labels):
+    import numpy as np
+
+    from cdlm_nb.matching.experiment import MatchingRun
+    from cdlm_nb.matching.metrics import pair_scores
+
+    decisions = np.array(decisions)
+    return MatchingRun(name, 0.5, {}, pair_scores(labels, decisions), decisions.astype(float), 1.0, 1.0)
+
+
+def test_tables_show_reference_rows_and_readings_check_no_claim_on_a_variant_that_learned_nothing():
+    labels = [1, 0, 0] * 20  # calling every pair related: F1 50.0; none: accuracy 66.7
+    runs = {"alpha_10": _variant("alpha_10", labels, labels),
+            "alpha_0": _variant("alpha_0", [1, 0, 0] * 19 + [0, 1, 1], labels),
+            "no_filter": _variant("no_filter", [1, 1, 0] * 20, labels)}  # accuracy 66.7: none related's
+    speeds = [experiment.Speed(0.0, 1.0, 1.0, 1.0), experiment.Speed(0.1, 0.8, 0.8, 1.2)]
+    metrics = report.accuracy_metrics("world", runs, labels)
+    assert metrics["match_ignition/world/reference/none_related/acc"] == pytest.approx(200 / 3)
+    table = report.ablation_table(runs, 0.1, labels)
+    assert table.loc["reference: all related", "ours F1"] == 50.0
+    assert list(report.lambda_table({"first_5": runs["alpha_0"].test}, labels).index)[-1] == "reference: none related"
+    lines = report.readings(runs, speeds, 0.1, labels, "smoke", "world")
+    assert any(line.startswith("- the truncated cross-encoder: learned nothing here (accuracy 66.7") for line in lines)
+    assert any(line.startswith("- Match-Ignition, Table 3: both filters over the truncated cross-encoder: cannot be "
+                               "checked here") for line in lines)
+    # 60 test pairs and no seed spread on smoke: the best α's lead is not resolved
+    assert any("Table 4: the best α over α = 0" in line and line.endswith("not resolved at this scale.")
+               for line in lines)

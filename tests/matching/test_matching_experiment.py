@@ -46,15 +46,19 @@ def test_run_matching_learns_a_lexical_rule(tiny_encoder):
     assert run.encoding.pairs == 8 and run.pairs_per_second > 0
     runs = {TFIDF: tfidf_run(splits), "cdlm": run}
     assert runs[TFIDF].test["accuracy"] == 1.0  # the pairs are lexical by construction
-    metrics = report.matching_metrics("world", runs)
+    labels = splits["test"]["label"]
+    metrics = report.matching_metrics("world", runs, labels)
     assert metrics["matching/world/f1/cdlm"] == run.test["f1"] and "matching/world/acc/tfidf" in metrics
-    table = report.paper_table(runs, "world", "smoke")
+    assert metrics["matching/world/reference/none_related/f1"] == 0.0
+    table = report.paper_table(runs, "world", "smoke", labels)
     assert table.loc["CDLM", "ours: embedded world, smoke F1"] == round(100 * run.test["f1"], 1)
     assert table.loc["CDLM", "PAN F1"] == 82.9
-    noted = report.paper_table(runs, "world", "smoke", missing={"Rand CDLM": "pretrain it"})
+    assert table.loc["reference: all related", "ours: embedded world, smoke F1"] > 0
+    noted = report.paper_table(runs, "world", "smoke", labels, missing={"Rand CDLM": "pretrain it"})
     assert noted.loc["Rand CDLM", "not run"] == "pretrain it" and noted.loc["CDLM", "not run"] == ""
-    assert len(report.readings(runs)) >= 3
-    assert list(report.results_table(runs).index) == ["TF-IDF cosine", "CDLM"]
+    assert len(report.readings(runs, labels, "smoke", "world")) >= 3
+    assert list(report.results_table(runs, labels).index) == ["TF-IDF cosine", "CDLM", "reference: all related",
+                                                              "reference: none related"]
 
 
 def test_cap_pairs_counts_what_it_leaves_out():
@@ -108,20 +112,54 @@ def test_a_run_without_dev_scoring_has_the_same_test_scores_and_no_dev(tiny_enco
     assert runs[1].test == runs[0].test and (runs[1].test_scores == runs[0].test_scores).all()
 
 
-def test_readings_name_a_model_at_the_label_prior_and_compare_none_with_it():
+def _matching_run(name, scores, labels):
     import numpy as np
 
     from cdlm_nb.matching.experiment import MatchingRun
+    from cdlm_nb.matching.metrics import pair_scores
 
-    def run(name, scores):
-        return MatchingRun(name, 0.5, {}, {"f1": 0.0 if max(scores) < 0.5 else 0.8, "accuracy": 0.5},
-                           np.array(scores), 1.0, 1.0)
+    scores = np.array(scores)
+    return MatchingRun(name, 0.5, {}, pair_scores(labels, (scores >= 0.5).astype(int)), scores, 1.0, 1.0)
 
-    lines = report.readings({"cdlm": run("cdlm", [0.1] * 4), "longformer": run("longformer", [0.9, 0.1, 0.8, 0.2])})
+
+def test_readings_name_a_model_at_the_label_prior_and_compare_none_with_it():
+    labels = [1, 0, 1, 0]
+    runs = {"cdlm": _matching_run("cdlm", [0.1] * 4, labels),
+            "longformer": _matching_run("longformer", [0.9, 0.1, 0.8, 0.2], labels)}
+    lines = report.readings(runs, labels, "smoke", "world")
     assert lines[0].startswith("- CDLM stayed at the label prior: it calls 100 % of the test inputs unrelated")
-    assert "- Best test F1: Longformer (80.0)." in lines
-    assert "- CDLM vs Longformer: no comparison possible (CDLM stayed at the label prior)." in lines
+    assert "- Best test F1 among the systems that learned something: Longformer (100.0)." in lines
+    assert "- CDLM vs Longformer: not compared (learned nothing here: CDLM)." in lines
     assert not any("level with" in line for line in lines)
+
+
+def test_readings_rank_no_row_at_or_below_the_reference_rows():
+    labels = [1] * 10 + [0] * 20  # calling every pair related: F1 50.0, accuracy 33.3; none: accuracy 66.7
+    runs = {"cdlm": _matching_run("cdlm", [0.9] * 8 + [0.1] * 2 + [0.9] * 14 + [0.1] * 6, labels),  # F1 50.0
+            "longformer": _matching_run("longformer", [0.9] * 9 + [0.1] + [0.1] * 18 + [0.9] * 2, labels)}
+    assert runs["cdlm"].test["f1"] == 0.5
+    lines = report.readings(runs, labels, "smoke", "world")
+    assert any(line.startswith("- CDLM: learned nothing here (F1 50.0") for line in lines)
+    assert "- Best test F1 among the systems that learned something: Longformer (85.7)." in lines
+    assert not any("holds here" in line for line in lines)
+
+
+def test_readings_say_holds_only_beyond_the_interval_and_the_seed_band(monkeypatch):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 2, 300).tolist()
+    sharp = [0.9 if label else 0.1 for label in labels]
+    blurred = [s if rng.random() < 0.75 else 1 - s for s in sharp]
+    runs = {"cdlm": _matching_run("cdlm", sharp, labels), "local": _matching_run("local", blurred, labels)}
+    spread = {"matching/world/f1/cdlm": {"sd": 0.02}, "matching/world/f1/local": {"sd": 0.02}}
+    monkeypatch.setattr(report.verdicts, "load_spread", lambda profile: spread)
+    assert any(line.endswith("-> holds here.") for line in report.readings(runs, labels, "cpu", "world"))
+    spread["matching/world/f1/local"] = {"sd": 0.5}  # a seed spread wider than the difference
+    assert any(line.endswith("-> not resolved at this scale.")
+               for line in report.readings(runs, labels, "cpu", "world"))
+    monkeypatch.setattr(report.verdicts, "load_spread", lambda profile: None)  # no spread measured
+    assert not any("holds here" in line for line in report.readings(runs, labels, "cpu", "world"))
 
 
 def test_run_matching_with_a_search_uses_the_dev_best_recipe_and_caches_it(tiny_encoder, tmp_path, monkeypatch):

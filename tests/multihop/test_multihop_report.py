@@ -3,11 +3,15 @@
 import math
 
 from cdlm_nb.multihop import report
+from cdlm_nb.multihop.baselines import most_frequent_answer
 from cdlm_nb.multihop.decoding import Decoded
-from cdlm_nb.multihop.experiment import TFIDF, score
+from cdlm_nb.multihop.experiment import REFERENCE, TFIDF, real_runs, reference_run, score
 
-ROWS = [{"id": "b", "type": "bridge", "answer": "Lyon", "supporting_facts": {"title": ["A"], "sent_id": [0]}},
-        {"id": "c", "type": "comparison", "answer": "yes", "supporting_facts": {"title": ["B"], "sent_id": [1]}}]
+CONTEXT = {"title": ["A", "B"], "sentences": [["a0", "a1"], ["b0", "b1"]]}
+ROWS = [{"id": "b", "type": "bridge", "answer": "Lyon", "supporting_facts": {"title": ["A"], "sent_id": [0]},
+         "context": CONTEXT, "question": "Where was a0 born?"},
+        {"id": "c", "type": "comparison", "answer": "yes", "supporting_facts": {"title": ["B"], "sent_id": [1]},
+         "context": CONTEXT, "question": "Is b1 older than a1?"}]
 
 
 def _run(name, answers):
@@ -39,7 +43,29 @@ def test_paper_table_keeps_the_missing_rows_empty_and_adds_ours():
 def test_readings_name_a_model_giving_every_question_one_answer():
     runs = {"cdlm": _run("cdlm", {"b": "yes", "c": "yes"}), "longformer": _run("longformer", {"b": "Lyon", "c": "no"}),
             TFIDF: _run(TFIDF, {"b": "no", "c": "no"})}
-    lines = report.readings(runs, {})
+    lines = report.readings(runs, {}, "world test", "smoke", "world")
     assert lines[0] == ("- world test: CDLM gives 100 % of the questions the same answer ('yes'): it stayed at the "
                         "answer prior, so no comparison with it is possible.")
     assert not any("CDLM −" in line or "best CDLM" in line for line in lines)
+
+
+def test_the_reference_row_answers_the_most_frequent_answer_with_every_sentence_as_support():
+    assert most_frequent_answer([{"answer": "no"}, {"answer": "yes"}, {"answer": "yes"}]) == "yes"
+    run = reference_run(ROWS, "yes")
+    assert run.scores.metrics["em"] == 0.5  # right on the yes question
+    assert run.scores.metrics["sp_recall"] == 1.0 and run.scores.metrics["sp_prec"] == 0.25
+    assert report.qa_metrics("world", {REFERENCE: run})["hotpot/world/ans_f1/most_frequent"] == 50.0
+    assert "reference: most frequent answer, every sentence" in report.scores_table({REFERENCE: run}).index
+    real = real_runs(ROWS, {}, None, reference_answer="yes")  # no trained model: the two references
+    assert set(real) == {TFIDF, REFERENCE} and real[REFERENCE].scores.metrics == run.scores.metrics
+
+
+def test_readings_rank_and_compare_only_systems_above_the_reference_row():
+    runs = {REFERENCE: reference_run(ROWS, "yes"),
+            "cdlm": _run("cdlm", {"b": "Paris", "c": "yes"}),  # answer F1 50: the reference's
+            "longformer": _run("longformer", {"b": "Lyon", "c": "yes"})}
+    lines = report.readings(runs, {}, "world test", "smoke", "world")
+    assert "- world test, answer F1: best Longformer (100.0) of the systems above the reference row." in lines
+    assert any(line.startswith("- world test: CDLM vs Longformer") and "not compared (learned nothing here: CDLM)"
+               in line for line in lines)
+    assert not any("holds here" in line for line in lines)

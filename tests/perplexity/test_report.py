@@ -55,29 +55,39 @@ def test_table_and_plot(make_result):
     assert len(fig.axes[0].patches) == 2
 
 
-def test_findings_say_cdlm_wins_only_when_the_paired_interval_excludes_zero(mean_result):
+SPREAD = {f"perplexity/paired/{v}": {"sd": 0.01} for v in ("longformer", "local", "rand", "prefix")}
+
+
+def test_findings_say_cdlm_wins_only_when_the_paired_interval_excludes_zero(mean_result, monkeypatch):
+    monkeypatch.setattr(report.verdicts, "load_spread", lambda profile: SPREAD)
     rng = np.random.default_rng(0)
     base = rng.uniform(1.0, 3.0, size=30)  # clusters differ a lot in difficulty ...
     cdlm = mean_result("cdlm", base.tolist())
     worse = mean_result("local", (base + 0.2).tolist())  # ... but Local is worse on every one of them
     same = mean_result("rand", (base + rng.normal(0, 0.01, size=30)).tolist())
-    sentences = report.perplexity_findings([worse, same, cdlm], n_resamples=300)
+    sentences = report.perplexity_findings([worse, same, cdlm], n_resamples=300, profile="cpu")
     assert len(sentences) == 2
-    assert "CDLM is lower" in sentences[0] and "excludes 0" in sentences[0]
-    assert "includes 0" in sentences[1]
-    verdict = report.perplexity_verdict([worse, same, cdlm], n_resamples=300)
+    assert "CDLM is lower" in sentences[0] and "excludes 0" in sentences[0] and "-> holds here" in sentences[0]
+    assert "includes 0" in sentences[1] and "-> not resolved at this scale" in sentences[1]
+    assert "-> not resolved" in report.perplexity_findings([worse, cdlm], n_resamples=300)[0]  # no seed spread
+    verdict = report.perplexity_verdict([worse, same, cdlm], n_resamples=300, profile="cpu")
     assert verdict.startswith("CDLM has a lower perplexity than 1 of the 2 models")
     assert "only partly reproduced" in verdict and "even" not in verdict
-    reversed_ = report.perplexity_verdict([mean_result("rand", (base - 0.2).tolist()), cdlm], n_resamples=300)
+    reversed_ = report.perplexity_verdict([mean_result("rand", (base - 0.2).tolist()), cdlm], n_resamples=300,
+                                          profile="cpu")
     assert "Rand CDLM even has a lower perplexity than CDLM" in reversed_
 
 
-def test_verdict_agrees_with_the_paper_when_cdlm_is_clearly_best(mean_result):
+def test_verdict_agrees_with_the_paper_when_cdlm_is_clearly_best(mean_result, monkeypatch):
     base = np.linspace(1.0, 2.0, 20)
     results = [mean_result(v, (base + shift).tolist()) for v, shift in
                (("longformer", 0.5), ("local", 0.3), ("rand", 0.2), ("cdlm", 0.0))]
-    verdict = report.perplexity_verdict(results, n_resamples=200)
+    monkeypatch.setattr(report.verdicts, "load_spread", lambda profile: SPREAD)
+    verdict = report.perplexity_verdict(results, n_resamples=200, profile="cpu")
     assert "than 3 of the 3 models" in verdict and "agrees with the paper" in verdict
+    wide = {name: {"sd": 0.6} for name in SPREAD}  # a seed band (±1.18) wider than Rand CDLM's lead (0.99)
+    monkeypatch.setattr(report.verdicts, "load_spread", lambda profile: wide)
+    assert "than 2 of the 3 models" in report.perplexity_verdict(results, n_resamples=200, profile="cpu")
     nothing = report.perplexity_verdict([mean_result(v, base.tolist()) for v in ("local", "cdlm")], n_resamples=200)
     assert "than 0 of the 1 models" in nothing and "is therefore not reproduced" in nothing
     with pytest.raises(DataError, match="no 'cdlm' result"):

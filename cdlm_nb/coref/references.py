@@ -1,0 +1,81 @@
+"""Notebook 04's reference rows and noise: what a clustering that learned nothing scores (every mention alone, one
+cluster per subtopic), and the paired bootstrap of a CoNLL F1 difference over the test subtopics."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from .. import verdicts
+from .mentions import Mention, gold_clusters
+from .metrics import CorefScores, score_coreference
+
+Clusters = Sequence[Sequence[str]]  # lists of mention ids
+RESAMPLES = 500  # each draw scores two clusterings with all four metrics; 500 keep the 95 % ends within a point
+
+
+def trivial_clusterings(mentions: Sequence[Mention]) -> dict[str, list[list[str]]]:
+    """The two classic trivial responses: every mention a singleton, and one cluster per subtopic."""
+    subtopics: dict[str, list[str]] = defaultdict(list)
+    for mention in mentions:
+        subtopics[mention.subtopic].append(mention.mention_id)
+    return {"all singletons": [[m.mention_id] for m in mentions], "one cluster per subtopic": list(subtopics.values())}
+
+
+def reference_scores(mentions: Sequence[Mention]) -> dict[str, CorefScores]:
+    """Each trivial clustering scored against the gold clusters of `mentions`."""
+    key = gold_clusters(mentions)
+    return {name: score_coreference(key, response) for name, response in trivial_clusterings(mentions).items()}
+
+
+def resampling_units(mentions: Sequence[Mention]) -> list[list[str]]:
+    """The test subtopics as bootstrap units (mention ids), subtopics joined where a gold cluster spans them, so
+    that no resample cuts a gold cluster."""
+    parent: dict[str, str] = {m.subtopic: m.subtopic for m in mentions}
+
+    def root(subtopic: str) -> str:
+        while parent[subtopic] != subtopic:
+            subtopic = parent[subtopic]
+        return subtopic
+
+    first_of_cluster: dict[str, str] = {}
+    for mention in mentions:
+        other = first_of_cluster.setdefault(mention.cluster_id, mention.subtopic)
+        parent[root(mention.subtopic)] = root(other)
+    units: dict[str, list[str]] = defaultdict(list)
+    for mention in mentions:
+        units[root(mention.subtopic)].append(mention.mention_id)
+    return list(units.values())
+
+
+def _restricted(clusters: Clusters, unit_of: Mapping[str, int], draw: Sequence[int]) -> list[list[str]]:
+    """`clusters` over the drawn units, a unit drawn twice copied under new ids (`<copy>:<mention id>`)."""
+    by_unit: dict[int, list[list[str]]] = defaultdict(list)
+    for cluster in clusters:
+        parts: dict[int, list[str]] = defaultdict(list)
+        for mention in cluster:
+            parts[unit_of[mention]].append(mention)
+        for unit, part in parts.items():
+            by_unit[unit].append(part)
+    return [[f"{copy}:{m}" for m in part] for copy, unit in enumerate(draw) for part in by_unit[unit]]
+
+
+def conll_difference(mentions: Sequence[Mention], first: Clusters, second: Clusters, band: float | None,
+                     resamples: int = RESAMPLES, seed: int = 13) -> verdicts.Difference:
+    """CoNLL F1 (%) of `first` minus `second` on the test mentions, with its 95 % paired bootstrap interval over
+    `resampling_units` (both responses scored on the same drawn units)."""
+    units = resampling_units(mentions)
+    unit_of = {m: i for i, unit in enumerate(units) for m in unit}
+    key = gold_clusters(mentions)
+
+    def difference(draw: Sequence[int]) -> float:
+        gold = _restricted(key, unit_of, draw)
+        return 100 * (score_coreference(gold, _restricted(first, unit_of, draw)).conll
+                      - score_coreference(gold, _restricted(second, unit_of, draw)).conll)
+
+    draws = np.random.default_rng(seed).integers(0, len(units), (resamples, len(units)))
+    values = [difference(draw) for draw in draws]
+    low, high = np.percentile(values, [2.5, 97.5])
+    return verdicts.Difference(difference(range(len(units))), float(low), float(high), band)

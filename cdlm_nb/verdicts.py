@@ -1,0 +1,199 @@
+"""What a results table may claim. Reference rows are what a system that learned nothing scores on the same test
+items (calling every pair related, the majority class, chance); a row not above them is "learned nothing here" and
+is never ranked. The noise rule: a difference between two systems is read only when it exceeds both its paired
+bootstrap interval over the test items and the fine-tuning seed spread; otherwise it is "not resolved at this scale".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+LEARNED_NOTHING = "learned nothing here"
+HOLDS, REVERSED, UNRESOLVED = "holds here", "reversed here", "not resolved at this scale"
+RESAMPLES = 1000  # bootstrap draws: the 2.5 % and 97.5 % percentiles move by well under a point past this
+Z95 = 1.96
+
+
+def pair_references(labels: Sequence[int]) -> dict[str, dict[str, float]]:
+    """What calling every test pair related, or none, scores: accuracy and F1 of the related class (fractions)."""
+    share = float(np.mean(labels)) if len(labels) else 0.0
+    return {"all related": {"acc": share, "f1": 2 * share / (1 + share)},
+            "none related": {"acc": 1 - share, "f1": 0.0}}
+
+
+def class_references(train_labels: Sequence, test_labels: Sequence) -> dict[str, float]:
+    """Accuracy (fraction) of answering every test input with the training set's most frequent class, and the
+    expected accuracy of guessing classes at their training shares (the label prior)."""
+    classes, counts = np.unique(np.asarray(train_labels), return_counts=True)
+    shares = dict(zip(classes.tolist(), counts / counts.sum()))
+    test = np.asarray(test_labels)
+    majority = classes[int(np.argmax(counts))]
+    return {"majority class": float(np.mean(test == majority)),
+            "label prior": float(sum(shares.get(label, 0.0) for label in test.tolist()) / max(len(test), 1))}
+
+
+def floor(references: Mapping[str, float]) -> float:
+    """The best reference score: a system must beat every reference row to have learned something."""
+    return max(references.values())
+
+
+def floors(references: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
+    """Per metric, the best score of any reference row ({row: {metric: value}} -> {metric: floor})."""
+    metrics = set.intersection(*(set(row) for row in references.values()))
+    return {metric: floor({name: row[metric] for name, row in references.items()}) for metric in metrics}
+
+
+def learned_everywhere(scores: Mapping[str, float], metric_floors: Mapping[str, float]) -> bool:
+    """Whether a row is above the floor on every metric both have (a matcher with F1 above calling every pair
+    related but accuracy below calling none related has not learned a better rule than a constant)."""
+    return all(learned(scores[metric], value) for metric, value in metric_floors.items() if metric in scores)
+
+
+def reference_metrics(prefix: str, references: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
+    """`<prefix>/reference/<row>/<metric>` for every reference row (`all related` -> `all_related`)."""
+    return {f"{prefix}/reference/{name.replace(' ', '_')}/{metric}": value
+            for name, row in references.items() for metric, value in row.items()}
+
+
+def learned(value: float, reference_floor: float) -> bool:
+    """Whether a score is above the floor (level with it is what a constant answer gets)."""
+    return value > reference_floor + 1e-9
+
+
+def ranked(values: Mapping[str, float], reference_floor: float) -> list[str]:
+    """The systems above the floor, best first; the rest are left out of every ranking."""
+    return sorted((name for name, value in values.items() if learned(value, reference_floor)),
+                  key=values.get, reverse=True)
+
+
+def shortfall(scores: Mapping[str, float], metric_floors: Mapping[str, float]) -> tuple[str, float, float]:
+    """(metric, score, floor) of the first metric on which a row is not above the floor (`learned_everywhere`
+    false), to name in its `nothing_note`; the first metric when it is above on all."""
+    below = [metric for metric, value in metric_floors.items()
+             if metric in scores and not learned(scores[metric], value)]
+    metric = below[0] if below else next(iter(metric_floors))
+    return metric, scores[metric], metric_floors[metric]
+
+
+def nothing_note(label: str, value: float, reference_floor: float, metric: str, unit: str = "") -> str:
+    """The reading for a row not above its reference rows."""
+    return (f"- {label}: {LEARNED_NOTHING} ({metric} {value:.1f}{unit}, not above the {reference_floor:.1f}{unit} "
+            "a constant answer scores on the same test items); it is left out of every ranking and claim.")
+
+
+METRIC_NAMES = {"f1": "F1", "acc": "accuracy", "accuracy": "accuracy"}
+
+
+def shortfall_note(label: str, scores: Mapping[str, float], metric_floors: Mapping[str, float], scale: float = 100.0,
+                   prefix: str = "") -> str:
+    """`nothing_note` on the metric where the row falls short (`shortfall`), fractions shown times `scale`."""
+    metric, value, reference_floor = shortfall(scores, metric_floors)
+    return nothing_note(label, scale * value, scale * reference_floor, prefix + METRIC_NAMES.get(metric, metric))
+
+
+@dataclass(frozen=True)
+class Difference:
+    """First minus second on one metric, its paired bootstrap interval and the seed band (None: not measured)."""
+
+    value: float
+    low: float
+    high: float
+    band: float | None
+
+    @property
+    def verdict(self) -> str:
+        """HOLDS / REVERSED when beyond both noise sources (the sign says which), else UNRESOLVED."""
+        beyond_items = self.low > 0 or self.high < 0
+        beyond_seeds = self.band is not None and abs(self.value) > self.band
+        if beyond_items and beyond_seeds:
+            return HOLDS if self.value > 0 else REVERSED
+        return UNRESOLVED
+
+    def describe(self, scale: float = 1.0, digits: int = 1) -> str:
+        """`+3.1 (95 % paired bootstrap -1.0 to +7.2; seed band ±4.0)`, values times `scale`."""
+        def show(value: float, sign: str = "+") -> str:
+            return f"{scale * value:{sign}.{digits}f}"
+
+        band = "seed spread not measured" if self.band is None else f"seed band ±{show(self.band, '')}"
+        return f"{show(self.value)} (95 % paired bootstrap {show(self.low)} to {show(self.high)}; {band})"
+
+
+def paired_bootstrap(statistic: Callable[[np.ndarray], np.ndarray], items: int, resamples: int = RESAMPLES,
+                     seed: int = 13) -> tuple[float, float]:
+    """The 95 % percentile interval of `statistic` over test items resampled with replacement; `statistic` maps
+    a (resamples, items) index matrix to one value per row, drawing both systems from the same rows (paired)."""
+    index = np.random.default_rng(seed).integers(0, items, (resamples, items))
+    low, high = np.percentile(statistic(index), [2.5, 97.5])
+    return float(low), float(high)
+
+
+def f1_rows(truth: np.ndarray, guess: np.ndarray) -> np.ndarray:
+    """F1 of the positive class per row (scikit-learn's value, 0 when nothing is positive on either side)."""
+    positives = truth.sum(-1) + guess.sum(-1)
+    return np.divide(2 * (truth & guess).sum(-1), positives, out=np.zeros(positives.shape), where=positives > 0)
+
+
+def decision_difference(labels: Sequence[int], first: Sequence[int], second: Sequence[int], metric: str,
+                        band: float | None, resamples: int = RESAMPLES, seed: int = 13) -> Difference:
+    """`acc` or `f1` (fractions) of `first` minus `second` on the same test pairs, with its paired interval."""
+    truth, a, b = (np.asarray(x).astype(bool) for x in (labels, first, second))
+    if metric == "acc":
+        def value(rows):
+            return (a[rows] == truth[rows]).mean(-1) - (b[rows] == truth[rows]).mean(-1)
+    elif metric == "f1":
+        def value(rows):
+            return f1_rows(truth[rows], a[rows]) - f1_rows(truth[rows], b[rows])
+    else:
+        raise ValueError(f"metric must be 'acc' or 'f1', got {metric!r}")
+    whole = np.arange(len(truth))[None]
+    return Difference(float(value(whole)[0]), *paired_bootstrap(value, len(truth), resamples, seed), band)
+
+
+def mean_difference(first: Sequence[float], second: Sequence[float], band: float | None,
+                    resamples: int = RESAMPLES, seed: int = 13) -> Difference:
+    """Mean per-item score of `first` minus `second` (e.g. answer F1 per question), with its paired interval."""
+    diff = np.asarray(first, dtype=float) - np.asarray(second, dtype=float)
+    low, high = paired_bootstrap(lambda rows: diff[rows].mean(-1), len(diff), resamples, seed)
+    return Difference(float(diff.mean()), low, high, band)
+
+
+def claim_line(claim: str, difference: Difference, metric: str, scale: float = 100.0, digits: int = 1) -> str:
+    """A paper's claim read on the paper's metric: `- <claim>: <metric> difference ... -> verdict.`"""
+    return f"- {claim}: {metric} difference {difference.describe(scale, digits)} -> {difference.verdict}."
+
+
+def load_spread(profile: str) -> dict[str, dict] | None:
+    """The measured seed spread of `profile` (`baselines/<profile>.spread.json` in the checkout), or None."""
+    from .paths import repo_root
+
+    root = repo_root()
+    path = root / "baselines" / f"{profile}.spread.json" if root is not None else None
+    if path is None or not path.is_file():
+        return None
+    return json.loads(path.read_text())["metrics"]
+
+
+def seed_band(spread: Mapping[str, Mapping] | None, first: str, second: str | None, scale: float = 1.0
+              ) -> float | None:
+    """The 95 % band of a difference between two systems that only the fine-tuning seed moved: 1.96 x the root
+    sum of their seed variances (each the larger of its own sd and its table's pooled sd; `second` None: a system
+    without a seed, e.g. a rule), divided by `scale` to a reading's units (e.g. 100 for a spread in percent read
+    against fractions). None when not measured."""
+    names = [name for name in (first, second) if name is not None]
+    if spread is None or any(name not in spread for name in names):
+        return None
+    sds = [max(spread[name]["sd"], spread[name].get("pooled_sd", 0.0)) for name in names]
+    return Z95 * math.sqrt(sum(sd**2 for sd in sds)) / scale
+
+
+def paired_band(spread: Mapping[str, Mapping] | None, metric: str) -> float | None:
+    """The seed band of a difference measured per seed as one metric (e.g. `perplexity/paired/local`, each
+    seed's variant minus CDLM): 1.96 x the larger of its sd and its table's pooled sd; None when not measured."""
+    if spread is None or metric not in spread:
+        return None
+    return Z95 * max(spread[metric]["sd"], spread[metric].get("pooled_sd", 0.0))
