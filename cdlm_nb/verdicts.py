@@ -44,7 +44,8 @@ def floor(references: Mapping[str, float]) -> float:
 
 def floors(references: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
     """Per metric, the best score of any reference row ({row: {metric: value}} -> {metric: floor})."""
-    metrics = set.intersection(*(set(row) for row in references.values()))
+    first, *rest = references.values()
+    metrics = [metric for metric in first if all(metric in row for row in rest)]  # in the rows' order
     return {metric: floor({name: row[metric] for name, row in references.items()}) for metric in metrics}
 
 
