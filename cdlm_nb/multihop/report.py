@@ -131,9 +131,9 @@ def learned(runs: Mapping[str, QARun]) -> dict[str, list[str]]:
 
 def readings(world: Mapping[str, QARun], real: Mapping[str, QARun], label: str, profile: str, data: str
              ) -> list[str]:
-    """What the numbers say on each set (the test split called `label`, and real dev records): the systems at or
-    below the reference row (learned nothing here), the best of the others per metric, and CDLM against
-    Longformer on joint F1 under the noise rule (`verdicts`)."""
+    """What the numbers say on each set (the test split called `label`, and real dev records): the systems not
+    above the reference row on every official F1 (learned nothing here), the best system above it per metric,
+    and CDLM against Longformer on joint F1 under the noise rule (`verdicts`), when both learned something."""
     lines = []
     spread = verdicts.load_spread(profile)
     for set_label, runs, name_of_set in ((label, world, data), ("real dev records", real, "dev")):
@@ -146,19 +146,20 @@ def readings(world: Mapping[str, QARun], real: Mapping[str, QARun], label: str, 
             lines.append(f"- {set_label}: {row_label(name)} gives {100 * share:.0f} % of the questions the same answer "
                          f"({answer!r}): it stayed at the answer prior, so no comparison with it is possible.")
         above = {key: [n for n in names if n not in at_prior] for key, names in learned(runs).items()}
-        nothing = [n for n in runs if n not in at_prior and n != REFERENCE and not any(n in v for v in above.values())]
-        if nothing:
-            lines.append(f"- {set_label}: {', '.join(row_label(n) for n in nothing)}: {verdicts.LEARNED_NOTHING} "
-                         f"(answer, support and joint F1 all at or below the reference row).")
-        for key in ("f1", "sp_f1", "joint_f1"):
-            if above[key]:
-                best = max(above[key], key=lambda name: runs[name].scores.metrics[key])
-                lines.append(f"- {set_label}, {COLUMNS[key]}: best {row_label(best)} "
-                             f"({100 * runs[best].scores.metrics[key]:.1f}) of the systems above the reference row.")
-            else:
-                lines.append(f"- {set_label}, {COLUMNS[key]}: no system is above the reference row.")
+        systems = [n for n in runs if n not in at_prior and n != REFERENCE]
+        everywhere = [n for n in systems if all(n in names for names in above.values())]
+        for name in (n for n in systems if n not in everywhere):
+            short = ", ".join(COLUMNS[key] for key, names in above.items() if name not in names)
+            lines.append(f"- {set_label}: {row_label(name)}: {verdicts.LEARNED_NOTHING} (not above the reference "
+                         f"row on {short}).")
+        if not everywhere:
+            lines.append(f"- {set_label}: no system is above the reference row on every F1: none is ranked.")
+        for key in ("f1", "sp_f1", "joint_f1") if everywhere else ():
+            best = max(everywhere, key=lambda name: runs[name].scores.metrics[key])
+            lines.append(f"- {set_label}, {COLUMNS[key]}: best {row_label(best)} "
+                         f"({100 * runs[best].scores.metrics[key]:.1f}) of the systems that learned something.")
         if "cdlm" in runs and "longformer" in runs:
-            lines.append(_cdlm_line(runs, above["joint_f1"], set_label, spread, name_of_set))
+            lines.append(_cdlm_line(runs, everywhere, set_label, spread, name_of_set))
     return lines
 
 

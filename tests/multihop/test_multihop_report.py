@@ -65,7 +65,8 @@ def test_readings_rank_and_compare_only_systems_above_the_reference_row():
             "cdlm": _run("cdlm", {"b": "Paris", "c": "yes"}),  # answer F1 50: the reference's
             "longformer": _run("longformer", {"b": "Lyon", "c": "yes"})}
     lines = report.readings(runs, {}, "world test", "smoke", "world")
-    assert "- world test, answer F1: best Longformer (100.0) of the systems above the reference row." in lines
+    assert "- world test, answer F1: best Longformer (100.0) of the systems that learned something." in lines
+    assert "- world test: CDLM: learned nothing here (not above the reference row on answer F1, joint F1)." in lines
     assert any(line.startswith("- world test: CDLM vs Longformer") and "not compared (learned nothing here: CDLM)"
                in line for line in lines)
     assert not any("holds here" in line for line in lines)
