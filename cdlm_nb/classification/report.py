@@ -125,10 +125,10 @@ def results_table(name: str, frozen: Mapping[str, ClassificationRun],
     return pd.DataFrame.from_dict(rows, orient="index", columns=columns)
 
 
-def truncation_table(frozen: Mapping[str, ClassificationRun],
-                     finetuned: Mapping[str, ClassificationRun]) -> "pd.DataFrame":
-    """Table 7's layout: the encoder alone and AoSE-N (frozen here; fine-tuned AoSE at full length when run),
-    with the paper's IMDB rows below."""
+def truncation_table(frozen: Mapping[str, ClassificationRun], finetuned: Mapping[str, ClassificationRun],
+                     corpus: Corpus) -> "pd.DataFrame":
+    """Table 7's layout: the encoder alone and AoSE-N (frozen here; fine-tuned AoSE at full length when run), our
+    reference rows, then the paper's IMDB rows."""
     import pandas as pd
 
     columns = pd.MultiIndex.from_product([("fine-tuning", "freezing"), COLUMNS[1:]])
@@ -138,6 +138,8 @@ def truncation_table(frozen: Mapping[str, ClassificationRun],
         rows[f"ours: {model_label(model)}"] = (
             *(tuple(round(tuned.accuracy(w), 1) for w in ("all", "short", "long")) if tuned else ("",) * 3),
             *(round(frozen[model].accuracy(w), 1) for w in ("all", "short", "long")))
+    for row, values in references(corpus).items():
+        rows[reference_label(row)] = tuple(round(values[m], 1) for m in WHICH) * 2
     for model, values in PAPER_TRUNCATION.items():
         rows[f"paper (IMDB): {model}"] = values
     return pd.DataFrame.from_dict(rows, orient="index", columns=columns)

@@ -136,13 +136,17 @@ def with_missing_rows(table: "pd.DataFrame", label: str, missing: Mapping[str, s
     return table
 
 
-def ablation_table(runs: CorefRuns, label: str) -> "pd.DataFrame":
-    """The CDLM paper's Table 3 (CoNLL F1, event coreference) beside ours, in the paper's row order."""
+def ablation_table(runs: CorefRuns, label: str, test: Any) -> "pd.DataFrame":
+    """The CDLM paper's Table 3 (CoNLL F1, event coreference) beside ours, in the paper's row order, with our
+    reference rows (every mention alone, one cluster per subtopic) below."""
     import pandas as pd
 
     ours = {row_label(name): 100 * run.test_scores.conll for (name, kind), run in runs.items() if kind == "event"}
-    return pd.DataFrame({"paper (ECB+ test)": pd.Series(PAPER_ABLATION_CONLL),
-                         label: pd.Series(ours, dtype=float)}).reindex(list(PAPER_ABLATION_CONLL)).round(1)
+    table = pd.DataFrame({"paper (ECB+ test)": pd.Series(PAPER_ABLATION_CONLL),
+                          label: pd.Series(ours, dtype=float)}).reindex(list(PAPER_ABLATION_CONLL))
+    for name, scores in references(test, ["event"])["event"].items():
+        table.loc[reference_label(name)] = [NR, 100 * scores.conll]
+    return table.astype(float).round(1)
 
 
 def cost_table(runs: CorefRuns) -> "pd.DataFrame":

@@ -84,7 +84,7 @@ def test_aose_reads_the_late_clue_that_the_truncated_encoder_cannot(corpus, sent
     table = report.results_table("imdb", runs, {}, corpus)
     assert "ours: AoSE" in table.index and "paper: AoSE (8192)" in table.index
     assert "reference: majority class" in table.index
-    assert "ours: AoSE-48" in report.truncation_table(runs, {}).index
+    assert "ours: AoSE-48" in report.truncation_table(runs, {}, corpus).index
     assert max(range(len(aose_alpha)), key=aose_alpha.__getitem__) == len(aose_alpha) - 1  # the clue sentence
     assert "title=\"α = " in report.attention_html(corpus, runs["aose"], 0)
 
@@ -146,6 +146,8 @@ def test_readings_mark_rows_at_the_reference_and_check_no_claim_with_them():
     assert lines[-1].endswith("not resolved at this scale.")  # TF-IDF level with AoSE
     assert not any("holds here" in line for line in lines)
     assert "reference: label prior" in report.results_table("imdb", frozen, {}, corpus).index
+    truncation = report.truncation_table(frozen, {}, corpus)
+    assert truncation.loc["reference: majority class", ("freezing", "acc >512")] == 100.0
 
 
 def test_readings_name_a_model_at_the_label_prior_instead_of_checking_claims():

@@ -80,9 +80,11 @@ def test_paper_tables_have_the_lemma_row_and_every_run_of_the_kind(corpus):
     assert noted.loc[("ours", "CDLM"), ("", "not run")] == "" and noted.loc[("ours", "CDLM"), ("CoNLL", "F1")] == 100
 
 
-def test_ablation_table_follows_the_paper_rows():
-    table = ablation_table(RUNS, "ours")
-    assert list(table.index) == list(PAPER_ABLATION_CONLL)
+def test_ablation_table_follows_the_paper_rows(corpus):
+    table = ablation_table(RUNS, "ours", corpus)
+    assert list(table.index) == [*PAPER_ABLATION_CONLL, "reference: all singletons",
+                                 "reference: one cluster per subtopic"]
+    assert np.isnan(table.loc["reference: all singletons", "paper (ECB+ test)"])
     assert table.loc["CDLM", "ours"] == 100.0 and np.isnan(table.loc["Rand CDLM", "ours"])
     assert table.loc["CDLM, sentences only", "paper (ECB+ test)"] == 84.2
 
