@@ -4,7 +4,7 @@ each part of the package holds (`package_table`, read from the package itself), 
 own collator).
 
 `REFERENCES` is the one source of truth for citations: notebook 00 shows it with `references_table()` and the
-README's "References" section is `references_markdown()` (a test keeps the two equal). Text elsewhere cites a
+docs/references.md is `references_markdown()` (a test keeps the two equal). Text elsewhere cites a
 paper by its `name` ("the CDLM paper, Table 6"), never by a file name.
 """
 
@@ -102,7 +102,7 @@ def references_table() -> "pd.DataFrame":
 
 
 def references_markdown() -> str:
-    """The references as a Markdown table (the README's "References" section holds exactly this text)."""
+    """The references as a Markdown table (docs/references.md holds exactly this text)."""
     lines = ["| " + " | ".join(REFERENCE_COLUMNS[:-1]) + " |", "|" + "---|" * (len(REFERENCE_COLUMNS) - 1)]
     for row in reference_rows():
         arxiv = f"[{row['arXiv']}]({row['link']})" if row["arXiv"] != "—" else f"— ([site]({row['link']}))"
@@ -153,19 +153,29 @@ CHAPTERS: tuple[Chapter, ...] = (
 
 
 def chapter_rows() -> list[dict[str, str]]:
-    """One row per chapter, saying whether its notebook is in this checkout yet."""
+    """One row per chapter: what it teaches, the paper sections it reproduces and, in a checkout, its minutes on
+    the `cpu` profile measured by the published run (`baselines/cpu.json`; `chapter_times`)."""
     root = repo_root()
-    present = {p.stem for p in (root / "notebooks").glob("*.ipynb")} if root else None
+    baseline = root / "baselines" / "cpu.json" if root else None
+    seconds = {}
+    if baseline is not None and baseline.is_file():
+        from .chapter_times import measured_seconds
+
+        seconds = measured_seconds(baseline)
     rows = []
     for ch in CHAPTERS:
         stem = f"{ch.number}_{ch.name}"
-        status = "see the repository" if present is None else ("ready" if stem in present else "planned")
-        rows.append({"notebook": stem, "teaches": ch.teaches, "paper": ch.paper, "status": status})
+        row = {"notebook": stem, "teaches": ch.teaches, "paper": ch.paper}
+        if seconds:
+            from .chapter_times import minutes
+
+            row["cpu (measured)"] = minutes(seconds[stem]) if stem in seconds else "—"
+        rows.append(row)
     return rows
 
 
 def chapter_table() -> "pd.DataFrame":
-    """The chapters as a DataFrame indexed by notebook (what notebook 00 shows)."""
+    """The chapters as a DataFrame indexed by notebook: the tutorial's map, as notebook 00 shows it."""
     import pandas as pd
 
     return pd.DataFrame(chapter_rows()).set_index("notebook")

@@ -103,7 +103,8 @@ def size_line(files: list[Path], folder: Path) -> str:
 
 def publish(run: str | os.PathLike, smoke: str | os.PathLike | None = None, root: Path | None = None,
             notebooks: list[Path] | None = None) -> list[str]:
-    """Publish a full cpu run (and a smoke run's baseline); return what was written, one line each."""
+    """Publish a full cpu run (and a smoke run's baseline, then the times and figures generated from both:
+    `chapter_times.sync`); return what was written, one line each."""
     root = root or repo_root()
     if root is None:
         raise ConfigError("publish writes into a checkout (docs/notebooks/, baselines/); run it from a clone")
@@ -115,4 +116,8 @@ def publish(run: str | os.PathLike, smoke: str | os.PathLike | None = None, root
     written = [write_baseline(results, root / "baselines" / "cpu.json")]
     if smoke_results is not None:
         written.append(write_baseline(smoke_results, root / "baselines" / "smoke.json"))
+        if (root / "README.md").is_file():  # the times and the README's figure, from the new baselines
+            from .chapter_times import sync
+
+            written += sync(root)
     return [size_line(copied, docs.relative_to(root)), *(f"wrote {path.relative_to(root)}" for path in written)]

@@ -56,6 +56,10 @@ def test_first_cell_is_markdown_with_title_badges_and_timing(notebook):
     assert "mybinder.org/v2/gh/" in first.source
     assert "What you will learn" in first.source
     assert re.search(r"smoke.*cpu.*gpu", first.source, re.S), f"{path.name}: give the time per profile"
+    assert len(first.source.split()) <= MAX_FIRST_CELL_WORDS, (
+        f"{path.name}: the first cell has {len(first.source.split())} words; run notes go to docs/run_notes.md")
+    learn = first.source.split("**What you will learn**", 1)[1].split("\n\n", 1)[0]
+    assert 1 <= learn.count("\n- ") <= 4, f"{path.name}: say what the reader will learn in at most 4 bullets"
 
 
 def test_exactly_one_parameters_cell_of_literals(notebook):
@@ -110,7 +114,8 @@ def test_code_cells_are_short(notebook):
 
 
 
-MAX_MARKDOWN_WORDS = 250  # a markdown cell explains one step; the history of a setting goes to docs/experiments.md
+MAX_MARKDOWN_WORDS = 200  # a markdown cell explains one step; the history of a setting goes to docs/experiments.md
+MAX_FIRST_CELL_WORDS = 120  # title, badges, what you will learn, the time: the lesson starts right after
 
 
 def test_markdown_cells_are_short(notebook):
@@ -198,3 +203,8 @@ def test_solutions_have_a_section_for_every_notebook():
     assert SOLUTIONS.is_file(), "write docs/solutions.md: one '## NN · Title' section per notebook 01-11"
     missing = [n for n in CLOSING_NOTEBOOKS if n not in solution_anchors()]
     assert not missing, f"docs/solutions.md has no '## NN · Title' section for notebooks {missing}"
+
+
+def test_notebook_00_is_the_readers_map_not_the_package_map():
+    source = " ".join(c.source for c in nbformat.read(NOTEBOOKS[0], as_version=4).cells)
+    assert "chapter_table()" in source and "package_table" not in source

@@ -95,6 +95,6 @@ def test_the_readme_shows_the_plan_table_the_code_prints():
 
     from cdlm_nb.plan.report import readme_table
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "gpu.md").read_text(encoding="utf-8")
     table = readme_table(get_profile("gpu"))
-    assert table.strip() in readme, "README.md's plan table is stale: paste `cdlm-nb plan --table` there"
+    assert table.strip() in readme, "docs/gpu.md's plan table is stale: paste `cdlm-nb plan --table` there"

@@ -1,0 +1,95 @@
+"""How long each chapter takes, in one generated place: the measured seconds of the published runs
+(`baselines/<profile>.json`) and the gpu plan's minutes on a T4 (an estimate), written into each notebook's
+first cell (its `**Time:**` line), the README's chapter table and its "What the cpu run shows" box.
+`cdlm-nb publish` rewrites them after every publish (`sync`), and tests keep them equal, so no two places
+disagree."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from .overview import CHAPTERS
+
+TIME_LINE = re.compile(r"^\*\*Time:\*\*.*$", re.M)
+README_BLOCK = re.compile(r"(<!-- chapters:start -->\n).*?(<!-- chapters:end -->)", re.S)
+FINDINGS_BLOCK = re.compile(r"(<!-- findings:start -->\n).*?(<!-- findings:end -->)", re.S)
+
+
+def measured_seconds(baseline: str | Path) -> dict[str, float]:
+    """Notebook stem -> seconds, from a published run's results (`baselines/cpu.json`)."""
+    return {nb["name"]: float(nb["seconds"]) for nb in json.loads(Path(baseline).read_text())["notebooks"]}
+
+
+def gpu_minutes() -> dict[str, float]:
+    """Notebook stem -> minutes of compute on a T4 by the gpu plan (`cdlm-nb plan --device t4`), for the notebooks
+    that run a model there."""
+    from .plan.cards import CARDS
+    from .plan.report import suite_json
+    from .profiles import get_profile
+
+    return {nb["name"]: nb["minutes"] for nb in suite_json(get_profile("gpu"), CARDS["t4"])["notebooks"]}
+
+
+def minutes(seconds: float) -> str:
+    """`< 1 min`, or whole minutes."""
+    return "< 1 min" if seconds < 60 else f"{round(seconds / 60)} min"
+
+
+def time_line(stem: str, cpu: Mapping[str, float], smoke: Mapping[str, float], gpu: Mapping[str, float]) -> str:
+    """A notebook's `**Time:**` line: smoke and cpu as measured on 2 CPU cores, gpu as planned on a T4."""
+    planned = (f"≈ {minutes(60 * gpu[stem])} of compute on a T4 (estimate)" if stem in gpu else
+               "about the cpu time (it trains no model there)")
+    return (f"**Time:** `smoke` {minutes(smoke[stem])} · `cpu` {minutes(cpu[stem])} (measured, 2 CPU cores) · "
+            f"`gpu` {planned}.")
+
+
+def chapters_markdown(cpu: Mapping[str, float]) -> str:
+    """The README's chapter table: notebook (its published copy), what you learn, cpu minutes measured."""
+    lines = ["| notebook | what you learn | cpu |", "|---|---|---:|"]
+    for chapter in CHAPTERS:
+        stem = f"{chapter.number}_{chapter.name}"
+        lines.append(f"| [{stem}](docs/notebooks/{stem}.ipynb) | {chapter.teaches} | {minutes(cpu[stem])} |")
+    lines.append(f"| **all twelve** (`make tutorial`) | | **{minutes(sum(cpu.values()))}** |")
+    return "\n".join(lines)
+
+
+def findings_markdown(metrics: Mapping[str, float]) -> str:
+    """The one figure of the README's box, read from the published cpu run: Table 1's test perplexities, and the
+    best fine-tuned matcher against calling every pair related."""
+    ppl = " · ".join(f"{name} {metrics[f'perplexity/{key}']:.2f}" for key, name in
+                     (("longformer", "Longformer"), ("local", "Local"), ("rand", "Rand"), ("prefix", "Prefix"),
+                      ("cdlm", "CDLM")))
+    encoders = [metrics[f"matching/world/f1/{key}"] for key in ("longformer", "local", "rand", "prefix", "cdlm")]
+    floor = metrics["matching/world/reference/all_related/f1"]
+    return (f"- Test perplexity (notebook 03, lower is better): {ppl}.\n"
+            f"- Document matching F1 (notebook 05): the best encoder {100 * max(encoders):.1f}, calling every pair "
+            f"related {100 * floor:.1f}.")
+
+
+def sync(root: str | Path) -> list[Path]:
+    """Rewrite every generated time and figure from `root`'s baselines: the `**Time:**` line of each notebook's
+    first cell (notebooks/ and docs/notebooks/) and the README's blocks. Returns the files changed."""
+    root = Path(root)
+    cpu, smoke = (measured_seconds(root / "baselines" / f"{p}.json") for p in ("cpu", "smoke"))
+    metrics = json.loads((root / "baselines" / "cpu.json").read_text())["metrics"]
+    gpu, changed = gpu_minutes(), []
+    for path in [*sorted((root / "notebooks").glob("*.ipynb")), *sorted((root / "docs" / "notebooks").glob("*.ipynb"))]:
+        nb = json.loads(path.read_text())
+        first = nb["cells"][0]
+        text = "".join(first["source"]) if isinstance(first["source"], list) else first["source"]
+        new = TIME_LINE.sub(time_line(path.stem, cpu, smoke, gpu), text)
+        if new != text:
+            first["source"] = new.splitlines(keepends=True) if isinstance(first["source"], list) else new
+            path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+            changed.append(path)
+    readme = root / "README.md"
+    text = readme.read_text()
+    new = README_BLOCK.sub(lambda m: m.group(1) + chapters_markdown(cpu) + "\n" + m.group(2), text)
+    new = FINDINGS_BLOCK.sub(lambda m: m.group(1) + findings_markdown(metrics) + "\n" + m.group(2), new)
+    if new != text:
+        readme.write_text(new)
+        changed.append(readme)
+    return changed
