@@ -11,16 +11,11 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from .overview import CHAPTERS
+from .overview import CHAPTERS, measured_seconds, minutes
 
 TIME_LINE = re.compile(r"^\*\*Time:\*\*.*$", re.M)
 README_BLOCK = re.compile(r"(<!-- chapters:start -->\n).*?(<!-- chapters:end -->)", re.S)
 FINDINGS_BLOCK = re.compile(r"(<!-- findings:start -->\n).*?(<!-- findings:end -->)", re.S)
-
-
-def measured_seconds(baseline: str | Path) -> dict[str, float]:
-    """Notebook stem -> seconds, from a published run's results (`baselines/cpu.json`)."""
-    return {nb["name"]: float(nb["seconds"]) for nb in json.loads(Path(baseline).read_text())["notebooks"]}
 
 
 def gpu_minutes() -> dict[str, float]:
@@ -31,11 +26,6 @@ def gpu_minutes() -> dict[str, float]:
     from .profiles import get_profile
 
     return {nb["name"]: nb["minutes"] for nb in suite_json(get_profile("gpu"), CARDS["t4"])["notebooks"]}
-
-
-def minutes(seconds: float) -> str:
-    """`< 1 min`, or whole minutes."""
-    return "< 1 min" if seconds < 60 else f"{round(seconds / 60)} min"
 
 
 def time_line(stem: str, cpu: Mapping[str, float], smoke: Mapping[str, float], gpu: Mapping[str, float]) -> str:

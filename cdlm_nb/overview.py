@@ -152,23 +152,29 @@ CHAPTERS: tuple[Chapter, ...] = (
 )
 
 
+def measured_seconds(baseline: str | Path) -> dict[str, float]:
+    """Notebook stem -> seconds, from a published run's results (`baselines/cpu.json`)."""
+    import json
+
+    return {nb["name"]: float(nb["seconds"]) for nb in json.loads(Path(baseline).read_text())["notebooks"]}
+
+
+def minutes(seconds: float) -> str:
+    """`< 1 min`, or whole minutes."""
+    return "< 1 min" if seconds < 60 else f"{round(seconds / 60)} min"
+
+
 def chapter_rows() -> list[dict[str, str]]:
     """One row per chapter: what it teaches, the paper sections it reproduces and, in a checkout, its minutes on
     the `cpu` profile measured by the published run (`baselines/cpu.json`; `chapter_times`)."""
     root = repo_root()
     baseline = root / "baselines" / "cpu.json" if root else None
-    seconds = {}
-    if baseline is not None and baseline.is_file():
-        from .chapter_times import measured_seconds
-
-        seconds = measured_seconds(baseline)
+    seconds = measured_seconds(baseline) if baseline is not None and baseline.is_file() else {}
     rows = []
     for ch in CHAPTERS:
         stem = f"{ch.number}_{ch.name}"
         row = {"notebook": stem, "teaches": ch.teaches, "paper": ch.paper}
         if seconds:
-            from .chapter_times import minutes
-
             row["cpu (measured)"] = minutes(seconds[stem]) if stem in seconds else "—"
         rows.append(row)
     return rows
