@@ -90,6 +90,16 @@ def nothing_note(label: str, value: float, reference_floor: float, metric: str, 
 METRIC_NAMES = {"f1": "F1", "acc": "accuracy", "accuracy": "accuracy"}
 
 
+def split_learned(scores: Mapping[str, Mapping[str, float]], metric_floors: Mapping[str, float],
+                  at_prior: Sequence[str], labels: Mapping[str, str], prefix: str = "") -> tuple[list[str], list[str]]:
+    """(the systems of `scores` above `metric_floors` on every metric and not at the label prior, a
+    `shortfall_note` for each other one not at the prior, named by `labels`)."""
+    learned = [name for name, row in scores.items() if name not in at_prior and learned_everywhere(row, metric_floors)]
+    notes = [shortfall_note(labels[name], row, metric_floors, prefix=prefix) for name, row in scores.items()
+             if name not in learned and name not in at_prior]
+    return learned, notes
+
+
 def shortfall_note(label: str, scores: Mapping[str, float], metric_floors: Mapping[str, float], scale: float = 100.0,
                    prefix: str = "") -> str:
     """`nothing_note` on the metric where the row falls short (`shortfall`), fractions shown times `scale`."""
@@ -171,9 +181,10 @@ def claim_line(claim: str, difference: Difference, metric: str, scale: float = 1
 def load_spread(profile: str) -> dict[str, dict] | None:
     """The measured seed spread of `profile` (`baselines/<profile>.spread.json` in the checkout), or None."""
     from .paths import repo_root
+    from .seed_spread import spread_path
 
     root = repo_root()
-    path = root / "baselines" / f"{profile}.spread.json" if root is not None else None
+    path = spread_path(root / "baselines" / f"{profile}.json") if root is not None else None
     if path is None or not path.is_file():
         return None
     return json.loads(path.read_text())["metrics"]

@@ -219,12 +219,10 @@ def learned_d2d(runs: Mapping[str, CDARun], test_labels: Sequence[int],
                    and loss_at_prior(runs[name].fit.dev_losses, dev_labels)]
         lines += [loss_note(label(name), runs[name].fit.dev_losses, dev_labels) for name in by_loss]
         at_prior += by_loss
-    floors = verdicts.floors(verdicts.pair_references(test_labels))
-    learned = [name for name in decisions if name not in at_prior
-               and verdicts.learned_everywhere(runs[name].d2d, floors)]
-    lines += [verdicts.shortfall_note(label(name), runs[name].d2d, floors, prefix="D2D ")
-              for name in decisions if name not in learned and name not in at_prior]
-    return learned, lines
+    learned, notes = verdicts.split_learned({name: runs[name].d2d for name in decisions},
+                                            verdicts.floors(verdicts.pair_references(test_labels)), at_prior,
+                                            {name: label(name) for name in decisions}, prefix="D2D ")
+    return learned, [*lines, *notes]
 
 
 def readings(runs: Mapping[str, CDARun], test_labels: Sequence[int], dev_labels: Sequence[int] | None,

@@ -66,6 +66,11 @@ def prepare(splits: "ClassificationSplits", tokenizer, config: "ClassificationCo
     return corpus
 
 
+def in_length_group(tokens: int, which: str) -> bool:
+    """Whether a document of `tokens` tokens is in the group `which`: "all", "short" (<= LONG) or "long" (> LONG)."""
+    return {"all": True, "short": tokens <= LONG, "long": tokens > LONG}[which]
+
+
 @dataclass
 class ClassificationRun:
     """One trained model's test predictions and what training cost."""
@@ -80,11 +85,15 @@ class ClassificationRun:
     head: DocumentClassifier | None = None  # the trained top (frozen runs): notebook 08 writes its pooling out
     test_vectors: list[torch.Tensor] = field(default_factory=list)  # frozen runs: `[segments, dim]` per test document
 
+    def correct(self, which: str = "all") -> list[float]:
+        """1 or 0 per test document of the length group `which` (`in_length_group`), in test order."""
+        return [float(p == y) for p, y, n in zip(self.predictions, self.labels, self.tokens)
+                if in_length_group(n, which)]
+
     def accuracy(self, which: str = "all") -> float:
         """Accuracy (%) on all test documents, on those of <= 512 tokens ("short") or > 512 ("long"); NaN if none."""
-        keep = {"all": lambda n: True, "short": lambda n: n <= LONG, "long": lambda n: n > LONG}[which]
-        pairs = [(p, y) for p, y, n in zip(self.predictions, self.labels, self.tokens) if keep(n)]
-        return 100.0 * sum(p == y for p, y in pairs) / len(pairs) if pairs else float("nan")
+        right = self.correct(which)
+        return 100.0 * sum(right) / len(right) if right else float("nan")
 
     def metrics(self) -> dict[str, float]:
         return {"acc": self.accuracy(), "acc_short": self.accuracy("short"), "acc_long": self.accuracy("long"),

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from .. import verdicts
 from ..label_prior import prior_note, stuck
 from ..report_rows import reference_label
-from .experiment import LONG, SPLITS, ClassificationRun, Corpus
+from .experiment import LONG, SPLITS, ClassificationRun, Corpus, in_length_group
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -86,7 +86,7 @@ def references(corpus: Corpus) -> dict[str, dict[str, float]]:
     and guessing classes at their training shares (`verdicts.class_references`; NaN where a subset is empty)."""
     rows: dict[str, dict[str, float]] = {}
     for metric, which in WHICH.items():
-        keep = [i for i, n in enumerate(corpus.tokens["test"]) if which == "all" or (n > LONG) == (which == "long")]
+        keep = [i for i, n in enumerate(corpus.tokens["test"]) if in_length_group(n, which)]
         if not keep:
             for row in ("majority class", "label prior"):
                 rows.setdefault(row, {})[metric] = float("nan")
@@ -198,12 +198,6 @@ def aose_metrics(name: str, setting: str, runs: Mapping[str, ClassificationRun])
             for metric, value in run.metrics().items() if not math.isnan(value)}
 
 
-def _correct(run: ClassificationRun, which: str) -> list[float]:
-    """1 / 0 per test document of `which` ("all", "long"), for a paired bootstrap between two runs."""
-    return [float(p == y) for p, y, n in zip(run.predictions, run.labels, run.tokens)
-            if which == "all" or (n > LONG) == (which == "long")]
-
-
 def readings(name: str, frozen: Mapping[str, ClassificationRun], finetuned: Mapping[str, ClassificationRun],
              embed_seconds: float, corpus: Corpus, profile: str) -> list[str]:
     """The paper's three claims checked on this corpus' numbers: only models above the reference rows (majority
@@ -229,7 +223,7 @@ def readings(name: str, frozen: Mapping[str, ClassificationRun], finetuned: Mapp
         metric = "acc_long" if which == "long" else "acc"
         band = verdicts.seed_band(spread, f"aose/{name}/frozen/{better}/{metric}",
                                   f"aose/{name}/frozen/{worse}/{metric}", scale=100)
-        diff = verdicts.mean_difference(_correct(frozen[better], which), _correct(frozen[worse], which), band)
+        diff = verdicts.mean_difference(frozen[better].correct(which), frozen[worse].correct(which), band)
         return verdicts.claim_line(f"{text} ({frozen[better].accuracy(which):.1f} vs "
                                    f"{frozen[worse].accuracy(which):.1f} %)", diff, f"accuracy ({which})")
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ..verdicts import f1_rows
 from .systems import System
 
 
@@ -27,15 +28,11 @@ def scores(labels: Sequence[int], decisions: Sequence[int], kinds: Sequence[str]
 def bootstrap_interval(labels: Sequence[int], decisions: Sequence[int], metric: str, resamples: int,
                        seed: int = 13) -> tuple[float, float]:
     """The 95 % percentile interval of `acc` or `f1` over pairs resampled with replacement; all resamples at once
-    (F1 = 2 TP / (predicted + actual positives), scikit-learn's value, 0 when both are 0)."""
+    (`verdicts.f1_rows`: scikit-learn's F1, 0 when nothing is positive)."""
     labels, decisions = np.asarray(labels), np.asarray(decisions)
     index = np.random.default_rng(seed).integers(0, len(labels), (resamples, len(labels)))
     truth, guess = labels[index], decisions[index]
-    if metric == "acc":
-        values = (truth == guess).mean(1)
-    else:
-        positives = truth.sum(1) + guess.sum(1)
-        values = np.divide(2 * (truth & guess).sum(1), positives, out=np.zeros(resamples), where=positives > 0)
+    values = (truth == guess).mean(1) if metric == "acc" else f1_rows(truth, guess)
     low, high = np.percentile(values, [2.5, 97.5])
     return float(low), float(high)
 

@@ -121,13 +121,15 @@ def _label_points(ax, points, labels, fontsize: float = 7) -> list:
     return texts
 
 
-def learned_systems(systems: Mapping[str, System], rows) -> dict[str, System]:
-    """The systems above the reference rows on accuracy and F1 and not at the label prior (the rest learned
-    nothing here and are left out of rankings, the Pareto front and claims)."""
-    floors = verdicts.floors(verdicts.pair_references(rows["label"]))
+def learned_systems(systems: Mapping[str, System], rows) -> tuple[dict[str, System], list[str]]:
+    """(the systems above the reference rows on accuracy and F1 and not at the label prior, the readings naming
+    the others): the rest learned nothing here and are left out of rankings, the Pareto front and claims."""
     at_prior = stuck({name: s.decisions for name, s in systems.items()})
-    return {name: s for name, s in systems.items()
-            if name not in at_prior and verdicts.learned_everywhere(_scores(s, rows), floors)}
+    learned, notes = verdicts.split_learned({name: _scores(s, rows) for name, s in systems.items()},
+                                            verdicts.floors(verdicts.pair_references(rows["label"])), at_prior,
+                                            {name: s.label for name, s in systems.items()})
+    prior = [prior_note(systems[name].label, systems[name].decisions, PAIR_CLASSES) for name in at_prior]
+    return {name: systems[name] for name in learned}, [*prior, *notes]
 
 
 def pareto_figure(systems: Mapping[str, System], rows) -> "Figure":
@@ -139,7 +141,7 @@ def pareto_figure(systems: Mapping[str, System], rows) -> "Figure":
     fig, ax = plt.subplots(figsize=(7, 4.5))
     cost = {name: 1 / s.pairs_per_second for name, s in systems.items()}
     accuracy = {name: 100 * _scores(s, rows)["acc"] for name, s in systems.items()}
-    learned = learned_systems(systems, rows)
+    learned, _ = learned_systems(systems, rows)
     for name in systems:
         ax.scatter(cost[name], accuracy[name], s=40, **({} if name in learned else {"color": "#bbbbbb"}))
     majority = 100 * verdicts.floors(verdicts.pair_references(rows["label"]))["acc"]
@@ -206,13 +208,9 @@ def readings(systems: Mapping[str, System], rows, resamples: int, buckets: int, 
     the CDLM paper's Table 4) under the noise rule (`verdicts`)."""
     labels = list(rows["label"])
     f1 = {name: _scores(s, rows)["f1"] for name, s in systems.items()}
-    at_prior = stuck({name: s.decisions for name, s in systems.items()})
-    learned = learned_systems(systems, rows)
-    floors = verdicts.floors(verdicts.pair_references(labels))
-    lines = [prior_note(systems[name].label, systems[name].decisions, PAIR_CLASSES) for name in at_prior]
-    lines += [verdicts.shortfall_note(s.label, _scores(s, rows), floors)
-              for name, s in systems.items() if name not in learned and name not in at_prior]
-    ranking = verdicts.ranked({name: f1[name] for name in learned}, floors["f1"])
+    learned, lines = learned_systems(systems, rows)
+    ranking = verdicts.ranked({name: f1[name] for name in learned},
+                              verdicts.floors(verdicts.pair_references(labels))["f1"])
     if not ranking:
         return lines + ["- No system is above the reference rows: this run ranks none of them."]
     spread = verdicts.load_spread(profile)

@@ -33,20 +33,16 @@ def reference_scores(mentions: Sequence[Mention]) -> dict[str, CorefScores]:
 def resampling_units(mentions: Sequence[Mention]) -> list[list[str]]:
     """The test subtopics as bootstrap units (mention ids), subtopics joined where a gold cluster spans them, so
     that no resample cuts a gold cluster."""
-    parent: dict[str, str] = {m.subtopic: m.subtopic for m in mentions}
+    import networkx as nx
 
-    def root(subtopic: str) -> str:
-        while parent[subtopic] != subtopic:
-            subtopic = parent[subtopic]
-        return subtopic
-
+    graph = nx.Graph()
     first_of_cluster: dict[str, str] = {}
+    for mention in mentions:  # each subtopic joined to the first subtopic of every cluster it shares
+        graph.add_edge(mention.subtopic, first_of_cluster.setdefault(mention.cluster_id, mention.subtopic))
+    unit_of = {subtopic: i for i, part in enumerate(nx.connected_components(graph)) for subtopic in part}
+    units: dict[int, list[str]] = defaultdict(list)  # in the order of the units' first mentions
     for mention in mentions:
-        other = first_of_cluster.setdefault(mention.cluster_id, mention.subtopic)
-        parent[root(mention.subtopic)] = root(other)
-    units: dict[str, list[str]] = defaultdict(list)
-    for mention in mentions:
-        units[root(mention.subtopic)].append(mention.mention_id)
+        units[unit_of[mention.subtopic]].append(mention.mention_id)
     return list(units.values())
 
 

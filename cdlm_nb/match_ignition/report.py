@@ -202,12 +202,10 @@ def readings(runs: Mapping[str, "MatchingRun"], speeds: Sequence[Speed], ablatio
     labels = list(labels)
     decisions = {name: (run.test_scores >= run.threshold).astype(int) for name, run in runs.items()}
     at_prior, floors = stuck(decisions), verdicts.floors(verdicts.pair_references(labels))
-    learned = [name for name, run in runs.items() if name not in at_prior
-               and verdicts.learned_everywhere(run.test, {"f1": floors["f1"], "accuracy": floors["acc"]})]
-    lines = [prior_note(variant_label(name), decisions[name], PAIR_CLASSES) for name in at_prior]
-    lines += [verdicts.shortfall_note(variant_label(name), runs[name].test,
-                                      {"f1": floors["f1"], "accuracy": floors["acc"]})
-              for name in runs if name not in learned and name not in at_prior]
+    learned, notes = verdicts.split_learned({name: run.test for name, run in runs.items()},
+                                            {"f1": floors["f1"], "accuracy": floors["acc"]}, at_prior,
+                                            {name: variant_label(name) for name in runs})
+    lines = [*(prior_note(variant_label(name), decisions[name], PAIR_CLASSES) for name in at_prior), *notes]
     spread = verdicts.load_spread(profile)
     for better, worse, claim in CLAIMS:
         better = alpha_name(ablation_alpha) if better == "best" else better

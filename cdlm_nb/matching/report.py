@@ -183,13 +183,10 @@ def readings(runs: Mapping[str, MatchingRun], labels, profile: str, data: str) -
     labels = list(labels)
     decisions = {name: (run.test_scores >= run.threshold).astype(int) for name, run in runs.items()}
     at_prior, floors = stuck(decisions), verdicts.floors(references(labels))
-    lines = [prior_note(row_label(name), decisions[name], PAIR_CLASSES) for name in at_prior]
-    learned = [name for name, run in runs.items()
-               if name not in at_prior and verdicts.learned_everywhere(run.test, {"f1": floors["f1"],
-                                                                                    "accuracy": floors["acc"]})]
-    lines += [verdicts.shortfall_note(row_label(name), runs[name].test,
-                                      {"f1": floors["f1"], "accuracy": floors["acc"]})
-              for name in runs if name not in learned and name not in at_prior]
+    learned, notes = verdicts.split_learned({name: run.test for name, run in runs.items()},
+                                            {"f1": floors["f1"], "accuracy": floors["acc"]}, at_prior,
+                                            {name: row_label(name) for name in runs})
+    lines = [*(prior_note(row_label(name), decisions[name], PAIR_CLASSES) for name in at_prior), *notes]
     ranking = verdicts.ranked({name: runs[name].test["f1"] for name in learned}, floors["f1"])
     lines.append(f"- Best test F1 among the systems that learned something: {row_label(ranking[0])} "
                  f"({100 * runs[ranking[0]].test['f1']:.1f})." if ranking else
