@@ -93,8 +93,9 @@ def s2d_table(runs: Mapping[str, CDARun], oracle: bool = False) -> "pd.DataFrame
     return pd.DataFrame(rows).T
 
 
-def combine_table(runs: Mapping[str, CDARun]) -> "pd.DataFrame":
-    """Table 10: concatenation vs addition in eq. 2 (BERT-HAN + SHALLOW), ours beside the paper's."""
+def combine_table(runs: Mapping[str, CDARun], test_labels: Sequence[int]) -> "pd.DataFrame":
+    """Table 10: concatenation vs addition in eq. 2 (BERT-HAN + SHALLOW), ours beside the paper's, and our
+    reference rows (calling every test pair related, or none)."""
     import pandas as pd
 
     rows = {}
@@ -104,6 +105,8 @@ def combine_table(runs: Mapping[str, CDARun]) -> "pd.DataFrame":
                              "ours F1": round(100 * runs[name].d2d["f1"], 1),
                              "paper acc (AAN, fine-tuned)": PAPER_TABLE10[combine][0],
                              "paper F1": PAPER_TABLE10[combine][1]}
+    for name, ref in verdicts.pair_references(test_labels).items():
+        rows[reference_label(name)] = {"ours acc": round(100 * ref["acc"], 1), "ours F1": round(100 * ref["f1"], 1)}
     return pd.DataFrame(rows).T
 
 

@@ -172,6 +172,16 @@ def length_table(systems: Mapping[str, System], rows, buckets: int) -> "pd.DataF
     return pd.DataFrame(table).T
 
 
+def length_results(systems: Mapping[str, System], rows, buckets: int) -> "pd.DataFrame":
+    """`length_table` with its reference row: the F1 of calling every pair of a bucket related."""
+    index, _ = length_buckets(rows, buckets)
+    labels = np.asarray(rows["label"])
+    table = length_table(systems, rows, buckets)
+    references = [verdicts.pair_references(labels[index == b])["all related"] for b in range(table.shape[1])]
+    table.loc[reference_label("all related")] = [round(100 * ref["f1"], 1) for ref in references]
+    return table
+
+
 def length_figure(table: "pd.DataFrame") -> "Figure":
     """`length_table` as lines: does a system keep its F1 when the documents pass its window?"""
     import matplotlib.pyplot as plt

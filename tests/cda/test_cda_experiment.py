@@ -55,6 +55,7 @@ def test_a_smoke_run_scores_d2d_and_s2d_and_records_the_issue_names():
     assert metrics["cda/world/d2d/reference/all_related/f1"] == pytest.approx(100 * 2 / 3, abs=0.01)
     table = report.d2d_table(runs, "world", test_labels)
     assert table.loc["reference: none related", ("ours: world", "acc")] == 50.0
+    assert report.combine_table(runs, test_labels).loc["reference: all related", "ours F1"] == pytest.approx(66.7)
     assert not report.s2d_table(runs, oracle=True).empty
     assert report.readings(runs, test_labels, None, "smoke", "world")  # the attention-vs-cosine line is always there
     assert len(run.oracle["attention"].reciprocal_ranks) == run.oracle["attention"].pairs

@@ -144,3 +144,12 @@ def test_recipe_table_and_metrics_name_each_searched_system_and_skip_fixed_recip
     metrics = report.recipe_metrics("world", recipes)
     assert metrics["compare/world/recipe/cdlm/dev_f1"] == 0.5 and not any("match_ignition" in k for k in metrics)
     assert "CDLM: lr 0.001, 2 of 2 epochs" in report.recipe_note(recipes)
+
+
+def test_the_length_table_shown_has_its_reference_row():
+    systems = {"cdlm": _system("cdlm", [1, 1, 0, 0, 0, 1])}
+    table = report.length_results(systems, ROWS, 2)
+    assert list(table.index) == ["CDLM", "reference: all related"]
+    index, _ = analysis.length_buckets(ROWS, 2)
+    shares = [np.mean(np.asarray(ROWS["label"])[index == b]) for b in range(2)]
+    assert table.loc["reference: all related"].tolist() == [round(100 * 2 * p / (1 + p), 1) for p in shares]
