@@ -182,3 +182,11 @@ def test_a_searched_run_keeps_the_dev_best_point_and_a_cache_hit_trains_nothing(
     again = experiment.run_model("gru_han_shallow", prepared, config, cache=cache)
     assert again.recipe.cached and again.fit == run.fit  # the chosen run's curves, as the search measured them
     assert again.d2d == run.d2d and again.probabilities == pytest.approx(run.probabilities, abs=1e-6)
+
+
+def test_attention_over_cosine_is_never_read_as_holding_without_a_seed_spread():
+    labels = [1, 0, 0, 1, 0, 0] * 10
+    runs = {"gru_han_shallow": _cda_run("gru_han_shallow", labels, labels)}
+    line = next(line for line in report.readings(runs, labels, None, "cpu", "world")
+                if "attention over cosine" in line)
+    assert "beyond its paired interval for 0 of 1 models" in line and line.endswith("not resolved at this scale.")
