@@ -23,9 +23,12 @@ REPUBLISH = "run `make publish` to re-run the cpu and smoke profiles and publish
 
 
 def cell_sources(path: Path) -> list[tuple[str, str]]:
-    """(cell type, source) of each cell of a notebook, without papermill's injected-parameters cell."""
+    """(cell type, source) of each cell of a notebook, without papermill's injected-parameters cell and with the
+    generated `**Time:**` line blanked (`chapter_times.sync` rewrites it after a run, from that run's times)."""
+    from .chapter_times import TIME_LINE
+
     cells = json.loads(path.read_text())["cells"]
-    return [(cell["cell_type"], "".join(cell["source"])) for cell in cells
+    return [(cell["cell_type"], TIME_LINE.sub("**Time:**", "".join(cell["source"]))) for cell in cells
             if INJECTED_TAG not in cell.get("metadata", {}).get("tags", [])]
 
 

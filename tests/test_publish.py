@@ -106,3 +106,11 @@ def test_source_mismatch_ignores_the_injected_parameters_and_counts_cells(tmp_pa
     assert source_mismatch(ran, write(tmp_path / "same.ipynb", notebook(["a", "b"]))) is None
     longer = write(tmp_path / "longer.ipynb", notebook(["a", "b", "c"]))
     assert source_mismatch(ran, longer) == f"ran.ipynb: 2 cells, but {longer} has 3"
+
+
+def test_source_mismatch_ignores_the_generated_time_line_only(tmp_path):
+    ran = write(tmp_path / "ran.ipynb", notebook(["# 05 x\n\n**Time:** `cpu` 3 min", "b"]))
+    synced = write(tmp_path / "synced.ipynb", notebook(["# 05 x\n\n**Time:** `cpu` 4 min", "b"]))
+    assert source_mismatch(ran, synced) is None
+    edited = write(tmp_path / "edited.ipynb", notebook(["# 05 y\n\n**Time:** `cpu` 3 min", "b"]))
+    assert source_mismatch(ran, edited).startswith("ran.ipynb: cell 0 differs")
