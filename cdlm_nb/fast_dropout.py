@@ -4,7 +4,9 @@ probability p, scale the rest by 1 / (1 - p)), but `bernoulli_`, 17 % of a MiniL
 pairs of 137 tokens), is 3x slower than the draws. Elsewhere (a GPU, evaluation) it is PyTorch's own dropout.
 
 `apply(model)` swaps every `nn.Dropout` module and sets the attention to `ATTENTION`: Hugging Face's eager
-attention (it returns the probabilities, which Match-Ignition's word filter reads) with this dropout.
+attention (it returns the probabilities, which Match-Ignition's word filter reads) with this dropout. The name is
+registered with transformers' attention and mask registries by `register()`, which `apply` calls; importing this
+module registers nothing.
 """
 
 from __future__ import annotations
@@ -48,13 +50,22 @@ def _registered(module, query, key, value, attention_mask, scaling=None, dropout
     return eager_attention(module, query, key, value, attention_mask, scaling, dropout, **kwargs)
 
 
-def apply(model: nn.Module) -> nn.Module:
-    """Every `nn.Dropout` of `model` swapped for `Dropout` (same p) and its attention set to `ATTENTION`."""
+def register() -> None:
+    """Register `ATTENTION` with transformers' attention and mask registries (public `register` class methods), so
+    that a model can be set to it; the registries are process-wide, hence an explicit call. Idempotent."""
     from transformers import AttentionInterface
     from transformers.masking_utils import AttentionMaskInterface, eager_mask
 
-    AttentionInterface.register(ATTENTION, _registered)
-    AttentionMaskInterface.register(ATTENTION, eager_mask)  # the additive mask eager attention reads (not sdpa's)
+    if AttentionInterface().get(ATTENTION) is not _registered:
+        AttentionInterface.register(ATTENTION, _registered)
+    if AttentionMaskInterface().get(ATTENTION) is not eager_mask:
+        AttentionMaskInterface.register(ATTENTION, eager_mask)  # the additive mask eager attention reads (not sdpa's)
+
+
+def apply(model: nn.Module) -> nn.Module:
+    """Every `nn.Dropout` of `model` swapped for `Dropout` (same p) and its attention set to `ATTENTION` (registered
+    first, `register`)."""
+    register()
     for parent in list(model.modules()):
         for name, child in parent.named_children():
             if type(child) is nn.Dropout:

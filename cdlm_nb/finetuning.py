@@ -1,16 +1,113 @@
-"""What every fine-tuning loop of the tutorial shares (coreference, matching, ...): batches of similar length,
-moving a batch to the device, mixed precision on a GPU, and scores with their throughput."""
+"""The tutorial's one fine-tuning loop (coreference, matching, multi-hop QA, classification, CDA) and what it
+stands on: batching, the optimizer and schedule, mixed precision on a GPU, early stopping, and scores with their
+throughput. Pretraining uses transformers' `Trainer` instead (checkpoints and resuming)."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from .errors import DataError
+from .runtime import progress
 
 if TYPE_CHECKING:
     import numpy as np
     import torch
+
+#: batch_loss(indices) -> the task's mean loss on those inputs (its forward pass, run under `autocast`)
+BatchLoss = Callable[[list[int]], "torch.Tensor"]
+#: split(batch) -> the batch cut into forward passes that fit in memory (their gradients add up to the batch's)
+Split = Callable[[list[int]], list[list[int]]]
+
+
+@dataclass(frozen=True)
+class TrainSetup:
+    """How a model is fine-tuned; each field means the same for every task."""
+
+    epochs: int
+    batch_size: int  # inputs per optimizer step (a `Split` may cut it into several forward passes)
+    learning_rate: float
+    seed: int = 13
+    warmup: float = 0.0  # share of the steps over which the rate rises linearly from zero
+    decay: bool = True  # then falls linearly to zero at the last step (False: it stays constant)
+    optimizer: str = "adamw"  # "adamw" (weight decay 0.01), or "adam" (none: the CDA paper)
+    random_batches: bool = False  # i.i.d. batches (the CDA paper) instead of batches of similar length
+
+
+def train_steps(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: BatchLoss, setup: TrainSetup, *,
+                device: str = "cpu", parameters=None, split: Split | None = None,
+                after_epoch: Callable[[int], bool | None] | None = None, what: str = "inputs") -> list[float]:
+    """Train `model` in place on inputs of these token `lengths`; returns every batch's loss.
+
+    `parameters`: AdamW parameter groups with their own rates (default: all of the model's). `after_epoch(epoch)`
+    (1-based) runs after each epoch, e.g. early stopping or a recipe search's dev score; True stops training."""
+    import torch
+
+    if not lengths:
+        raise DataError(f"no training {what}: the training split is empty")
+    torch.manual_seed(setup.seed)
+    model.to(device).train()
+    optimizer = make_optimizer(model.parameters() if parameters is None else parameters, setup)
+    schedule = make_schedule(optimizer, setup, steps=setup.epochs * -(-len(lengths) // setup.batch_size))
+    scaler = gradient_scaler(device)
+    epochs = epoch_batches(lengths, setup)
+    losses: list[float] = []
+    for epoch in range(1, setup.epochs + 1):
+        for batch in progress(next(epochs), desc=f"epoch {epoch}/{setup.epochs}"):
+            loss = 0.0
+            for piece in (split or whole)(batch):
+                with autocast(device):
+                    piece_loss = batch_loss(piece) * (len(piece) / len(batch))
+                scaler.scale(piece_loss).backward()
+                loss += piece_loss.item()
+            scaler.step(optimizer)
+            scaler.update()
+            schedule.step()
+            optimizer.zero_grad()
+            losses.append(loss)
+        if after_epoch is not None:
+            stop = after_epoch(epoch)
+            model.to(device).train()
+            if stop:
+                break
+    model.eval()
+    return losses
+
+
+def make_optimizer(parameters, setup: TrainSetup) -> "torch.optim.Optimizer":
+    """AdamW or Adam with the fused kernel (one pass over all parameters instead of a loop over tensors)."""
+    import torch
+
+    kinds = {"adamw": torch.optim.AdamW, "adam": torch.optim.Adam}
+    if setup.optimizer not in kinds:
+        raise ValueError(f"TrainSetup.optimizer={setup.optimizer!r}: use one of {sorted(kinds)}")
+    return kinds[setup.optimizer](parameters, lr=setup.learning_rate, fused=True)
+
+
+def make_schedule(optimizer: "torch.optim.Optimizer", setup: TrainSetup, steps: int):
+    """The rate per step: linear warm-up over `setup.warmup` of the steps, then linear decay to zero (or constant)."""
+    from transformers import get_constant_schedule_with_warmup, get_linear_schedule_with_warmup
+
+    warmup = round(setup.warmup * steps)
+    if setup.decay:
+        return get_linear_schedule_with_warmup(optimizer, warmup, steps)
+    return get_constant_schedule_with_warmup(optimizer, warmup)
+
+
+def epoch_batches(lengths: Sequence[int], setup: TrainSetup) -> Iterator[list[list[int]]]:
+    """Each epoch's batches, in training order: batches of similar length in an order shuffled per epoch (little
+    padding), or i.i.d. batches from one generator seeded once."""
+    import numpy as np
+
+    rng = np.random.default_rng(setup.seed)
+    for epoch in range(setup.epochs):
+        if setup.random_batches:
+            order = rng.permutation(len(lengths)).tolist()
+            yield [order[i:i + setup.batch_size] for i in range(0, len(order), setup.batch_size)]
+        else:
+            yield length_sorted_batches(lengths, setup.batch_size, shuffle=True, seed=setup.seed + epoch)
 
 
 def length_sorted_batches(lengths: Sequence[int], batch_size: int, shuffle: bool = False,
@@ -29,66 +126,62 @@ def input_lengths(inputs: Sequence) -> list[int]:
     return [len(item.input_ids) for item in inputs]
 
 
-def adamw(parameters, learning_rate: float) -> "torch.optim.AdamW":
-    """The optimizer of every fine-tuning loop, made in one place: PyTorch's AdamW with its fused kernel (one pass
-    over all parameters instead of a loop over tensors; 7x faster per MiniLM update on 2 CPU cores, see
-    docs/experiments.md)."""
-    import torch
-
-    return torch.optim.AdamW(parameters, lr=learning_rate, fused=True)
+def whole(batch: list[int]) -> list[list[int]]:
+    """The batch as one forward pass."""
+    return [batch]
 
 
-def train_steps(model: "torch.nn.Module", inputs: Sequence, batch_loss: Callable[[list[int]], "torch.Tensor"], *,
-                epochs: int, batch_size: int, learning_rate: float, warmup: float = 0.0, device: str = "cpu",
-                seed: int = 13, what: str = "inputs", per_device_batch: int | None = None,
-                after_epoch: Callable[[int], bool | None] | None = None) -> list[float]:
-    """The fine-tuning loop every task shares: AdamW with a linear warm-up over the first `warmup` share of the
-    steps then decay to zero, length-sorted batches of `batch_size` in shuffled order, `batch_loss(indices)` (the
-    task's forward pass and mean loss, under `autocast`) per piece of at most `per_device_batch` inputs, their
-    gradients accumulated into the batch's (fp16: through a gradient scaler). `after_epoch(epoch)` (1-based), if
-    given, runs after each epoch (e.g. a dev score, `recipe_search`); it returning True stops training there.
-    Returns every batch's loss."""
-    import torch
-    from transformers import get_linear_schedule_with_warmup
-
-    from .errors import DataError
-    from .runtime import progress
-
-    if not inputs:
-        raise DataError(f"no training {what}: the training split is empty")
-    torch.manual_seed(seed)
-    model.to(device).train()
-    optimizer = adamw(model.parameters(), learning_rate)
-    scaler = gradient_scaler(device)
-    steps = epochs * -(-len(inputs) // batch_size)
-    schedule = get_linear_schedule_with_warmup(optimizer, round(warmup * steps), steps)
-    losses: list[float] = []
-    for epoch in range(epochs):
-        batches = length_sorted_batches(input_lengths(inputs), batch_size, shuffle=True, seed=seed + epoch)
-        for indices in progress(batches, desc=f"epoch {epoch + 1}/{epochs}"):
-            loss = 0.0
-            for piece in pieces(indices, per_device_batch):
-                with autocast(device):
-                    piece_loss = batch_loss(piece) * (len(piece) / len(indices))
-                scaler.scale(piece_loss).backward()
-                loss += piece_loss.item()
-            scaler.step(optimizer)
-            scaler.update()
-            schedule.step()
-            optimizer.zero_grad()
-            losses.append(loss)
-        if after_epoch is not None:
-            stop = after_epoch(epoch + 1)
-            model.to(device).train()
-            if stop:
-                break
-    return losses
+def per_device(per_device_batch: int | None) -> Split:
+    """A `Split` into forward passes of at most `per_device_batch` inputs (None: one pass)."""
+    return lambda batch: pieces(batch, per_device_batch)
 
 
 def pieces(indices: list[int], per_device_batch: int | None) -> list[list[int]]:
     """A batch cut into forward passes of at most `per_device_batch` inputs (None: one pass)."""
     size = per_device_batch or len(indices)
     return [indices[i:i + size] for i in range(0, len(indices), size)]
+
+
+def cpu_state(model: "torch.nn.Module") -> dict[str, "torch.Tensor"]:
+    """A copy of the model's weights in CPU memory: a kept checkpoint takes no room on the accelerator."""
+    return {name: tensor.detach().to("cpu", copy=True) for name, tensor in model.state_dict().items()}
+
+
+@dataclass
+class EarlyStopping:
+    """`after_epoch` for `train_steps`: stop once `dev_loss()` has not improved by `min_improvement` for `patience`
+    epochs, keeping the best epoch's weights (in CPU memory) for `restore`."""
+
+    model: "torch.nn.Module"
+    dev_loss: Callable[[], float]
+    patience: int
+    min_improvement: float = 0.0
+    losses: list[float] = field(default_factory=list)
+    best_epoch: int = 0
+    best_state: dict | None = None
+    waited: int = 0
+
+    def __call__(self, epoch: int) -> bool:
+        self.losses.append(self.dev_loss())
+        best = self.losses[self.best_epoch - 1] if self.best_epoch else float("inf")
+        if improved(self.losses[-1], best, self.min_improvement):
+            self.best_epoch, self.best_state, self.waited = epoch, cpu_state(self.model), 0
+        else:
+            self.waited += 1
+        return self.waited >= self.patience
+
+    def restore(self) -> None:
+        """Load the best epoch's weights; an error when no epoch had a finite dev loss (training diverged)."""
+        if self.best_state is None:
+            raise FloatingPointError(f"every dev loss was NaN ({len(self.losses)} epochs): training diverged; "
+                                     "lower the learning rate")
+        self.model.load_state_dict(self.best_state)
+
+
+def improved(loss: float, best: float, min_improvement: float) -> bool:
+    """Whether a dev loss counts as better: lower than the best by at least `min_improvement` (a NaN never is).
+    Any decrease would let a loss that creeps down by a hair keep training up to the epoch bound."""
+    return loss < best - min_improvement
 
 
 def to_device(batch: dict[str, "torch.Tensor"], device: str) -> dict[str, "torch.Tensor"]:
@@ -106,11 +199,11 @@ def synchronize(device: "str | torch.device") -> None:
 
 
 def precision(device: "str | torch.device") -> str:
-    """The precision this device trains in (`plan.cards.precision_for`): bf16 on a CUDA card of compute capability
+    """The precision this device trains in (`precision.precision_for`): bf16 on a CUDA card of compute capability
     8.0 and up, fp16 below it (bf16 is only emulated there), fp32 elsewhere."""
     import torch
 
-    from .plan.cards import precision_for
+    from .precision import precision_for
 
     if torch.device(device).type != "cuda":
         return "fp32"

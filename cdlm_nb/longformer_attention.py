@@ -14,11 +14,15 @@ the same function with `scaled_dot_product_attention` over blocks:
 
 The masks and global slots are built once per forward and shared by every layer (`shared_layout`). Padding queries
 get a zero attention output, as in Hugging Face. `use_fast_attention(model)` swaps the modules of any Longformer in
-place (parameters shared, state dict unchanged) and `use_hf_attention(model)` swaps them back; a fast model also
-builds its padding mask without Hugging Face's (batch, 1, L, L) intermediate (`padding_mask`) and skips the padding of
-the input to a multiple of the window, which only Hugging Face's chunks need (`_FastForwardHooks`). A forward that asks
-for attention maps (`output_attentions=True`) runs Hugging Face's code on the same weights, so attention analyses
-see exactly Hugging Face's maps.
+place (parameters shared, state dict unchanged) and `use_hf_attention(model)` swaps them back: each layer's
+`attention.self` becomes a `FastLongformerSelfAttention` and each `LongformerModel.encoder` a `FastLongformerEncoder`,
+which runs the layers without the padding to a multiple of the window that only Hugging Face's chunks need (it cuts
+the `padding_len` positions `LongformerModel` appended). Both are subclasses of Hugging Face's modules assigned as
+ordinary children: no private attribute of a transformers object is set and nothing is registered with transformers.
+So the padding mask is Hugging Face's own (`LongformerModel` picks its mask builder from a private config field):
+the eager (batch, 1, L, L) mask, built once per forward and sliced to one row.
+A forward that asks for attention maps (`output_attentions=True`) runs Hugging Face's code on the same weights and
+padded input, so attention analyses see exactly Hugging Face's maps.
 
 On CUDA `scaled_dot_product_attention` picks a fused kernel (memory-efficient attention takes the additive mask and
 dropout). On CPU its fused (flash) kernel has no dropout, and its math path keeps scores, probabilities, mask and
@@ -34,15 +38,16 @@ from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
-from transformers.masking_utils import AttentionMaskInterface
-from transformers.models.longformer.modeling_longformer import LongformerModel, LongformerSelfAttention
+from transformers.models.longformer.modeling_longformer import (
+    LongformerEncoder,
+    LongformerModel,
+    LongformerSelfAttention,
+)
 
 from cdlm_nb.attention_dropout import CHUNK_SCORES, Blocks, blocked_attention
 
 #: Short names of the two implementations (benchmark rows, recorded metrics, `PretrainResult.attention`).
 IMPLEMENTATIONS = {"hf": "Hugging Face's LongformerSelfAttention", "ours": "cdlm_nb fused attention (sdpa)"}
-#: The mask interface a fast model's config names (`LongformerModel` builds its padding mask through it).
-MASK_INTERFACE = "cdlm_longformer_padding"
 PROJECTIONS = ("query", "key", "value", "query_global", "key_global", "value_global")
 
 
@@ -265,8 +270,9 @@ class FastLongformerSelfAttention(LongformerSelfAttention):
     def forward(self, hidden_states, attention_mask=None, is_index_masked=None, is_index_global_attn=None,
                 is_global_attn=None, output_attentions=False):
         if output_attentions:
-            return super().forward(hidden_states, attention_mask, is_index_masked, is_index_global_attn,
-                                   is_global_attn, output_attentions)
+            return super().forward(hidden_states, attention_mask=attention_mask, is_index_masked=is_index_masked,
+                                   is_index_global_attn=is_index_global_attn, is_global_attn=is_global_attn,
+                                   output_attentions=output_attentions)
         batch, length, width = hidden_states.shape
         shape = (batch, length, self.num_heads, self.head_dim)
         dropout = self.dropout if self.training else 0.0
@@ -285,82 +291,69 @@ class FastLongformerSelfAttention(LongformerSelfAttention):
         return (out,)
 
 
-def padding_mask(batch_size: int, q_length: int, kv_length: int, attention_mask: torch.Tensor | None = None,
-                 dtype: torch.dtype = torch.float32, device=None, **_) -> torch.Tensor:
-    """Hugging Face's eager bidirectional mask cut to the one query row `LongformerModel` keeps: (B, 1, 1, L), 0
-    for a token, dtype's minimum for padding. The eager mask is (B, 1, L, L), quadratic in time and memory (at
-    4,096 tokens 64 MiB per sequence in fp32), only to be sliced back to this row."""
-    if attention_mask is None:
-        return torch.zeros(batch_size, 1, 1, kv_length, dtype=dtype, device=device)
-    allowed = attention_mask.bool()[:, None, None, :kv_length]
-    return torch.zeros(allowed.shape, dtype=dtype, device=allowed.device).masked_fill_(~allowed, torch.finfo(dtype).min)
+class FastLongformerEncoder(LongformerEncoder):
+    """`LongformerEncoder` that runs fast layers over the input's own length: `LongformerModel` pads its input to a
+    multiple of the window (only Hugging Face's chunks need that) and tells the encoder how much (`padding_len`); this
+    encoder cuts those positions off before the layers instead of after them. With attention maps asked for, or any
+    layer on Hugging Face's attention, it is Hugging Face's encoder."""
+
+    @classmethod
+    def from_hf(cls, encoder: LongformerEncoder) -> "FastLongformerEncoder":
+        """A fast encoder holding `encoder`'s layers (shared, not copied)."""
+        return _rebuilt(cls, encoder)
+
+    def to_hf(self) -> LongformerEncoder:
+        """A Hugging Face encoder holding these layers."""
+        return _rebuilt(LongformerEncoder, self)
+
+    def forward(self, hidden_states, attention_mask=None, padding_len=0, output_attentions=False,
+                output_hidden_states=False, return_dict=True):
+        if padding_len and not output_attentions and all(
+                isinstance(layer.attention.self, FastLongformerSelfAttention) for layer in self.layer):
+            length = hidden_states.shape[1] - padding_len
+            hidden_states, attention_mask, padding_len = hidden_states[:, :length], attention_mask[:, :length], 0
+        return super().forward(hidden_states, attention_mask=attention_mask, padding_len=padding_len,
+                               output_attentions=output_attentions, output_hidden_states=output_hidden_states,
+                               return_dict=return_dict)
 
 
-AttentionMaskInterface.register(MASK_INTERFACE, padding_mask)
-
-
-class _FastForwardHooks:
-    """Forward hooks of a `LongformerModel` that runs the fast attention. While (and only while) it runs, its config
-    names MASK_INTERFACE, so that it builds its padding mask with `padding_mask`; between forwards the config says
-    "eager", so that new models can still be built from it (`LongformerForMaskedLM(config)` accepts no other name).
-    And unless attention maps are asked for (Hugging Face's attention then runs), the input is not padded to a
-    multiple of the window, which only Hugging Face's chunks need: a 128-token input under a 256-token window would
-    otherwise run every layer over 256 positions."""
-
-    def __init__(self, model: torch.nn.Module):
-        self.handles = (model.register_forward_pre_hook(self.enter, with_kwargs=True),
-                        model.register_forward_hook(self.leave, always_call=True))
-        self.pad_to_window = False
-        self.hf_pad = model._pad_to_window_size
-        model._pad_to_window_size = self.pad
-
-    def enter(self, module, args, kwargs) -> None:
-        module.config._attn_implementation = MASK_INTERFACE
-        maps = kwargs.get("output_attentions", args[7] if len(args) > 7 else None)  # 8th of LongformerModel.forward
-        self.pad_to_window = bool(module.config.output_attentions if maps is None else maps)
-
-    @staticmethod
-    def leave(module, args, output) -> None:
-        module.config._attn_implementation = "eager"
-
-    def pad(self, input_ids, attention_mask, token_type_ids, position_ids, inputs_embeds, pad_token_id):
-        """Hugging Face's `_pad_to_window_size` when its attention runs; otherwise the inputs as they are."""
-        if self.pad_to_window:
-            return self.hf_pad(input_ids, attention_mask, token_type_ids, position_ids, inputs_embeds, pad_token_id)
-        return 0, input_ids, attention_mask, token_type_ids, position_ids, inputs_embeds
-
-    def remove(self, model: torch.nn.Module) -> None:
-        for handle in self.handles:
-            handle.remove()
-        del model._pad_to_window_size  # the class's method again
-
-
-def _longformers(model: torch.nn.Module) -> list[torch.nn.Module]:
-    return [m for m in model.modules() if isinstance(m, LongformerModel)]
+def _rebuilt(cls: type[LongformerEncoder], encoder: LongformerEncoder) -> LongformerEncoder:
+    """A `cls` encoder holding `encoder`'s layers, config, checkpointing flag and mode. Built on the meta device, so
+    that its own throwaway layers neither allocate weights nor draw from the random generator."""
+    with torch.device("meta"):
+        rebuilt = cls(encoder.config)
+    rebuilt.layer = encoder.layer
+    rebuilt.gradient_checkpointing = encoder.gradient_checkpointing
+    rebuilt.training = encoder.training
+    return rebuilt
 
 
 def use_fast_attention(model: torch.nn.Module) -> torch.nn.Module:
-    """Swap every Longformer self-attention of `model` for the fast one, in place (weights shared); returns it."""
+    """Swap every Longformer self-attention and encoder of `model` for the fast ones, in place (weights shared);
+    returns it. Swapping twice is harmless."""
     for layer in model.modules():
         if isinstance(getattr(layer, "self", None), LongformerSelfAttention) and not isinstance(
                 layer.self, FastLongformerSelfAttention):
             layer.self = FastLongformerSelfAttention.from_hf(layer.self)
     for longformer in _longformers(model):
-        if not hasattr(longformer, "_fast_forward_hooks"):
-            longformer._fast_forward_hooks = _FastForwardHooks(longformer)
+        if not isinstance(longformer.encoder, FastLongformerEncoder):
+            longformer.encoder = FastLongformerEncoder.from_hf(longformer.encoder)
     return model
 
 
 def use_hf_attention(model: torch.nn.Module) -> torch.nn.Module:
-    """Swap every fast self-attention of `model` back to Hugging Face's, in place; returns it."""
+    """Swap every fast self-attention and encoder of `model` back to Hugging Face's, in place; returns it."""
     for layer in model.modules():
         if isinstance(getattr(layer, "self", None), FastLongformerSelfAttention):
             layer.self = layer.self.to_hf()
     for longformer in _longformers(model):
-        if hasattr(longformer, "_fast_forward_hooks"):
-            longformer._fast_forward_hooks.remove(longformer)
-            del longformer._fast_forward_hooks
+        if isinstance(longformer.encoder, FastLongformerEncoder):
+            longformer.encoder = longformer.encoder.to_hf()
     return model
+
+
+def _longformers(model: torch.nn.Module) -> list[LongformerModel]:
+    return [m for m in model.modules() if isinstance(m, LongformerModel)]
 
 
 def uses_fast_attention(model: torch.nn.Module) -> bool:

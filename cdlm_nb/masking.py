@@ -1,13 +1,14 @@
 """Cross-document masked language modeling (CD-MLM): BERT's masking plus a global-attention pattern.
 
-`CrossDocumentMLMCollator(tokenizer, pattern=...)` is a drop-in `data_collator` for the HF `Trainer`: it pads a
-batch of `{"input_ids": [...]}` rows and returns `input_ids`, `attention_mask`, `global_attention_mask` and
-`labels` (-100 where nothing is predicted). `collators_by_pattern` builds one collator per pattern, and
-`replacement_counts` / `masking_statistics` measure what the masking did (notebook 01). Masking follows BERT, as
-the paper says: 15 % of the maskable tokens of each row (at least one) are predicted; of those 80 % become
-`<mask>`, 10 % a random ordinary token and 10 % stay unchanged. Special tokens (`<s>`, `</s>`, `<pad>`, `<unk>`,
-`<mask>`), the document separators and padding are never predicted. The *patterns* differ only in which tokens
-get global attention (CDLM paper, Sections 2.2 and 3; a model's pattern is `variants.attention_pattern_of(model)`):
+`CrossDocumentMLMCollator(tokenizer, pattern=...)` is a drop-in `data_collator` for the HF `Trainer`: it masks a
+batch of `{"input_ids": [...]}` rows, pads them (`collate.pad_batch`) and returns `input_ids`, `attention_mask`,
+`global_attention_mask` and `labels` (-100 where nothing is predicted). `collators_by_pattern` builds one
+collator per pattern, and `replacement_counts` / `masking_statistics` measure what the masking did (notebook 01).
+Masking follows BERT, as the paper says: 15 % of the maskable tokens of each row (at least one) are predicted; of
+those 80 % become `<mask>`, 10 % a random ordinary token and 10 % stay unchanged. Special tokens (`<s>`, `</s>`,
+`<pad>`, `<unk>`, `<mask>`), the document separators and padding are never predicted. The *patterns* differ only
+in which tokens get global attention (CDLM paper, Sections 2.2 and 3; a model's pattern is
+`variants.attention_pattern_of(model)`):
 
 - `cdlm`    the predicted tokens (all 15 %, whatever they were replaced by) — the paper's pattern;
 - `rand`    the same attention as `cdlm`; Rand CDLM differs in its inputs (`inputs.pack_random_documents`);
@@ -34,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import torch
 
+from .collate import pad_batch
 from .errors import ConfigError
 from .tokenization import document_separator_ids
 
@@ -101,29 +103,15 @@ class CrossDocumentMLMCollator:
             raise ConfigError("CrossDocumentMLMCollator got an empty batch")
         rows = [torch.as_tensor(feature["input_ids"], dtype=torch.long) for feature in features]
         masked = [self.mask_row(row) for row in rows]
-        lengths = [len(row) for row in rows]
-        width = max(lengths)
-        if self.pad_to_multiple_of:
-            width = -(-width // self.pad_to_multiple_of) * self.pad_to_multiple_of
-
-        batch_size = len(rows)
-        input_ids = torch.full((batch_size, width), self.tokenizer.pad_token_id, dtype=torch.long)
-        labels = torch.full((batch_size, width), IGNORE_INDEX, dtype=torch.long)
-        attention_mask = torch.zeros((batch_size, width), dtype=torch.long)
-        global_attention_mask = torch.zeros((batch_size, width), dtype=torch.long)
-        for i, (row, length) in enumerate(zip(masked, lengths)):
-            input_ids[i, :length] = row.input_ids
-            labels[i, :length] = row.labels
-            attention_mask[i, :length] = 1
-            global_attention_mask[i, :length] = self.global_attention(rows[i], row.predicted)
+        batch = pad_batch(
+            [{"input_ids": row.input_ids, "global_attention_mask": self.global_attention(original, row.predicted),
+              "labels": row.labels} for original, row in zip(rows, masked)],
+            {"input_ids": self.tokenizer.pad_token_id, "labels": IGNORE_INDEX},
+            pad_to_multiple_of=self.pad_to_multiple_of,
+        )
         if self.pattern == "release":
-            attention_mask[:] = 1  # the released code passed no attention mask: padding is attended
-        return {
-            "input_ids": input_ids,
-            "attention_mask": attention_mask,
-            "global_attention_mask": global_attention_mask,
-            "labels": labels,
-        }
+            batch["attention_mask"][:] = 1  # the released code passed no attention mask: padding is attended
+        return batch
 
     # ----------------------------------------------------------------------------------------------------------
     def maskable(self, row: torch.Tensor) -> torch.Tensor:

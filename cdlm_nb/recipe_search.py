@@ -15,7 +15,6 @@ notebook 11 does after 05 and 10) loads them and trains nothing.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import time
@@ -24,29 +23,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .finetuning import cpu_state
+from .search_space import SearchSpace
+
 if TYPE_CHECKING:
     import pandas as pd
     import torch
 
 CACHE_FOLDER = "recipes"  # under the run folder
-
-
-@dataclass(frozen=True)
-class SearchSpace:
-    """The recipes tried on dev: every learning rate, dev scored after each of `epochs` epochs of one schedule."""
-
-    learning_rates: tuple[float, ...]
-    epochs: int  # length of the schedule (warm-up then linear decay to zero over these epochs), or most epochs
-    warmup: float  # share of the schedule's steps with a linear warm-up
-    schedule: str = "linear"  # "linear" (warm-up, then decay to zero) or "constant" (Adam at a fixed rate)
-
-    def describe(self) -> str:
-        """The space in words, for tables and notes."""
-        rates = ", ".join(f"{rate:g}" for rate in self.learning_rates)
-        shape = (f"{100 * self.warmup:g} % warm-up, linear decay" if self.schedule == "linear" else
-                 "constant rate, early stopping on the dev loss")
-        return (f"learning rate in {{{rates}}} x epoch 1-{self.epochs} of a {self.epochs}-epoch schedule "
-                f"({shape}); up to {len(self.learning_rates) * self.epochs} points")
 
 
 @dataclass(frozen=True)
@@ -218,7 +202,7 @@ def search(system: str, space: SearchSpace, fit: Fit, dev_score: DevScore, *, ca
                             float(scores["macro_f1"]), bool(scores["one_class"]), trained)
         points.append(point)
         if best["rank"] is None or point.rank() > best["rank"]:
-            best["rank"], best["state"] = point.rank(), copy.deepcopy(model.state_dict())
+            best["rank"], best["state"] = point.rank(), cpu_state(model)
         clock["scoring"] += time.perf_counter() - scoring
         return epoch >= space.epochs
 

@@ -62,6 +62,8 @@ class Session:
 
 _SESSION: Session | None = None
 RECORDS = {"metrics": "", "inputs": ".inputs"}  # what a notebook records, and the suffix of its file
+#: This CPU's fp32 matrix-multiply rate, measured and recorded by notebook 00's probe (`matmul_gflops`).
+PROBE_NOTEBOOK, PROBE_METRIC = "00_overview", "env/matmul_gflops"
 
 
 def notebook_record(run_dir: Path, notebook: str, kind: str) -> Path:
@@ -75,11 +77,25 @@ def read_record(path: Path) -> dict:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-def _record_entry(path: Path, key: str, value) -> None:
-    """Add one entry to a record file, written atomically: never half-written, even if a run is cut short."""
-    entries = read_record(path)
-    entries[key] = value
-    write_text_atomic(path, json.dumps(entries, indent=2, sort_keys=True))
+#: Each record file's entries as this process last wrote them, so that adding one needs no read of the file.
+_RECORDED: dict[Path, dict] = {}
+
+
+def _record_entries(path: Path, entries: Mapping[str, object]) -> None:
+    """Add entries to a record file in one write, atomic: never half-written, even if a run is cut short. The file
+    is read once per process (its entries then kept in `_RECORDED`), not once per entry."""
+    path = Path(path).resolve()
+    if path not in _RECORDED:
+        _RECORDED[path] = read_record(path)
+    _RECORDED[path].update(entries)
+    write_text_atomic(path, json.dumps(_RECORDED[path], indent=2, sort_keys=True))
+
+
+def _clear_record(path: Path) -> None:
+    """Delete a record file, and this process's copy of its entries."""
+    path = Path(path).resolve()
+    _RECORDED.pop(path, None)
+    path.unlink(missing_ok=True)
 
 
 def is_headless() -> bool:
@@ -178,14 +194,15 @@ def setup(profile: str, notebook: str, run_dir: str | os.PathLike | None = None,
     training_seed = resolved.seed if seed is None else int(seed)
     seed_everything(training_seed)
     device = detect_device()
-    plan = device_plan(resolved, notebook, device)
+    folder = default_run_dir(resolved.name, run_dir)
+    rate = recorded_cpu_gflops(folder) if resolved.wants_gpu and device != "cuda" else None  # measures nothing
+    plan = device_plan(resolved, notebook, device, cpu_gflops=rate)
     if plan is not None:
         resolved = plan.apply(resolved)
-    session = Session(resolved, notebook, default_run_dir(resolved.name, run_dir), device, headless, plan,
-                      training_seed)
+    session = Session(resolved, notebook, folder, device, headless, plan, training_seed)
     session.metrics_path.parent.mkdir(parents=True, exist_ok=True)
     for kind in RECORDS:
-        notebook_record(session.run_dir, notebook, kind).unlink(missing_ok=True)
+        _clear_record(notebook_record(session.run_dir, notebook, kind))
     _SESSION = session
     if verbose:
         print(f"profile {resolved.name!r}: {resolved.description}")
@@ -201,14 +218,24 @@ def setup(profile: str, notebook: str, run_dir: str | os.PathLike | None = None,
     return session
 
 
-def device_plan(profile: Profile, notebook: str, device: str) -> "NotebookPlan | None":
+def device_plan(profile: Profile, notebook: str, device: str,
+                cpu_gflops: float | None = None) -> "NotebookPlan | None":
     """The plan of `notebook` on this session's device (`cdlm_nb.plan`) for a profile sized for a GPU; None for the
-    offline profiles and for notebooks that run no model."""
+    offline profiles and for notebooks that run no model. Nothing is measured here: off a CUDA card, the plan's
+    minutes need the CPU's rate (`cpu_gflops`, e.g. `recorded_cpu_gflops` or an explicit `matmul_gflops()`), and
+    without one the plan gives no minutes."""
     if not profile.wants_gpu:
         return None
     from .plan import plan_notebook, this_card
 
-    return plan_notebook(profile, notebook, this_card(device, cpu_gflops=matmul_gflops(1024)))
+    return plan_notebook(profile, notebook, this_card(device, cpu_gflops=cpu_gflops or 0.0))
+
+
+def recorded_cpu_gflops(run_dir: str | os.PathLike) -> float | None:
+    """This CPU's matrix-multiply rate as notebook 00 measured and recorded it in `run_dir` (`PROBE_METRIC`); None
+    where notebook 00 has not run there."""
+    value = read_record(notebook_record(Path(run_dir), PROBE_NOTEBOOK, "metrics")).get(PROBE_METRIC)
+    return float(value) if value else None
 
 
 def current_session() -> Session:
@@ -223,24 +250,33 @@ def record(name: str, value: float) -> float:
 
     Names are slash-separated paths such as `perplexity/cdlm`; values must be finite numbers.
     """
+    value = _checked(name, value)
+    _record_entries(current_session().metrics_path, {name: value})
+    return value
+
+
+def _checked(name: str, value: float) -> float:
+    """`value` as a float, after checking it is a finite number (a TypeError or ValueError naming `name`)."""
     if isinstance(value, bool) or not isinstance(value, Real):
         raise TypeError(f"record({name!r}, ...) needs a number, got {type(value).__name__}")
     value = float(value)
     if not math.isfinite(value):
         raise ValueError(f"record({name!r}, {value}) is not finite; fix the computation rather than record it")
-    _record_entry(current_session().metrics_path, name, value)
     return value
 
 
 def record_all(metrics: Mapping[str, float], prefix: str = "") -> dict[str, float]:
     """`record` every figure of a mapping, e.g. the one a report function returns: `{"perplexity/cdlm": 3.4}`.
 
-    With `prefix`, names are `prefix/name`. Returns what was recorded, so a notebook can show it.
+    With `prefix`, names are `prefix/name`. Every figure is checked before any is kept, and the file is written
+    once. Returns what was recorded, so a notebook can show it.
     """
     recorded = {}
     for name, value in metrics.items():
         full = f"{prefix.rstrip('/')}/{name}" if prefix else name
-        recorded[full] = record(full, value)
+        recorded[full] = _checked(full, value)
+    if recorded:
+        _record_entries(current_session().metrics_path, recorded)
     return recorded
 
 
@@ -250,7 +286,7 @@ def record_input(name: str, metrics: str, source: str | None) -> str | None:
     prefix as "not applicable here (input absent)" instead of missing, so a clone without them still passes."""
     if not metrics:
         raise ValueError(f"record_input({name!r}, ...) needs the metric prefix computed from that input")
-    _record_entry(current_session().inputs_path, name, {"metrics": metrics, "source": source})
+    _record_entries(current_session().inputs_path, {name: {"metrics": metrics, "source": source}})
     return source
 
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .comparison.system_ids import SYSTEMS
 from .paper_models import PAPER_MODELS
-from .recipe_search import SearchSpace
+from .search_space import SearchSpace
 
 
 @dataclass(frozen=True)
@@ -26,8 +25,7 @@ class CorefConfig:
     #                               given); None = every within-topic negative (released code)
     max_train_pairs: int | None  # random cap on training pairs per kind (CPU budget); None = no cap
     epochs: int  # paper: 10
-    batch_size: int  # pairs per forward pass
-    grad_accumulation: int  # effective batch = batch_size x grad_accumulation (paper: 128)
+    batch_size: int  # pairs per optimizer step (paper: 128)
     learning_rate: float  # AdamW (the authors' released code: 1e-5 for Longformer-base; tiny models need more)
     score_batch_size: int  # pairs per forward pass when scoring
     eval_subtopics: int | None  # score only the first N gold subtopics of dev and of test (CPU budget; the
@@ -36,18 +34,20 @@ class CorefConfig:
     #                                     pairs count as non-coreferent and are reported); None = all pairs
     thresholds: tuple[float, ...]  # distance thresholds tried on dev (released code: 0.5-0.7)
     ecbplus_topics: tuple[int, ...] | None  # ECB+ topics read when DATA = "ecbplus" (None: all)
+    per_device_batch: int | None = None  # pairs per forward pass, gradients accumulated up to batch_size (None: all
+    #                                      at once)
 
 
 _FINE_THRESHOLDS = tuple(round(0.3 + 0.05 * i, 2) for i in range(11))  # 0.3, 0.35, ..., 0.8
 COREF = {
     "smoke": CorefConfig(models=("longformer", "cdlm"), kinds=("event",), sentences_ablation=False,
                          max_length=256, hidden_sizes=(64,), activation="tanh", dropout=0.1, negative_ratio=1.0,
-                         max_train_pairs=16, epochs=1, batch_size=8, grad_accumulation=1, learning_rate=1e-3,
+                         max_train_pairs=16, epochs=1, batch_size=8, learning_rate=1e-3,
                          score_batch_size=32, eval_subtopics=1, max_pairs_per_subtopic=20,
                          thresholds=_FINE_THRESHOLDS, ecbplus_topics=(1, 2, 5)),
     "cpu": CorefConfig(models=("longformer", "local", "cdlm"), kinds=("event",), sentences_ablation=True,
                        max_length=512, hidden_sizes=(128,), activation="tanh", dropout=0.1, negative_ratio=2.0,
-                       max_train_pairs=160, epochs=1, batch_size=16, grad_accumulation=1, learning_rate=5e-4,
+                       max_train_pairs=160, epochs=1, batch_size=16, learning_rate=5e-4,
                        score_batch_size=32, eval_subtopics=3, max_pairs_per_subtopic=100,
                        thresholds=_FINE_THRESHOLDS, ecbplus_topics=(1, 3, 2, 5)),
     "gpu": CorefConfig(models=PAPER_MODELS, kinds=("event", "entity"),
@@ -55,8 +55,8 @@ COREF = {
                        # one 16 GB GPU in under an hour (`cdlm-nb plan`): 4,000 training pairs per kind for 2 epochs
                        # at an effective batch of 32 (paper: every pair, 10 epochs, batch 128), up to 800 scored
                        # candidate pairs per subtopic (the rest counted and reported)
-                       dropout=0.1, negative_ratio=5.0, max_train_pairs=4000, epochs=2, batch_size=4,
-                       grad_accumulation=8, learning_rate=1e-5, score_batch_size=32, eval_subtopics=None,
+                       dropout=0.1, negative_ratio=5.0, max_train_pairs=4000, epochs=2, batch_size=32,
+                       per_device_batch=4, learning_rate=1e-5, score_batch_size=32, eval_subtopics=None,
                        max_pairs_per_subtopic=800, thresholds=(0.5, 0.55, 0.6, 0.65, 0.7), ecbplus_topics=None),
 }
 
@@ -263,7 +263,7 @@ CDA = {
 class ComparisonConfig:
     """Notebook 11: every system on the same pairs (each system's own section sets its training)."""
 
-    systems: tuple[str, ...]  # of cdlm_nb.comparison.system_ids.SYSTEMS, in its order
+    systems: tuple[str, ...]  # of COMPARISON_SYSTEMS, in its order
     minilm_tokens: int  # tokens per document for the MiniLM bi-encoder's document vectors (its limit: 512)
     bootstrap: int  # resamples of the test pairs for the 95 % intervals
     length_buckets: int  # pair-length buckets (quantiles of the test pairs' words) for F1 by length
@@ -271,11 +271,18 @@ class ComparisonConfig:
     #   2 epochs on 360 pairs (180 steps): 1 epoch, as many steps as notebook 09's 3 on 120, stayed at the prior
 
 
+#: Notebook 11's systems that are not notebook 02's encoders, in the report's order (their labels:
+#: `comparison.system_ids.BASELINE_LABELS`; their code: `comparison.systems`).
+BASELINE_SYSTEMS = ("tfidf", "minilm_cosine", "aose", "cda_gru_deep", "cda_minilm_shallow", "match_ignition",
+                    "minilm_cross")
+#: Every system id of notebook 11: the baselines, then notebook 02's encoders fine-tuned as in notebook 05. Kept with
+#: the profiles, which list them, so the profiles import nothing of the comparison's code.
+COMPARISON_SYSTEMS = (*BASELINE_SYSTEMS, *PAPER_MODELS)
 COMPARISON = {
     "smoke": ComparisonConfig(systems=("tfidf", "minilm_cosine", "aose", "cda_gru_deep", "match_ignition", "cdlm"),
                               minilm_tokens=128, bootstrap=100, length_buckets=2, cross_encoder_epochs=None),
-    "cpu": ComparisonConfig(systems=SYSTEMS, minilm_tokens=512, bootstrap=1000, length_buckets=3,
+    "cpu": ComparisonConfig(systems=COMPARISON_SYSTEMS, minilm_tokens=512, bootstrap=1000, length_buckets=3,
                             cross_encoder_epochs=2),
-    "gpu": ComparisonConfig(systems=SYSTEMS, minilm_tokens=512, bootstrap=1000, length_buckets=4,
+    "gpu": ComparisonConfig(systems=COMPARISON_SYSTEMS, minilm_tokens=512, bootstrap=1000, length_buckets=4,
                             cross_encoder_epochs=None),
 }

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from .errors import ConfigError, DataError
 
 if TYPE_CHECKING:
+    from tokenizers import Tokenizer
     from transformers import PreTrainedModel, PreTrainedTokenizerBase, PreTrainedTokenizerFast
 
 DOC_START = "<doc-s>"
@@ -21,6 +22,36 @@ DOC_END = "</doc-s>"
 DOCUMENT_SEPARATORS = (DOC_START, DOC_END)
 #: RoBERTa's special tokens, in RoBERTa's id order.
 ROBERTA_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")
+
+
+def train_byte_level_bpe(texts: Iterable[str], vocab_size: int, special_tokens: Sequence[str],
+                         add_prefix_space: bool = True) -> "Tokenizer":
+    """A byte-level BPE (`tokenizers`) trained on the non-blank `texts`, `special_tokens` first (ids 0, 1, ...): the
+    one trainer behind `train_tokenizer` and the rehearsal's stand-in RoBERTa vocabulary (`rehearsal.hub_models`).
+
+    `add_prefix_space` gives every word, the first of a text included, its leading-space marker (RoBERTa's own
+    tokenizer does not).
+    """
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    if vocab_size < 256 + len(special_tokens):
+        raise ConfigError(
+            f"vocab_size={vocab_size} is too small: a byte-level BPE needs at least {256 + len(special_tokens)}"
+        )
+    texts = [text for text in texts if text and text.strip()]
+    if not texts:
+        raise DataError("a byte-level BPE got no non-empty texts to learn a vocabulary from")
+    backend = Tokenizer(models.BPE(unk_token="<unk>"))
+    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space)
+    backend.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=list(special_tokens),
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    backend.train_from_iterator(texts, trainer)
+    return backend
 
 
 def train_tokenizer(
@@ -31,28 +62,10 @@ def train_tokenizer(
     Every word, the first of a text included, is encoded with its leading-space marker (`add_prefix_space`), so a
     document's first word looks the same after a `<doc-s>` as anywhere else.
     """
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+    from tokenizers import processors
     from transformers import PreTrainedTokenizerFast
 
-    specials = [*ROBERTA_SPECIALS, *DOCUMENT_SEPARATORS]
-    if vocab_size < 256 + len(specials):
-        raise ConfigError(
-            f"vocab_size={vocab_size} is too small: a byte-level BPE needs at least {256 + len(specials)}"
-        )
-    texts = [text for text in texts if text and text.strip()]
-    if not texts:
-        raise DataError("train_tokenizer got no non-empty texts to learn a vocabulary from")
-
-    backend = Tokenizer(models.BPE(unk_token="<unk>"))
-    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
-    backend.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size,
-        special_tokens=specials,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    backend.train_from_iterator(texts, trainer)
+    backend = train_byte_level_bpe(texts, vocab_size, [*ROBERTA_SPECIALS, *DOCUMENT_SEPARATORS])
     backend.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0), add_prefix_space=True)
     return PreTrainedTokenizerFast(
         tokenizer_object=backend,

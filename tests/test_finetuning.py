@@ -31,7 +31,7 @@ def test_train_steps_learns_and_refuses_an_empty_split():
     import torch
 
     from cdlm_nb.errors import DataError
-    from cdlm_nb.finetuning import train_steps
+    from cdlm_nb.finetuning import TrainSetup, input_lengths, train_steps
 
     torch.manual_seed(0)
     inputs = [SimpleNamespace(input_ids=[0] * (i % 3 + 1)) for i in range(8)]
@@ -41,10 +41,11 @@ def test_train_steps_learns_and_refuses_an_empty_split():
     def batch_loss(indices):
         return torch.nn.functional.mse_loss(model(x[indices]), y[indices])
 
-    losses = train_steps(model, inputs, batch_loss, epochs=30, batch_size=4, learning_rate=0.05, warmup=0.5)
+    losses = train_steps(model, input_lengths(inputs), batch_loss, TrainSetup(30, 4, 0.05, warmup=0.5))
     assert len(losses) == 60 and sum(losses[-4:]) < sum(losses[:4])
+    assert not model.training  # handed back ready to score
     with pytest.raises(DataError, match="no training questions"):
-        train_steps(model, [], batch_loss, epochs=1, batch_size=4, learning_rate=0.1, what="questions")
+        train_steps(model, [], batch_loss, TrainSetup(1, 4, 0.1), what="questions")
 
 
 def test_per_device_pieces_accumulate_to_the_whole_batch():
@@ -52,21 +53,21 @@ def test_per_device_pieces_accumulate_to_the_whole_batch():
     of 4 at once: what the plan relies on when a batch does not fit the card."""
     from types import SimpleNamespace
 
-    from cdlm_nb.finetuning import pieces, train_steps
+    from cdlm_nb.finetuning import TrainSetup, input_lengths, per_device, pieces, train_steps
 
     assert pieces([5, 6, 7], 2) == [[5, 6], [7]] and pieces([5, 6, 7], None) == [[5, 6, 7]]
     inputs = [SimpleNamespace(input_ids=[0] * (i % 3 + 1)) for i in range(8)]
     x, y = torch.randn(8, 4, generator=torch.Generator().manual_seed(1)), torch.randn(8, 1)
     weights = []
-    for per_device in (None, 2):
+    for size in (None, 2):
         torch.manual_seed(0)
         model = torch.nn.Linear(4, 1)
 
         def batch_loss(indices, model=model):
             return torch.nn.functional.mse_loss(model(x[indices]), y[indices])
 
-        losses = train_steps(model, inputs, batch_loss, epochs=3, batch_size=4, learning_rate=0.05,
-                             per_device_batch=per_device)
+        losses = train_steps(model, input_lengths(inputs), batch_loss, TrainSetup(3, 4, 0.05),
+                             split=per_device(size))
         weights.append((model.weight.detach().clone(), losses))
     assert torch.allclose(weights[0][0], weights[1][0], atol=1e-6)
     assert weights[0][1] == pytest.approx(weights[1][1], abs=1e-6)
@@ -77,3 +78,72 @@ def test_precision_on_a_cpu_is_full_and_the_scaler_passes_through():
 
     assert precision("cpu") == "fp32"
     assert not gradient_scaler("cpu").is_enabled()
+
+
+def test_the_schedule_warms_up_then_decays_or_stays_constant():
+    from cdlm_nb.finetuning import TrainSetup, make_optimizer, make_schedule
+
+    rates = {}
+    for decay in (True, False):
+        setup = TrainSetup(1, 1, 0.1, warmup=0.2, decay=decay)
+        optimizer = make_optimizer([torch.nn.Parameter(torch.zeros(1))], setup)
+        schedule = make_schedule(optimizer, setup, steps=10)
+        rates[decay] = []
+        for _ in range(10):
+            rates[decay].append(optimizer.param_groups[0]["lr"])
+            optimizer.step()
+            schedule.step()
+    assert rates[True][:3] == pytest.approx([0.0, 0.05, 0.1]) and rates[True][-1] == pytest.approx(0.0125)
+    assert rates[False] == pytest.approx([0.0, 0.05] + [0.1] * 8)
+
+
+def test_an_unknown_optimizer_is_refused_with_the_choices():
+    from cdlm_nb.finetuning import TrainSetup, make_optimizer
+
+    with pytest.raises(ValueError, match="optimizer='sgd'.*'adam', 'adamw'"):
+        make_optimizer([torch.nn.Parameter(torch.zeros(1))], TrainSetup(1, 1, 0.1, optimizer="sgd"))
+
+
+def test_batches_cover_every_input_once_per_epoch_in_both_batchings():
+    from cdlm_nb.finetuning import TrainSetup, epoch_batches
+
+    lengths = [5, 1, 4, 2, 3, 9, 7]
+    for random_batches in (False, True):
+        epochs = list(epoch_batches(lengths, TrainSetup(3, 3, 0.1, random_batches=random_batches)))
+        assert len(epochs) == 3
+        for batches in epochs:
+            assert sorted(i for batch in batches for i in batch) == list(range(7))
+            assert [len(batch) for batch in batches].count(3) == 2
+    similar = next(epoch_batches(lengths, TrainSetup(1, 3, 0.1)))
+    assert sorted(map(sorted, similar)) == [[0, 2, 6], [1, 3, 4], [5]]  # lengths 1-3, 4-7, 9
+
+
+def test_a_kept_checkpoint_is_a_copy_in_cpu_memory():
+    from cdlm_nb.finetuning import cpu_state
+
+    model = torch.nn.Linear(2, 1)
+    state = cpu_state(model)
+    with torch.no_grad():
+        model.weight.add_(1.0)
+    assert all(t.device.type == "cpu" for t in state.values())
+    assert not torch.equal(state["weight"], model.weight)  # not a view of the live weights
+
+
+def test_early_stopping_keeps_the_best_epoch_and_refuses_an_all_nan_run():
+    from cdlm_nb.finetuning import EarlyStopping
+
+    model = torch.nn.Linear(1, 1, bias=False)
+    losses = iter([0.5, 0.3, 0.31, 0.4])
+    stopping = EarlyStopping(model, lambda: next(losses), patience=2)
+    stops = []
+    for epoch in range(1, 5):
+        with torch.no_grad():
+            model.weight.fill_(epoch)
+        stops.append(stopping(epoch))
+    assert stops == [False, False, False, True] and stopping.best_epoch == 2
+    stopping.restore()
+    assert float(model.weight.detach()) == 2.0
+    nan = EarlyStopping(model, lambda: float("nan"), patience=1)
+    nan(1)
+    with pytest.raises(FloatingPointError, match="every dev loss was NaN"):
+        nan.restore()

@@ -191,29 +191,6 @@ def test_global_slots_lists_each_rows_global_positions_in_order():
     assert real.tolist() == [[True, True], [False, False], [True, False]]
 
 
-def test_the_padding_mask_replaces_the_quadratic_one_only_while_a_fast_model_runs(monkeypatch):
-    import transformers.masking_utils as masking
-
-    from cdlm_nb import longformer_attention
-
-    calls = []
-    monkeypatch.setitem(masking.ALL_MASK_ATTENTION_FUNCTIONS._global_mapping, longformer_attention.MASK_INTERFACE,
-                        lambda **kwargs: calls.append(kwargs["kv_length"])
-                        or longformer_attention.padding_mask(**kwargs))
-    fast = use_fast_attention(random_longformer())
-    copied = copy.deepcopy(fast)
-    with torch.no_grad():
-        fast(**batch_for(20, "one"))
-        copied(**batch_for(20, "one"))
-    assert calls == [20, 20]  # the input's own length: no padding to a multiple of the window
-    assert fast.config._attn_implementation == "eager"  # between forwards, so that models can be built from it
-    LongformerForMaskedLM(fast.config)
-    use_hf_attention(copied)
-    with torch.no_grad():
-        copied(**batch_for(20, "one"))
-    assert calls == [20, 20]  # Hugging Face's own mask again: the fast one is not asked for
-
-
 def test_a_fast_model_pads_to_the_window_only_for_attention_maps():
     """Its layers run over the input's own length; Hugging Face's chunks (attention maps) still get their padding."""
     fast = use_fast_attention(random_longformer(window=32))

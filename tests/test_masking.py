@@ -163,7 +163,12 @@ def test_padding_to_a_multiple_and_extra_keys(tokenizer, rows):
     batch = CrossDocumentMLMCollator(tokenizer, pad_to_multiple_of=64)(features)
     assert set(batch) == {"input_ids", "attention_mask", "global_attention_mask", "labels"}
     assert batch["input_ids"].shape[1] % 64 == 0
-    assert batch["input_ids"].dtype == torch.long
+    assert all(values.dtype == torch.long for values in batch.values())
+    padding = torch.arange(batch["input_ids"].shape[1]) >= torch.tensor([[len(f["input_ids"])] for f in features])
+    assert (batch["input_ids"][padding] == tokenizer.pad_token_id).all()
+    assert (batch["labels"][padding] == IGNORE_INDEX).all()
+    assert not batch["attention_mask"][padding].any() and batch["attention_mask"][~padding].all()
+    assert not batch["global_attention_mask"][padding].any()
 
 
 def test_bad_settings_raise_config_error(tokenizer):

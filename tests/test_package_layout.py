@@ -21,9 +21,10 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imported_modules(path: Path, modules: set[str]) -> set[str]:
+def imported_modules(path: Path, modules: set[str], at_import_only: bool = False) -> set[str]:
     """The package modules one file imports anywhere (top level, inside functions, or under `if TYPE_CHECKING:`:
-    a cycle of names for type hints is still a cycle of ideas), relative imports resolved.
+    a cycle of names for type hints is still a cycle of ideas), relative imports resolved. `at_import_only`: only
+    those that importing the file runs (not inside a function, not under `if TYPE_CHECKING:`).
 
     `from P import N` counts as importing module `P.N` when that is a module, else module `P` (a package's
     `__init__` when P is a package), because that is where N is looked up.
@@ -32,7 +33,7 @@ def imported_modules(path: Path, modules: set[str]) -> set[str]:
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     tree = ast.parse(path.read_text(), filename=str(path))
     targets = set()
-    for node in ast.walk(tree):
+    for node in (_run_at_import(tree) if at_import_only else ast.walk(tree)):
         if isinstance(node, ast.Import):
             targets.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -45,6 +46,21 @@ def imported_modules(path: Path, modules: set[str]) -> set[str]:
                 full = f"{source}.{alias.name}"
                 targets.add(full if full in modules else source)
     return {t for t in targets if t in modules and t != name}
+
+
+def _run_at_import(node: ast.AST):
+    """The nodes under `node` that run when its module is imported: function bodies and `if TYPE_CHECKING:`
+    blocks left out (their `else:` kept)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+            for statement in child.orelse:
+                yield statement
+                yield from _run_at_import(statement)
+            continue
+        yield child
+        yield from _run_at_import(child)
 
 
 def import_graph() -> nx.DiGraph:
@@ -77,3 +93,113 @@ def test_no_module_is_longer_than_the_limit():
         if lines > MAX_LINES and relative not in DATA_TABLES:
             too_long[relative] = lines
     assert not too_long, f"split these modules (limit {MAX_LINES} lines): {too_long}"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Layers: the teaching core below, the machinery (planning, running, rehearsing, publishing, comparing) above it.
+# ---------------------------------------------------------------------------------------------------------
+
+#: The machinery around the tutorial; every other module of the package is its teaching core.
+MACHINERY = ("cdlm_nb.plan", "cdlm_nb.rehearsal", "cdlm_nb.runner", "cdlm_nb.cli", "cdlm_nb.cli_results",
+             "cdlm_nb.__main__", "cdlm_nb.publish", "cdlm_nb.regression", "cdlm_nb.chapter_times")
+#: The core's only imports of the machinery, each inside a function (run when asked, never at import), and why.
+CORE_CALLS_INTO_MACHINERY = {
+    ("cdlm_nb.profiles", "cdlm_nb.rehearsal.sizes"): "the gpu-rehearsal profile's sizes, on its first lookup",
+    ("cdlm_nb.runtime", "cdlm_nb.plan"): "setup() plans a gpu profile's batches for the card it finds",
+}
+
+
+def is_machinery(name: str) -> bool:
+    return any(name == top or name.startswith(f"{top}.") for top in MACHINERY)
+
+
+def test_chapter_02_imports_nothing_of_chapter_03():
+    """Notebook 03's perplexity builds on notebook 02's held-out scoring (`pretraining.heldout`), not the reverse."""
+    graph = import_graph()
+    upward = [f"{a} -> {b}" for a, b in graph.edges
+              if a.startswith("cdlm_nb.pretraining") and b.startswith("cdlm_nb.perplexity")]
+    assert graph.has_edge("cdlm_nb.perplexity.evaluate", "cdlm_nb.pretraining.heldout")
+    assert not upward, f"pretraining imports perplexity: {upward}"
+
+
+def test_the_core_imports_nothing_of_the_machinery():
+    """Function-level and TYPE_CHECKING imports count; the few allowed calls upward run only when asked."""
+    graph = import_graph()
+    files = {module_name(p): p for p in PACKAGE_DIR.rglob("*.py")}
+    upward = {(a, b) for a, b in graph.edges if is_machinery(b) and not is_machinery(a)}
+    unexplained = sorted(f"{a} -> {b}" for a, b in upward - set(CORE_CALLS_INTO_MACHINERY))
+    assert not unexplained, f"the core imports the machinery: {unexplained}"
+    stale = sorted(f"{a} -> {b}" for a, b in set(CORE_CALLS_INTO_MACHINERY) - upward)
+    assert not stale, f"no longer imported, drop from CORE_CALLS_INTO_MACHINERY: {stale}"
+    at_import = sorted(f"{a} -> {b}" for a, b in upward if b in imported_modules(files[a], set(files), True))
+    assert not at_import, f"imported when the core module is imported, not when asked: {at_import}"
+
+
+def test_the_import_time_reading_skips_functions_and_type_checking_blocks():
+    files = {module_name(p): p for p in PACKAGE_DIR.rglob("*.py")}
+    runtime = imported_modules(files["cdlm_nb.runtime"], set(files), at_import_only=True)
+    assert "cdlm_nb.profiles" in runtime and "cdlm_nb.plan" not in runtime
+    assert "cdlm_nb.plan" in imported_modules(files["cdlm_nb.runtime"], set(files))
+
+
+#: Run in a fresh interpreter: wraps torch's matrix products and `time.perf_counter` (timing calls from cdlm_nb
+#: only) before importing `cdlm_nb` and every core module, then reports what ran and what got registered.
+IMPORT_PROBE = r"""
+import importlib, json, pkgutil, sys, time
+import torch
+from transformers import AttentionInterface
+from transformers.masking_utils import AttentionMaskInterface
+
+machinery = tuple(sys.argv[1].split(","))
+calls = {"matrix products": 0, "timings from cdlm_nb": 0}
+
+def counted(kind, function, ours_only=False):
+    def wrapper(*args, **kwargs):
+        if not ours_only or sys._getframe(1).f_globals.get("__name__", "").startswith("cdlm_nb"):
+            calls[kind] += 1
+        return function(*args, **kwargs)
+    return wrapper
+
+for name in ("matmul", "mm", "bmm"):
+    setattr(torch, name, counted("matrix products", getattr(torch, name)))
+torch.Tensor.__matmul__ = counted("matrix products", torch.Tensor.__matmul__)
+time.perf_counter = counted("timings from cdlm_nb", time.perf_counter, ours_only=True)
+registries = {"attention": AttentionInterface, "mask": AttentionMaskInterface}
+before = {kind: set(registry().valid_keys()) for kind, registry in registries.items()}
+
+def core(name):
+    return not any(name == top or name.startswith(top + ".") for top in machinery)
+
+import cdlm_nb
+imported = ["cdlm_nb"]
+
+def walk(package):
+    for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
+        if core(info.name):
+            module = importlib.import_module(info.name)
+            imported.append(info.name)
+            if info.ispkg:
+                walk(module)
+
+walk(cdlm_nb)
+print(json.dumps({
+    "imported": imported, "calls": calls,
+    "registered": {kind: sorted(set(registry().valid_keys()) - before[kind]) for kind, registry in registries.items()},
+    "machinery loaded": sorted(name for name in sys.modules if name.startswith("cdlm_nb") and not core(name)),
+}))
+"""
+
+
+def test_importing_the_package_and_its_core_modules_registers_and_measures_nothing():
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", IMPORT_PROBE, ",".join(MACHINERY)], capture_output=True, text=True,
+                          timeout=300, cwd=PACKAGE_DIR.parent)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert {"cdlm_nb.runtime", "cdlm_nb.profiles", "cdlm_nb.pretraining.heldout"} <= set(report["imported"])
+    assert report["calls"] == {"matrix products": 0, "timings from cdlm_nb": 0}, report["calls"]
+    assert report["registered"] == {"attention": [], "mask": []}, f"registered at import: {report['registered']}"
+    assert report["machinery loaded"] == [], "importing the core loads the machinery (e.g. profiles -> rehearsal)"

@@ -132,3 +132,61 @@ def test_a_notebook_that_forgot_setup_gets_told(monkeypatch):
     monkeypatch.setattr(runtime, "_SESSION", None)
     with pytest.raises(ConfigError, match="call cdlm_nb.setup"):
         cdlm_nb.record("x", 1)
+
+
+def _count_writes(monkeypatch) -> list:
+    """Every record-file write from now on, still done (the writer wrapped)."""
+    writes, write = [], runtime.write_text_atomic
+    monkeypatch.setattr(runtime, "write_text_atomic", lambda path, text: (writes.append(path), write(path, text)))
+    return writes
+
+
+def test_record_all_writes_the_file_once(session, monkeypatch):
+    writes = _count_writes(monkeypatch)
+    metrics = {f"perplexity/{i}": i + 0.5 for i in range(25)}
+    recorded = cdlm_nb.record_all(metrics, prefix="nb03/")
+    assert recorded == {f"nb03/perplexity/{i}": i + 0.5 for i in range(25)}
+    assert writes == [session.metrics_path.resolve()]
+    assert json.loads(session.metrics_path.read_text()) == recorded
+
+
+def test_record_reads_the_file_once_and_writes_it_whole_each_time(session, monkeypatch):
+    reads, read = [], runtime.read_record
+    monkeypatch.setattr(runtime, "read_record", lambda path: (reads.append(path), read(path))[1])
+    writes = _count_writes(monkeypatch)
+    for i in range(5):
+        cdlm_nb.record(f"m/{i}", i)
+    assert len(reads) == 1 and len(writes) == 5
+    assert json.loads(session.metrics_path.read_text()) == {f"m/{i}": float(i) for i in range(5)}
+
+
+def test_record_all_keeps_nothing_when_one_figure_is_not_finite(session):
+    with pytest.raises(ValueError, match=r"record\('b', nan\) is not finite"):
+        cdlm_nb.record_all({"a": 1.0, "b": math.nan})
+    assert not session.metrics_path.exists()
+
+
+def test_a_new_setup_forgets_the_figures_of_the_run_before(tmp_path):
+    cdlm_nb.setup("smoke", notebook="01_x", run_dir=tmp_path, verbose=False)
+    cdlm_nb.record_all({"a": 1, "b": 2})
+    session = cdlm_nb.setup("smoke", notebook="01_x", run_dir=tmp_path, verbose=False)
+    cdlm_nb.record("c", 3)
+    assert json.loads(session.metrics_path.read_text()) == {"c": 3.0}
+
+
+def test_a_gpu_profile_on_a_cpu_is_planned_without_measuring_the_cpu(tmp_path, monkeypatch):
+    monkeypatch.setattr(runtime, "matmul_gflops", lambda *a, **k: pytest.fail("setup measured the CPU"))
+    monkeypatch.setattr(runtime, "detect_device", lambda: "cpu")
+    session = cdlm_nb.setup("gpu-rehearsal", notebook="04_coreference", run_dir=tmp_path, verbose=False)
+    assert session.plan is not None and math.isnan(session.plan.minutes)
+    assert "minutes not estimated" in session.plan.summary()
+
+
+def test_the_plan_takes_the_cpu_rate_notebook_00_recorded_in_the_run_folder(tmp_path, monkeypatch):
+    monkeypatch.setattr(runtime, "matmul_gflops", lambda *a, **k: pytest.fail("setup measured the CPU"))
+    monkeypatch.setattr(runtime, "detect_device", lambda: "cpu")
+    probe = runtime.notebook_record(tmp_path, runtime.PROBE_NOTEBOOK, "metrics")
+    probe.parent.mkdir(parents=True)
+    probe.write_text(json.dumps({runtime.PROBE_METRIC: 40.0}))
+    session = cdlm_nb.setup("gpu-rehearsal", notebook="04_coreference", run_dir=tmp_path, verbose=False)
+    assert session.plan.card.peak_tflops == pytest.approx(0.04) and math.isfinite(session.plan.minutes)

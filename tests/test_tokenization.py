@@ -11,6 +11,7 @@ from cdlm_nb.tokenization import (
     add_document_separators,
     document_separator_ids,
     sequence_markers,
+    train_byte_level_bpe,
     train_tokenizer,
 )
 
@@ -69,6 +70,18 @@ def test_train_tokenizer_rejects_bad_input():
         train_tokenizer(SENTENCES, vocab_size=100)
     with pytest.raises(DataError, match="no non-empty texts"):
         train_tokenizer(["", "  "], vocab_size=400)
+
+
+def test_the_one_bpe_trainer_puts_specials_first_and_is_train_tokenizers(tokenizer):
+    backend = train_byte_level_bpe(SENTENCES * 20, 400, ["<s>", "<pad>", "</s>", "<unk>", "<mask>", DOC_START, DOC_END])
+    assert backend.to_str() == train_byte_level_bpe(SENTENCES * 20, 400, ["<s>", "<pad>", "</s>", "<unk>", "<mask>",
+                                                                           DOC_START, DOC_END]).to_str()
+    assert backend.get_vocab() == tokenizer.backend_tokenizer.get_vocab()  # train_tokenizer is this trainer
+    plain = train_byte_level_bpe(SENTENCES * 20, 300, ["<s>", "<pad>"], add_prefix_space=False)
+    assert plain.token_to_id("<s>") == 0 and plain.token_to_id("<pad>") == 1 and plain.get_vocab_size() == 300
+    assert plain.encode("Rescue").tokens[0][0] != "Ġ" and backend.encode("Rescue").tokens[0][0] == "Ġ"
+    with pytest.raises(ConfigError, match="at least 258"):
+        train_byte_level_bpe(SENTENCES, 257, ["<s>", "<pad>"])
 
 
 def test_add_document_separators_to_bert_tokenizer_is_idempotent():

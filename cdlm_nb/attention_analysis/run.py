@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..collate import indicator, pad_batch
 from ..coref.mentions import MentionPair
 from ..encoders import max_input_length
 from ..errors import ConfigError
@@ -57,17 +58,12 @@ def source_token_scores(model: "PreTrainedModel", items: Sequence[AttentionInput
     import torch
 
     device = next(model.parameters()).device
-    width = max(len(item.input_ids) for item in items)
-    input_ids = torch.full((len(items), width), model.config.pad_token_id, dtype=torch.long)
-    attention_mask = torch.zeros_like(input_ids)
-    global_mask = torch.zeros_like(input_ids)
-    for row, item in enumerate(items):
-        input_ids[row, :len(item.input_ids)] = torch.tensor(item.input_ids)
-        attention_mask[row, :len(item.input_ids)] = 1
-        global_mask[row, item.source_positions] = 1
+    batch = pad_batch([{"input_ids": item.input_ids,
+                        "global_attention_mask": indicator(item.source_positions, len(item.input_ids))}
+                       for item in items], {"input_ids": model.config.pad_token_id})
     with torch.inference_mode():
-        outputs = model.base_model(input_ids=input_ids.to(device), attention_mask=attention_mask.to(device),
-                                   global_attention_mask=global_mask.to(device), output_attentions=True)
+        outputs = model.base_model(**{name: values.to(device) for name, values in batch.items()},
+                                   output_attentions=True)
     scores = []
     for row, item in enumerate(items):
         directions = last_layer_source_attention(outputs, row, len(item.source_positions), len(item.input_ids))

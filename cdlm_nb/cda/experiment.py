@@ -23,7 +23,7 @@ from .alignment import S2DScores, expected_random_mrr, joint_s2d
 from .han import GRUHAN, BertAVG, BertHAN, PooledSentences
 from .inputs import PairSet, Vocabulary, sentence_vectors, vector_pairs, word_pairs
 from .model import SiameseCDA
-from .training import Fit, fit, predict
+from .training import Fit, fit, paper_setup, predict
 
 if TYPE_CHECKING:
     from ..profiles import CDAConfig
@@ -143,9 +143,9 @@ def run_model(name: str, prepared: Prepared, config: "CDAConfig", seed: int = 13
     else:
         torch.manual_seed(seed)
         model = build_model(name, prepared, config, **options).to(device)
-        trained = fit(model, pairs["train"], pairs["dev"], epochs=config.epochs, batch_size=config.batch_size,
-                      learning_rate=config.learning_rate, patience=config.patience,
-                      min_improvement=config.min_improvement, seed=seed)
+        trained = fit(model, pairs["train"], pairs["dev"],
+                      paper_setup(config.epochs, config.batch_size, config.learning_rate, seed),
+                      patience=config.patience, min_improvement=config.min_improvement)
     test = pairs["test"]
     predicted = predict(model, test, config.batch_size)
     decisions = (predicted.probabilities >= 0.5).astype(int).tolist()
@@ -179,8 +179,9 @@ def search_recipe(name: str, prepared: Prepared, pairs: Mapping[str, PairSet], c
         torch.manual_seed(seed)
         model = build_model(name, prepared, config, **options).to(device)
         trained[learning_rate] = model, fit(
-            model, pairs["train"], pairs["dev"], epochs=config.search.epochs, batch_size=config.batch_size,
-            learning_rate=learning_rate, patience=config.patience, min_improvement=config.min_improvement, seed=seed,
+            model, pairs["train"], pairs["dev"], paper_setup(config.search.epochs, config.batch_size, learning_rate,
+                                                             seed),
+            patience=config.patience, min_improvement=config.min_improvement,
             after_epoch=lambda epoch: on_epoch(model, epoch))
 
     data = fingerprint([[split.labels, [_digest(doc) for doc in split.docs_a + split.docs_b]]

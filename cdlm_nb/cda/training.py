@@ -4,7 +4,6 @@ predictions."""
 
 from __future__ import annotations
 
-import copy
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -12,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..runtime import progress
+from ..finetuning import EarlyStopping, TrainSetup, train_steps
 from .inputs import PairSet, side
 from .model import Output, SiameseCDA
 
@@ -29,9 +28,8 @@ def _loss(output: Output, pairs: PairSet, indices: list[int]) -> torch.Tensor:
     return torch.nn.functional.binary_cross_entropy_with_logits(output.logits, targets)
 
 
-def _chunks(n: int, size: int, rng: np.random.Generator | None = None) -> list[list[int]]:
-    order = rng.permutation(n) if rng is not None else np.arange(n)
-    return [order[i:i + size].tolist() for i in range(0, n, size)]
+def _chunks(n: int, size: int) -> list[list[int]]:
+    return [list(range(i, min(i + size, n))) for i in range(0, n, size)]
 
 
 def dev_loss(model: SiameseCDA, pairs: PairSet, batch_size: int) -> float:
@@ -52,47 +50,37 @@ class Fit:
     seconds: float
 
 
-def improved(loss: float, best: float, min_improvement: float) -> bool:
-    """Whether a dev loss counts as better: lower than the best by at least `min_improvement` (a NaN never is).
-    Any decrease would let a loss that creeps down by a hair keep training up to the epoch bound."""
-    return loss < best - min_improvement
+def paper_setup(epochs: int, batch_size: int, learning_rate: float, seed: int) -> TrainSetup:
+    """The CDA paper's training recipe (Appendix A.2): Adam at a constant rate on i.i.d. batches."""
+    return TrainSetup(epochs, batch_size, learning_rate, seed, decay=False, optimizer="adam", random_batches=True)
 
 
-def fit(model: SiameseCDA, train: PairSet, dev: PairSet, *, epochs: int, batch_size: int, learning_rate: float,
-        patience: int, min_improvement: float = 0.0, seed: int = 13,
-        after_epoch: Callable[[int], bool | None] | None = None) -> Fit:
-    """Adam on the training pairs for at most `epochs` epochs; stop when the dev loss has not improved by
-    `min_improvement` for `patience` epochs (or when `after_epoch(epoch)`, run after each epoch, e.g. a recipe
-    search's dev score, returns True); the best epoch's weights are restored."""
-    torch.manual_seed(seed)
-    rng = np.random.default_rng(seed)
-    optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate)
-    best, best_epoch, best_state, waited, train_losses, dev_losses = float("inf"), 0, None, 0, [], []
+def fit(model: SiameseCDA, train: PairSet, dev: PairSet, setup: TrainSetup, *, patience: int,
+        min_improvement: float = 0.0, after_epoch: Callable[[int], bool | None] | None = None) -> Fit:
+    """`finetuning.train_steps`, stopped once the dev loss has not improved by `min_improvement` for `patience`
+    epochs (or when `after_epoch(epoch)`, e.g. a recipe search's dev score, returns True); the best epoch's weights
+    are restored."""
+    stopping = EarlyStopping(model, lambda: dev_loss(model, dev, setup.batch_size), patience, min_improvement)
+    epoch_loss = [0.0]
+    train_losses: list[float] = []
+
+    def batch_loss(indices: list[int]) -> torch.Tensor:
+        loss = _loss(forward(model, train, indices), train, indices)
+        epoch_loss[0] += loss.item() * len(indices)
+        return loss
+
+    def end_of_epoch(epoch: int) -> bool:
+        train_losses.append(epoch_loss[0] / len(train))
+        epoch_loss[0] = 0.0
+        stop = stopping(epoch)
+        return bool(after_epoch is not None and after_epoch(epoch)) or stop
+
     start = time.perf_counter()
-    for _ in progress(range(epochs), desc="epochs"):
-        model.train()
-        total = 0.0
-        for indices in _chunks(len(train), batch_size, rng):
-            loss = _loss(forward(model, train, indices), train, indices)
-            loss.backward()
-            optimizer.step()
-            optimizer.zero_grad()
-            total += loss.item() * len(indices)
-        train_losses.append(total / len(train))
-        dev_losses.append(dev_loss(model, dev, batch_size))
-        if improved(dev_losses[-1], best, min_improvement):
-            best, best_epoch, best_state, waited = dev_losses[-1], len(dev_losses), copy.deepcopy(model.state_dict()), 0
-        else:
-            waited += 1
-        if after_epoch is not None and after_epoch(len(dev_losses)):
-            break
-        if waited >= patience:
-            break
-    if best_state is None:
-        raise FloatingPointError(f"every dev loss was NaN ({len(dev_losses)} epochs at learning rate "
-                                 f"{learning_rate:g}): training diverged; lower the learning rate")
-    model.load_state_dict(best_state)
-    return Fit(train_losses, dev_losses, best_epoch, time.perf_counter() - start)
+    lengths = [len(a) + len(b) for a, b in zip(train.docs_a, train.docs_b)]
+    train_steps(model, lengths, batch_loss, setup, device=str(next(model.parameters()).device),
+                after_epoch=end_of_epoch, what="document pairs")
+    stopping.restore()
+    return Fit(train_losses, stopping.losses, stopping.best_epoch, time.perf_counter() - start)
 
 
 @dataclass

@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING
 
 import torch
 
+from ..finetuning import Split, TrainSetup
 from ..runtime import progress
 from ..sentence_encoders import max_positions
 from .baselines import tfidf_predictions
 from .model import DocumentClassifier, FineTunedClassifier, pad_groups
 from .segments import Segmented, segment
-from .training import Forward, Split, TrainSetup, predict, train
+from .training import Forward, predict, train
 
 if TYPE_CHECKING:
     from ..data.classification_sets import ClassificationSplits
@@ -102,8 +103,8 @@ class ClassificationRun:
 
 def _setup(config: "ClassificationConfig", seed: int, finetuned: bool) -> TrainSetup:
     if finetuned:
-        return TrainSetup(config.finetune_epochs, config.finetune_learning_rate, config.batch_size, seed)
-    return TrainSetup(config.frozen_epochs, config.frozen_learning_rate, config.batch_size, seed)
+        return TrainSetup(config.finetune_epochs, config.batch_size, config.finetune_learning_rate, seed)
+    return TrainSetup(config.frozen_epochs, config.batch_size, config.frozen_learning_rate, seed)
 
 
 def _frozen_run(name: str, groups: dict[str, list[torch.Tensor]], corpus: Corpus, pooling: str,
@@ -116,8 +117,8 @@ def _frozen_run(name: str, groups: dict[str, list[torch.Tensor]], corpus: Corpus
         return lambda batch: head(*pad_groups([groups[split][i] for i in batch]))
 
     lengths = {split: [len(group) for group in groups[split]] for split in SPLITS}
-    seconds = train(forward_on("train"), list(head.parameters()), [head], corpus.labels["train"], lengths["train"],
-                    _setup(config, seed, finetuned=False), description=name, device=device)
+    seconds = train(forward_on("train"), head, corpus.labels["train"], lengths["train"],
+                    _setup(config, seed, finetuned=False), device=device)
     predictions, alphas = predict(forward_on("test"), lengths["test"], config.batch_size * 4, device=device)
     return ClassificationRun(name, "frozen", predictions, corpus.labels["test"], corpus.tokens["test"], seconds,
                              alphas if pooling == "attention" else [], head, groups["test"])
@@ -184,9 +185,9 @@ def run_finetuned(corpus: Corpus, load_encoder, config: "ClassificationConfig", 
         groups = [{"params": list(encoder.parameters()), "lr": config.finetune_learning_rate},  # pretrained
                   {"params": list(head.parameters()), "lr": config.frozen_learning_rate}]  # new: from random
         train_docs = [docs["train"][i] for i in train_index]
-        seconds = train(_forward(model, train_docs), groups, [model],
-                        [corpus.labels["train"][i] for i in train_index], [lengths["train"][i] for i in train_index],
-                        _setup(config, seed, finetuned=True), name, _budget(train_docs, config), device)
+        seconds = train(_forward(model, train_docs), model, [corpus.labels["train"][i] for i in train_index],
+                        [lengths["train"][i] for i in train_index], _setup(config, seed, finetuned=True),
+                        parameters=groups, split=_budget(train_docs, config), device=device)
         predictions, alphas = predict(_forward(model, docs["test"]), lengths["test"], config.batch_size,
                                       [len(doc) for doc in docs["test"]], _budget(docs["test"], config), device)
         runs[name] = ClassificationRun(name, "finetuned", predictions, corpus.labels["test"], corpus.tokens["test"],

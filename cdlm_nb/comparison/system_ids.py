@@ -1,12 +1,14 @@
 """Notebook 11's systems, in the report's order, with the readable label of each that is not a pretrained model.
 
-The one list of system ids: the profiles (`task_profiles.COMPARISON`) read it without importing the systems' code,
-and `comparison.systems` builds each id. A leaf module apart from the paper's model list.
+The ids are the profiles' (`task_profiles.COMPARISON_SYSTEMS`), so the profiles read them without importing the
+comparison's code; this module adds the labels, and `comparison.systems` builds each id.
 """
 
-from ..paper_models import PAPER_MODELS
+from ..task_profiles import BASELINE_SYSTEMS
+from ..task_profiles import COMPARISON_SYSTEMS as SYSTEMS
 
-#: The systems that are not notebook 02's encoders: id -> readable label (the encoders use `variants.display_name`).
+#: The systems that are not notebook 02's encoders: id -> readable label, in BASELINE_SYSTEMS' order (the encoders use
+#: `variants.display_name`; `tests/comparison` checks the two lists agree).
 BASELINE_LABELS = {
     "tfidf": "TF-IDF cosine",
     "minilm_cosine": "MiniLM cosine",
@@ -16,5 +18,5 @@ BASELINE_LABELS = {
     "match_ignition": "Match-Ignition (α = 10 %)",
     "minilm_cross": "MiniLM cross-encoder",
 }
-#: Every system id, baselines first, then notebook 02's encoders fine-tuned as in notebook 05.
-SYSTEMS = (*BASELINE_LABELS, *PAPER_MODELS)
+
+__all__ = ["BASELINE_LABELS", "BASELINE_SYSTEMS", "SYSTEMS"]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..encoders import max_input_length
 from ..errors import ConfigError
-from ..finetuning import ScoringResult
+from ..finetuning import ScoringResult, TrainSetup
 from ..runtime import seed_everything
 from ..variants import PretrainedShelf, display_name
 from .clustering import Dendrogram
@@ -166,9 +166,9 @@ def run_coreference(model_name: str, encoder: "PreTrainedModel", tokenizer: "Pre
     inputs, train_encoding = encode_pairs(pairs, documents, special, max_length, context)
     scorer = build_pair_scorer(encoder, config.hidden_sizes, config.activation, config.dropout)
     start = time.perf_counter()
-    losses = train_scorer(scorer, inputs, [p.label for p in pairs], pad_id=special.pad, epochs=config.epochs,
-                          batch_size=config.batch_size, learning_rate=config.learning_rate,
-                          grad_accumulation=config.grad_accumulation, device=device, seed=seed)
+    setup = TrainSetup(config.epochs, config.batch_size, config.learning_rate, seed, decay=False)
+    losses = train_scorer(scorer, inputs, [p.label for p in pairs], setup, pad_id=special.pad, device=device,
+                          per_device_batch=config.per_device_batch)
     train_seconds = time.perf_counter() - start
 
     scored = {name: score_split(scorer, splits[name], kind, documents, special, max_length, config, context, seed,

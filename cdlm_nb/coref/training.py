@@ -1,5 +1,5 @@
 """Fine-tuning the pair scorer and scoring pairs with it: length-sorted batches (little padding), padding into
-tensors, the BCE training loop, and batched scoring with its throughput."""
+tensors, the BCE loss for `finetuning.train_steps`, and batched scoring with its throughput."""
 
 from __future__ import annotations
 
@@ -7,16 +7,17 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..errors import DataError
+from ..collate import indicator, pad_batch
 from ..finetuning import (
     ScoringResult,
-    adamw,
+    TrainSetup,
     autocast,
-    gradient_scaler,
     input_lengths,
     length_sorted_batches,
+    per_device,
     synchronize,
     to_device,
+    train_steps,
 )
 from ..runtime import progress
 from .inputs import PairInput
@@ -28,56 +29,30 @@ if TYPE_CHECKING:
 
 
 def collate(inputs: Sequence[PairInput], pad_id: int) -> dict[str, "torch.Tensor"]:
-    """Pad a batch: input_ids, attention_mask, global_attention_mask and the two mention masks."""
+    """Pad a batch: input_ids, attention_mask, global_attention_mask and the two (float) mention masks."""
     import torch
 
-    width = max(len(item.input_ids) for item in inputs)
-    batch = {
-        "input_ids": torch.full((len(inputs), width), pad_id, dtype=torch.long),
-        "attention_mask": torch.zeros((len(inputs), width), dtype=torch.long),
-        "global_attention_mask": torch.zeros((len(inputs), width), dtype=torch.long),
-        "first_mask": torch.zeros((len(inputs), width)),
-        "second_mask": torch.zeros((len(inputs), width)),
-    }
-    for row, item in enumerate(inputs):
-        batch["input_ids"][row, :len(item.input_ids)] = torch.tensor(item.input_ids)
-        batch["attention_mask"][row, :len(item.input_ids)] = 1
-        batch["global_attention_mask"][row, item.global_positions] = 1
-        batch["first_mask"][row, item.first_positions] = 1.0
-        batch["second_mask"][row, item.second_positions] = 1.0
-    return batch
+    rows = [{"input_ids": item.input_ids,
+             "global_attention_mask": indicator(item.global_positions, len(item.input_ids)),
+             "first_mask": indicator(item.first_positions, len(item.input_ids), torch.float),
+             "second_mask": indicator(item.second_positions, len(item.input_ids), torch.float)} for item in inputs]
+    return pad_batch(rows, {"input_ids": pad_id}, dtypes={"first_mask": torch.float, "second_mask": torch.float})
 
 
 
-def train_scorer(scorer: "PairScorer", inputs: Sequence[PairInput], labels: Sequence[int], *, pad_id: int,
-                 epochs: int, batch_size: int, learning_rate: float, grad_accumulation: int = 1, device: str = "cpu",
-                 seed: int = 13) -> list[float]:
-    """Fine-tune encoder and MLP together with BCE on the pair labels (AdamW); returns the loss of every batch."""
+def train_scorer(scorer: "PairScorer", inputs: Sequence[PairInput], labels: Sequence[int], setup: TrainSetup, *,
+                 pad_id: int, device: str = "cpu", per_device_batch: int | None = None) -> list[float]:
+    """Fine-tune encoder and MLP together with BCE on the pair labels; returns the loss of every batch."""
     import torch
 
-    if not inputs:
-        raise DataError("no training pairs: the training split holds no mention pairs of this kind")
-    torch.manual_seed(seed)
-    scorer.to(device).train()
-    optimizer = adamw(scorer.parameters(), learning_rate)
-    scaler = gradient_scaler(device)
-    loss_fn = torch.nn.BCEWithLogitsLoss()
     targets = torch.tensor(labels, dtype=torch.float)
-    losses: list[float] = []
-    for epoch in range(epochs):
-        batches = length_sorted_batches(input_lengths(inputs), batch_size, shuffle=True, seed=seed + epoch)
-        for step, indices in enumerate(progress(batches, desc=f"epoch {epoch + 1}/{epochs}")):
-            batch = to_device(collate([inputs[i] for i in indices], pad_id), device)
-            with autocast(device):
-                logits = scorer(**batch)
-            loss = loss_fn(logits.float(), targets[indices].to(device))
-            scaler.scale(loss / grad_accumulation).backward()
-            if (step + 1) % grad_accumulation == 0 or step + 1 == len(batches):
-                scaler.step(optimizer)
-                scaler.update()
-                optimizer.zero_grad()
-            losses.append(loss.item())
-    return losses
+
+    def batch_loss(indices: list[int]) -> "torch.Tensor":
+        logits = scorer(**to_device(collate([inputs[i] for i in indices], pad_id), device))
+        return torch.nn.functional.binary_cross_entropy_with_logits(logits.float(), targets[indices].to(device))
+
+    return train_steps(scorer, input_lengths(inputs), batch_loss, setup, device=device,
+                       split=per_device(per_device_batch), what="mention pairs")
 
 
 def score_pairs(scorer: "PairScorer", inputs: Sequence[PairInput], *, pad_id: int, batch_size: int,

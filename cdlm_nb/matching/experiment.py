@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..encoders import max_input_length
+from ..finetuning import TrainSetup
 from ..recipe_search import RecipeCache, SearchResult
 from ..runtime import seed_everything
 from ..variants import PretrainedShelf, display_name
@@ -115,9 +116,9 @@ def run_classifier(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTo
         recipe, losses = search_recipe(name, model, tokenizer, encoded, splits, config, device=device, seed=seed,
                                        cache=cache)
     else:
-        losses = fine_tune(model, encoded["train"][0], splits["train"]["label"], pad_id=tokenizer.pad_token_id,
-                           epochs=config.epochs, batch_size=config.batch_size, learning_rate=config.learning_rate,
-                           warmup=config.warmup, protocol=config.protocol, device=device, seed=seed,
+        setup = TrainSetup(config.epochs, config.batch_size, config.learning_rate, seed, warmup=config.warmup)
+        losses = fine_tune(model, encoded["train"][0], splits["train"]["label"], setup,
+                           pad_id=tokenizer.pad_token_id, protocol=config.protocol, device=device,
                            per_device_batch=config.per_device_batch, class_weighted=config.class_weighted)
     # with a search: training its chosen recipe (as first measured, when the search was read from the cache)
     train_seconds = recipe.train_seconds if recipe is not None else time.perf_counter() - start
@@ -155,10 +156,10 @@ def search_recipe(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTok
 
     def fit(learning_rate: float, on_epoch) -> None:
         model.load_state_dict(initial)
+        setup = TrainSetup(space.epochs, config.batch_size, learning_rate, seed, warmup=space.warmup)
         losses[learning_rate] = fine_tune(
-            model, train_inputs, labels, pad_id=tokenizer.pad_token_id, epochs=space.epochs,
-            batch_size=config.batch_size, learning_rate=learning_rate, warmup=space.warmup, protocol=config.protocol,
-            device=device, seed=seed, per_device_batch=config.per_device_batch,
+            model, train_inputs, labels, setup, pad_id=tokenizer.pad_token_id, protocol=config.protocol,
+            device=device, per_device_batch=config.per_device_batch,
             after_epoch=lambda epoch: on_epoch(model, epoch), class_weighted=config.class_weighted)
 
     data = fingerprint([item.input_ids for item in train_inputs], list(labels),

@@ -7,12 +7,15 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from ..collate import pad_batch
 from ..encoders import takes_global_attention
 from ..finetuning import (
     ScoringResult,
+    TrainSetup,
     autocast,
     input_lengths,
     length_sorted_batches,
+    per_device,
     synchronize,
     to_device,
     train_steps,
@@ -31,28 +34,21 @@ def collate(inputs: Sequence[MatchInput], pad_id: int, protocol: str = "paper",
     the global mask on the first token ("released": none, the classifier's own default)."""
     import torch
 
-    width = max(len(item.input_ids) for item in inputs)
-    ids = torch.full((len(inputs), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(inputs), width), dtype=torch.long)
-    for row, item in enumerate(inputs):
-        ids[row, :len(item.input_ids)] = torch.tensor(item.input_ids)
-        mask[row, :len(item.input_ids)] = 1
-    batch = {"input_ids": ids, "attention_mask": mask if protocol == "paper" else torch.ones_like(mask)}
+    batch = pad_batch([{"input_ids": item.input_ids} for item in inputs], {"input_ids": pad_id})
+    if protocol != "paper":
+        batch["attention_mask"] = torch.ones_like(batch["attention_mask"])
     if global_first and protocol == "paper":
-        batch["global_attention_mask"] = torch.zeros_like(mask)
+        batch["global_attention_mask"] = torch.zeros_like(batch["attention_mask"])
         batch["global_attention_mask"][:, 0] = 1
     return batch
 
 
 
-def fine_tune(model: "PreTrainedModel", inputs: Sequence[MatchInput], labels: Sequence[int], *, pad_id: int,
-              epochs: int, batch_size: int, learning_rate: float, warmup: float = 0.0, protocol: str = "paper",
-              device: str = "cpu", seed: int = 13, per_device_batch: int | None = None,
+def fine_tune(model: "PreTrainedModel", inputs: Sequence[MatchInput], labels: Sequence[int], setup: TrainSetup, *,
+              pad_id: int, protocol: str = "paper", device: str = "cpu", per_device_batch: int | None = None,
               after_epoch: Callable[[int], bool | None] | None = None, class_weighted: bool = False) -> list[float]:
-    """Train encoder and head together with cross-entropy on the pair labels, the learning rate warming up
-    linearly over the first `warmup` share of steps (`per_device_batch`: pairs per forward pass; `after_epoch`:
-    `train_steps`'; `class_weighted`: each class's loss weighted by n / (2 n_class), `balanced_weights`); returns
-    every batch's loss."""
+    """Train encoder and head together with cross-entropy on the pair labels (`class_weighted`: each class's loss
+    weighted by n / (2 n_class), `balanced_weights`); returns every batch's loss."""
     import torch
 
     targets = torch.tensor(labels, dtype=torch.long)
@@ -64,9 +60,8 @@ def fine_tune(model: "PreTrainedModel", inputs: Sequence[MatchInput], labels: Se
         return torch.nn.functional.cross_entropy(model(**batch).logits.float(), targets[indices].to(device),
                                                  weight=weight)
 
-    return train_steps(model, inputs, batch_loss, epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
-                       warmup=warmup, device=device, seed=seed, what="pairs", per_device_batch=per_device_batch,
-                       after_epoch=after_epoch)
+    return train_steps(model, input_lengths(inputs), batch_loss, setup, device=device,
+                       split=per_device(per_device_batch), after_epoch=after_epoch, what="pairs")
 
 
 def balanced_weights(labels: Sequence[int], classes: int = 2) -> "torch.Tensor":

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..encoders import max_input_length
+from ..finetuning import TrainSetup
 from ..runtime import seed_everything
 from ..variants import PretrainedShelf, display_name
 from .baselines import constant_prediction, tfidf_predictions
@@ -114,9 +115,9 @@ def train_qa(variant: str, encoder, tokenizer, splits: Mapping[str, "Dataset"], 
     trained = TrainedQA(model, tokenizer, markers, max_input_length(model.encoder, config.max_length))
     train = encode_questions(splits["train"], tokenizer, markers, trained.max_length)
     start = time.perf_counter()
-    losses = fine_tune(model, train.inputs, train.labels, pad_id=markers.pad, epochs=config.epochs,
-                       batch_size=config.batch_size, learning_rate=config.learning_rate, warmup=config.warmup,
-                       device=device, seed=seed, per_device_batch=config.per_device_batch)
+    setup = TrainSetup(config.epochs, config.batch_size, config.learning_rate, seed, warmup=config.warmup)
+    losses = fine_tune(model, train.inputs, train.labels, setup, pad_id=markers.pad, device=device,
+                       per_device_batch=config.per_device_batch)
     train_seconds = time.perf_counter() - start
     run = answer(variant, trained, splits["test"], config, device)
     run.train_seconds, run.losses = train_seconds, losses

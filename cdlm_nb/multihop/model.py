@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import torch
 from torch import nn
 
+from ..collate import indicator, pad_batch
 from .inputs import ANSWER_TYPES, QAInput, QALabels
 
 if TYPE_CHECKING:
@@ -50,31 +51,23 @@ class MultiHopQA(nn.Module):
                 "start": start.masked_fill(~span_mask, blocked), "end": end.masked_fill(~span_mask, blocked)}
 
 
-def _pad(rows: Sequence[Sequence[int]], value: int) -> torch.Tensor:
-    width = max(max((len(row) for row in rows), default=0), 1)
-    return torch.tensor([list(row) + [value] * (width - len(row)) for row in rows], dtype=torch.long)
-
-
 def collate(inputs: Sequence[QAInput], labels: Sequence[QALabels] | None, pad_id: int,
             global_attention: bool) -> dict[str, torch.Tensor]:
     """A padded batch; `*_mask` marks the real paragraphs, sentences and answerable tokens; labels when given."""
-    ids = _pad([item.input_ids for item in inputs], pad_id)
-    batch = {"input_ids": ids, "attention_mask": _pad([[1] * len(i.input_ids) for i in inputs], 0),
-             "paragraph_positions": _pad([i.paragraph_positions for i in inputs], 0),
-             "paragraph_mask": _pad([[1] * len(i.paragraph_positions) for i in inputs], 0).bool(),
-             "sentence_positions": _pad([i.sentence_positions for i in inputs], 0),
-             "sentence_mask": _pad([[1] * len(i.sentence_positions) for i in inputs], 0).bool(),
-             "span_mask": _pad([[int(s >= 0) for s in i.token_sentence] for i in inputs], 0).bool()}
+    rows = [{"input_ids": item.input_ids, "paragraph_positions": item.paragraph_positions,
+             "paragraph_mask": [True] * len(item.paragraph_positions), "sentence_positions": item.sentence_positions,
+             "sentence_mask": [True] * len(item.sentence_positions),
+             "span_mask": [s >= 0 for s in item.token_sentence]} for item in inputs]
     if global_attention:
-        rows = [[0] * len(i.input_ids) for i in inputs]
         for row, item in zip(rows, inputs):
-            for position in item.global_positions:
-                row[position] = 1
-        batch["global_attention_mask"] = _pad(rows, 0)
+            row["global_attention_mask"] = indicator(item.global_positions, len(item.input_ids))
+    for row, label in zip(rows, labels or []):
+        row |= {"paragraph_labels": label.paragraphs, "sentence_labels": label.sentences}
+    dtypes = {**dict.fromkeys(("paragraph_mask", "sentence_mask", "span_mask"), torch.bool),
+              **dict.fromkeys(("paragraph_labels", "sentence_labels"), torch.float)}
+    batch = pad_batch(rows, {"input_ids": pad_id}, dtypes=dtypes)
     if labels is not None:
-        batch |= {"paragraph_labels": _pad([label.paragraphs for label in labels], 0).float(),
-                  "sentence_labels": _pad([label.sentences for label in labels], 0).float(),
-                  "answer_type_labels": torch.tensor([label.answer_type for label in labels]),
+        batch |= {"answer_type_labels": torch.tensor([label.answer_type for label in labels]),
                   "start_labels": torch.tensor([label.start for label in labels]),
                   "end_labels": torch.tensor([label.end for label in labels])}
     return batch

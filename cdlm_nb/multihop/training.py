@@ -8,16 +8,23 @@ from collections.abc import Sequence
 import torch
 
 from ..encoders import takes_global_attention
-from ..finetuning import autocast, input_lengths, length_sorted_batches, to_device, train_steps
+from ..finetuning import (
+    TrainSetup,
+    autocast,
+    input_lengths,
+    length_sorted_batches,
+    per_device,
+    to_device,
+    train_steps,
+)
 from ..runtime import progress
 from .decoding import Decoded, decode
 from .inputs import QAInput, QALabels
 from .model import MultiHopQA, collate, multitask_loss
 
 
-def fine_tune(model: MultiHopQA, inputs: Sequence[QAInput], labels: Sequence[QALabels], *, pad_id: int, epochs: int,
-              batch_size: int, learning_rate: float, warmup: float, device: str = "cpu", seed: int = 13,
-              per_device_batch: int | None = None) -> list[float]:
+def fine_tune(model: MultiHopQA, inputs: Sequence[QAInput], labels: Sequence[QALabels], setup: TrainSetup, *,
+              pad_id: int, device: str = "cpu", per_device_batch: int | None = None) -> list[float]:
     """Train encoder and heads on the summed multi-task loss (`per_device_batch`: questions per forward pass);
     returns every batch's loss."""
     def batch_loss(indices: list[int]) -> torch.Tensor:
@@ -25,8 +32,8 @@ def fine_tune(model: MultiHopQA, inputs: Sequence[QAInput], labels: Sequence[QAL
                                   takes_global_attention(model.encoder)), device)
         return multitask_loss(model(**batch), batch)
 
-    return train_steps(model, inputs, batch_loss, epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
-                       warmup=warmup, device=device, seed=seed, what="questions", per_device_batch=per_device_batch)
+    return train_steps(model, input_lengths(inputs), batch_loss, setup, device=device,
+                       split=per_device(per_device_batch), what="questions")
 
 
 def predict(model: MultiHopQA, inputs: Sequence[QAInput], *, pad_id: int, batch_size: int, max_answer_tokens: int,

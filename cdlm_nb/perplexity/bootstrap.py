@@ -4,7 +4,8 @@ the paired bootstrap of the difference between two models scored on the same mas
 Held-out clusters are resampled with replacement (the unit that varies between test sets). Because all models
 are scored on the same masked tokens, the difference between two models is judged with a *paired* bootstrap
 (the same resampled clusters for both), which removes the difficulty the clusters share. `PerplexityResult`
-(what `evaluate` returns) holds a model's per-cluster sums, the unit these resamples draw.
+(what `evaluate` returns) holds a model's per-cluster sums, the unit these resamples draw. `perplexity` itself is
+notebook 02's held-out scoring (`pretraining.heldout`), re-exported here.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConfigError, DataError
+from ..pretraining.heldout import EVAL_MASK_SEED, perplexity
 
-#: The seed of the bootstrap resamples (and of the evaluation masks, `evaluate.EVAL_MASK_SEED`).
-BOOTSTRAP_SEED = 2021
+#: The seed of the bootstrap resamples: the evaluation masks' (`pretraining.heldout.EVAL_MASK_SEED`).
+BOOTSTRAP_SEED = EVAL_MASK_SEED
 
 
 @dataclass(frozen=True)
@@ -32,14 +34,6 @@ class PerplexityResult:
     cluster_ids: tuple[str, ...] = field(repr=False, default=())
     nll_sums: tuple[float, ...] = field(repr=False, default=())  # per cluster: summed NLL of its masked tokens
     token_counts: tuple[int, ...] = field(repr=False, default=())  # per cluster: masked tokens
-
-
-def perplexity(nll_sums: np.ndarray, token_counts: np.ndarray) -> float:
-    """exp(total NLL / total tokens): the exponentiated token-level cross-entropy."""
-    total = token_counts.sum()
-    if total == 0:
-        raise DataError("no masked tokens to score: the held-out examples have no maskable tokens")
-    return float(np.exp(nll_sums.sum() / total))
 
 
 def bootstrap_interval(nll_sums: np.ndarray, token_counts: np.ndarray, n_resamples: int = 1000,
@@ -86,3 +80,6 @@ def _percentiles(values: np.ndarray, confidence: float) -> tuple[float, float]:
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(values, [tail, 1.0 - tail])
     return float(low), float(high)
+
+
+__all__ = ["BOOTSTRAP_SEED", "PerplexityResult", "bootstrap_interval", "paired_difference", "perplexity"]

@@ -5,6 +5,8 @@ The masks depend only on (seed, tokens), so every model sees the same masked pos
 pretraining attention pattern: CDLM and Rand CDLM give the masked tokens global attention, Prefix CDLM the first
 15 % of the input, Longformer and Local CDLM local attention only.
 Perplexity = exp(total NLL of the masked tokens / number of masked tokens), i.e. exp of the token-level loss.
+The scoring itself is notebook 02's (`pretraining.heldout`, re-exported here); this module adds the clusters and
+the bootstrap interval.
 """
 
 from __future__ import annotations
@@ -14,95 +16,23 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import DataError
-from ..masking import IGNORE_INDEX, CrossDocumentMLMCollator
-from ..variants import attention_pattern_of
-from .bootstrap import BOOTSTRAP_SEED, PerplexityResult, bootstrap_interval, perplexity
+from ..pretraining.heldout import (  # the held-out scoring, shared with notebook 02; re-exported for notebook 03
+    EVAL_MASK_SEED,
+    HELDOUT_MIN_DOCUMENTS,
+    evaluation_batches,
+    heldout_examples,
+    masked_batches,
+    masked_token_nll,
+    model_inputs,
+    perplexity,
+    row_nll,
+    token_nll,
+)
+from .bootstrap import PerplexityResult, bootstrap_interval
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from datasets import Dataset
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
-
-    from ..profiles import Profile
-
-EVAL_MASK_SEED = BOOTSTRAP_SEED  # the evaluation masks (the same for every model) and the bootstrap resamples
-HELDOUT_MIN_DOCUMENTS = 2  # a held-out cluster needs a second document for cross-document context
-
-
-def heldout_examples(clusters: "Dataset", tokenizer: "PreTrainedTokenizerBase", profile: "Profile",
-                     max_length: int | None = None) -> "Dataset":
-    """Held-out clusters packed as in pretraining (one example per cluster, fixed seed), from 2 documents up:
-    the CDLM paper's 5,622 Multi-News validation and test clusters include the 2-document ones. `max_length`:
-    another packed length than the profile's (the start check)."""
-    from ..inputs import pack_clusters
-
-    return pack_clusters(clusters, tokenizer, max_length or profile.pretrain.max_length, seed=profile.seed,
-                         sentence_markers=profile.encoder.sentence_markers, min_documents=HELDOUT_MIN_DOCUMENTS)
-
-
-def model_inputs(model: "PreTrainedModel", batch: dict) -> dict:
-    """A collated batch without its labels, on the model's device (the eval batches are built on the CPU)."""
-    return {key: value.to(model.device) for key, value in batch.items() if key != "labels"}
-
-
-def evaluation_batches(tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset", variant: str,
-                       seed: int = EVAL_MASK_SEED, batch_size: int = 8,
-                       desc: str | None = None) -> "Iterator[tuple[dict, dict]]":
-    """The held-out examples in batches, each as (its rows, the collated batch with the evaluation masks and
-    `variant`'s attention pattern). The masks depend only on (seed, tokens), so every model sees the same ones.
-    `desc` shows a progress bar."""
-    from ..runtime import progress
-
-    collate = CrossDocumentMLMCollator(tokenizer, pattern=attention_pattern_of(variant), seed=seed)
-    starts = range(0, len(dataset), batch_size)
-    for start in progress(starts, desc=desc) if desc else starts:
-        rows = dataset[start:start + batch_size]
-        yield rows, collate([{"input_ids": ids} for ids in rows["input_ids"]])
-
-
-def masked_batches(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset", variant: str,
-                   seed: int = EVAL_MASK_SEED, batch_size: int = 8,
-                   desc: str | None = None) -> "Iterator[tuple[dict, dict]]":
-    """`evaluation_batches`, with `model` in eval mode meanwhile (it goes back to its mode after)."""
-    was_training = model.training
-    model.eval()
-    try:
-        yield from evaluation_batches(tokenizer, dataset, variant, seed, batch_size, desc)
-    finally:
-        model.train(was_training)
-
-
-def masked_token_nll(model: "PreTrainedModel", batch: dict) -> np.ndarray:
-    """Negative log-likelihood of every labelled (masked) token of a collated batch, row by row, left to right."""
-    import torch
-    import torch.nn.functional as F
-
-    labels = batch["labels"].to(model.device)
-    scored = labels != IGNORE_INDEX
-    with torch.no_grad():
-        # only the masked positions: (n_masked, vocabulary)
-        logits = model(**model_inputs(model, batch)).logits[scored].float()
-    return F.cross_entropy(logits, labels[scored], reduction="none").cpu().numpy()
-
-
-def token_nll(model: "PreTrainedModel", batch: dict) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row summed negative log-likelihood of the labelled (masked) tokens, and how many there are."""
-    scored = (batch["labels"] != IGNORE_INDEX).numpy()
-    sums = np.zeros(len(scored))
-    np.add.at(sums, scored.nonzero()[0], masked_token_nll(model, batch))
-    return sums, scored.sum(axis=1)
-
-
-def row_nll(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset", variant: str,
-            seed: int = EVAL_MASK_SEED, batch_size: int = 8, desc: str | None = None) -> tuple[list[float], list[int]]:
-    """Per example: the summed NLL of its masked tokens and how many there are, under the evaluation masks."""
-    sums, counts = [], []
-    for _, batch in masked_batches(model, tokenizer, dataset, variant, seed, batch_size, desc=desc):
-        nll, n = token_nll(model, batch)
-        sums.extend(nll.tolist())
-        counts.extend(n.tolist())
-    return sums, counts
 
 
 def evaluate_perplexity(
@@ -155,3 +85,8 @@ def sum_by_cluster(groups: list[str], sums: list[float],
         entry[0] += nll
         entry[1] += n
     return list(totals), [entry[0] for entry in totals.values()], [int(entry[1]) for entry in totals.values()]
+
+
+__all__ = ["EVAL_MASK_SEED", "HELDOUT_MIN_DOCUMENTS", "evaluate_perplexity", "evaluation_batches", "heldout_examples",
+           "masked_batches", "masked_token_nll", "model_inputs", "require_doc_ids", "row_nll", "sum_by_cluster",
+           "token_nll"]

@@ -1,4 +1,5 @@
-"""The cards people run the notebooks on, the precision each one should train in, and the card this session has.
+"""The cards people run the notebooks on, the precision each one trains in (`cdlm_nb.precision`), and the card this
+session has.
 
 Peaks are the vendors' dense tensor-core figures for the precision the card trains in (fp16 on a T4, bf16 from
 compute capability 8.0 up); memory is the card's nominal size in GiB. A CUDA card not in the table is described
@@ -56,14 +57,6 @@ def get_card(key: str) -> Card:
         raise ConfigError(f"unknown device {key!r} for the plan; choose one of {sorted(CARDS)}") from None
 
 
-def precision_for(capability: tuple[int, int]) -> str:
-    """'bf16' from CUDA compute capability 8.0 up; 'fp16' (with a gradient scaler) below it, where bf16 is only
-    emulated and memory-efficient attention has no bf16 kernel; 'fp32' on a CPU (capability (0, 0))."""
-    if tuple(capability) == (0, 0):
-        return "fp32"
-    return "bf16" if tuple(capability) >= (8, 0) else "fp16"
-
-
 def card_like(name: str, memory_gib: float, capability: tuple[int, int]) -> Card:
     """A CUDA card as torch describes it: a known one when name and memory match, else the nearest known card
     below it in compute capability, with this card's memory."""
@@ -77,7 +70,8 @@ def card_like(name: str, memory_gib: float, capability: tuple[int, int]) -> Card
 
 
 def cpu_card(gflops: float) -> Card:
-    """This machine's CPU: its memory, and its measured fp32 matrix-multiply rate (`gflops`) as the peak."""
+    """This machine's CPU: its memory, and its measured fp32 matrix-multiply rate (`gflops`) as the peak (0: not
+    measured, and the plan gives no minutes)."""
     import psutil
 
     return Card("cpu", "this CPU", psutil.virtual_memory().total / GIB, (0, 0), gflops / 1000)
@@ -85,7 +79,7 @@ def cpu_card(gflops: float) -> Card:
 
 def this_card(device: str, cpu_gflops: float = 0.0) -> Card:
     """The card of a session on `device` ('cuda': torch's description of GPU 0; anything else: the CPU, at
-    `cpu_gflops`, e.g. `runtime.matmul_gflops()`)."""
+    `cpu_gflops`, e.g. `runtime.matmul_gflops()`; 0: not measured)."""
     if device != "cuda":
         return cpu_card(cpu_gflops)
     import torch

@@ -3,7 +3,7 @@ gradient checkpointing only where batch 1 does not fit without it, the card's pr
 
 Minutes are floating-point operations at the card's peak times its utilisation (`Card.utilisation`: measured on an
 H100, assumed elsewhere): an estimate (loading models and data, downloads, tokenisation and Python overhead are not
-in it) until a run of the notebooks on that card measures it.
+in it) until a run of the notebooks on that card measures it. A CPU whose rate nobody measured gets no minutes (NaN).
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from .cards import GIB, Card, precision_for
+from ..precision import precision_for
+from .cards import GIB, Card
 from .memory_model import peak_bytes, step_flops
 from .workloads import NOTEBOOK_JOBS, Job
 
@@ -53,7 +54,8 @@ def plan_job(job: Job, card: Card) -> JobPlan:
     typical = replace(planned, batch=1, tokens=job.typical_tokens,
                       global_tokens=min(step.global_tokens, job.typical_tokens),
                       predicted=min(step.predicted, job.typical_tokens))
-    seconds = job.sequences * job.models * step_flops(typical) / (card.peak_tflops * 1e12 * card.utilisation)
+    rate = card.peak_tflops * 1e12 * card.utilisation  # 0 for a CPU whose rate was not measured: no minutes
+    seconds = job.sequences * job.models * step_flops(typical) / rate if rate > 0 else math.nan
     accumulation = -(-job.batch // batch) if job.step.training else 1
     return JobPlan(job, batch, accumulation, checkpointing, peak_bytes(planned) / GIB, seconds / 60, bool(fitting))
 
@@ -101,10 +103,12 @@ class NotebookPlan:
     def summary(self) -> str:
         """What the notebook will do on this card, in a few lines (printed at its top)."""
         main = self.main
+        cost = (f"≈ {self.minutes:.0f} min of compute (estimate: {self.card.utilisation:.0%} of "
+                f"{self.card.peak_tflops:g} TFLOP/s, {'measured' if self.card.utilisation_measured else 'assumed'}; "
+                "loading and downloads not included)" if not math.isnan(self.minutes) else
+                "minutes not estimated (this CPU's rate is not measured: notebook 00's probe records it)")
         lines = [f"plan of {self.name} on {self.card.label}: {self.precision}, peak ≈ {self.peak_gib:.1f} GiB of "
-                 f"{self.card.usable_gib:.1f} usable, ≈ {self.minutes:.0f} min of compute (estimate: "
-                 f"{self.card.utilisation:.0%} of {self.card.peak_tflops:g} TFLOP/s, "
-                 f"{'measured' if self.card.utilisation_measured else 'assumed'}; loading and downloads not included)",
+                 f"{self.card.usable_gib:.1f} usable, {cost}",
                  f"  batch {main.per_device_batch} per device x {main.accumulation} accumulation"
                  f"{', gradient checkpointing' if main.checkpointing else ''}"]
         for j in self.jobs:
@@ -114,7 +118,7 @@ class NotebookPlan:
             step = j.job.step
             lines.append(f"  - {j.job.what} ({step.shape.name}, up to {step.tokens:,} tokens): "
                          f"{j.job.sequences * j.job.models:,} inputs, {how}, {j.peak_gib:.1f} GiB, "
-                         f"{j.minutes:.1f} min{' (opt-in, not in the total)' if j.job.opt_in else ''}{flag}")
+                         f"{_minutes(j.minutes)}{' (opt-in, not in the total)' if j.job.opt_in else ''}{flag}")
         return "\n".join(lines)
 
     def apply(self, profile: "Profile") -> "Profile":
@@ -129,6 +133,11 @@ class NotebookPlan:
                     _set(changes, field.split("."), value)
         return replace(profile, **{name: shrunk(getattr(profile, name), sizes, f"plan [{name!r}]")
                                    for name, sizes in changes.items()})
+
+
+def _minutes(minutes: float) -> str:
+    """`12.5 min`, or that they are not estimated (a CPU whose rate was not measured)."""
+    return "minutes not estimated" if math.isnan(minutes) else f"{minutes:.1f} min"
 
 
 def _set(changes: dict, path: list[str], value: int | bool) -> None:

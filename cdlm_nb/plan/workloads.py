@@ -109,8 +109,7 @@ def coref_jobs(profile: "Profile") -> list[Job]:
     scored = (config.max_pairs_per_subtopic or 2000) * subtopics
     typical = TYPICAL_TOKENS["ecbplus_pair"]
     return [replace(_train("fine-tuning", shape, config.max_length, train, runs,
-                           config.batch_size * config.grad_accumulation, typical, global_tokens=8),
-                    batch_field="coref.batch_size", accumulation_field="coref.grad_accumulation"),
+                           config.batch_size, typical, global_tokens=8), batch_field="coref.per_device_batch"),
             replace(_infer("scoring dev and test pairs", shape, config.max_length, scored, runs,
                            config.score_batch_size, typical, global_tokens=8), batch_field="coref.score_batch_size")]
 

@@ -3,7 +3,7 @@ on, so a reader sees where the variants' orderings cross, not only where the ste
 
 Each point goes into the Trainer's log history (`CURVE_KEY`), which checkpoints save, so a resumed run keeps the
 points it made before the interruption. The evaluation masks come from their own seeded generators
-(`perplexity.evaluate`), so measuring the curve leaves the training run unchanged.
+(`heldout`), so measuring the curve leaves the training run unchanged.
 """
 
 from __future__ import annotations
@@ -12,23 +12,13 @@ from typing import TYPE_CHECKING
 
 from transformers import TrainerCallback
 
-from ..perplexity.bootstrap import perplexity
-from ..perplexity.evaluate import row_nll
+from .heldout import heldout_perplexity
 
 if TYPE_CHECKING:
     from datasets import Dataset
     from transformers import PreTrainedModel, PreTrainedTokenizerBase, TrainerControl, TrainerState, TrainingArguments
 
 CURVE_KEY = "heldout_perplexity"  # the log-history entry of one curve point
-
-
-def heldout_perplexity(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
-                       variant: str, batch_size: int = 8) -> float:
-    """Perplexity of `model` on packed held-out `examples` with `variant`'s attention pattern (no interval)."""
-    import numpy as np
-
-    sums, counts = row_nll(model, tokenizer, examples, variant, batch_size=batch_size)
-    return perplexity(np.array(sums), np.array(counts))
 
 
 class PerplexityCurve(TrainerCallback):

@@ -63,14 +63,17 @@ def _duration(seconds: float) -> str:
 
 def expected_time(profile: "Profile", names: Sequence[str], device: str = "cpu") -> str:
     """About how long building `names` takes: the `MEASURED_SECONDS` of the profile (a 2-core CPU), else the plan's
-    minutes for notebook 02 on `device` (`cdlm-nb plan`, an estimate and here an upper bound; downloads not in it)."""
-    from ..runtime import device_plan
+    minutes for notebook 02 on `device` (`cdlm-nb plan`, an estimate and here an upper bound; downloads not in it).
+    Off a CUDA card that estimate needs the CPU's rate: measured here (`runtime.matmul_gflops`), explicitly, as a
+    long build is about to start."""
+    from ..runtime import device_plan, matmul_gflops
 
     measured = MEASURED_SECONDS.get(profile.name)
     if measured is not None:
         seconds = measured["start"] + sum(measured.get(name, 0.0) for name in names)
         return f"about {_duration(seconds)} on the {profile.name} profile ({MEASURED_ON})"
-    plan = device_plan(profile, "02_pretraining", device)
+    rate = matmul_gflops() if profile.wants_gpu and device != "cuda" else None
+    plan = device_plan(profile, "02_pretraining", device, cpu_gflops=rate)
     if plan is None:
         return f"no measured time for the {profile.name} profile"
     return (f"at most {plan.minutes:.0f} min of compute on {plan.card.label} (`cdlm-nb plan`'s estimate for notebook "

@@ -255,8 +255,8 @@ def learning_curve(variant: str, config: "PretrainConfig", profile: "Profile", t
                    clusters: "PretrainingClusters") -> list["PerplexityCurve"]:
     """The callback measuring `variant`'s validation perplexity every `config.curve_steps` steps, or none (no
     curve asked, or no validation clusters)."""
-    from ..perplexity.evaluate import heldout_examples
     from .curve import PerplexityCurve
+    from .heldout import heldout_examples
 
     if config.curve_steps <= 0 or "validation" not in clusters.heldout:
         return []

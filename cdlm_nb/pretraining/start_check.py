@@ -55,7 +55,7 @@ def start_perplexity(start: "Encoder", clusters: "Dataset", profile: "Profile",
     """(pattern, packed length) -> perplexity of `start` on the first `n_clusters` of `clusters` packed to that
     length (notebook 03's evaluation masks and packing), for every `START_PATTERNS` pattern."""
     from ..encoders import with_attention_window
-    from ..perplexity.evaluate import evaluate_perplexity, heldout_examples
+    from .heldout import heldout_examples, heldout_perplexity
 
     subset = clusters.select(range(min(n_clusters, len(clusters))))
     scores = {}
@@ -64,9 +64,9 @@ def start_perplexity(start: "Encoder", clusters: "Dataset", profile: "Profile",
         for pattern in START_PATTERNS:
             full = pattern == "full"
             model = with_attention_window(start.model, 2 * length) if full else start.model
-            result = evaluate_perplexity(model, start.tokenizer, examples, "local" if full else pattern,
-                                         batch_size=profile.pretrain.eval_batch_size, n_resamples=1)
-            scores[pattern, length] = result.ppl
+            variant = "local" if full else pattern
+            scores[pattern, length] = heldout_perplexity(model, start.tokenizer, examples, variant,
+                                                         profile.pretrain.eval_batch_size, desc=f"perplexity {variant}")
     return scores
 
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from ..encoders import HUB_MODELS
 from ..task_profiles import CLASSIFICATION
-from ..tokenization import DOCUMENT_SEPARATORS, ROBERTA_SPECIALS
+from ..tokenization import DOCUMENT_SEPARATORS, ROBERTA_SPECIALS, train_byte_level_bpe
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel
@@ -70,15 +70,10 @@ SEED = 13
 # ---------------------------------------------------------------------------------------------------------------
 def train_bpe(texts: Sequence[str], vocab_size: int) -> tuple[dict[str, int], list[tuple[str, str]]]:
     """RoBERTa's vocabulary layout trained on `texts`: `<s> <pad> </s> <unk>` (ids 0-3), the BPE, filler entries up
-    to `vocab_size - 1` (a few hundred texts yield fewer merges than the real 50k), `<mask>` last; and the merges."""
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-
+    to `vocab_size - 1` (a few hundred texts yield fewer merges than the real 50k), `<mask>` last; and the merges
+    (`tokenization.train_byte_level_bpe`, without the leading-space marker: RoBERTa's default)."""
     mask = ROBERTA_SPECIALS[-1]
-    backend = Tokenizer(models.BPE())
-    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)  # RoBERTa's default
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size - 1, special_tokens=list(ROBERTA_SPECIALS[:-1]),
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
-    backend.train_from_iterator([text for text in texts if text.strip()], trainer)
+    backend = train_byte_level_bpe(texts, vocab_size - 1, ROBERTA_SPECIALS[:-1], add_prefix_space=False)
     model = json.loads(backend.to_str())["model"]
     vocab = dict(sorted(model["vocab"].items(), key=lambda item: item[1]))
     # Fillers are never produced (no merge leads to them); they only give the real ids and matrix shapes.

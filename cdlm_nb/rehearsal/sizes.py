@@ -18,8 +18,8 @@ REHEARSAL_SIZES: dict[str, dict] = {
                      curve_steps=1, heldout_clusters=20),
     "attention": dict(n_pairs=3, max_length=512, batch_size=2),
     "encoder": dict(max_length=512, attention_window=64),
-    "coref": dict(max_length=512, hidden_sizes=(32,), max_train_pairs=8, epochs=1, batch_size=4,
-                  grad_accumulation=2, score_batch_size=16, eval_subtopics=2, max_pairs_per_subtopic=10,
+    "coref": dict(max_length=512, hidden_sizes=(32,), max_train_pairs=8, epochs=1, batch_size=8,
+                  per_device_batch=4, score_batch_size=16, eval_subtopics=2, max_pairs_per_subtopic=10,
                   ecbplus_topics=(1, 3, 2, 5, 36, 37)),  # two topics of each split (train, dev, test)
     "matching": dict(max_length=512, max_pairs=24, pairs_per_kind=1, pan_like_pairs=6, epochs=1, batch_size=8,
                      score_batch_size=16, search=dict(epochs=2)),

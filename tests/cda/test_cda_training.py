@@ -5,15 +5,16 @@ import itertools
 import pytest
 
 from cdlm_nb.cda import experiment, training
+from cdlm_nb.finetuning import improved
 from cdlm_nb.profiles import get_profile
 from tests.cda.test_cda_experiment import ROWS
 
 
 def test_only_a_drop_of_at_least_the_minimum_counts_as_better():
-    assert training.improved(0.5, 0.6, 1e-3)
-    assert not training.improved(0.5995, 0.6, 1e-3)  # a hair lower is not better
-    assert not training.improved(float("nan"), 0.6, 0.0)
-    assert training.improved(0.59999, 0.6, 0.0)  # without a minimum any decrease counts
+    assert improved(0.5, 0.6, 1e-3)
+    assert not improved(0.5995, 0.6, 1e-3)  # a hair lower is not better
+    assert not improved(float("nan"), 0.6, 0.0)
+    assert improved(0.59999, 0.6, 0.0)  # without a minimum any decrease counts
 
 
 def _matcher():
@@ -22,11 +23,11 @@ def _matcher():
     return experiment.build_model("gru_han_shallow", prepared, config), prepared.words
 
 
-def _fit(monkeypatch, dev_losses, **options):
+def _fit(monkeypatch, dev_losses, epochs, **options):
     losses = iter(dev_losses)
     monkeypatch.setattr(training, "dev_loss", lambda *args: next(losses))
     model, pairs = _matcher()
-    return training.fit(model, pairs["train"], pairs["dev"], batch_size=4, learning_rate=1e-3, **options)
+    return training.fit(model, pairs["train"], pairs["dev"], training.paper_setup(epochs, 4, 1e-3, 13), **options)
 
 
 def test_a_loss_creeping_down_by_hairs_stops_after_patience(monkeypatch):

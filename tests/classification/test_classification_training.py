@@ -5,25 +5,29 @@ from contextlib import nullcontext
 
 import torch
 
+from cdlm_nb import finetuning
 from cdlm_nb.classification import training
-from cdlm_nb.classification.training import TrainSetup, predict, train
+from cdlm_nb.classification.training import predict, train
+from cdlm_nb.finetuning import TrainSetup
 
 
 def _recording_autocast(monkeypatch) -> list[str]:
     devices: list[str] = []
-    monkeypatch.setattr(training, "autocast", lambda device: devices.append(device) or nullcontext())
+    for module in (training, finetuning):
+        monkeypatch.setattr(module, "autocast", lambda device: devices.append(device) or nullcontext())
     return devices
 
 
 def test_training_and_prediction_run_under_the_devices_autocast_and_scaler(monkeypatch):
     devices = _recording_autocast(monkeypatch)
     scaled = []
-    monkeypatch.setattr(training, "gradient_scaler",
+    monkeypatch.setattr(finetuning, "gradient_scaler",
                         lambda device: scaled.append(device) or torch.amp.GradScaler("cuda", enabled=False))
     head, vectors = torch.nn.Linear(3, 2), torch.randn(4, 3)
     forward = lambda batch: (head(vectors[batch]), None)  # noqa: E731
-    train(forward, list(head.parameters()), [head], [0, 1, 0, 1], [1, 1, 1, 1],
-          TrainSetup(epochs=1, learning_rate=0.1, batch_size=2, seed=0), device="cuda")
+    monkeypatch.setattr(head, "to", lambda device: head)  # no CUDA here: only the device's choices are recorded
+    train(forward, head, [0, 1, 0, 1], [1, 1, 1, 1], TrainSetup(epochs=1, batch_size=2, learning_rate=0.1, seed=0),
+          device="cuda")
     assert devices == ["cuda", "cuda"] and scaled == ["cuda"]  # autocast per step, one scaler (fp16 cards)
     predict(forward, [1, 1, 1, 1], batch_size=4, device="cuda")
     assert devices[2:] == ["cuda"]

@@ -13,6 +13,7 @@ from cdlm_nb.coref.model import build_pair_scorer
 from cdlm_nb.coref.pairs import candidate_pairs
 from cdlm_nb.coref.training import collate, score_pairs, train_scorer
 from cdlm_nb.errors import DataError
+from cdlm_nb.finetuning import TrainSetup
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +24,8 @@ def pair_inputs(special, documents, events):
 
 
 def test_collate_pads_and_marks(pair_inputs, special):
+    import torch
+
     _, inputs = pair_inputs
     batch = collate(inputs[:2], special.pad)
     width = max(len(item.input_ids) for item in inputs[:2])
@@ -31,12 +34,16 @@ def test_collate_pads_and_marks(pair_inputs, special):
         assert batch["attention_mask"][row].sum() == len(item.input_ids)
         assert batch["global_attention_mask"][row].sum() == len(item.global_positions)
         assert batch["first_mask"][row].sum() == len(item.first_positions)
+        assert batch["second_mask"][row, item.second_positions].tolist() == [1.0] * len(item.second_positions)
+        assert (batch["input_ids"][row, len(item.input_ids):] == special.pad).all()
+        assert not batch["global_attention_mask"][row, len(item.input_ids):].any()
+    assert batch["first_mask"].dtype == batch["second_mask"].dtype == torch.float
+    assert batch["input_ids"].dtype == batch["global_attention_mask"].dtype == torch.long
 
 
 def test_training_without_pairs_is_a_data_error(encoder, special):
-    with pytest.raises(DataError, match="no training pairs"):
-        train_scorer(build_pair_scorer(encoder), [], [], pad_id=special.pad, epochs=1, batch_size=2,
-                     learning_rate=1e-3)
+    with pytest.raises(DataError, match="no training mention pairs"):
+        train_scorer(build_pair_scorer(encoder), [], [], TrainSetup(1, 2, 1e-3), pad_id=special.pad)
 
 
 @pytest.mark.slow
@@ -57,7 +64,7 @@ def test_fine_tuning_separates_positive_from_negative_pairs(pair_inputs, special
     pairs, inputs = pair_inputs
     scorer = build_pair_scorer(copy.deepcopy(encoder), hidden_sizes=(16,), dropout=0.0)
     labels = [p.label for p in pairs]
-    losses = train_scorer(scorer, inputs, labels, pad_id=special.pad, epochs=8, batch_size=10, learning_rate=1e-2)
+    losses = train_scorer(scorer, inputs, labels, TrainSetup(8, 10, 1e-2, decay=False), pad_id=special.pad)
     assert np.mean(losses[-2:]) < np.mean(losses[:2])
     probabilities = score_pairs(scorer, inputs, pad_id=special.pad, batch_size=5).probabilities
     positives = probabilities[np.array(labels) == 1]

@@ -4,6 +4,7 @@ import copy
 
 import torch
 
+from cdlm_nb.finetuning import TrainSetup
 from cdlm_nb.multihop.inputs import add_qa_markers, encode_questions
 from cdlm_nb.multihop.model import MultiHopQA, collate, multitask_loss
 from cdlm_nb.multihop.training import fine_tune, predict
@@ -22,6 +23,16 @@ def test_collate_pads_and_masks(qa_row, qa_tokenizer):
     assert batch["sentence_mask"].sum(1).tolist() == [6, 1]
     assert batch["global_attention_mask"][0, 0] == 1 and batch["attention_mask"][1, -1] == 0
     assert batch["span_mask"][0].sum() == sum(s >= 0 for s in encoded.inputs[0].token_sentence)
+    length = len(encoded.inputs[1].input_ids)
+    assert (batch["input_ids"][1, length:] == markers.pad).all() and not batch["span_mask"][1, length:].any()
+    assert batch["paragraph_positions"][1].tolist() == [*encoded.inputs[1].paragraph_positions, 0, 0]
+    assert batch["paragraph_labels"][1].tolist() == [*map(float, encoded.labels[1].paragraphs), 0.0, 0.0]
+    assert batch["sentence_labels"].shape == batch["sentence_positions"].shape == (2, 6)
+    dtypes = {name: values.dtype for name, values in batch.items()}
+    assert {name for name, dtype in dtypes.items() if dtype == torch.bool} == {"paragraph_mask", "sentence_mask",
+                                                                              "span_mask"}
+    assert dtypes["paragraph_labels"] == dtypes["sentence_labels"] == torch.float
+    assert dtypes["input_ids"] == dtypes["global_attention_mask"] == dtypes["paragraph_positions"] == torch.long
 
 
 def test_loss_is_finite_and_skips_the_span_of_yes_no_questions(qa_row, qa_tokenizer, tiny_encoder):
@@ -41,8 +52,7 @@ def test_the_heads_learn_two_questions_by_heart(qa_row, qa_tokenizer, tiny_encod
              "supporting_facts": {"title": ["Acme Corp"], "sent_id": [1]}}
     markers, encoded = _encoded([qa_row, other], qa_tokenizer, encoder)
     model = MultiHopQA(encoder)
-    losses = fine_tune(model, encoded.inputs, encoded.labels, pad_id=markers.pad, epochs=60, batch_size=2,
-                       learning_rate=3e-3, warmup=0.1)
+    losses = fine_tune(model, encoded.inputs, encoded.labels, TrainSetup(60, 2, 3e-3, warmup=0.1), pad_id=markers.pad)
     assert losses[-1] < 0.2 * losses[0]
     decoded, seconds = predict(model, encoded.inputs, pad_id=markers.pad, batch_size=2, max_answer_tokens=10)
     assert decoded["q1"].answer == "Lyon" and decoded["q2"].answer == "yes" and seconds > 0

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from cdlm_nb.encoders import HUB_MODELS
-from cdlm_nb.rehearsal.hub_models import TINY, build_hub_models, repo_folder
-from cdlm_nb.tokenization import DOCUMENT_SEPARATORS
+from cdlm_nb.rehearsal.hub_models import TINY, build_hub_models, repo_folder, train_bpe
+from cdlm_nb.tokenization import DOCUMENT_SEPARATORS, ROBERTA_SPECIALS, train_byte_level_bpe
 
 TEXTS = [
     "The earthquake struck the coastal town on Monday, and rescue teams arrived within hours.",
@@ -52,6 +52,17 @@ except OfflineError as error:
     report["offline_error"] = str(error)
 print(json.dumps(report))
 """
+
+
+def test_the_roberta_vocabulary_is_the_shared_bpe_padded_with_mask_last():
+    vocab, merges = train_bpe(TEXTS, 600)
+    backend = train_byte_level_bpe(TEXTS, 599, ROBERTA_SPECIALS[:-1], add_prefix_space=False)
+    trained = backend.get_vocab()
+    assert {token: vocab[token] for token in trained} == trained and list(vocab.values()) == list(range(600))
+    assert list(vocab)[:4] == list(ROBERTA_SPECIALS[:-1]) and list(vocab)[-1] == "<mask>"
+    assert all(token.startswith("<unused") for token in list(vocab)[len(trained):-1])
+    assert merges and all(left + right in trained for left, right in merges)
+    assert "The" in trained  # a text's first word without the leading-space marker (RoBERTa's default)
 
 
 @pytest.fixture(scope="module")

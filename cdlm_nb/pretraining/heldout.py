@@ -1,0 +1,119 @@
+"""Held-out scoring of a masked language model: the held-out clusters packed as in pretraining, 15 % of their tokens
+masked with fixed evaluation masks, and the NLL of the masked tokens (the CDLM paper, §3.1).
+
+Notebook 02 measures its learning curve and start check with it; notebook 03's perplexity (`perplexity.evaluate`)
+builds its intervals on it, importing it from here, so chapter 02 never depends on chapter 03. The masks depend only
+on (seed, tokens), so every model sees the same masked positions; each model keeps its pretraining attention pattern.
+Perplexity = exp(total NLL of the masked tokens / number of masked tokens), i.e. exp of the token-level loss.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import DataError
+from ..masking import IGNORE_INDEX, CrossDocumentMLMCollator
+from ..variants import attention_pattern_of
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from datasets import Dataset
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+    from ..profiles import Profile
+
+EVAL_MASK_SEED = 2021  # the evaluation masks (the same for every model); also the perplexity bootstrap's resamples
+HELDOUT_MIN_DOCUMENTS = 2  # a held-out cluster needs a second document for cross-document context
+
+
+def heldout_examples(clusters: "Dataset", tokenizer: "PreTrainedTokenizerBase", profile: "Profile",
+                     max_length: int | None = None) -> "Dataset":
+    """Held-out clusters packed as in pretraining (one example per cluster, fixed seed), from 2 documents up:
+    the CDLM paper's 5,622 Multi-News validation and test clusters include the 2-document ones. `max_length`:
+    another packed length than the profile's (the start check)."""
+    from ..inputs import pack_clusters
+
+    return pack_clusters(clusters, tokenizer, max_length or profile.pretrain.max_length, seed=profile.seed,
+                         sentence_markers=profile.encoder.sentence_markers, min_documents=HELDOUT_MIN_DOCUMENTS)
+
+
+def model_inputs(model: "PreTrainedModel", batch: dict) -> dict:
+    """A collated batch without its labels, on the model's device (the eval batches are built on the CPU)."""
+    return {key: value.to(model.device) for key, value in batch.items() if key != "labels"}
+
+
+def evaluation_batches(tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset", variant: str,
+                       seed: int = EVAL_MASK_SEED, batch_size: int = 8,
+                       desc: str | None = None) -> "Iterator[tuple[dict, dict]]":
+    """The held-out examples in batches, each as (its rows, the collated batch with the evaluation masks and
+    `variant`'s attention pattern). The masks depend only on (seed, tokens), so every model sees the same ones.
+    `desc` shows a progress bar."""
+    from ..runtime import progress
+
+    collate = CrossDocumentMLMCollator(tokenizer, pattern=attention_pattern_of(variant), seed=seed)
+    starts = range(0, len(dataset), batch_size)
+    for start in progress(starts, desc=desc) if desc else starts:
+        rows = dataset[start:start + batch_size]
+        yield rows, collate([{"input_ids": ids} for ids in rows["input_ids"]])
+
+
+def masked_batches(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset", variant: str,
+                   seed: int = EVAL_MASK_SEED, batch_size: int = 8,
+                   desc: str | None = None) -> "Iterator[tuple[dict, dict]]":
+    """`evaluation_batches`, with `model` in eval mode meanwhile (it goes back to its mode after)."""
+    was_training = model.training
+    model.eval()
+    try:
+        yield from evaluation_batches(tokenizer, dataset, variant, seed, batch_size, desc)
+    finally:
+        model.train(was_training)
+
+
+def masked_token_nll(model: "PreTrainedModel", batch: dict) -> np.ndarray:
+    """Negative log-likelihood of every labelled (masked) token of a collated batch, row by row, left to right."""
+    import torch
+    import torch.nn.functional as F
+
+    labels = batch["labels"].to(model.device)
+    scored = labels != IGNORE_INDEX
+    with torch.no_grad():
+        # only the masked positions: (n_masked, vocabulary)
+        logits = model(**model_inputs(model, batch)).logits[scored].float()
+    return F.cross_entropy(logits, labels[scored], reduction="none").cpu().numpy()
+
+
+def token_nll(model: "PreTrainedModel", batch: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row summed negative log-likelihood of the labelled (masked) tokens, and how many there are."""
+    scored = (batch["labels"] != IGNORE_INDEX).numpy()
+    sums = np.zeros(len(scored))
+    np.add.at(sums, scored.nonzero()[0], masked_token_nll(model, batch))
+    return sums, scored.sum(axis=1)
+
+
+def row_nll(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset", variant: str,
+            seed: int = EVAL_MASK_SEED, batch_size: int = 8, desc: str | None = None) -> tuple[list[float], list[int]]:
+    """Per example: the summed NLL of its masked tokens and how many there are, under the evaluation masks."""
+    sums, counts = [], []
+    for _, batch in masked_batches(model, tokenizer, dataset, variant, seed, batch_size, desc=desc):
+        nll, n = token_nll(model, batch)
+        sums.extend(nll.tolist())
+        counts.extend(n.tolist())
+    return sums, counts
+
+
+def perplexity(nll_sums: np.ndarray, token_counts: np.ndarray) -> float:
+    """exp(total NLL / total tokens): the exponentiated token-level cross-entropy."""
+    total = token_counts.sum()
+    if total == 0:
+        raise DataError("no masked tokens to score: the held-out examples have no maskable tokens")
+    return float(np.exp(nll_sums.sum() / total))
+
+
+def heldout_perplexity(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
+                       variant: str, batch_size: int = 8, desc: str | None = None) -> float:
+    """Perplexity of `model` on packed held-out `examples` with `variant`'s attention pattern (no interval)."""
+    sums, counts = row_nll(model, tokenizer, examples, variant, batch_size=batch_size, desc=desc)
+    return perplexity(np.array(sums), np.array(counts))
