@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from .errors import DataError
 from .runtime import progress
+from .seeding import SEED
 
 if TYPE_CHECKING:
     import numpy as np
@@ -29,7 +30,7 @@ class TrainSetup:
     epochs: int
     batch_size: int  # inputs per optimizer step (a `Split` may cut it into several forward passes)
     learning_rate: float
-    seed: int = 13
+    seed: int = SEED
     warmup: float = 0.0  # share of the steps over which the rate rises linearly from zero
     decay: bool = True  # then falls linearly to zero at the last step (False: it stays constant)
     optimizer: str = "adamw"  # "adamw" (weight decay 0.01), or "adam" (none: the CDA paper)
@@ -111,7 +112,7 @@ def epoch_batches(lengths: Sequence[int], setup: TrainSetup) -> Iterator[list[li
 
 
 def length_sorted_batches(lengths: Sequence[int], batch_size: int, shuffle: bool = False,
-                          seed: int = 13) -> list[list[int]]:
+                          seed: int = SEED) -> list[list[int]]:
     """Indices of inputs with these `lengths` in batches of similar length (little padding); batch order shuffled
     when training."""
     order = sorted(range(len(lengths)), key=lambda i: lengths[i])

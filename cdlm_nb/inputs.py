@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from .data.text import split_sentences
 from .errors import ConfigError, DataError
+from .seeding import SEED
 from .tokenization import document_separator_ids, sequence_markers
 
 if TYPE_CHECKING:
@@ -88,7 +89,7 @@ def pack_clusters(
     dataset: "Dataset",
     tokenizer: "PreTrainedTokenizerBase",
     max_length: int,
-    seed: int = 13,
+    seed: int = SEED,
     sentence_markers: bool = False,
     min_documents: int = MIN_CLUSTER_DOCUMENTS,
     examples_per_cluster: int = 1,
@@ -121,7 +122,7 @@ def pack_random_documents(
     dataset: "Dataset",
     tokenizer: "PreTrainedTokenizerBase",
     max_length: int,
-    seed: int = 13,
+    seed: int = SEED,
     sentence_markers: bool = False,
     min_documents: int = MIN_CLUSTER_DOCUMENTS,
     examples_per_cluster: int = 1,

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from .errors import ConfigError
 from .paths import repo_root
+from .seeding import SEED
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -277,7 +278,7 @@ def _first_sentences(documents, count: int) -> list[str]:
     return [split_sentences(document)[0] for document in documents[:count]]
 
 
-def glance_rows(window: int = GLANCE_WINDOW, seed: int = 13, documents: int = 3) -> dict[str, GlanceRow]:
+def glance_rows(window: int = GLANCE_WINDOW, seed: int = SEED, documents: int = 3) -> dict[str, GlanceRow]:
     """`GlanceRow` of every model in `GLANCE_MODELS`: the first sentence of `documents` documents of the smoke
     world's first training cluster (Rand: of as many different clusters; Longformer: one document), packed by
     `inputs.pack_cluster`, masked by `masking.CrossDocumentMLMCollator` with the model's pattern

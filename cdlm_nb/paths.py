@@ -43,3 +43,12 @@ def shared_data_dir(override: str | os.PathLike | None = None) -> Path | None:
         if candidate and Path(candidate).is_dir():
             return Path(candidate).resolve()
     return None
+
+
+SPREAD_SUFFIX = ".spread.json"
+
+
+def spread_path(baseline: str | os.PathLike) -> Path:
+    """Where a baseline's seed spread lives: `baselines/cpu.json` -> `baselines/cpu.spread.json`."""
+    path = Path(baseline)
+    return path.with_name(path.name.removesuffix(".json") + SPREAD_SUFFIX)

@@ -16,6 +16,7 @@ from typing import Any
 
 from .errors import ConfigError
 from .paper_models import PAPER_MODELS
+from .seeding import SEED
 from .task_profiles import (  # the downstream tasks' sections, re-exported here
     CDA,
     CLASSIFICATION,
@@ -80,21 +81,21 @@ PRETRAIN = {
     "smoke": PretrainConfig(
         variants=PAPER_MODELS, max_steps=4, per_device_batch_size=2,
         gradient_accumulation_steps=1, learning_rate=1e-3, warmup_steps=1, lr_power=3.0, weight_decay=0.01,
-        fp16=True, max_length=256, logging_steps=1, save_steps=1000, seeds=(13,), eval_batch_size=8,
+        fp16=True, max_length=256, logging_steps=1, save_steps=1000, seeds=(SEED,), eval_batch_size=8,
         bootstrap_resamples=200, curve_steps=2, base_steps=4, base_batch_size=4, base_max_length=64,
         base_long_steps=2,
     ),
     "cpu": PretrainConfig(  # measured: lr 3e-3 left every tiny model on the unigram plateau; 1e-3, linear decay learns
         variants=PAPER_MODELS, max_steps=1000, per_device_batch_size=4,
         gradient_accumulation_steps=1, learning_rate=1e-3, warmup_steps=50, lr_power=1.0, weight_decay=0.01,
-        fp16=True, max_length=1024, logging_steps=10, save_steps=100, seeds=(13,), eval_batch_size=8,
+        fp16=True, max_length=1024, logging_steps=10, save_steps=100, seeds=(SEED,), eval_batch_size=8,
         bootstrap_resamples=1000, curve_steps=100, base_steps=12000, base_batch_size=16, base_max_length=128,
         base_long_steps=2000,
     ),
     "gpu": PretrainConfig(
         variants=PAPER_MODELS, max_steps=25_000, per_device_batch_size=8,
         gradient_accumulation_steps=8, learning_rate=3e-5, warmup_steps=500, lr_power=3.0, weight_decay=0.01,
-        fp16=True, max_length=4096, logging_steps=50, save_steps=1000, seeds=(13,), eval_batch_size=4,
+        fp16=True, max_length=4096, logging_steps=50, save_steps=1000, seeds=(SEED,), eval_batch_size=4,
         bootstrap_resamples=1000, curve_steps=2500, base_steps=0, base_batch_size=0, base_max_length=0,
         base_long_steps=0,
         heldout_clusters=2000,  # of Multi-News's 5,622 per split: notebook 03 in under 15 minutes on a T4
@@ -173,7 +174,7 @@ class WorldConfig:
     qa_distractors: int  # distractor paragraphs per question (HotpotQA: 8)
     preamble_share: float = 0.3  # share of `classification` documents that open with background naming no event
     preamble_words: tuple[int, int] = (450, 650)  # its fewest/most words: past 512 tokens, so the label comes late
-    seed: int = 13  # the world is a pure function of this config
+    seed: int = SEED  # the world is a pure function of this config
 
 
 #: cpu and gpu: calibrated against Multi-News's pretraining clusters (>= 3 documents) by
@@ -241,7 +242,7 @@ def _build(name: str, description: str, data_source: str, minutes_budget: float)
         description=description,
         data_source=data_source,
         wants_gpu=data_source == "hub",
-        seed=13,
+        seed=SEED,
         minutes_budget=minutes_budget,
         pretrain=PRETRAIN[name],
         attention=ATTENTION[name],
@@ -266,7 +267,7 @@ def shrunk(section: Any, sizes: dict, where: str) -> Any:
 
 def rehearsal_of(profile: Profile) -> Profile:
     """`profile` at the rehearsal's sizes (`rehearsal.sizes.REHEARSAL_SIZES`), every other field unchanged."""
-    from .rehearsal.sizes import REHEARSAL_MINUTES, REHEARSAL_SIZES
+    from .rehearsal_sizes import REHEARSAL_MINUTES, REHEARSAL_SIZES
 
     sections = {name: shrunk(getattr(profile, name), sizes, f"rehearsal sizes [{name!r}]")
                 for name, sizes in REHEARSAL_SIZES.items()}

@@ -19,10 +19,13 @@ from numbers import Real
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from transformers import set_seed
+
 from .artefacts import write_text_atomic
 from .errors import ConfigError
 from .paths import run_dir as default_run_dir
 from .profiles import Profile, get_profile
+from .seeding import SEED
 
 if TYPE_CHECKING:
     from .plan import NotebookPlan
@@ -41,7 +44,7 @@ class Session:
     device: str
     headless: bool
     plan: "NotebookPlan | None" = None  # on a GPU profile: the batches, precision, memory and time for this device
-    seed: int = 13  # training seed (initialisation, batch order); the profile's unless `setup(seed=...)` says
+    seed: int = SEED  # training seed (initialisation, batch order); the profile's unless `setup(seed=...)` says
 
     @property
     def metrics_path(self) -> Path:
@@ -113,16 +116,6 @@ def quiet_progress_bars() -> None:
     datasets.disable_progress_bars()
 
 
-def seed_everything(seed: int) -> None:
-    """Seed Python, NumPy and torch so a re-run gives the same numbers."""
-    import numpy as np
-    import torch
-
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
-
-
 @contextmanager
 def random_state_kept() -> Iterator[None]:
     """Run a block without moving the random state of Python, NumPy and torch (CPU and CUDA), so work done on the
@@ -192,7 +185,7 @@ def setup(profile: str, notebook: str, run_dir: str | os.PathLike | None = None,
     if headless:
         quiet_progress_bars()
     training_seed = resolved.seed if seed is None else int(seed)
-    seed_everything(training_seed)
+    set_seed(training_seed)
     device = detect_device()
     folder = default_run_dir(resolved.name, run_dir)
     rate = recorded_cpu_gflops(folder) if resolved.wants_gpu and device != "cuda" else None  # measures nothing

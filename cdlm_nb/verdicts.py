@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .seeding import SEED
+
 LEARNED_NOTHING = "learned nothing here"
 HOLDS, REVERSED, UNRESOLVED = "holds here", "reversed here", "not resolved at this scale"
 RESAMPLES = 1000  # bootstrap draws: the 2.5 % and 97.5 % percentiles move by well under a point past this
@@ -135,7 +137,7 @@ class Difference:
 
 
 def paired_bootstrap(statistic: Callable[[np.ndarray], np.ndarray], items: int, resamples: int = RESAMPLES,
-                     seed: int = 13) -> tuple[float, float]:
+                     seed: int = SEED) -> tuple[float, float]:
     """The 95 % percentile interval of `statistic` over test items resampled with replacement; `statistic` maps
     a (resamples, items) index matrix to one value per row, drawing both systems from the same rows (paired)."""
     index = np.random.default_rng(seed).integers(0, items, (resamples, items))
@@ -150,7 +152,7 @@ def f1_rows(truth: np.ndarray, guess: np.ndarray) -> np.ndarray:
 
 
 def decision_difference(labels: Sequence[int], first: Sequence[int], second: Sequence[int], metric: str,
-                        band: float | None, resamples: int = RESAMPLES, seed: int = 13) -> Difference:
+                        band: float | None, resamples: int = RESAMPLES, seed: int = SEED) -> Difference:
     """`acc` or `f1` (fractions) of `first` minus `second` on the same test pairs, with its paired interval."""
     truth, a, b = (np.asarray(x).astype(bool) for x in (labels, first, second))
     if metric == "acc":
@@ -166,7 +168,7 @@ def decision_difference(labels: Sequence[int], first: Sequence[int], second: Seq
 
 
 def mean_difference(first: Sequence[float], second: Sequence[float], band: float | None,
-                    resamples: int = RESAMPLES, seed: int = 13) -> Difference:
+                    resamples: int = RESAMPLES, seed: int = SEED) -> Difference:
     """Mean per-item score of `first` minus `second` (e.g. answer F1 per question), with its paired interval."""
     diff = np.asarray(first, dtype=float) - np.asarray(second, dtype=float)
     low, high = paired_bootstrap(lambda rows: diff[rows].mean(-1), len(diff), resamples, seed)
@@ -180,8 +182,7 @@ def claim_line(claim: str, difference: Difference, metric: str, scale: float = 1
 
 def load_spread(profile: str) -> dict[str, dict] | None:
     """The measured seed spread of `profile` (`baselines/<profile>.spread.json` in the checkout), or None."""
-    from .paths import repo_root
-    from .seed_spread import spread_path
+    from .paths import repo_root, spread_path
 
     root = repo_root()
     path = spread_path(root / "baselines" / f"{profile}.json") if root is not None else None

@@ -7,7 +7,7 @@ import nbformat
 import pytest
 
 from cdlm_nb.paths import notebooks_dir
-from cdlm_nb.runner import NOTEBOOK_NAME, discover_notebooks
+from cdlm_nb.tooling.runner import NOTEBOOK_NAME, discover_notebooks
 
 NOTEBOOKS = discover_notebooks()
 

@@ -14,7 +14,7 @@ import pytest
 
 from cdlm_nb.paper_models import PAPER_MODELS
 from cdlm_nb.profiles import get_profile
-from cdlm_nb.runner import discover_notebooks, run_notebooks, select_notebooks
+from cdlm_nb.tooling.runner import discover_notebooks, run_notebooks, select_notebooks
 
 SMOKE = get_profile("smoke")
 #: The notebooks that load notebook 02's models, and the models each asks for on the smoke profile.

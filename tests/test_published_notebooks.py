@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cdlm_nb.publish import source_mismatch
-from cdlm_nb.runner import discover_notebooks
+from cdlm_nb.tooling.publish import source_mismatch
+from cdlm_nb.tooling.runner import discover_notebooks
 from tests.conftest import REPO_ROOT
 
 PUBLISHED = REPO_ROOT / "docs" / "notebooks"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cdlm_nb import chapter_times
+from cdlm_nb.tooling import chapter_times
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -78,15 +78,16 @@ def test_work_done_with_the_random_state_kept_leaves_the_next_draws_as_they_were
 
     import numpy as np
     import torch
+    from transformers import set_seed
 
     def draws():
         return random.random(), float(np.random.rand()), float(torch.rand(1))
 
-    runtime.seed_everything(3)
+    set_seed(3)
     expected = draws()
-    runtime.seed_everything(3)
+    set_seed(3)
     with runtime.random_state_kept():
-        draws(), runtime.seed_everything(99), draws()  # a build on the side draws and seeds
+        draws(), set_seed(99), draws()  # a build on the side draws and seeds
     assert draws() == expected
 
 

@@ -56,7 +56,7 @@ def seed_metrics(run_dir: str, seed: int, profile_name: str) -> dict[str, float]
 def write_spread(by_seed: dict[int, dict[str, float]], profile: str, command: str) -> Path:
     """Notebook 03's metrics of every seed (`perplexity/...`, the paired differences renamed into that namespace)
     written as their seed spread beside the profile's baseline; other notebooks' spreads in the file are kept."""
-    from cdlm_nb.seed_spread import spread_file, spread_path
+    from cdlm_nb.tooling.seed_spread import spread_file, spread_path
 
     runs = {seed: {(f"perplexity/{name}" if name.startswith("paired/") else name): value
                    for name, value in metrics.items() if "/ci_" not in name or not name.startswith("paired/")}

@@ -33,7 +33,7 @@ def finished(out: Path, seed: int, only: list[str]) -> dict[str, Any] | None:
 def seed_run(profile: str, source: Path, seed: int, only: list[str], root: Path) -> dict[str, Any]:
     """The chosen notebooks with training seed `seed` in `<root>/<profile>-seed<seed>`, 02's models linked; a
     finished run there is read instead of run again."""
-    from cdlm_nb.runner import run_notebooks
+    from cdlm_nb.tooling.runner import run_notebooks
 
     out = root / f"{profile}-seed{seed}"
     done = finished(out, seed, only)
@@ -57,8 +57,8 @@ def measure(source: Path, seeds: list[int], only: list[str], baseline: Path, roo
             command: str) -> dict[str, Any]:
     """Run the other seeds, then write (and return) the spread file beside `baseline`."""
     from cdlm_nb.profiles import get_profile
-    from cdlm_nb.regression import load_results
-    from cdlm_nb.seed_spread import spread_file, spread_path
+    from cdlm_nb.tooling.regression import load_results
+    from cdlm_nb.tooling.seed_spread import spread_file, spread_path
 
     first = load_results(source)
     profile = first["profile"]
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
                                                          ".json of the run's profile)")
     parser.add_argument("--root", default="runs", help="where the seed runs go (default runs/)")
     args = parser.parse_args(argv)
-    from cdlm_nb.seed_spread import spread_path, summary_table
+    from cdlm_nb.tooling.seed_spread import spread_path, summary_table
 
     source = Path(args.source)
     profile = json.loads((source / "results.json").read_text())["profile"]

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..runtime import progress
+from ..seeding import SEED
 from .alignment import S2DScores, expected_random_mrr, joint_s2d
 from .han import GRUHAN, BertAVG, BertHAN, PooledSentences
 from .inputs import PairSet, Vocabulary, sentence_vectors, vector_pairs, word_pairs
@@ -130,7 +131,7 @@ def d2d_scores(labels, predictions) -> dict[str, float]:
     return {"acc": scores["accuracy"], "f1": scores["f1"]}
 
 
-def run_model(name: str, prepared: Prepared, config: "CDAConfig", seed: int = 13, device: str = "cpu",
+def run_model(name: str, prepared: Prepared, config: "CDAConfig", seed: int = SEED, device: str = "cpu",
               cache: "RecipeCache | None" = None, **options: Any) -> CDARun:
     """Train one model on `device` on train (early stopping on dev) and score it on test; with `config.search`,
     its learning rate and epoch are chosen on dev first (`search_recipe`) and test is scored once with them."""
@@ -210,7 +211,7 @@ def _digest(document) -> str:
     return fingerprint(document)
 
 
-def random_run(test: PairSet, seed: int = 13) -> CDARun:
+def random_run(test: PairSet, seed: int = SEED) -> CDARun:
     """Random sentence scores and a coin-flip D2D decision, with E[MRR] computed exactly beside it."""
     rng = np.random.default_rng(seed)
     decisions = rng.integers(0, 2, len(test)).tolist()
@@ -222,7 +223,7 @@ def random_run(test: PairSet, seed: int = 13) -> CDARun:
                   scores, {"attention": oracle, "cosine": oracle})
 
 
-def run_models(prepared: Prepared, config: "CDAConfig", seed: int = 13, device: str = "cpu",
+def run_models(prepared: Prepared, config: "CDAConfig", seed: int = SEED, device: str = "cpu",
                cache: "RecipeCache | None" = None) -> dict[str, CDARun]:
     """Every model of `config.models` (BERT ones only with sentence vectors), trained on `device` (with
     `config.search`: its recipe chosen on dev, the searches cached in `cache`), and the random floor."""

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ..seeding import SEED
 from ..verdicts import f1_rows
 from .systems import System
 
@@ -26,7 +27,7 @@ def scores(labels: Sequence[int], decisions: Sequence[int], kinds: Sequence[str]
 
 
 def bootstrap_interval(labels: Sequence[int], decisions: Sequence[int], metric: str, resamples: int,
-                       seed: int = 13) -> tuple[float, float]:
+                       seed: int = SEED) -> tuple[float, float]:
     """The 95 % percentile interval of `acc` or `f1` over pairs resampled with replacement; all resamples at once
     (`verdicts.f1_rows`: scikit-learn's F1, 0 when nothing is positive)."""
     labels, decisions = np.asarray(labels), np.asarray(decisions)

@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from transformers import set_seed
 
 from ..errors import ConfigError
 from ..memory import peak_memory
+from ..seeding import SEED
 from ..variants import PretrainedShelf, display_name
 from .system_ids import BASELINE_LABELS, SYSTEMS
 
@@ -63,7 +65,7 @@ class Context:
     splits: dict[str, Any]
     run_dir: Path
     device: str = "cpu"
-    seed: int = 13
+    seed: int = SEED
     notes: list[str] = field(default_factory=list)
     recipes: dict[str, Any] = field(default_factory=dict)  # system -> its dev recipe search (`recipe_search`)
 
@@ -168,12 +170,11 @@ def _cross_encoder(ctx: Context, variant: str) -> System | None:
     from ..encoders import max_input_length
     from ..matching.experiment import recipe_cache, run_classifier
     from ..matching.model import pair_classifier
-    from ..runtime import seed_everything
 
     encoder = ctx.shelf.load(variant)
     if encoder is None:
         return None
-    seed_everything(ctx.seed)  # the new head starts as in notebook 05 (`run_matching`), so its search is re-used
+    set_seed(ctx.seed)  # the new head starts as in notebook 05 (`run_matching`), so its search is re-used
     model = pair_classifier(encoder.model)
     config = ctx.profile.matching
     run = run_classifier(variant, model, encoder.tokenizer, ctx.splits, config, device=ctx.device, seed=ctx.seed,

@@ -10,10 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from transformers import set_seed
+
 from ..encoders import max_input_length
 from ..errors import ConfigError
 from ..finetuning import ScoringResult, TrainSetup
-from ..runtime import seed_everything
+from ..seeding import SEED
 from ..variants import PretrainedShelf, display_name
 from .clustering import Dendrogram
 from .inputs import EncodingStats, SpecialIds, add_mention_markers, encode_pairs
@@ -142,7 +144,7 @@ def score_split(scorer: "PairScorer", rows: Rows, kind: str, documents: Mapping[
 
 def run_coreference(model_name: str, encoder: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
                     splits: Mapping[str, Any], config: "CorefConfig", kind: str, *, context: str = "document",
-                    grouping: str = "subtopic", device: str = "cpu", seed: int = 13) -> CorefRun:
+                    grouping: str = "subtopic", device: str = "cpu", seed: int = SEED) -> CorefRun:
     """Fine-tune a pairwise scorer on `splits["train"]`, pick the threshold on "dev", cluster and score "test".
 
     Training pairs are drawn within gold topics; dev and test candidate pairs within gold subtopics
@@ -154,7 +156,7 @@ def run_coreference(model_name: str, encoder: "PreTrainedModel", tokenizer: "Pre
     from .metrics import score_coreference
     from .model import build_pair_scorer
 
-    seed_everything(seed)  # the new marker embeddings and the scorer's head start alike whatever ran before
+    set_seed(seed)  # the new marker embeddings and the scorer's head start alike whatever ran before
     special = add_mention_markers(tokenizer, encoder)
     max_length = max_input_length(encoder, config.max_length)
     documents = {}
@@ -189,7 +191,7 @@ CorefRuns = dict[tuple[str, str], CorefRun]  # (model, kind) -> run
 
 
 def fine_tune_models(shelf: PretrainedShelf, splits: Mapping[str, Any], config: "CorefConfig", *,
-                     grouping: str = "subtopic", device: str = "cpu", seed: int = 13) -> CorefRuns:
+                     grouping: str = "subtopic", device: str = "cpu", seed: int = SEED) -> CorefRuns:
     """`run_coreference` for every model of `config.models` and every kind of `config.kinds`, each from a fresh
     copy of the pretrained model; one line per run is printed."""
     runs: CorefRuns = {}
@@ -209,7 +211,7 @@ def fine_tune_models(shelf: PretrainedShelf, splits: Mapping[str, Any], config: 
 
 
 def sentences_ablation(shelf: PretrainedShelf, splits: Mapping[str, Any], config: "CorefConfig", *,
-                       grouping: str = "subtopic", device: str = "cpu", seed: int = 13) -> CorefRuns:
+                       grouping: str = "subtopic", device: str = "cpu", seed: int = SEED) -> CorefRuns:
     """CDLM fine-tuned and scored on the mentions' sentences only, first kind only (CDLM paper, Table 3); empty
     when the profile skips the ablation or does not fine-tune CDLM."""
     if not config.sentences_ablation or "cdlm" not in config.models:

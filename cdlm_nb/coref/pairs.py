@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..seeding import SEED
 from .mentions import Mention, MentionPair
 
 
@@ -24,7 +25,7 @@ class PairStats:
 
 
 def candidate_pairs(groups: Mapping[str, Sequence[Mention]], max_pairs_per_group: int | None = None,
-                    seed: int = 13) -> tuple[list[MentionPair], PairStats]:
+                    seed: int = SEED) -> tuple[list[MentionPair], PairStats]:
     """Every unordered pair of mentions inside each group (the pairs clustering needs scores for).
 
     `max_pairs_per_group` keeps a random sample of that many pairs in larger groups (a CPU budget); the
@@ -46,7 +47,7 @@ def candidate_pairs(groups: Mapping[str, Sequence[Mention]], max_pairs_per_group
 
 
 def training_pairs(groups: Mapping[str, Sequence[Mention]], negative_ratio: float | None, max_pairs: int | None = None,
-                   seed: int = 13) -> tuple[list[MentionPair], PairStats]:
+                   seed: int = SEED) -> tuple[list[MentionPair], PairStats]:
     """Training pairs: all coreferent pairs in each group, plus `negative_ratio` random negatives per positive.
 
     `negative_ratio=None` keeps every negative (the authors' released code); `max_pairs` caps the total by a

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .. import verdicts
+from ..seeding import SEED
 from .mentions import Mention, gold_clusters
 from .metrics import CorefScores, score_coreference
 
@@ -59,7 +60,7 @@ def _restricted(clusters: Clusters, unit_of: Mapping[str, int], draw: Sequence[i
 
 
 def conll_difference(mentions: Sequence[Mention], first: Clusters, second: Clusters, band: float | None,
-                     resamples: int = RESAMPLES, seed: int = 13) -> verdicts.Difference:
+                     resamples: int = RESAMPLES, seed: int = SEED) -> verdicts.Difference:
     """CoNLL F1 (%) of `first` minus `second` on the test mentions, with its 95 % paired bootstrap interval over
     `resampling_units` (both responses scored on the same drawn units)."""
     units = resampling_units(mentions)

@@ -22,6 +22,7 @@ from itertools import permutations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..seeding import SEED
 from .text import split_sentences
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ def cluster_statistics(clusters: Sequence[Sequence[str]]) -> ClusterStats:
                         sum(missing) / max(len(missing), 1), entropy, 1000 * len(values) / max(total, 1))
 
 
-def sample_clusters(clusters: Sequence[Sequence[str]], n: int, seed: int = 13) -> list[Sequence[str]]:
+def sample_clusters(clusters: Sequence[Sequence[str]], n: int, seed: int = SEED) -> list[Sequence[str]]:
     """`n` clusters drawn without replacement (all of them when there are fewer): corpora compared on equally many
     clusters, since the entropy and the distinct values grow with the sample."""
     return random.Random(seed).sample(list(clusters), min(n, len(clusters)))
@@ -124,7 +125,7 @@ def multinews_sample(path: str | os.PathLike | None = None) -> Path | None:
     return shared / "multinews" if shared is not None and (shared / "multinews").is_dir() else None
 
 
-def world_and_multinews(profile, multinews_path: str | None = None, seed: int = 13) -> tuple[dict[str, ClusterStats],
+def world_and_multinews(profile, multinews_path: str | None = None, seed: int = SEED) -> tuple[dict[str, ClusterStats],
                                                                                             list[str]]:
     """The statistics of the profile's world (its training clusters), of Multi-News (`multinews_path`, else the
     sample beside the checkout) and of its clusters CDLM pretrains on (>= `CDLM_MIN_DOCUMENTS` documents, the

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from ..seeding import SEED
 from .cluster_stats import ClusterStats, cluster_statistics, multinews_sample, sample_clusters
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ class GridPoint:
 
 
 def calibration_grid(config: "WorldConfig", real: ClusterStats, overlaps: Sequence[float] = OVERLAPS,
-                     fillers: Sequence[float] = FILLERS, seed: int = 13) -> list[GridPoint]:
+                     fillers: Sequence[float] = FILLERS, seed: int = SEED) -> list[GridPoint]:
     """Generate the world of `config` at every (fact_overlap, filler) and measure its training clusters (as many
     as `real` has, when the world has that many)."""
     from .world import generate_world

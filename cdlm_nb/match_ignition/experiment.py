@@ -28,6 +28,7 @@ from ..matching.inputs import encode_pairs
 from ..matching.training import score
 from ..recipe_search import SearchSpace
 from ..runtime import progress
+from ..seeding import SEED
 from .sentence_filter import filter_pair
 from .word_filter import FilterTrace, WordFilterClassifier
 
@@ -106,7 +107,7 @@ def cross_encoder_filters(system: str, config: "MatchIgnitionConfig") -> tuple[f
 
 
 def train_variant(name: str, splits: Mapping[str, Any], alpha: float, keep: int | None,
-                  config: "MatchIgnitionConfig", *, device: str = "cpu", seed: int = 13,
+                  config: "MatchIgnitionConfig", *, device: str = "cpu", seed: int = SEED,
                   filtered: Mapping[str, Any] | None = None) -> tuple[MatchingRun, Any]:
     """Fine-tune one variant from a fresh MiniLM and score test (dev is not shown); returns its run and the trained
     wrapped model (`filtered`: `filter_splits(splits, keep)` when already computed)."""
@@ -119,7 +120,7 @@ def train_variant(name: str, splits: Mapping[str, Any], alpha: float, keep: int 
 
 
 def train_variants(splits: Mapping[str, Any], config: "MatchIgnitionConfig", *, device: str = "cpu",
-                   seed: int = 13) -> tuple[dict[str, MatchingRun], dict[str, Any]]:
+                   seed: int = SEED) -> tuple[dict[str, MatchingRun], dict[str, Any]]:
     """Every trained variant of the module docstring; runs and models by name."""
     plan = [(alpha_name(a), a, config.keep_sentences) for a in config.alphas]
     plan += [("no_filter", 0.0, None), ("word_only", config.ablation_alpha, None)]

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from transformers import set_seed
 
 from ..encoders import max_input_length
 from ..finetuning import TrainSetup
 from ..recipe_search import RecipeCache, SearchResult
-from ..runtime import seed_everything
+from ..seeding import SEED
 from ..variants import PretrainedShelf, display_name
 from .inputs import EncodingStats, encode_pairs
 from .metrics import best_threshold, pair_scores
@@ -84,11 +85,11 @@ def evaluate_at(scores: np.ndarray, rows: "Dataset", threshold: float) -> dict[s
 
 def run_matching(name: str, encoder: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
                  splits: Mapping[str, Any], config: "MatchingConfig", *, device: str = "cpu",
-                 seed: int = 13, cache: RecipeCache | None = None) -> MatchingRun:
+                 seed: int = SEED, cache: RecipeCache | None = None) -> MatchingRun:
     """Fine-tune a pair classifier on `encoder` (a new head) on train, score dev and test (`run_classifier`)."""
     from .model import pair_classifier
 
-    seed_everything(seed)  # the new head starts alike whatever ran before
+    set_seed(seed)  # the new head starts alike whatever ran before
     return run_classifier(name, pair_classifier(encoder), tokenizer, splits, config, device=device, seed=seed,
                           cache=cache)
 
@@ -100,7 +101,7 @@ def recipe_cache(run_dir: str | Path | None, task: str = "matching") -> RecipeCa
 
 def run_classifier(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
                    splits: Mapping[str, Any], config: "MatchingConfig", *, device: str = "cpu",
-                   seed: int = 13, cache: RecipeCache | None = None, score_dev: bool = True) -> MatchingRun:
+                   seed: int = SEED, cache: RecipeCache | None = None, score_dev: bool = True) -> MatchingRun:
     """Fine-tune a ready pair classifier on train, score dev and test; a pair is related when P(related) >= 0.5.
     With `config.search`, the recipe is chosen on dev first (`search_recipe`), and test is scored once with the
     chosen weights; else `config`'s one recipe is trained (`score_dev=False`: dev is not scored, for callers that
@@ -134,7 +135,7 @@ def run_classifier(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTo
 
 def search_recipe(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
                   encoded: Mapping[str, Any], splits: Mapping[str, Any], config: "MatchingConfig", *,
-                  device: str = "cpu", seed: int = 13,
+                  device: str = "cpu", seed: int = SEED,
                   cache: RecipeCache | None = None) -> tuple[SearchResult, list[float]]:
     """`recipe_search.search` over `config.search` for this classifier: every learning rate from the same
     starting weights, dev scores at P(related) >= 0.5 after each epoch; the model is left holding the chosen point's
@@ -187,7 +188,7 @@ def tfidf_run(splits: Mapping[str, Any]) -> MatchingRun:
 
 
 def fine_tune_models(shelf: PretrainedShelf, splits: Mapping[str, Any], config: "MatchingConfig", *,
-                     device: str = "cpu", seed: int = 13, cache: RecipeCache | None = None) -> dict[str, MatchingRun]:
+                     device: str = "cpu", seed: int = SEED, cache: RecipeCache | None = None) -> dict[str, MatchingRun]:
     """`run_matching` for every model of `config.models`, each from a fresh copy of the pretrained model (with
     `config.search`: its recipe chosen on dev, the searches cached in `cache`); one line per run is printed, and
     what is missing is said once."""

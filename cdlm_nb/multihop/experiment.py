@@ -9,9 +9,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from transformers import set_seed
+
 from ..encoders import max_input_length
 from ..finetuning import TrainSetup
-from ..runtime import seed_everything
+from ..seeding import SEED
 from ..variants import PretrainedShelf, display_name
 from .baselines import constant_prediction, tfidf_predictions
 from .decoding import Decoded, official_prediction
@@ -107,9 +109,9 @@ class TrainedQA:
 
 
 def train_qa(variant: str, encoder, tokenizer, splits: Mapping[str, "Dataset"], config: "MultihopConfig", *,
-             device: str = "cpu", seed: int = 13) -> tuple[QARun, TrainedQA]:
+             device: str = "cpu", seed: int = SEED) -> tuple[QARun, TrainedQA]:
     """Fine-tune one encoder on the training questions; its run on the test questions."""
-    seed_everything(seed)  # the new marker embeddings and the answer head start alike whatever ran before
+    set_seed(seed)  # the new marker embeddings and the answer head start alike whatever ran before
     markers = add_qa_markers(tokenizer, encoder)
     model = MultiHopQA(encoder)
     trained = TrainedQA(model, tokenizer, markers, max_input_length(model.encoder, config.max_length))
@@ -135,7 +137,7 @@ def answer(name: str, trained: TrainedQA, rows: "Dataset", config: "MultihopConf
 
 
 def fine_tune_models(shelf: PretrainedShelf, splits: Mapping[str, "Dataset"], config: "MultihopConfig", *,
-                     device: str = "cpu", seed: int = 13) -> tuple[dict[str, QARun], dict[str, TrainedQA]]:
+                     device: str = "cpu", seed: int = SEED) -> tuple[dict[str, QARun], dict[str, TrainedQA]]:
     """`train_qa` for every model of `config.models`, each from a fresh copy of the pretrained model; one line
     per run is printed, and what is missing is said once."""
     runs, models = {}, {}

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from cdlm_nb.cli import main
 from cdlm_nb.coref.baselines import head_lemma, head_lemma_assignment, head_lemma_scores, lemmatize, mention_head
 from cdlm_nb.errors import ConfigError
+from cdlm_nb.tooling.cli import main
 
 
 @pytest.mark.parametrize(

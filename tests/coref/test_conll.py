@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from cdlm_nb.cli import main
 from cdlm_nb.coref.conll import (
     ConllDocument,
     coref_clusters,
@@ -18,6 +17,7 @@ from cdlm_nb.coref.conll import (
 )
 from cdlm_nb.coref.metrics import score_coreference
 from cdlm_nb.errors import ConfigError, DataError
+from cdlm_nb.tooling.cli import main
 
 # Two documents in two blocks; cluster 1 ("Obama") crosses them, cluster 5 nests a mention inside another.
 TWO_BLOCKS = """\

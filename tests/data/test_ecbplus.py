@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from cdlm_nb.cli import main
 from cdlm_nb.data import ecbplus
 from cdlm_nb.data.ecbplus import download as ecbplus_download
 from cdlm_nb.data.ecbplus import (
@@ -24,6 +23,7 @@ from cdlm_nb.data.ecbplus import (
 )
 from cdlm_nb.data.schemas import COREF_FEATURES
 from cdlm_nb.errors import ConfigError, DataError, OfflineError
+from cdlm_nb.tooling.cli import main
 
 # CDLM preprint (v1), Appendix A.2, Table 7: mentions and clusters as event/entity. Its "Docs 594" for train
 # cannot be right (the 25 train topics hold 575 files, 574 with validated sentences, as in Cattan et al.'s

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from cdlm_nb import cli
 from cdlm_nb.multihop.metric import OFFICIAL_KEYS
+from cdlm_nb.tooling import cli
 
 ORIGINAL = [{"_id": "a1", "question": "Who?", "answer": "Ann Lee", "supporting_facts": [["P", 0], ["Q", 1]],
              "context": [["P", ["Ann Lee spoke.", " She left."]], ["Q", ["Bo came.", " Bo stayed."]]]}]

@@ -62,7 +62,7 @@ def test_a_notebook_gets_the_planned_batches_in_its_profile():
 
 
 def test_cli_prints_the_plan_as_json(capsys):
-    from cdlm_nb.cli import main
+    from cdlm_nb.tooling.cli import main
 
     assert main(["plan", "--profile", "gpu", "--device", "t4", "--json"]) == 0
     plan = json.loads(capsys.readouterr().out)

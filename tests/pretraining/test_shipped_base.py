@@ -14,7 +14,7 @@ from cdlm_nb.profiles import get_profile
 @pytest.fixture(scope="module")
 def shipped(tmp_path_factory):
     """The smoke profile's base stages, built twice by `cdlm-nb pretrain-base` into two folders."""
-    from cdlm_nb.cli import main
+    from cdlm_nb.tooling.cli import main
 
     root = tmp_path_factory.mktemp("shipped")
     for name in ("first", "second"):

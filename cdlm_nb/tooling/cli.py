@@ -12,14 +12,14 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from ..errors import CdlmNbError
+from ..profiles import get_profile, profile_names
 from .cli_results import add_compare, add_publish
-from .errors import CdlmNbError
-from .profiles import get_profile, profile_names
 
 if TYPE_CHECKING:
     import os
 
-    from .variants import PretrainResult
+    from ..variants import PretrainResult
 
 
 def _only(args: argparse.Namespace) -> list[str] | None:
@@ -63,7 +63,7 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
 def _ecbplus_stats(args: argparse.Namespace) -> int:
     import json
 
-    from .data.ecbplus import ecbplus_stats, format_stats, read_ecbplus, rows_to_datasets
+    from ..data.ecbplus import ecbplus_stats, format_stats, read_ecbplus, rows_to_datasets
 
     rows, report = read_ecbplus(args.dir, validated_only=not args.all_sentences)
     stats = ecbplus_stats(rows_to_datasets(rows))
@@ -84,8 +84,8 @@ def _add_ecbplus_stats(sub: argparse._SubParsersAction) -> None:
 def _score_coref(args: argparse.Namespace) -> int:
     import json
 
-    from .coref.conll import score_conll_files
-    from .coref.metrics import format_scores
+    from ..coref.conll import score_conll_files
+    from ..coref.metrics import format_scores
 
     scores = score_conll_files(args.key, args.response, remove_singletons=args.remove_singletons,
                                shared_ids=not args.within_document_ids)
@@ -107,10 +107,10 @@ def _add_score_coref(sub: argparse._SubParsersAction) -> None:
 def _coref_baseline(args: argparse.Namespace) -> int:
     import json
 
-    from .coref.baselines import head_lemma_scores
-    from .coref.metrics import format_scores
-    from .data.ecbplus import read_ecbplus, split_of_topic
-    from .errors import DataError
+    from ..coref.baselines import head_lemma_scores
+    from ..coref.metrics import format_scores
+    from ..data.ecbplus import read_ecbplus, split_of_topic
+    from ..errors import DataError
 
     rows, report = read_ecbplus(args.dir)
     for line in report.lines():
@@ -140,7 +140,7 @@ def _add_coref_baseline(sub: argparse._SubParsersAction) -> None:
 def _hotpot_eval(args: argparse.Namespace) -> int:
     import json
 
-    from .multihop.metric import evaluate_files
+    from ..multihop.metric import evaluate_files
 
     scores = evaluate_files(args.prediction, args.gold)
     for what, ids in (("no answer", scores.missing_answer), ("no supporting facts", scores.missing_sp)):
@@ -174,8 +174,8 @@ def _pretrain(args: argparse.Namespace) -> int:
     import json
     import os
 
-    from .pretraining.script import pretrain_from_config
-    from .variants import display_name
+    from ..pretraining.script import pretrain_from_config
+    from ..variants import display_name
 
     results = pretrain_from_config(args.config)
     if int(os.environ.get("RANK", "0")) != 0:
@@ -206,7 +206,7 @@ def _add_pretrain(sub: argparse._SubParsersAction) -> None:
 
 
 def _pretrain_base(args: argparse.Namespace) -> int:
-    from .pretraining.script import build_shipped_base, to_stderr
+    from ..pretraining.script import build_shipped_base, to_stderr
 
     for folder, result in build_shipped_base(args.profile, args.run_dir, args.output, echo=to_stderr):
         print(_run_line(result.variant, result, folder))
@@ -261,8 +261,8 @@ def _add_rehearse(sub: argparse._SubParsersAction) -> None:
 
 
 def _plan(args: argparse.Namespace) -> int:
-    from .plan import get_card, plan_suite
-    from .plan.report import readme_table, suite_json
+    from ..plan import get_card, plan_suite
+    from ..plan.report import readme_table, suite_json
 
     profile = get_profile(args.profile)
     if args.table:
@@ -275,7 +275,7 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _add_plan(sub: argparse._SubParsersAction) -> None:
-    from .plan import CARDS
+    from ..plan import CARDS
 
     p = sub.add_parser(
         "plan", help="memory and time of every notebook on a GPU: batch, accumulation, precision (no GPU needed)",

@@ -17,7 +17,7 @@ from cdlm_nb.data.ecbplus import (
     read_ecbplus,
 )
 from cdlm_nb.errors import DataError
-from cdlm_nb.rehearsal.ecbplus_files import (
+from cdlm_nb.tooling.rehearsal.ecbplus_files import (
     place_ecbplus,
     renumber_document,
     renumber_sentences_csv,

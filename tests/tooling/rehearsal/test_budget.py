@@ -2,8 +2,8 @@
 
 import pytest
 
-from cdlm_nb.rehearsal import budget
-from cdlm_nb.rehearsal.sizes import REHEARSAL_MINUTES
+from cdlm_nb.rehearsal_sizes import REHEARSAL_MINUTES
+from cdlm_nb.tooling.rehearsal import budget
 
 
 def _results(*seconds, probe=None):

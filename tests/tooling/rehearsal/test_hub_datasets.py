@@ -13,7 +13,7 @@ import pytest
 from datasets import Features
 
 from cdlm_nb.errors import DataError
-from cdlm_nb.rehearsal.hub_datasets import (
+from cdlm_nb.tooling.rehearsal.hub_datasets import (
     EXPORT_DATA_DIRS,
     HUB_DATASETS,
     REHEARSAL_COMMIT,

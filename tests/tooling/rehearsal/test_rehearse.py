@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from cdlm_nb.cli import build_parser
-from cdlm_nb.rehearsal.rehearse import REHEARSAL_PROFILE, environment, hub_environment, rehearse
+from cdlm_nb.tooling.cli import build_parser
+from cdlm_nb.tooling.rehearsal.rehearse import REHEARSAL_PROFILE, environment, hub_environment, rehearse
 
 
 def test_the_hub_is_switched_off_and_pointed_at_the_stand_ins(tmp_path):

@@ -11,21 +11,14 @@ import math
 import os
 import statistics
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
+from ..paths import spread_path
 from .metric_kinds import KINDS, MetricKind, kind_of
 
-SUFFIX = ".spread.json"  # baselines/cpu.json -> baselines/cpu.spread.json
 # Two runs that differ only by chance (seed, float noise) differ by more than 1.96 x sqrt(2) x sd in 5 % of cases
 # (the difference of two normal draws with the same sd).
 BAND_FACTOR = 1.96 * math.sqrt(2)
-
-
-def spread_path(baseline: str | os.PathLike) -> Path:
-    """Where a baseline's seed spread lives: `baselines/cpu.json` -> `baselines/cpu.spread.json`."""
-    path = Path(baseline)
-    return path.with_name(path.name.removesuffix(".json") + SUFFIX)
 
 
 def metric_spread(runs: Mapping[int, Mapping[str, float]], kinds: tuple[MetricKind, ...] = KINDS
@@ -85,8 +78,8 @@ def family(metric: str) -> str:
     (the notebook's namespace) replaced by `*` (`matching/world/f1/cdlm` and `.../rand` -> `matching/world/f1/*`;
     `.../recipe/cdlm/epochs` -> `.../recipe/*/epochs`); a name without one drops its last segment (a variant:
     `match_ignition/world/f1/alpha_10` -> `match_ignition/world/f1`)."""
-    from .comparison.system_ids import SYSTEMS
-    from .task_profiles import CDA_MODELS
+    from ..comparison.system_ids import SYSTEMS
+    from ..task_profiles import CDA_MODELS
 
     systems = {*SYSTEMS, *CDA_MODELS}
     first, *rest = metric.split("/")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from cdlm_nb import cli
+from cdlm_nb.tooling import cli
 
 
 def test_cli_rejects_unknown_profile(capsys):

@@ -1,4 +1,4 @@
-"""`cdlm-nb compare`: a run's metrics against a baseline (cdlm_nb/regression.py, cdlm_nb/metric_kinds.py)."""
+"""`cdlm-nb compare`: a run's metrics against a baseline (cdlm_nb/tooling/regression.py and metric_kinds.py)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from cdlm_nb import cli
 from cdlm_nb.errors import ConfigError, DataError
-from cdlm_nb.metric_kinds import kind_of
-from cdlm_nb.regression import compare_files, compare_results, format_comparison
+from cdlm_nb.tooling import cli
+from cdlm_nb.tooling.metric_kinds import kind_of
+from cdlm_nb.tooling.regression import compare_files, compare_results, format_comparison
 
 
 def results(metrics: dict[str, float], profile: str = "smoke", **extra) -> dict:
@@ -176,7 +176,7 @@ def test_another_machine_may_move_within_the_seed_band_and_no_further():
 
 
 def test_the_verdict_names_the_notebook_that_differs_or_says_it_matches():
-    from cdlm_nb.regression import verdict
+    from cdlm_nb.tooling.regression import verdict
 
     assert verdict(compare_results(results(BASE), results(BASE))) == (
         "Your run matches the published one within the tolerance of every metric.")

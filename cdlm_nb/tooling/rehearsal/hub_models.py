@@ -28,9 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..encoders import HUB_MODELS
-from ..task_profiles import CLASSIFICATION
-from ..tokenization import DOCUMENT_SEPARATORS, ROBERTA_SPECIALS, train_byte_level_bpe
+from ...encoders import HUB_MODELS
+from ...seeding import SEED
+from ...task_profiles import CLASSIFICATION
+from ...tokenization import DOCUMENT_SEPARATORS, ROBERTA_SPECIALS, train_byte_level_bpe
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel
@@ -62,7 +63,6 @@ SHAPES = {"tiny": TINY, "real": REAL}
 ROBERTA_POSITIONS = 514  # nli-roberta-base-v2: 512 tokens + RoBERTa's pad offset
 SENTENCE_MAX_SEQ_LENGTH = 75  # nli-roberta-base-v2's sentence_bert_config.json
 LFS_SUFFIXES = (".safetensors",)  # files the hub stores in LFS: their blob is named by sha256, not the git sha1
-SEED = 13
 
 
 # ---------------------------------------------------------------------------------------------------------------

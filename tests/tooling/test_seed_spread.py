@@ -1,4 +1,4 @@
-"""The fine-tuning seed spread (cdlm_nb/seed_spread.py) and the tool that measures it (tools/seed_spread.py)."""
+"""The fine-tuning seed spread (cdlm_nb/tooling/seed_spread.py) and the tool that measures it (tools/seed_spread.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cdlm_nb import seed_spread
+from cdlm_nb.tooling import seed_spread
 
 TOOL = Path(__file__).resolve().parent.parent / "tools" / "seed_spread.py"
 
@@ -74,7 +74,7 @@ def test_the_tool_reruns_the_chosen_notebooks_per_seed_and_writes_the_spread(tmp
         return {"notebooks": [{"name": "05_y", "status": "ok"}], "metric_notebooks": {"05_y": ["matching/f1"]},
                 "metrics": {"matching/f1": 20.0 + parameters["SEED"] - 13}}
 
-    monkeypatch.setattr("cdlm_nb.runner.run_notebooks", fake_run)
+    monkeypatch.setattr("cdlm_nb.tooling.runner.run_notebooks", fake_run)
     baseline = tmp_path / "baselines" / "cpu.json"
     baseline.parent.mkdir()
     assert tool.main(["--from", str(source), "--seeds", "14", "15", "--only", "05", "--baseline", str(baseline),
@@ -93,7 +93,7 @@ def test_a_finished_seed_run_is_read_not_run_again(tmp_path, monkeypatch):
     out.mkdir()
     results = {"parameters": {"SEED": 14}, "notebooks": [{"name": "05_y", "status": "ok"}], "metrics": {}}
     (out / "results.json").write_text(json.dumps(results))
-    monkeypatch.setattr("cdlm_nb.runner.run_notebooks", lambda *args, **kwargs: pytest.fail("ran again"))
+    monkeypatch.setattr("cdlm_nb.tooling.runner.run_notebooks", lambda *args, **kwargs: pytest.fail("ran again"))
     assert tool.seed_run("cpu", tmp_path, 14, ["05"], tmp_path) == results
     assert tool.finished(out, 15, ["05"]) is None and tool.finished(out, 14, ["05", "10"]) is None
 

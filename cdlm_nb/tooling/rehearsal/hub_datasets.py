@@ -36,12 +36,12 @@ from pathlib import Path
 from datasets import ClassLabel, Dataset, Features, List, Value
 from datasets.packaged_modules.parquet.parquet import Parquet
 
-from ..data.classification import load_newsgroups
-from ..data.hotpotqa import load_hotpotqa
-from ..data.multinews import RAW_SEPARATOR, load_multinews
-from ..data.sources import require_path
-from ..errors import DataError
-from ..paths import shared_data_dir
+from ...data.classification import load_newsgroups
+from ...data.hotpotqa import load_hotpotqa
+from ...data.multinews import RAW_SEPARATOR, load_multinews
+from ...data.sources import require_path
+from ...errors import DataError
+from ...paths import shared_data_dir
 
 #: The fake hub commit every stand-in is cached under (a real cache holds the repository's commit sha).
 REHEARSAL_COMMIT = hashlib.sha1(b"cdlm-nb rehearsal stand-in").hexdigest()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cdlm_nb.errors import ConfigError, DataError
-from cdlm_nb.publish import publish, source_mismatch
+from cdlm_nb.tooling.publish import publish, source_mismatch
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 

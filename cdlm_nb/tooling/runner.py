@@ -20,12 +20,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .artefacts import write_text_atomic
-from .errors import ConfigError
-from .paths import notebooks_dir
-from .paths import run_dir as default_run_dir
-from .profiles import get_profile
-from .runtime import HEADLESS_ENV, RECORDS, cpu_identity, library_versions, notebook_record, read_record
+from ..artefacts import write_text_atomic
+from ..errors import ConfigError
+from ..paths import notebooks_dir
+from ..paths import run_dir as default_run_dir
+from ..profiles import get_profile
+from ..runtime import HEADLESS_ENV, RECORDS, cpu_identity, library_versions, notebook_record, read_record
 
 NOTEBOOK_NAME = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
 RUNNER_PARAMETERS = {"PROFILE": "--profile", "RUN_DIR": "--output"}  # set by the runner itself

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..paths import run_dir as default_run_dir
+from ...paths import run_dir as default_run_dir
 
 REHEARSAL_PROFILE = "gpu-rehearsal"
 STANDINS = "standins"  # the scratch Hugging Face home inside the run folder
@@ -55,8 +55,8 @@ def _apply(variables: Mapping[str, str | None]) -> None:
 
 def tokenizer_texts() -> list[str]:
     """Texts to train the stand-in models' BPE on: every document of the smoke world (generated offline)."""
-    from ..data.corpora import world
-    from ..profiles import get_profile
+    from ...data.corpora import world
+    from ...profiles import get_profile
 
     clusters = world(get_profile("smoke").world).clusters
     return [doc for split in clusters.values() for docs in split["documents"] for doc in docs]
@@ -80,7 +80,7 @@ def rehearse(output: str | os.PathLike | None = None, only: Sequence[str] | None
     """Build the stand-ins in `<output>/standins` and run the chosen notebooks (default all) with `profile` from
     them, as `cdlm-nb run` would (`parameters` as its `-p`); returns (and writes) the same results.json, with each
     notebook's time against its share of the budget (`budget`) under `rehearsal_times`."""
-    from ..artefacts import write_text_atomic
+    from ...artefacts import write_text_atomic
     from ..runner import run_notebooks
     from .budget import notebook_times, probe_of, timing_report, timing_section
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from cdlm_nb.encoders import HUB_MODELS
-from cdlm_nb.rehearsal.hub_models import TINY, build_hub_models, repo_folder, train_bpe
 from cdlm_nb.tokenization import DOCUMENT_SEPARATORS, ROBERTA_SPECIALS, train_byte_level_bpe
+from cdlm_nb.tooling.rehearsal.hub_models import TINY, build_hub_models, repo_folder, train_bpe
 
 TEXTS = [
     "The earthquake struck the coastal town on Monday, and rescue teams arrived within hours.",

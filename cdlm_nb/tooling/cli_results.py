@@ -26,8 +26,8 @@ def add_compare(sub: argparse._SubParsersAction) -> None:
         description="Every metric of the run against the baseline (same layout as results.json, e.g. "
                     "baselines/smoke.json). Timings (seconds, tokens/s, pairs/s, speed-ups, GFLOP/s) are reported, "
                     "never failed on; every other metric must stay within the tolerance its kind sets "
-                    "(cdlm_nb/metric_kinds.py); a run from another CPU may move a fine-tuned metric within the seed "
-                    "band measured beside the baseline (baselines/<profile>.spread.json, tools/seed_spread.py). "
+                    "(cdlm_nb/tooling/metric_kinds.py); a run from another CPU may move a fine-tuned metric within "
+                    "the seed band measured beside the baseline (baselines/<profile>.spread.json, tools/seed_spread.py). "
                     "Missing metrics fail unless their optional input is absent here (not applicable); new ones "
                     "are listed. Exit status 1 on drift.")
     p.add_argument("run", help="a run folder (holding results.json) or a results.json file")

@@ -6,7 +6,7 @@ import nbformat
 import pytest
 
 from cdlm_nb.errors import ConfigError
-from cdlm_nb.runner import (
+from cdlm_nb.tooling.runner import (
     CellProgress,
     check_parameter_type,
     count_code_cells,

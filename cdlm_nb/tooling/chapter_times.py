@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from .overview import CHAPTERS, measured_seconds, minutes
+from ..overview import CHAPTERS, measured_seconds, minutes
 
 TIME_LINE = re.compile(r"^\*\*Time:\*\*.*$", re.M)
 README_BLOCK = re.compile(r"(<!-- chapters:start -->\n).*?(<!-- chapters:end -->)", re.S)
@@ -21,9 +21,9 @@ FINDINGS_BLOCK = re.compile(r"(<!-- findings:start -->\n).*?(<!-- findings:end -
 def gpu_minutes() -> dict[str, float]:
     """Notebook stem -> minutes of compute on a T4 by the gpu plan (`cdlm-nb plan --device t4`), for the notebooks
     that run a model there."""
-    from .plan.cards import CARDS
-    from .plan.report import suite_json
-    from .profiles import get_profile
+    from ..plan.cards import CARDS
+    from ..plan.report import suite_json
+    from ..profiles import get_profile
 
     return {nb["name"]: nb["minutes"] for nb in suite_json(get_profile("gpu"), CARDS["t4"])["notebooks"]}
 
