@@ -27,9 +27,9 @@ def add_compare(sub: argparse._SubParsersAction) -> None:
                     "baselines/smoke.json). Timings (seconds, tokens/s, pairs/s, speed-ups, GFLOP/s) are reported, "
                     "never failed on; every other metric must stay within the tolerance its kind sets "
                     "(cdlm_nb/tooling/metric_kinds.py); a run from another CPU may move a fine-tuned metric within "
-                    "the seed band measured beside the baseline (baselines/<profile>.spread.json, tools/seed_spread.py). "
-                    "Missing metrics fail unless their optional input is absent here (not applicable); new ones "
-                    "are listed. Exit status 1 on drift.")
+                    "the seed band measured beside the baseline (baselines/<profile>.spread.json, "
+                    "tools/seed_spread.py). Missing metrics fail unless their optional input is absent here (not "
+                    "applicable); new ones are listed. Exit status 1 on drift.")
     p.add_argument("run", help="a run folder (holding results.json) or a results.json file")
     p.add_argument("baseline", help="the baseline file, e.g. baselines/smoke.json")
     p.add_argument("--rtol", type=float, default=None,
