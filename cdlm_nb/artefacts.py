@@ -58,7 +58,7 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
 
 
 def sha256(path: Path) -> str:
-    """The file's sha256, read in 1 MiB blocks (a Longformer-base model: about a second)."""
+    """The file's sha256, read in 1 MiB blocks (memory stays small whatever the file's size)."""
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):

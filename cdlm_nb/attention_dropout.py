@@ -5,10 +5,10 @@ math path, which keeps every layer's scores, probabilities, dropout mask and dro
 `blocked_attention` computes the same function, Hugging Face's attention dropout (attention probabilities zeroed
 with probability p, the kept ones scaled by 1 / (1 - p)), with plain matmuls over blocks of queries: each block
 attends to some extra keys (the global ones, shared by every block) and its window of the keys (a view). Blocks
-run in chunks of about `CHUNK_SCORES` scores: few, large operations (on a shared 2-core CPU each parallel one
+run in chunks of about `CHUNK_SCORES` scores: few, large operations (on a small, shared CPU each parallel one
 costs a scheduler slice). Backward gets the probabilities and the dropped probabilities (8 bytes per score; not
 the scores nor the mask, which the math path keeps too), and takes the softmax's gradient through the dropout in
-three passes over a chunk; recomputing the probabilities instead was 12 % slower on this CPU.
+three passes over a chunk, which is faster than recomputing the probabilities (docs/experiments.md).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ class Blocks:
 
 def dropped(shape: tuple[int, ...], p: float) -> torch.Tensor:
     """Which probabilities dropout zeroes: True with probability p (to 2^-16), from torch's generator. Each decision
-    takes 16 random bits, a quarter of a 64-bit draw: 3x faster than `bernoulli_` on this CPU."""
+    takes 16 random bits, a quarter of a 64-bit draw: faster on the CPU than `bernoulli_` (docs/experiments.md)."""
     count = math.prod(shape)
     bits = torch.randint(-2**63, 2**63 - 1, (-(-count // 4),), dtype=torch.int64)
     return bits.view(torch.int16)[:count].view(shape) < round(p * 2**16) - 2**15

@@ -59,9 +59,9 @@ def tiny_longformer(config: "EncoderConfig", tokenizer: "PreTrainedTokenizerBase
     """A small, randomly initialised LongformerForMaskedLM sized by `config`, with the tokenizer's vocabulary.
 
     Keep `attention_window` below a document's length, so that a token's sibling documents lie outside its local
-    window and only global attention can reach them: the cpu profile's window of 64 (32 tokens each side) against
-    world documents of ~55-160 tokens (median ~77) keeps about Longformer-base's ratio on Multi-News (512 against
-    news articles of ~600 tokens).
+    window and only global attention can reach them: the cpu profile's window of 64 (32 tokens each side) stands to
+    the world's documents about as Longformer-base's 512 stands to Multi-News's news articles (the document
+    lengths: docs/experiments.md).
     """
     from transformers import LongformerConfig, LongformerForMaskedLM
 

@@ -1,7 +1,7 @@
 """Dropout on the CPU from `attention_dropout.dropped`'s 16-bit slices of 64-bit draws, for BERT-style models
 fine-tuned on the CPU (notebook 09's and 11's MiniLM cross-encoders): the same function as PyTorch's (zero with
-probability p, scale the rest by 1 / (1 - p)), but `bernoulli_`, 17 % of a MiniLM training step on 2 cores (8
-pairs of 137 tokens), is 3x slower than the draws. Elsewhere (a GPU, evaluation) it is PyTorch's own dropout.
+probability p, scale the rest by 1 / (1 - p)), but `bernoulli_`, a sizeable share of a MiniLM training step on
+the CPU, is slower than the draws (docs/experiments.md). Elsewhere (a GPU, evaluation) it is PyTorch's own dropout.
 
 `apply(model)` swaps every `nn.Dropout` module and sets the attention to `ATTENTION`: Hugging Face's eager
 attention (it returns the probabilities, which Match-Ignition's word filter reads) with this dropout. The name is

@@ -212,8 +212,8 @@ def precision(device: "str | torch.device") -> str:
 
 
 def autocast(device: str):
-    """Mixed precision in the device's `precision` (about twice as fast for Longformer-base on a GPU); full
-    precision on a CPU."""
+    """Mixed precision in the device's `precision` (a GPU's half-precision tensor cores: faster, less memory; see
+    docs/experiments.md); full precision on a CPU."""
     import torch
 
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision(device))

@@ -27,8 +27,8 @@ padded input, so attention analyses see exactly Hugging Face's maps.
 On CUDA `scaled_dot_product_attention` picks a fused kernel (memory-efficient attention takes the additive mask and
 dropout). On CPU its fused (flash) kernel has no dropout, and its math path keeps scores, probabilities, mask and
 dropped probabilities: with attention dropout on the CPU both parts run `attention_dropout.blocked_attention`
-instead (chunks of plain matmuls; the global keys gathered once, not copied into every block). FlexAttention was
-measured too and left out: PyTorch 2.13 has no FlexAttention backward on CPU.
+instead (chunks of plain matmuls; the global keys gathered once, not copied into every block). FlexAttention is
+not used: PyTorch 2.13 has no FlexAttention backward on CPU.
 """
 
 from __future__ import annotations
@@ -95,9 +95,8 @@ class Layout:
 
 def block_size(one_side: int, length: int, n_global: int, largest: int = 256) -> int:
     """Queries per block. Each block attends to block + 2w window keys plus all G global keys, copied once per block:
-    small blocks waste fewer window keys, large ones copy the global keys fewer times. Measured on a 2-core CPU at
-    4,096 tokens (w = 32): without global tokens blocks of w are fastest (256 is 20 % slower); with CD-MLM's 15 %
-    global tokens blocks of 256 are (w is 1.9x slower). So: w while G < w, else up to `largest` (never above L)."""
+    small blocks waste fewer window keys, large ones copy the global keys fewer times. So: w while G < w, else up
+    to `largest` (never above L); the timings behind the rule are in docs/experiments.md."""
     return one_side if n_global < one_side else max(one_side, min(largest, length))
 
 
@@ -263,8 +262,8 @@ class FastLongformerSelfAttention(LongformerSelfAttention):
             setattr(plain, name, getattr(self, name))
         return plain.train(self.training)
 
-    #: The largest query block (`block_size`). Measured on a 2-core CPU at 4,096 tokens with 15 % global tokens:
-    #: 128-256 best for w = 32 (the cpu profile), 256 for w = 256 (Longformer-base; 64 was 1.6x slower).
+    #: The largest query block (`block_size`): with many global tokens, large blocks copy their keys fewer times
+    #: (the block sizes timed for it: docs/experiments.md).
     largest_block = 256
 
     def forward(self, hidden_states, attention_mask=None, is_index_masked=None, is_index_global_attn=None,

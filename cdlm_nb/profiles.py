@@ -63,13 +63,12 @@ class PretrainConfig:
     curve_steps: int  # validation perplexity every this many steps (and at step 0): the learning curve (0: none)
     base_steps: int  # random-init (tiny) encoders only: single-document MLM steps with full attention that make
     #                  the shared starting model, as Longformer-base was for the paper (0: start from the encoder as
-    #                  it is); cpu: shipped with the package (`cdlm-nb pretrain-base`), since the longer the base,
-    #                  the closer CDLM got to Local after 1,000 steps (measured: 4,000 / 6,000 / 12,000 base steps
-    #                  gave validation perplexity ratios 2.04 / 1.45 / 1.32)
+    #                  it is); cpu: shipped with the package (`cdlm-nb pretrain-base`), long, since the longer the
+    #                  base, the closer CDLM gets to Local after notebook 02's steps (docs/experiments.md)
     base_batch_size: int  # single documents per step in that base stage
     base_max_length: int  # tokens per input in the base stage (longer documents are cut, and counted); these
     #                       positions are then copied out to max_length, so keep it near the documents' length
-    #                       (cpu world: 57-181 tokens, median 89, 17 % cut at 128; an unreached position stays random)
+    #                       (an unreached position stays random)
     base_long_steps: int  # then MLM steps on unrelated documents packed to max_length, full attention, batch
     #                       per_device_batch_size: trains every position the variants read, as Longformer's continued
     #                       pretraining at 4,096 tokens did (0: positions past base_max_length stay copies)
@@ -85,7 +84,7 @@ PRETRAIN = {
         bootstrap_resamples=200, curve_steps=2, base_steps=4, base_batch_size=4, base_max_length=64,
         base_long_steps=2,
     ),
-    "cpu": PretrainConfig(  # measured: lr 3e-3 left every tiny model on the unigram plateau; 1e-3, linear decay learns
+    "cpu": PretrainConfig(  # lr 1e-3, linear decay: a higher peak leaves tiny models on the unigram plateau
         variants=PAPER_MODELS, max_steps=1000, per_device_batch_size=4,
         gradient_accumulation_steps=1, learning_rate=1e-3, warmup_steps=50, lr_power=1.0, weight_decay=0.01,
         fp16=True, max_length=1024, logging_steps=10, save_steps=100, seeds=(SEED,), eval_batch_size=8,
@@ -120,7 +119,7 @@ ATTENTION = {
     "smoke": AttentionConfig(n_pairs=10, kinds=("event", "entity"),
                              models=PAPER_MODELS, max_length=256,
                              exclude_punctuation=True, batch_size=16),
-    "cpu": AttentionConfig(n_pairs=50, kinds=("event", "entity"),  # 1,000 forward passes: ~1 min on 2 cores
+    "cpu": AttentionConfig(n_pairs=50, kinds=("event", "entity"),  # 1,000 forward passes in all
                            models=PAPER_MODELS, max_length=512,
                            exclude_punctuation=True, batch_size=16),
     "gpu": AttentionConfig(n_pairs=1000, kinds=("event", "entity"),
@@ -178,10 +177,10 @@ class WorldConfig:
 
 
 #: cpu and gpu: calibrated against Multi-News's pretraining clusters (>= 3 documents) by
-#: `python -m cdlm_nb.data.world_calibration` (docs/experiments.md): `more_docs` fitted to their mean size (3.64),
+#: `python -m cdlm_nb.data.world_calibration` (docs/experiments.md): `more_docs` fitted to their mean size,
 #: `fact_overlap` and `filler` the grid point closest on the share of fact words, of those another document states,
-#: and of a document's facts another one lacks. Documents stay short (Multi-News's are ~9x longer): the cpu
-#: pretraining's cost. smoke keeps the generator's first setting: it checks the plumbing, not the results.
+#: and of a document's facts another one lacks. Documents stay far shorter than Multi-News's: the cpu pretraining's
+#: cost. smoke keeps an uncalibrated setting: it checks the plumbing, not the results.
 WORLD = {
     "smoke": WorldConfig(topics=5, dev_topics=1, test_topics=1, task_topics=3, docs_per_cluster=(3, 5),
                          more_docs=0.6, words_per_doc=(50, 150), fact_overlap=0.7, noise=0.05, filler=0.3,

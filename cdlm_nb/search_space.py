@@ -1,4 +1,4 @@
-"""The recipes a dev search tries (issue 37): a value of the profiles (`task_profiles`), kept apart from the search
+"""The recipes a dev search tries: a value of the profiles (`task_profiles`), kept apart from the search
 itself (`recipe_search`) so the profiles load without the training code."""
 
 from __future__ import annotations

@@ -80,7 +80,7 @@ class MatchingConfig:
     ecbplus_topics: tuple[int, ...] | None  # ECB+ topics read when DATA = "ecbplus" (None: all)
     per_device_batch: int | None = None  # pairs per forward pass, gradients accumulated up to batch_size (None: all
     #                                      at once); set by the plan (`cdlm_nb.plan`) to what fits the card
-    search: SearchSpace | None = None  # the recipe searched on dev, the same for every encoder (issue 37);
+    search: SearchSpace | None = None  # the recipe searched on dev, the same for every encoder (`recipe_search`);
     #                                    replaces epochs, learning_rate and warmup; None: train that one recipe
     class_weighted: bool = False  # cross-entropy with balanced class weights (`matching.training.balanced_weights`):
     #                               our pairs are a third related, the CDA benchmark's balanced; the paper: none
@@ -94,8 +94,8 @@ MATCHING = {
     "cpu": MatchingConfig(models=PAPER_MODELS, max_length=512, protocol="paper", max_pairs=360, pairs_per_kind=2,
                           pan_like_pairs=60, epochs=3, batch_size=16, learning_rate=5e-4, warmup=0.0,
                           score_batch_size=32, ecbplus_topics=None,
-                          # issue 37: without class weights every point of this space stayed at the label prior
-                          #   (Longformer, world); with them 4 of 5 encoders left it on dev (docs/experiments.md)
+                          # class-weighted: without the weights the encoders stay at the label prior on this space
+                          #   (docs/experiments.md)
                           search=SearchSpace(learning_rates=(1e-3, 3e-3), epochs=5, warmup=0.1), class_weighted=True),
     "gpu": MatchingConfig(models=PAPER_MODELS, max_length=4096, protocol="paper", max_pairs=None, pairs_per_kind=3,
                           pan_like_pairs=500, epochs=8, batch_size=32, learning_rate=2e-5, warmup=0.0,
@@ -157,8 +157,8 @@ MATCH_IGNITION = {
                                training=replace(MATCHING["cpu"], models=(), max_length=256, max_pairs=120, epochs=3,
                                                 batch_size=4, learning_rate=1e-4, warmup=0.1, search=None,
                                                 class_weighted=False),
-                               # chosen on dev (α = 10 %, docs/experiments.md): the variants learn after about 90
-                               #   optimizer steps; 3 epochs of batches of 4 reach them with half the tokens of 6 of 8
+                               # chosen on dev (docs/experiments.md): a variant leaves the label prior after enough
+                               #   optimizer steps at a high enough rate; small batches reach them with few tokens
                                speed_length=400, speed_batch=4, speed_repeats=3),
     "gpu": MatchIgnitionConfig(alphas=(0.0, 0.05, 0.1, 0.2, 0.3), keep_sentences=5, lambdas=(3, 5, 8),
                                ablation_alpha=0.1,
@@ -189,7 +189,7 @@ class ClassificationConfig:
     finetune_epochs: int  # paper: 20 (IMDB, 20 Newsgroups), 10 (MIND)
     finetune_learning_rate: float  # the encoder's (paper: 2e-5); the new top keeps frozen_learning_rate
     max_segments_per_step: int  # fine-tuning: a batch is run in pieces of at most this many segments, gradients
-    #                             accumulated (16 long documents at once exhaust memory: 24 GB at 20 Newsgroups)
+    #                             accumulated (a whole batch of long documents at once can exhaust the memory)
     embed_batch_size: int  # segments per encoder forward pass
 
 
@@ -234,7 +234,7 @@ class CDAConfig:
     learning_rate: float  # Adam (paper: 1e-5, on 100k+ pairs; a few hundred pairs need more)
     min_improvement: float  # a dev loss is better only when it falls by at least this much (nats; the paper: not
     #                         given): at lr 1e-5 the loss creeps down by hairs, and any decrease would run every epoch
-    search: SearchSpace | None = None  # learning rates tried on dev, the same for every model (issue 37): each
+    search: SearchSpace | None = None  # learning rates tried on dev, the same for every model (`recipe_search`): each
     #   trained with the early stopping above for at most search.epochs epochs, the epoch of the best dev F1 kept;
     #   replaces epochs and learning_rate; None: that one recipe, the epoch of the best dev loss kept
 
@@ -268,7 +268,7 @@ class ComparisonConfig:
     bootstrap: int  # resamples of the test pairs for the 95 % intervals
     length_buckets: int  # pair-length buckets (quantiles of the test pairs' words) for F1 by length
     cross_encoder_epochs: int | None  # MiniLM cross-encoders' epochs here (None: Match-Ignition's own); on `cpu`
-    #   2 epochs on 360 pairs (180 steps): 1 epoch, as many steps as notebook 09's 3 on 120, stayed at the prior
+    #   2: with 1 epoch they stay at the label prior (docs/experiments.md)
 
 
 #: Notebook 11's systems that are not notebook 02's encoders, in the report's order (their labels:

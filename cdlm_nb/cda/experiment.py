@@ -124,7 +124,7 @@ class CDARun:
 
 
 def d2d_scores(labels, predictions) -> dict[str, float]:
-    """Accuracy and F1 of the related class (notebook 05's `pair_scores`, under the metric names of this issue)."""
+    """Accuracy and F1 of the related class (notebook 05's `pair_scores`, as notebook 10 names them: `acc`, `f1`)."""
     from ..matching.metrics import pair_scores
 
     scores = pair_scores(labels, predictions)

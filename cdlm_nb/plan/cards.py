@@ -18,8 +18,8 @@ USABLE_SHARE = 0.92
 #: Share of a card's peak the notebooks' work reaches where no run measured it: 30 %, the low end of what encoder
 #: training usually gets. An H100 measured much less (`H100_UTILISATION`), so on other cards read it as optimistic.
 ASSUMED_UTILISATION = 0.3
-#: Measured with `benchmarks/plan_check.py --typical` on an H100 80GB HBM3 (bf16, torch 2.11, random Longformer-base
-#: at the plan's batches): 11-13 % for the fine-tuning jobs of notebooks 04-06, 13-17 % for scoring.
+#: Share of an H100's peak the notebooks' jobs reach, as `benchmarks/plan_check.py --typical` measures it (bf16,
+#: random Longformer-base at the plan's batches; the figures: docs/experiments.md, "The gpu plan").
 H100_UTILISATION = 0.12
 
 

@@ -15,13 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: Activation elements kept per token, layer and hidden unit in training. 24: counted from the layer (above), and
-#: what a CPU measurement of Longformer-base (fp32, 4,096 tokens, batch 1, fused attention) gives after the
-#: key/value copies are taken out (4,149 MiB modelled with 18, 5.9 GB measured).
+#: checked against a CPU training step of Longformer-base in fp32 (docs/experiments.md, "The gpu plan").
 ACTIVATION_ELEMENTS = 24
 #: A Longformer's under fp16/bf16 autocast, counted in 2-byte elements (LayerNorm, softmax and the residual sums stay
-#: fp32 there): what `benchmarks/plan_check.py` measured on an H100 (Longformer-base, batch 4 and 16, 900 to 4,096
-#: tokens, bf16 and fp16) puts every training peak within 5 % (24 underestimated them by 7-14 %). RoBERTa-base's
-#: measured peak stayed below its 24-element estimate (25.8 against 28.5 GiB at batch 256), so dense models keep 24.
+#: fp32 there), set from the training peaks `benchmarks/plan_check.py` measures on a GPU; dense models (RoBERTa-base)
+#: stay below their 24-element estimate, so they keep 24 (the figures: docs/experiments.md, "The gpu plan").
 HALF_ACTIVATION_ELEMENTS = 28
 #: Elements alive per token and hidden unit in an inference forward (a layer's input, output and its transients).
 INFERENCE_ELEMENTS = 10

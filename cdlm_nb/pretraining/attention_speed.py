@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 def cdlm_batch(profile: "Profile", clusters: "PretrainingClusters", encoder: "Encoder", size: int = 1) -> dict:
     """A training batch of `size` of the profile's CDLM inputs (masks and global attention). One by default: Hugging
-    Face's attention keeps its score matrices, so a 4,096-token input takes ~10 GiB in fp16 (`cdlm-nb plan`)."""
+    Face's attention keeps its score matrices, so one long input alone takes gigabytes (`cdlm-nb plan` sizes it)."""
     config = profile.pretrain
     examples = pretraining_inputs("cdlm", clusters.train, encoder.tokenizer, config.max_length, size, profile.seed,
                                   profile.encoder.sentence_markers)

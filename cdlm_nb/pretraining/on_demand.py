@@ -27,11 +27,11 @@ if TYPE_CHECKING:
 
 Echo = Callable[[str], object]
 
-#: Seconds notebook 02's work takes when a later notebook builds it, on a 2-core x86-64 CPU (torch 2.13.0+cpu): "start"
-#: is the corpus, the starting model and the base stages (`cpu`: the two shipped with the package, copied), then each
-#: model with its learning curve (Longformer: the start, saved). `smoke`: `build` timed part by part in an empty
-#: folder, "start" from the notebooks run alone (4-7 s of building in all); `cpu`: notebook 02's `pretraining.json`
-#: seconds in the published run of 2026-11-27 (7 min in all).
+#: Seconds notebook 02's work takes when a later notebook builds it, on a 2-core x86-64 CPU: "start" is the corpus,
+#: the starting model and the base stages (`cpu`: the two shipped with the package, copied), then each model with
+#: its learning curve (Longformer: the start, saved). `smoke`: `build` timed part by part in an empty folder, "start"
+#: from the notebooks run alone; `cpu`: notebook 02's `pretraining.json` seconds in the published cpu run (both:
+#: docs/experiments.md).
 MEASURED_SECONDS = {
     "smoke": {"start": 4.0, "longformer": 0.1, "local": 0.7, "rand": 0.6, "prefix": 0.6, "cdlm": 0.6},
     "cpu": {"start": 10.0, "longformer": 1.0, "local": 78.0, "rand": 109.0, "prefix": 88.0, "cdlm": 97.0},

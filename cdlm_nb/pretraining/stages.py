@@ -8,7 +8,7 @@ single-document MLM with full attention over `base_max_length` tokens, then MLM 
 `max_length` with full attention, then the recipe (`longformer_recipe`). From random weights, none of the tiny
 variants learned to use context within a CPU budget; without the second stage, every position past
 `base_max_length` was an untrained copy, and any attention reaching there (CDLM's global masked tokens) started
-~100x worse than local attention (docs/experiments.md).
+far worse than local attention (docs/experiments.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Can the starting model read its whole input? Its perplexity on held-out clusters packed to several lengths, under
 each attention pattern a variant will train with. A start whose far positions were never trained (copies of the
-first ones) is ~100x worse as soon as attention reaches past them, which handicaps exactly the variants with
+first ones) is far worse as soon as attention reaches past them, which handicaps exactly the variants with
 global attention (docs/experiments.md, "A start that reads the whole input").
 
 Patterns: `local` (the profile's window), `cdlm` (plus global attention on the masked tokens), `prefix` (plus the
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ..profiles import Profile
 
 START_PATTERNS = ("local", "cdlm", "prefix", "full")
-#: Held-out clusters scored per length: enough for a 100x gap to show, few enough for seconds on a CPU.
+#: Held-out clusters scored per length: enough for that gap to show, few enough to score in seconds on a CPU.
 START_CHECK_CLUSTERS = 20
 #: The start the first base stage alone makes (its positions copied out, not trained), and the one used.
 FIRST_STAGE_ONLY, START = "first base stage only", "start"

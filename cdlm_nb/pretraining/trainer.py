@@ -57,7 +57,7 @@ class MaskedPositionsLongformer(LongformerForMaskedLM):
     """A LongformerForMaskedLM that, given labels, runs its LM head on the predicted (labelled) positions only.
 
     The loss is the same; the vocabulary projection of the other 85 % of the tokens is skipped, which is most of
-    a tiny model's cost (~1.7x faster training on CPU). Its weights are a plain LongformerForMaskedLM's
+    a tiny model's cost (the saving: docs/experiments.md). Its weights are a plain LongformerForMaskedLM's
     (`from_plain` / `to_plain`), so what `pretrain` saves loads as usual.
     """
 
@@ -244,8 +244,8 @@ def length_grouped_order(lengths: list[int], batch_size: int, steps: int, seed: 
     """Example indices for `steps` batches of `batch_size`: passes over the examples, each in Hugging Face's
     length-grouped order (random megabatches of 50 batches, sorted by length inside), pass n drawn from seed + n.
 
-    Each batch is padded to its longest example and packed clusters vary in length (on the cpu world 21-26 % of
-    the tokens of random batches were padding). A fixed order, read sequentially, resumes exactly where it stopped.
+    Each batch is padded to its longest example and packed clusters vary in length, so random batches hold much
+    padding (docs/experiments.md). A fixed order, read sequentially, resumes exactly where it stopped.
     """
     import torch
     from transformers.trainer_pt_utils import get_length_grouped_indices

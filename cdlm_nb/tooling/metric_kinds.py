@@ -32,24 +32,21 @@ class MetricKind:
 # `pairs_per_second`, `attention_speedup`, `matmul_gflops`. `eval_speedup_limit` is a FLOP ratio, not a timing.
 TIMING_SEGMENT = r"(^|/)[a-z0-9_]*(_s|_seconds?|per_second|speedup|gflops)(/|$)"
 
-# Two smoke runs of all twelve notebooks on one machine (2-core x86-64 Linux, torch 2.13.0+cpu, under different
-# load) gave all 200 non-timing metrics bit for bit (README, "Results without running anything"), so the default
-# is tight: only the last digits a float64 sum in another order would move. Another machine was not measured: its
-# BLAS kernels (AVX2, AVX-512, ARM) and thread count reorder float32 sums, which moves losses and perplexities
-# in the last digits and, through training, can flip a decision near its threshold (one of 6 smoke pairs is
-# 16.7 accuracy points). `--rtol` loosens every checked kind for such a comparison; add a kind here (pattern,
-# rtol, atol, and why) only where drift was measured.
-# Measured drift: notebooks 00-05 with one thread instead of two moved 37 of their 78 metrics, all float32 model
-# outputs (losses, perplexities and their intervals, attention reach), by at most 1.2e-7 relative; every count,
-# F1 and accuracy stayed bit for bit. Their kind allows 1e-5: ~80 times that, far below what a code change moves.
-# Notebook 07's mean percentile ranks (`mpr/`) rank float32 attention weights of the pretrained models: the same
-# float noise, through a rank.
+# Runs on one machine repeat every non-timing metric bit for bit (docs/experiments.md), so the default is tight:
+# only the last digits a float64 sum in another order would move. Another machine's BLAS kernels (AVX2, AVX-512,
+# ARM) and thread count reorder float32 sums, which moves losses and perplexities in the last digits and, through
+# training, can flip a decision near its threshold (one of 6 smoke pairs is 16.7 accuracy points).
+# `--rtol` loosens every checked kind for such a comparison; add a kind here (pattern, rtol, atol, and why) only
+# where drift was measured, and record the measurement in docs/experiments.md.
+# Another thread count moves only float32 model outputs (losses, perplexities and their intervals, attention
+# reach), and by far less than their kind's 1e-5, itself far below what a code change moves (docs/experiments.md);
+# counts, F1 and accuracy stay bit for bit. Notebook 07's mean percentile ranks (`mpr/`) rank float32 attention
+# weights of the pretrained models: the same float noise, through a rank.
 FLOAT32_OUTPUTS = r"^(perplexity|learning_curve|attention_reach|mpr)/|^pretrain/(.*/)?[a-z_]*loss(/|$)"
 KINDS: tuple[MetricKind, ...] = (
     MetricKind("timing", TIMING_SEGMENT, timing=True),
-    # On another CPU (AVX-512 against AVX2, both 2 cores, torch 2.13.0+cpu) the cpu profile's outputs of models each
-    # machine pretrained itself moved by at most 1.8e-2 relative (an MPR of notebook 07; perplexities 6.8e-3,
-    # learning curves 3.2e-3): rtol_elsewhere is about three times that (docs/experiments.md).
+    # On another CPU the outputs of models each machine pretrained itself move further: rtol_elsewhere is about
+    # three times the largest drift measured there (docs/experiments.md, "Results on another machine").
     MetricKind("float32 model output", FLOAT32_OUTPUTS, rtol=1e-5, atol=1e-9, rtol_elsewhere=5e-2),
     MetricKind("deterministic", r"", rtol=1e-6, atol=1e-9),
 )

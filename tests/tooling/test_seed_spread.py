@@ -11,7 +11,7 @@ import pytest
 
 from cdlm_nb.tooling import seed_spread
 
-TOOL = Path(__file__).resolve().parent.parent / "tools" / "seed_spread.py"
+TOOL = Path(__file__).resolve().parents[2] / "tools" / "seed_spread.py"
 
 
 def test_the_spread_is_the_sample_sd_over_seeds_and_timings_are_left_out():

@@ -26,22 +26,18 @@ Entity clusters are scoped to a subtopic, as ECB+ annotates instances: a city th
 happen to draw gets two clusters. Names of people, companies, products and awards are unique in a world.
 
 The knobs (`WorldConfig`, defaults in `profiles.WORLD`) decide whether cross-document context can help. The
-effect column is `describe()["recoverable_fact_share"]`, the share of non-anchor fact statements that another
-document of the same cluster also states correctly, and the mean words per document (measured on the cpu
-profile with 60 topics, the other knobs at the generator's first setting, still smoke's: overlap 0.7, noise 0.05,
-filler 0.3; cpu and gpu are calibrated against Multi-News clusters by `data.world_calibration`).
+effect column says how raising a knob moves `describe()["recoverable_fact_share"]`, the share of non-anchor fact
+statements that another document of the same cluster also states correctly, and the mean words per document (the
+values it gives: docs/experiments.md; cpu and gpu are calibrated against Multi-News clusters by
+`data.world_calibration`).
 
-| knob               | what it does                                                  | value: recoverable, words |
+| knob               | what it does                                                  | effect of raising it      |
 |--------------------|---------------------------------------------------------------|---------------------------|
-| `fact_overlap`     | P(a document states a given non-anchor fact); each fact is    | 0.0: 0.00, 55             |
-|                    | still stated by at least one document of its cluster          | 0.3: 0.59, 57             |
-|                    |                                                               | 0.7: 0.95, 70             |
-|                    |                                                               | 1.0: 1.00, 85             |
-| `noise`            | P(a stated non-anchor fact goes wrong in a document: another  | 0.0: 0.97, 69             |
-|                    | number for numbers; a filler sentence instead for the others) | 0.2: 0.93, 69             |
-|                    |                                                               | 0.5: 0.74, 68             |
-| `filler`           | target share of filler sentences (stating no fact)            | 0.0: 0.96, 59             |
-|                    |                                                               | 0.6: 0.96, 101            |
+| `fact_overlap`     | P(a document states a given non-anchor fact); each fact is    | more recoverable (none at |
+|                    | still stated by at least one document of its cluster          | 0.0, all at 1.0), longer  |
+| `noise`            | P(a stated non-anchor fact goes wrong in a document: another  | fewer recoverable         |
+|                    | number for numbers; a filler sentence instead for the others) |                           |
+| `filler`           | target share of filler sentences (stating no fact)            | longer, recoverable kept  |
 | `words_per_doc`    | fewest/most words; fillers are added or dropped to fit (fact  | length only               |
 |                    | sentences never are)                                          |                           |
 | `docs_per_cluster` | fewest/most documents per cluster (skewed small: Multi-News)  | more witnesses per fact   |
