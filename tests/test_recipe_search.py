@@ -49,6 +49,17 @@ class FakeTraining:
         return {"f1": score, "accuracy": 0.5, "macro_f1": score, "one_class": False}
 
 
+def test_the_best_weights_are_kept_in_cpu_memory_not_on_the_device(monkeypatch):
+    """A deep copy of a GPU model's state dict would sit on the card beside the training, uncounted by the plan."""
+    from cdlm_nb import recipe_search
+
+    kept = []
+    monkeypatch.setattr(recipe_search, "cpu_state", lambda model: kept.append(model) or {"weight": torch.zeros(1)})
+    training = FakeTraining()
+    search("cdlm", SPACE, training.fit, training.dev_score)
+    assert kept and all(model is training.model for model in kept)  # every best point went through cpu_state
+
+
 def test_search_picks_the_dev_best_point_and_its_weights():
     training = FakeTraining()
     result, state = search("cdlm", SPACE, training.fit, training.dev_score)
