@@ -38,12 +38,14 @@ endif
 
 install: $(STAMP)
 
+# cdlm-nb with its `lab` extra (papermill, ipykernel, ipywidgets, jupyterlab: `cdlm-nb run` and `make lab` need it),
+# all pinned in requirements.lock; Colab's install cell takes the core only (pyproject.toml says why).
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(CHOOSE_TORCH) --explain >/dev/null
 	$(TORCH_FIRST)
 	$(PIP) -r requirements.lock
-	$(PIP) --no-deps --no-build-isolation -e .
+	$(PIP) --no-deps --no-build-isolation -e ".[lab]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (cdlm-nb)" >/dev/null
 	rm -f $(VENV)/.cdlm-nb-installed-torch-*
 	build=$$($(BIN)/python tools/choose_torch.py --build-of-installed) && touch $(VENV)/.cdlm-nb-installed-torch-$$build

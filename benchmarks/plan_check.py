@@ -115,6 +115,8 @@ def planned_steps(card, only: list[str], typical: bool = False) -> list[tuple[st
         if only and not any(plan.name.startswith(n) for n in only):
             continue
         for j in plan.jobs:
+            if j.job.step is None:  # the CPU's work alone (notebook 02's packing): nothing on the card
+                continue
             step = replace(j.job.step, batch=j.per_device_batch, checkpointing=j.checkpointing,
                            precision=plan.precision)
             if typical:

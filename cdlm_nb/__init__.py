@@ -5,7 +5,8 @@ inputs, masking, attention_pattern, encoders, variants, plots, data/) and one su
 """
 
 from .profiles import get_profile, profile_names
-from .runtime import current_session, progress, record, record_all, record_input, save_figure, setup
+from .progress import progress
+from .runtime import current_session, record, record_all, record_input, save_figure, setup
 
 __version__ = "0.1.0"
 __all__ = ["get_profile", "profile_names", "setup", "current_session", "record", "record_all", "record_input",

@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
-from .errors import ConfigError, DataError, OfflineError
+from .errors import ConfigError, DataError
+from .hub_errors import hub_load_error
 from .tokenization import add_document_separators, train_tokenizer
 
 if TYPE_CHECKING:
@@ -225,28 +226,28 @@ def from_hub(name: str, revision: str | None = None, cache_dir: str | None = Non
 
     `name` is a kind of HUB_MODELS ("longformer-base", "cdlm-release"), a hub repository or a local folder.
     `allenai/longformer-base-4096` gets the two separators added (random rows); `biu-nlp/cdlm` already has them.
-    A checkpoint saved without its masked-LM head gets `head_from`'s (`take_mlm_head`). Offline without a cached
-    copy -> OfflineError saying what to download.
+    A checkpoint saved without its masked-LM head gets `head_from`'s (`take_mlm_head`). Failures say which fix
+    applies (`hub_load_error`): offline without a cached copy -> OfflineError saying what to download; a repository
+    or revision that does not exist -> ConfigError; a file the repository lacks -> DataError.
     """
-    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, OfflineModeIsEnabled
     from transformers import AutoTokenizer, LongformerForMaskedLM
 
     from .longformer_attention import use_fast_attention
 
     repo, default_revision = HUB_MODELS.get(name, (name, None))
     revision = revision or default_revision
+    # What is being read, and at which revision: the tokenizer from the default branch, the model at `revision`.
+    wanted, read_at = "its tokenizer files (tokenizer_config.json, vocab.json, merges.txt)", None
     try:
         tokenizer = AutoTokenizer.from_pretrained(repo, cache_dir=cache_dir)
+        wanted, read_at = "config.json and model.safetensors", revision
         model, loading = LongformerForMaskedLM.from_pretrained(repo, revision=revision, use_safetensors=True,
                                                                cache_dir=cache_dir, output_loading_info=True)
-    except (OSError, LocalEntryNotFoundError, OfflineModeIsEnabled, HfHubHTTPError, ConnectionError) as error:
-        where = f" --revision {revision}" if revision else ""
-        raise OfflineError(
-            f"could not load {repo!r} from the Hugging Face hub ({type(error).__name__}: {error}). Connect to the "
-            f"internet, or download it beforehand with `hf download {repo}{where}` (and `hf download {repo}` for the "
-            "tokenizer) into the hub cache, or pass a local folder holding config.json, model.safetensors and the "
-            "tokenizer files."
-        ) from error
+    except Exception as error:
+        mapped = hub_load_error(error, repo, revision, wanted, read_at)
+        if mapped is None:
+            raise
+        raise mapped from error
     add_document_separators(tokenizer, model)
     missing_head = sorted(key for key in loading["missing_keys"] if key.startswith("lm_head."))
     if missing_head:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .errors import DataError
-from .runtime import progress
+from .progress import progress
 from .seeding import SEED
 
 if TYPE_CHECKING:

@@ -11,6 +11,8 @@ with no sequence-level `<s>`/`</s>`. With a BERT tokenizer, `<s>`/`</s>` are `[C
 `doc_ids` gives, for every token, the position (0, 1, ...) of its document in the example (separators belong to
 their document; the sequence's `<s>`/`</s>` get -1): notebooks colour tokens by document with it.
 `pack_random_documents` builds the Rand CDLM inputs: the same packing, but each document from a different cluster.
+Both work on Arrow columns a batch of clusters at a time: `tokenize_clusters` once, then `pack_tokenized` or
+`pack_random_tokenized` from its tokens, so no corpus is held as Python lists of every token.
 
 Inputs of two documents (coreference pairs, attention-analysis pairs, document matching) follow one room policy:
 `share_room` splits the tokens between the two documents and `window_start` cuts a long one to a window centred
@@ -20,14 +22,19 @@ on what must stay (a mention).
 from __future__ import annotations
 
 import logging
+import os
 import random
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from .data.text import split_sentences
 from .errors import ConfigError, DataError
 from .seeding import SEED
+from .token_arrays import TokenArrays, ordered_map
 from .tokenization import document_separator_ids, sequence_markers
 
 if TYPE_CHECKING:
@@ -38,6 +45,8 @@ logger = logging.getLogger(__name__)
 
 MIN_CLUSTER_DOCUMENTS = 3  # the CDLM paper (§2.3) packs only clusters of at least three documents
 NO_DOCUMENT = -1  # doc_ids value of the sequence-level <s> and </s>
+TOKENIZE_BATCH = 256  # clusters per tokenizer call (the fast tokenizers spread a batch over the cores)
+PACK_BATCH = 64  # clusters packed per batch: only their tokens are Python lists at a time
 
 
 @dataclass
@@ -99,23 +108,8 @@ def pack_clusters(
     Clusters with fewer than `min_documents` documents are skipped; the counts (skipped clusters, truncated first
     documents, documents left out) are logged and kept in `result.info.description`.
     """
-    rng = random.Random(seed)
-    clusters, n_skipped = _eligible_clusters(dataset, min_documents)
-    rows, left_out = [], 0
-    for cluster_id, documents in clusters:
-        blocks = _encode_documents(documents, tokenizer, sentence_markers)
-        for _ in range(examples_per_cluster):
-            order = list(range(len(blocks)))
-            rng.shuffle(order)
-            example = _pack_blocks(blocks, order, tokenizer, max_length, sentence_markers)
-            left_out += example.n_left_out
-            rows.append(_row(cluster_id, example, [f"{cluster_id}/{i}" for i in example.documents]))
-    summary = (
-        f"{len(rows)} examples of related documents from {len(clusters)} clusters; {n_skipped} clusters with fewer "
-        f"than {min_documents} documents skipped; {_count_truncated(rows)} over-long first documents truncated; "
-        f"{left_out} documents did not fit"
-    )
-    return _to_dataset(rows, summary)
+    tokens = tokenize_clusters(dataset, tokenizer, sentence_markers)
+    return pack_tokenized(tokens, tokenizer, max_length, seed, sentence_markers, min_documents, examples_per_cluster)
 
 
 def pack_random_documents(
@@ -135,38 +129,142 @@ def pack_random_documents(
     the same amount and kind of text as CDLM, but unrelated documents. With `fill`, documents are added until the
     next one would pass `max_length` (RoBERTa's packing), so every position up to `max_length` is used.
     """
-    rng = random.Random(seed)
-    clusters, n_skipped = _eligible_clusters(dataset, min_documents)
-    if len(clusters) < 2:
-        raise DataError(
-            f"pack_random_documents needs >= 2 clusters with >= {min_documents} documents, got {len(clusters)}"
-        )
-    encoded: dict[int, list[list[int]]] = {}
+    tokens = tokenize_clusters(dataset, tokenizer, sentence_markers)
+    return pack_random_tokenized(tokens, tokenizer, max_length, seed, sentence_markers, min_documents,
+                                 examples_per_cluster, fill)
 
-    def block(c: int, d: int) -> list[int]:
-        if c not in encoded:  # tokenize a cluster only when one of its documents is drawn
-            encoded[c] = _encode_documents(clusters[c][1], tokenizer, sentence_markers)
-        return encoded[c][d]
 
-    rows = []
-    for cluster_id, documents in clusters:
-        for _ in range(examples_per_cluster):
-            picks, length = [], 0 if sentence_markers else 2
-            for c in _distinct_indices(rng, len(clusters)):  # as many documents as the cluster, or until full
-                picks.append((c, rng.randrange(len(clusters[c][1]))))
-                length += len(block(*picks[-1]))
-                if length > max_length or (not fill and len(picks) == len(documents)):
-                    break
-            blocks = [block(c, d) for c, d in picks]
-            example = _pack_blocks(blocks, list(range(len(blocks))), tokenizer, max_length, sentence_markers)
-            sources = [f"{clusters[picks[i][0]][0]}/{picks[i][1]}" for i in example.documents]
-            rows.append(_row(cluster_id, example, sources))
-    summary = (
-        f"{len(rows)} examples of unrelated documents (each from a different cluster) drawn from {len(clusters)} "
-        f"clusters; {n_skipped} clusters with fewer than {min_documents} documents skipped; "
-        f"{_count_truncated(rows)} over-long first documents truncated"
+def tokens_features():
+    """The `datasets.Features` of `tokenize_clusters` rows: every document's block, and which documents are blank."""
+    from datasets import Features, List, Value
+
+    return Features(
+        {
+            "cluster_id": Value("string"),
+            "blocks": List(List(Value("int32"))),  # per document: `<doc-s> ... </doc-s>` ids ([] for a blank one)
+            "blank": List(Value("bool")),  # per document: no text (the packings leave it out)
+        }
     )
-    return _to_dataset(rows, summary)
+
+
+def tokenize_clusters(
+    dataset: "Dataset",
+    tokenizer: "PreTrainedTokenizerBase",
+    sentence_markers: bool = False,
+    cache_file: str | os.PathLike | None = None,
+) -> "Dataset":
+    """Every document of a CLUSTER_FEATURES dataset as its `<doc-s> ... </doc-s>` block (`encode_document`), one
+    tokenizer call per batch of clusters, kept as Arrow columns (in memory, or written to `cache_file`): what the
+    packings read, so a corpus is tokenized once for all of them."""
+    _check_clusters(dataset)
+
+    def encode(cluster_ids: list[str], documents: list[list[str]]) -> dict:
+        blank = [[_blank(doc) for doc in docs] for docs in documents]
+        texts = [doc for docs, gaps in zip(documents, blank) for doc, gap in zip(docs, gaps) if not gap]
+        encoded = iter(_encode_documents(texts, tokenizer, sentence_markers))
+        blocks = [[[] if gap else next(encoded) for gap in gaps] for gaps in blank]
+        return {"cluster_id": cluster_ids, "blocks": blocks, "blank": blank}
+
+    return ordered_map(dataset, encode, ["cluster_id", "documents"], tokens_features(), cache_file,
+                       "tokenizing clusters", TOKENIZE_BATCH)
+
+
+def pack_tokenized(
+    tokens: "Dataset",
+    tokenizer: "PreTrainedTokenizerBase",
+    max_length: int,
+    seed: int = SEED,
+    sentence_markers: bool = False,
+    min_documents: int = MIN_CLUSTER_DOCUMENTS,
+    examples_per_cluster: int = 1,
+    single_documents: bool = False,
+    cache_file: str | os.PathLike | None = None,
+) -> "Dataset":
+    """`pack_clusters` of `tokenize_clusters` rows (tokenized with the same `sentence_markers`), a batch of clusters
+    at a time, into Arrow columns (in memory, or written to `cache_file`). `single_documents`: every document is a
+    cluster of its own, named `<cluster_id>/<document index>` (single-document MLM's inputs)."""
+    rng = random.Random(seed)
+    counts = Counter()
+
+    def pack(cluster_ids: list[str], blocks: list[list[list[int]]], blank: list[list[bool]]) -> dict:
+        rows = _columns()
+        for cluster_id, docs, gaps in zip(cluster_ids, blocks, blank):
+            kept = [block for block, gap in zip(docs, gaps) if not gap]
+            groups = ([(f"{cluster_id}/{index}", [] if gap else [block])
+                       for index, (block, gap) in enumerate(zip(docs, gaps))] if single_documents
+                      else [(cluster_id, kept)])
+            for name, group in groups:
+                if len(group) < min_documents:
+                    counts["skipped"] += 1
+                    continue
+                counts["clusters"] += 1
+                for _ in range(examples_per_cluster):
+                    order = list(range(len(group)))
+                    rng.shuffle(order)
+                    example = _pack_blocks(group, order, tokenizer, max_length, sentence_markers)
+                    counts["left_out"] += example.n_left_out
+                    _append(rows, name, example, [f"{name}/{i}" for i in example.documents])
+        counts["examples"] += len(rows["cluster_id"])
+        counts["truncated"] += sum(rows["truncated"])
+        return rows
+
+    packed = ordered_map(tokens, pack, ["cluster_id", "blocks", "blank"], packed_features(), cache_file,
+                         "packing clusters", PACK_BATCH)
+    return _described(packed, (
+        f"{counts['examples']} examples of related documents from {counts['clusters']} clusters; "
+        f"{counts['skipped']} clusters with fewer than {min_documents} documents skipped; {counts['truncated']} "
+        f"over-long first documents truncated; {counts['left_out']} documents did not fit"))
+
+
+def pack_random_tokenized(
+    tokens: "Dataset",
+    tokenizer: "PreTrainedTokenizerBase",
+    max_length: int,
+    seed: int = SEED,
+    sentence_markers: bool = False,
+    min_documents: int = MIN_CLUSTER_DOCUMENTS,
+    examples_per_cluster: int = 1,
+    fill: bool = False,
+    cache_file: str | os.PathLike | None = None,
+) -> "Dataset":
+    """`pack_random_documents` of `tokenize_clusters` rows: the blocks are read as one numpy array (any cluster may
+    be drawn), the examples written a batch of clusters at a time (in memory, or to `cache_file`)."""
+    corpus = TokenArrays.of(tokens)
+    eligible = np.flatnonzero(corpus.kept_counts >= min_documents)
+    if len(eligible) < 2:
+        raise DataError(
+            f"pack_random_documents needs >= 2 clusters with >= {min_documents} documents, got {len(eligible)}"
+        )
+    rng = random.Random(seed)
+    counts = Counter()
+
+    def pack(cluster_ids: list[str], indices: list[int]) -> dict:
+        rows = _columns()
+        for cluster_id, index in zip(cluster_ids, indices):
+            size = int(corpus.kept_counts[index])
+            if size < min_documents:
+                continue
+            for _ in range(examples_per_cluster):
+                picks, length = [], 0 if sentence_markers else 2
+                for c in _distinct_indices(rng, len(eligible)):  # as many documents as the cluster, or until full
+                    picks.append((c, rng.randrange(int(corpus.kept_counts[eligible[c]]))))
+                    length += corpus.block_length(eligible[c], picks[-1][1])
+                    if length > max_length or (not fill and len(picks) == size):
+                        break
+                blocks = [corpus.block(eligible[c], d) for c, d in picks]
+                example = _pack_blocks(blocks, list(range(len(blocks))), tokenizer, max_length, sentence_markers)
+                sources = [f"{corpus.cluster_ids[eligible[picks[i][0]]]}/{picks[i][1]}" for i in example.documents]
+                _append(rows, cluster_id, example, sources)
+        counts["examples"] += len(rows["cluster_id"])
+        counts["truncated"] += sum(rows["truncated"])
+        return rows
+
+    packed = ordered_map(tokens, pack, ["cluster_id"], packed_features(), cache_file, "packing unrelated documents",
+                         PACK_BATCH, with_indices=True)
+    return _described(packed, (
+        f"{counts['examples']} examples of unrelated documents (each from a different cluster) drawn from "
+        f"{len(eligible)} clusters; {len(tokens) - len(eligible)} clusters with fewer than {min_documents} documents "
+        f"skipped; {counts['truncated']} over-long first documents truncated"))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -267,38 +365,33 @@ def _truncate_block(block: list[int], room: int, sentence_end: int | None) -> li
     return [*keep, block[-1]]
 
 
-def _eligible_clusters(dataset: "Dataset", min_documents: int) -> tuple[list[tuple[str, list[str]]], int]:
-    """(cluster_id, documents) of the clusters with >= min_documents non-blank documents, and the number skipped."""
+def _blank(text: str | None) -> bool:
+    """A document with no text: the packings leave it out."""
+    return not (text and text.strip())
+
+
+def _check_clusters(dataset: "Dataset") -> None:
+    """A DataError naming the columns of CLUSTER_FEATURES that `dataset` lacks."""
     missing = {"cluster_id", "documents"} - set(dataset.column_names)
     if missing:
         raise DataError(f"cluster dataset lacks column(s) {sorted(missing)}; expected CLUSTER_FEATURES")
-    eligible = []
-    for cluster_id, documents in zip(dataset["cluster_id"], dataset["documents"]):
-        documents = [doc for doc in documents if doc and doc.strip()]
-        if len(documents) >= min_documents:
-            eligible.append((cluster_id, documents))
-    return eligible, len(dataset) - len(eligible)
 
 
-def _row(cluster_id: str, example: PackedExample, sources: list[str]) -> dict:
-    return {
-        "cluster_id": cluster_id,
-        "input_ids": example.input_ids,
-        "doc_ids": example.doc_ids,
-        "sources": sources,
-        "truncated": example.truncated,
-    }
+def _columns() -> dict[str, list]:
+    """Empty columns of `packed_features()`, filled by `_append`."""
+    return {name: [] for name in packed_features()}
 
 
-def _count_truncated(rows: list[dict]) -> int:
-    return sum(row["truncated"] for row in rows)
+def _append(rows: dict[str, list], cluster_id: str, example: PackedExample, sources: list[str]) -> None:
+    rows["cluster_id"].append(cluster_id)
+    rows["input_ids"].append(example.input_ids)
+    rows["doc_ids"].append(example.doc_ids)
+    rows["sources"].append(sources)
+    rows["truncated"].append(example.truncated)
 
 
-def _to_dataset(rows: list[dict], summary: str) -> "Dataset":
-    """The rows as a Dataset of `packed_features()`, with the packing counts logged and kept in its description."""
-    from datasets import Dataset, DatasetInfo
-
+def _described(dataset: "Dataset", summary: str) -> "Dataset":
+    """`dataset` with the packing counts logged and kept in its description."""
     logger.info(summary)
-    columns = {name: [row[name] for row in rows] for name in packed_features()}
-    features = packed_features()
-    return Dataset.from_dict(columns, features=features, info=DatasetInfo(description=summary, features=features))
+    dataset.info.description = summary
+    return dataset

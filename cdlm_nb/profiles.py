@@ -97,7 +97,8 @@ PRETRAIN = {
         fp16=True, max_length=4096, logging_steps=50, save_steps=1000, seeds=(SEED,), eval_batch_size=4,
         bootstrap_resamples=1000, curve_steps=2500, base_steps=0, base_batch_size=0, base_max_length=0,
         base_long_steps=0,
-        heldout_clusters=2000,  # of Multi-News's 5,622 per split: notebook 03 in under 15 minutes on a T4
+        heldout_clusters=2000,  # of Multi-News's 5,622 per split: notebook 03 within 30 minutes on a T4 at the
+        #                         H100-measured utilisation (`cdlm-nb plan`: ≈ 27 min)
     ),
 }
 

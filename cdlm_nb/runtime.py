@@ -25,12 +25,12 @@ from .artefacts import write_text_atomic
 from .errors import ConfigError
 from .paths import run_dir as default_run_dir
 from .profiles import Profile, get_profile
+from .progress import HEADLESS_ENV, is_headless, progress  # noqa: F401 (the session's names)
 from .seeding import SEED
 
 if TYPE_CHECKING:
     from .plan import NotebookPlan
 
-HEADLESS_ENV = "CDLM_NB_HEADLESS"  # set by `cdlm-nb run`: no widgets, no progress bars
 LIBRARIES = ("torch", "transformers", "datasets", "tokenizers", "numpy", "papermill")
 
 
@@ -99,11 +99,6 @@ def _clear_record(path: Path) -> None:
     path = Path(path).resolve()
     _RECORDED.pop(path, None)
     path.unlink(missing_ok=True)
-
-
-def is_headless() -> bool:
-    """True under `cdlm-nb run`/papermill/CI, where widgets cannot be shown and progress bars only add noise."""
-    return os.environ.get(HEADLESS_ENV, "") not in ("", "0") or os.environ.get("CI", "") not in ("", "0", "false")
 
 
 def quiet_progress_bars() -> None:
@@ -290,14 +285,6 @@ def save_figure(fig, name: str, dpi: int = 120) -> Path:
     path = session.figures_dir / f"{session.notebook}__{name}.png"
     fig.savefig(path, dpi=dpi, bbox_inches="tight")
     return path
-
-
-def progress(iterable=None, **kwargs):
-    """A tqdm.auto progress bar (widget in Jupyter, text in a terminal) that stays silent when headless."""
-    from tqdm.auto import tqdm
-
-    kwargs.setdefault("disable", is_headless())
-    return tqdm(iterable, **kwargs)
 
 
 def matmul_gflops(size: int = 512, repeats: int = 5, device: str = "cpu", dtype: str = "float32") -> float:

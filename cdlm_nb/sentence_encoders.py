@@ -18,7 +18,7 @@ import torch
 
 from .artefacts import check_artefact, manifest_path, save_file
 from .errors import OfflineError
-from .runtime import is_headless
+from .progress import is_headless
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer

@@ -18,7 +18,7 @@ from cdlm_nb.encoders import (
     tiny_longformer,
     with_attention_window,
 )
-from cdlm_nb.errors import ConfigError, OfflineError
+from cdlm_nb.errors import ConfigError, DataError, OfflineError
 from cdlm_nb.masking import PATTERNS, CrossDocumentMLMCollator
 from cdlm_nb.profiles import get_profile
 from cdlm_nb.tokenization import document_separator_ids
@@ -203,3 +203,114 @@ def test_a_checkpoint_without_its_masked_lm_head_takes_the_starting_models(tmp_p
     tiny_encoder.model.save_pretrained(complete)
     tiny_encoder.tokenizer.save_pretrained(complete)
     assert torch.equal(from_hub(str(complete)).model.lm_head.dense.weight, tiny_encoder.model.lm_head.dense.weight)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# from_hub's errors: only a connection failure is an OfflineError; a repository, revision or file that does not
+# exist names itself (huggingface_hub's errors as transformers 5 re-raises them: an OSError with the hub's chained).
+# ---------------------------------------------------------------------------------------------------------------
+REPO, REVISION = HUB_MODELS["longformer-base"]
+
+
+def _hub_error(kind, status=404, file="model.safetensors"):
+    """A huggingface_hub HTTP error as the hub raises it, with the response of a file request."""
+    import httpx2
+
+    url = f"https://huggingface.co/{REPO}/resolve/refs%2Fpr%2F7/{file}"
+    return kind("hub said no", response=httpx2.Response(status, request=httpx2.Request("GET", url)))
+
+
+def _wrapped(cause, message="transformers' wording"):
+    """An OSError with `cause` chained, as transformers' cached_files re-raises the hub's errors."""
+    try:
+        raise cause
+    except Exception as error:
+        try:
+            raise OSError(message) from error
+        except OSError as wrapped:
+            return wrapped
+
+
+def _load_failing_with(monkeypatch, error, at="model"):
+    """from_hub("longformer-base") with the tokenizer or the model load raising `error` (no network)."""
+    import transformers
+
+    def fail(*args, **kwargs):
+        raise error
+
+    loaded = staticmethod(lambda *args, **kwargs: object())
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", staticmethod(fail) if at == "tokenizer"
+                        else loaded)
+    monkeypatch.setattr(transformers.LongformerForMaskedLM, "from_pretrained", staticmethod(fail))
+    return from_hub("longformer-base")
+
+
+def _errors_that_mean_offline():
+    import httpx
+    import httpx2
+    import requests
+    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, OfflineModeIsEnabled
+
+    return {
+        "not cached, offline": _wrapped(LocalEntryNotFoundError("Cannot find the requested files in the disk cache")),
+        "HF_HUB_OFFLINE": OfflineModeIsEnabled("offline mode"),
+        "httpx2 connect": _wrapped(httpx2.ConnectError("name resolution failed")),
+        "httpx timeout": httpx.ReadTimeout("timed out"),
+        "requests": requests.ConnectionError("connection refused"),
+        "ConnectionError": ConnectionResetError("reset by peer"),
+        "hub down": _wrapped(_hub_error(HfHubHTTPError, status=503)),
+    }
+
+
+@pytest.mark.parametrize("case", list(_errors_that_mean_offline()))
+def test_from_hub_says_offline_only_for_a_connection_failure(monkeypatch, case):
+    error = _errors_that_mean_offline()[case]
+    with pytest.raises(OfflineError, match=re.escape(f"hf download {REPO} --revision {REVISION}")) as raised:
+        _load_failing_with(monkeypatch, error)
+    assert raised.value.__cause__ is error
+
+
+def test_from_hub_names_a_revision_the_hub_does_not_have(monkeypatch):
+    from huggingface_hub.errors import RevisionNotFoundError
+
+    with pytest.raises(ConfigError, match=f"{REPO}.*has no revision {REVISION}.*model.safetensors") as raised:
+        _load_failing_with(monkeypatch, _wrapped(_hub_error(RevisionNotFoundError), "refs/pr/7 is not a valid git"))
+    assert "internet" not in str(raised.value)
+
+
+@pytest.mark.parametrize("gated", [False, True])
+def test_from_hub_names_a_repository_the_hub_does_not_have(monkeypatch, gated):
+    from huggingface_hub.errors import GatedRepoError, RepositoryNotFoundError
+
+    error = _wrapped(_hub_error(GatedRepoError if gated else RepositoryNotFoundError, status=401,
+                                file="tokenizer_config.json"))
+    with pytest.raises(ConfigError, match=f"{REPO}.*revision main, loading tokenizer_config.json.*hf auth login"):
+        _load_failing_with(monkeypatch, error, at="tokenizer")  # the tokenizer comes from the default branch
+
+
+def test_from_hub_names_a_file_the_repository_lacks(monkeypatch):
+    from huggingface_hub.errors import RemoteEntryNotFoundError
+
+    with pytest.raises(DataError, match=f"{REPO}.*revision {REVISION} has no file model.safetensors"):
+        _load_failing_with(monkeypatch, _wrapped(_hub_error(RemoteEntryNotFoundError)))
+    # transformers' own wording when the repository answers but holds no safetensors (no hub error chained)
+    plain = OSError(f"{REPO} does not appear to have a file named model.safetensors or model.safetensors.index.json "
+                    "and thus cannot be loaded with `safetensors`. Please do not set `use_safetensors=True`.")
+    with pytest.raises(DataError, match=f"revision {REVISION} has no file model.safetensors or "
+                                        r"model.safetensors.index.json: from_hub needs config.json"):
+        _load_failing_with(monkeypatch, plain)
+
+
+def test_from_hub_lets_other_failures_through(monkeypatch):
+    """A failure that is neither the network nor a missing name (a full disk, a read-only cache) stays itself."""
+    error = PermissionError(13, "Permission denied", "/hub/cache/models--allenai--longformer-base-4096")
+    with pytest.raises(PermissionError) as raised:
+        _load_failing_with(monkeypatch, error)
+    assert raised.value is error
+
+
+def test_from_hub_names_the_file_a_local_folder_lacks(tmp_path, tiny_encoder):
+    tiny_encoder.tokenizer.save_pretrained(tmp_path)
+    tiny_encoder.model.config.save_pretrained(tmp_path)  # config.json, but no weights
+    with pytest.raises(DataError, match=f"the folder '{re.escape(str(tmp_path))}' has no file model.safetensors"):
+        from_hub(str(tmp_path))

@@ -8,3 +8,11 @@ def test_packing_summary():
                                        "truncated": 1}
     assert packing_metrics(packing_summary(packed)) == {"masking/docs_per_example": 3.0,
                                                         "masking/tokens_per_example": 20.0}
+
+
+def test_packing_summary_reads_a_dataset_from_its_arrow_columns():
+    from datasets import Dataset
+
+    columns = {"sources": [["a/0", "a/1"], ["b/0", "b/1", "b/2", "b/3"]], "input_ids": [[0] * 10, [0] * 30],
+               "truncated": [False, True]}
+    assert packing_summary(Dataset.from_dict(columns)) == packing_summary(columns)

@@ -59,3 +59,69 @@ def test_show_closes_a_displayed_figure():
     show(fig)
     assert not plt.fignum_exists(fig.number)
     show(None)
+
+
+# Without ipywidgets (the `lab` extra has it, the core does not): the same starting values, one static render.
+def _layers(layers=12):
+    return layers
+
+
+def _pair(pair=0, flag=False, word="x", choice="b"):
+    return pair
+
+
+def _plain(rate, flag, pattern, mapping, width, scale=2.5):
+    return rate
+
+
+START_CASES = [
+    (render, {"pattern": ["cdlm", "local"], "mask_rate": (0.05, 0.5, 0.05), "example": (0, 9, 1)}),
+    (render, {"pattern": ["cdlm", "local"], "example": (0, 9, 1)}),
+    (_layers, {"layers": (1, 12)}),  # 09: the default at the top of the range
+    (_layers, {"layers": (1, 8)}),  # a default outside the range is clamped
+    (_pair, {"pair": (0, 0)}),  # 10: a single pair
+    (_pair, {"pair": (0, 7), "choice": ["a", "b", "c"], "word": "y", "flag": True}),
+    (_plain, {"rate": (0, 10, 2), "flag": True, "pattern": ["cdlm", "local"], "mapping": {"one": 1, "two": 2},
+              "width": (0.0, 1.0)}),
+    (_plain, {"rate": (0.1, 0.9), "flag": False, "pattern": [("CDLM", "cdlm"), ("local", "local")],
+              "mapping": ["x"], "width": 3}),
+]
+
+
+@pytest.mark.parametrize("function, controls", START_CASES)
+def test_start_values_without_ipywidgets_match_ipywidgets(function, controls):
+    from cdlm_nb.widgets import _start_values
+
+    assert _start_values(function, controls) == pytest.approx(default_values(function, **controls))
+
+
+def _without_ipywidgets(monkeypatch):
+    import sys
+
+    import cdlm_nb.widgets
+
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # `import ipywidgets` raises ImportError
+    monkeypatch.setattr(cdlm_nb.widgets, "has_ipywidgets", lambda: False)
+
+
+@pytest.mark.parametrize("headless", [False, True])
+def test_explore_renders_once_with_a_note_without_ipywidgets(monkeypatch, capsys, headless):
+    from cdlm_nb.widgets import NO_IPYWIDGETS_NOTE
+
+    _without_ipywidgets(monkeypatch)
+    monkeypatch.delenv("CI", raising=False)
+    if headless:
+        monkeypatch.setenv("CDLM_NB_HEADLESS", "1")
+    else:
+        monkeypatch.delenv("CDLM_NB_HEADLESS", raising=False)
+    calls = []
+
+    def recording(**values):
+        calls.append(values)
+        return render(**values)
+
+    explore(recording, pattern=["cdlm", "local"], mask_rate=(0.05, 0.5, 0.05), example=(0, 9, 1))
+    assert calls == [{"pattern": "cdlm", "mask_rate": pytest.approx(0.25), "example": 4}]
+    out = capsys.readouterr().out
+    assert "cdlm|0.25" in out
+    assert (NO_IPYWIDGETS_NOTE in out) is not headless  # a headless run expects no controls: no note

@@ -23,7 +23,7 @@ from ..collate import indicator, pad_batch
 from ..coref.mentions import MentionPair
 from ..encoders import max_input_length
 from ..errors import ConfigError
-from ..runtime import progress
+from ..progress import progress
 from .inputs import AttentionInput, encode_mention_pairs
 from .pairs import pair_label
 from .ranking import PairAttention, excluded_token_ids, rank_target, token_scores

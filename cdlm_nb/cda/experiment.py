@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ConfigError
-from ..runtime import progress
+from ..progress import progress
 from ..seeding import SEED
 from .alignment import S2DScores, expected_random_mrr, joint_s2d
 from .han import GRUHAN, BertAVG, BertHAN, PooledSentences

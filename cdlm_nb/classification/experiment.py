@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import torch
 
 from ..finetuning import Split, TrainSetup
-from ..runtime import progress
+from ..progress import progress
 from ..sentence_encoders import max_positions
 from .baselines import tfidf_predictions
 from .model import DocumentClassifier, FineTunedClassifier, pad_groups

@@ -209,7 +209,7 @@ def run_system(ctx: Context, system: str) -> System | None:
 
 def run_systems(ctx: Context, systems: tuple[str, ...]) -> dict[str, System]:
     """`run_system` for each id in order, a line each; missing pretrained models are skipped and said once."""
-    from ..runtime import progress
+    from ..progress import progress
 
     results = {}
     for system in progress(systems, desc="systems"):

@@ -39,7 +39,7 @@ SENTENCES_ONLY = "cdlm_sentences"  # the run name of the "sentences only" ablati
 # --- the data --------------------------------------------------------------------------------------------------
 @dataclass
 class CorefData:
-    """The train/dev/test splits a run uses, where they came from, and what the CPU cap left out."""
+    """The train/dev/test splits a run uses, where they came from, and what the subtopic cap left out."""
 
     source: str  # "embedded" or "ecbplus"
     splits: dict[str, Any]  # split name -> COREF_FEATURES dataset
@@ -48,7 +48,7 @@ class CorefData:
 
     def describe(self, eval_subtopics: int | None) -> str:
         """What was chosen, in the notebook's words."""
-        return "\n".join([*self.notes, f"subtopics left out by the CPU cap (eval_subtopics={eval_subtopics}): "
+        return "\n".join([*self.notes, f"subtopics left out by the cap (eval_subtopics={eval_subtopics}): "
                                        f"{self.left_out}"])
 
 

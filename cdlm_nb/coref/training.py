@@ -19,7 +19,7 @@ from ..finetuning import (
     to_device,
     train_steps,
 )
-from ..runtime import progress
+from ..progress import progress
 from .inputs import PairInput
 
 if TYPE_CHECKING:

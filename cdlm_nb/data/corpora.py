@@ -11,6 +11,9 @@
 Notebooks 04, 05 and 09-11 take a `DATA` parameter; its default "auto" is the profile's column above
 (`resolve_source`; the CDA benchmark files when `CDA_DIR` is given), any other value names a corpus outright.
 
+Multi-News comes from the hub (`multinews.load_multinews`: its raw files, else its Parquet export) or, for
+notebooks 02 and 03, from the folder their `MULTINEWS_DIR` names (`pretraining_clusters`).
+
 ECB+ is found in one order everywhere (`ecbplus_folder`): a folder you name, else a download (gpu profile),
 else the sample beside the checkout; offline, the download falls back to the sample and says so.
 """
@@ -77,21 +80,31 @@ class PretrainingClusters:
         return {"train": len(self.train), **{name: len(data) for name, data in self.heldout.items()}}
 
 
-def pretraining_clusters(profile: "Profile") -> PretrainingClusters:
-    """The embedded world's clusters (split by topic), or Multi-News from the hub for `data_source="hub"`."""
+def pretraining_clusters(profile: "Profile", multinews_dir: str | os.PathLike | None = None) -> PretrainingClusters:
+    """The embedded world's clusters (split by topic), or for `data_source="hub"` Multi-News: from the folder
+    `multinews_dir` (notebooks' MULTINEWS_DIR: one file per split, `multinews.split_file`), else from the hub."""
     if profile.data_source == "embedded":
+        if multinews_dir is not None:
+            print(f"MULTINEWS_DIR is read by the hub profile (gpu) only; {profile.name} uses the embedded world")
         return world_clusters(profile.world)
-    from .multinews import CDLM_MIN_DOCUMENTS, load_multinews
+    from .multinews import CDLM_MIN_DOCUMENTS, load_multinews, split_file
 
+    if multinews_dir is not None:
+        files = [split_file(multinews_dir, split) for split in ("train", *HELDOUT_SPLITS)]
+        if len(set(files)) < len(files):
+            raise ConfigError(f"MULTINEWS_DIR={str(multinews_dir)!r} gives the same file to train, validation and "
+                              f"test ({', '.join(file.name for file in files)}): pass a folder holding a file per "
+                              "split (train.src.cleaned, val.src.cleaned, test.src.cleaned with their .tgt files)")
     wanted = profile.pretrain.heldout_clusters
-    heldout = {split: load_multinews(split=split) for split in HELDOUT_SPLITS}
-    source = "Multi-News (hub)"
+    heldout = {split: load_multinews(multinews_dir, split=split) for split in HELDOUT_SPLITS}
+    source = f"Multi-News ({multinews_dir or 'hub'})"
     if wanted is not None and any(len(clusters) > wanted for clusters in heldout.values()):
         source += (f"; held out: a seeded sample of {wanted:,} clusters per split (heldout_clusters) of "
                    + ", ".join(f"{len(clusters):,} {split}" for split, clusters in heldout.items()))
         heldout = {split: clusters.shuffle(seed=profile.seed).select(range(min(wanted, len(clusters))))
                    for split, clusters in heldout.items()}
-    return PretrainingClusters(source, load_multinews(split="train", min_documents=CDLM_MIN_DOCUMENTS), heldout)
+    train = load_multinews(multinews_dir, split="train", min_documents=CDLM_MIN_DOCUMENTS)
+    return PretrainingClusters(source, train, heldout)
 
 
 def world_clusters(config: "WorldConfig") -> PretrainingClusters:

@@ -1,12 +1,18 @@
 """Multi-News (Fabbri et al., 2019): clusters of news articles with a human summary, CDLM's pretraining corpus.
 
-`load_multinews(path)` reads any of three layouts into `CLUSTER_FEATURES` rows (`cluster_id`, `documents`,
+`load_multinews(path)` reads any of these layouts into `CLUSTER_FEATURES` rows (`cluster_id`, `documents`,
 `summary`):
 - the LongBench JSON-lines copy (`*.jsonl`): `context` = "Passage 1:\\n...\\nPassage 2:\\n...", `answers` = [summary];
-- the original release (`train.txt.src` + optional `train.txt.tgt`, or a folder holding them): one cluster per
-  line, documents separated by `story_separator_special_tag` (preprocessed files) or `|||||` (raw files); the
-  summaries file is the source file's name with ".src" replaced by ".tgt";
-- `path=None`: the hub copy (`document` with documents separated by `|||||`), or OfflineError when offline.
+- the original files, one cluster per line, or a folder holding them: the raw release (`train.src.cleaned` +
+  `train.tgt`, `val.*` for validation, documents separated by `|||||`: what the hub repository's `data/` holds)
+  or the preprocessed one (`train.txt.src` + `train.txt.tgt`, documents separated by
+  `story_separator_special_tag`); the summaries file is `<prefix>.tgt` for `<prefix>.src.cleaned`, else the source
+  file's name with ".src" replaced by ".tgt";
+- `path=None`: the hub, by the first route that works: (a) the raw files of the repository's main branch
+  (`hf_hub_download`, cached like any hub file; `datasets` >= 4 refuses the loading script that reads them),
+  (b) the hub's Parquet export (`load_hub_split`), else an OfflineError (no route could connect) or DataError
+  naming both routes and (c) the local copy, `MULTINEWS_DIR`. Only connection failures and files the hub lacks
+  move on to the next route (logged); any other error is raised as it is.
 In every layout `NEWLINE_CHAR` markers become line breaks and a summary's leading "– " is dropped.
 
 What is skipped is counted and logged as a warning, never dropped silently: empty documents inside a cluster,
@@ -20,27 +26,54 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pyarrow.compute as pc
 from datasets import Dataset
+from datasets.exceptions import DataFilesNotFoundError
+from huggingface_hub import hf_hub_download
+from huggingface_hub.errors import EntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError
 
-from ..errors import ConfigError, DataError
+from ..errors import ConfigError, DataError, OfflineError
 from .schemas import CLUSTER_FEATURES
-from .sources import load_hub_split, log_skips, read_json_lines, require_path, require_unique
+from .sources import (
+    CONNECTION_ERRORS,
+    PARQUET_EXPORT,
+    load_hub_split,
+    log_skips,
+    read_json_lines,
+    require_path,
+    require_unique,
+)
 
 log = logging.getLogger(__name__)
 
-#: The hub repository that the old short name `multi_news` now redirects to. Its main branch still holds a
-#: loading script, so `load_hub_split` reads the hub's Parquet export of it instead.
+#: The hub repository that the old short name `multi_news` now redirects to. Its main branch holds a loading script
+#: (which `datasets` >= 4 refuses) and the raw files that script reads, which route (a) downloads itself.
 MULTINEWS_HUB_ID = "alexfabbri/multi_news"
-#: Where to get the files by hand, for the error raised offline.
+#: split -> the prefix of its files in the raw release and in the repository's `data/` folder.
+FILE_PREFIXES = {"train": "train", "validation": "val", "test": "test"}
+RAW_SUFFIX, SUMMARY_SUFFIX = ".src.cleaned", ".tgt"  # train.src.cleaned holds the documents, train.tgt the summaries
+#: split -> (documents, summaries): the files of the repository's main branch its loading script (and tfds) read.
+HUB_RAW_FILES = {split: (f"data/{prefix}{RAW_SUFFIX}", f"data/{prefix}{SUMMARY_SUFFIX}")
+                 for split, prefix in FILE_PREFIXES.items()}
+#: Where to get the files by hand: the local copy that replaces the hub routes.
 MULTINEWS_MANUAL = (
-    "Download the preprocessed Multi-News files (train.txt.src and train.txt.tgt, linked from "
-    "https://github.com/Alex-Fabbri/Multi-News), put them in a folder such as data/multinews/ and call "
-    "load_multinews('data/multinews', split='train'); a LongBench multi_news.jsonl file works too."
+    "For a local copy, download train.src.cleaned, train.tgt, val.src.cleaned, val.tgt, test.src.cleaned and "
+    f"test.tgt from https://huggingface.co/datasets/{MULTINEWS_HUB_ID}/tree/main/data into one folder and set "
+    "MULTINEWS_DIR to it (notebooks 02 and 03 read all three splits), or call load_multinews(folder, split='train'). "
+    "The preprocessed release (train.txt.src, train.txt.tgt, ...: https://github.com/Alex-Fabbri/Multi-News) works "
+    "too, and for one split a LongBench multi_news.jsonl file."
 )
+#: What to pass instead, when a local path is wrong.
+_LOCAL_FIX = "Pass a LongBench multi_news .jsonl file, an original .src/.src.cleaned file, or a folder holding one."
+#: What moves route (a) on to route (b): the hub lacks the repository, the revision or the file (hub errors that
+#: mean "not there"; connection failures are `CONNECTION_ERRORS`). Anything else is raised as it is.
+_MISSING_ON_HUB = (EntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError)
+#: Likewise for route (b): `load_hub_split`'s own errors (offline; dataset not found) and an export without the files.
+_EXPORT_UNAVAILABLE = (OfflineError, DataError, DataFilesNotFoundError, *_MISSING_ON_HUB)
 
 CDLM_MIN_DOCUMENTS = 3  # CDLM pretraining keeps clusters with >= 3 documents
 STORY_SEPARATOR = "story_separator_special_tag"  # between documents in the preprocessed .src files
@@ -50,6 +83,7 @@ _EMPTY_DOCUMENTS = "empty documents"  # reasons for a skip, as counted and logge
 _EMPTY_CLUSTERS = "clusters without documents"
 _NEWLINE_MARKER = re.compile(r"[ \t]*NEWLINE_CHAR[ \t]*")
 _PASSAGE_HEADER = re.compile(r"(?:^|\n)Passage (\d+):\n")
+_SPACED_NEWLINE = re.compile(r"[ \t]*\n[ \t]*")
 
 
 def clean_multinews_text(text: str) -> str:
@@ -111,10 +145,20 @@ def _read_lines(path: Path) -> list[str]:
         return [line.removesuffix("\n") for line in handle]
 
 
-def _read_src(src: Path, skipped: Counter) -> list[dict]:
-    """Rows from an original `.src` file and, when it exists beside it, the matching `.tgt` summaries."""
+def summaries_file(src: Path) -> Path:
+    """The summaries file of a documents file: `train.src.cleaned` -> `train.tgt` (the raw release and the hub),
+    else ".src" -> ".tgt" in the name (`train.txt.src` -> `train.txt.tgt`)."""
+    if src.name.endswith(RAW_SUFFIX):
+        return src.with_name(src.name.removesuffix(RAW_SUFFIX) + SUMMARY_SUFFIX)
+    return src.with_name(src.name.replace(".src", SUMMARY_SUFFIX, 1))
+
+
+def _read_src(src: Path, skipped: Counter, tgt: Path | None = None,
+              cluster_id: Callable[[int], str] | None = None) -> list[dict]:
+    """Rows from an original documents file (one cluster per line) and its summaries, `tgt` or else
+    `summaries_file(src)` when it exists; `cluster_id(line_number)` names each row (default `<file name>:<line>`)."""
     sources = _read_lines(src)
-    tgt = src.with_name(src.name.replace(".src", ".tgt", 1))
+    tgt = tgt or summaries_file(src)
     has_summaries = tgt != src and tgt.is_file()
     summaries = _read_lines(tgt) if has_summaries else [""] * len(sources)
     if not has_summaries:
@@ -124,35 +168,86 @@ def _read_src(src: Path, skipped: Counter) -> list[dict]:
             f"{src} has {len(sources)} clusters but {tgt} has {len(summaries)} summaries; "
             "they must have one line per cluster, in the same order."
         )
+    cluster_id = cluster_id or (lambda line_number: f"{src.name}:{line_number}")
     rows = []
     for line_number, (source, summary) in enumerate(zip(sources, summaries), start=1):
-        row = _cluster(f"{src.name}:{line_number}", _DOCUMENT_SEPARATOR.split(source), summary, skipped)
+        row = _cluster(cluster_id(line_number), _DOCUMENT_SEPARATOR.split(source), summary, skipped)
         if row is not None:
             rows.append(row)
     return rows
+
+
+def _read_hub_raw_files(split: str, skipped: Counter) -> list[dict]:
+    """Route (a): the split's raw files from the repository's main branch (downloaded once, then read from the hub
+    cache, offline too); ids are `<split>-<index>`, as the Parquet export's rows get them."""
+    src, tgt = (Path(hf_hub_download(repo_id=MULTINEWS_HUB_ID, repo_type="dataset", filename=name))
+                for name in HUB_RAW_FILES[split])
+    return _read_src(src, skipped, tgt, cluster_id=lambda line_number: f"{split}-{line_number - 1}")
+
+
+def _read_hub_export(split: str, skipped: Counter) -> list[dict]:
+    """Route (b): the hub copy through `load_hub_split` (in practice its Parquet export: `document`, `summary`);
+    ids are `<split>-<index>`."""
+    raw = load_hub_split(MULTINEWS_HUB_ID, split=split, manual="")
+    rows = []
+    for index, record in enumerate(raw):
+        # The loading script turned each NEWLINE_CHAR into "\n" and kept the spaces around it; dropping them gives
+        # the documents route (a) reads from the same line.
+        document = _SPACED_NEWLINE.sub("\n", record["document"])
+        row = _cluster(f"{split}-{index}", _DOCUMENT_SEPARATOR.split(document), record["summary"], skipped)
+        if row is not None:
+            rows.append(row)
+    return rows
+
+
+def _failure(error: Exception) -> str:
+    """An error in one line for the combined message: its type (and its cause's) and the start of its text."""
+    cause = f" from {type(error.__cause__).__name__}" if error.__cause__ is not None else ""
+    text = " ".join(str(error).split()).rstrip(".")
+    return f"{type(error).__name__}{cause}: {text[:240]}{'...' if len(text) > 240 else ''}"
 
 
 def _read_hub(split: str, skipped: Counter) -> list[dict]:
-    """Rows from the hub copy (`document`, `summary`); ids are `<split>-<index>`."""
-    raw = load_hub_split(MULTINEWS_HUB_ID, split=split, manual=MULTINEWS_MANUAL)
-    rows = []
-    for index, record in enumerate(raw):
-        row = _cluster(f"{split}-{index}", _DOCUMENT_SEPARATOR.split(record["document"]), record["summary"], skipped)
-        if row is not None:
-            rows.append(row)
-    return rows
+    """Rows of a hub split by the first route that works, (a) raw files then (b) export, each failure logged; else an
+    OfflineError (every route failed to connect) or DataError naming the routes and `MULTINEWS_DIR`."""
+    if split not in HUB_RAW_FILES:
+        raise ConfigError(f"Multi-News has no split {split!r} on the hub; use one of {list(HUB_RAW_FILES)}.")
+    routes: list[tuple[str, Callable[[str, Counter], list[dict]], tuple[type[Exception], ...]]] = [
+        (f"(a) the raw files {' and '.join(HUB_RAW_FILES[split])} of {MULTINEWS_HUB_ID} (main branch)",
+         _read_hub_raw_files, (*CONNECTION_ERRORS, *_MISSING_ON_HUB)),
+        (f"(b) the hub's Parquet export of {MULTINEWS_HUB_ID} (revision {PARQUET_EXPORT})",
+         _read_hub_export, _EXPORT_UNAVAILABLE),
+    ]
+    failures: list[tuple[str, Exception]] = []
+    for route, read, falls_through in routes:
+        try:
+            return read(split, skipped)
+        except falls_through as error:
+            log.warning("Multi-News %s: %s failed (%s); trying the next route.", split, route, _failure(error))
+            failures.append((route, error))
+    offline = all(isinstance(error, (*CONNECTION_ERRORS, OfflineError)) for _, error in failures)
+    tried = "".join(f"\n{route}: {_failure(error)}." for route, error in failures)
+    message = (f"Could not read Multi-News split {split!r} from the Hugging Face hub"
+               f"{' (no connection: connect and run again, or use (c))' if offline else ''}. Tried:{tried}"
+               f"\n(c) {MULTINEWS_MANUAL}")
+    raise (OfflineError if offline else DataError)(message) from failures[-1][1]
 
 
-def _resolve_local(path: Path, split: str) -> Path:
-    """The file to read: `path` itself, or inside a folder `<split>.txt.src`, `<split>.src` or its only `*.jsonl`."""
+def split_file(path: str | Path, split: str) -> Path:
+    """The file `load_multinews(path, split=split)` reads: `path` itself, or inside a folder the split's documents
+    file (`<split>.txt.src`, `<prefix>.src.cleaned`, `<split>.src`, with `val` for validation) or its only `*.jsonl`."""
+    path = require_path(path, what="Multi-News data", fix=_LOCAL_FIX)
     if path.is_file():
         return path
-    candidates = [path / f"{split}.txt.src", path / f"{split}.src"]
+    names = dict.fromkeys((split, FILE_PREFIXES.get(split, split)))
+    candidates = [path / f"{name}{suffix}" for name in names for suffix in (".txt.src", RAW_SUFFIX, ".src")]
     found = [candidate for candidate in candidates if candidate.is_file()] or sorted(path.glob("*.jsonl"))
     if len(found) != 1:
+        expected = " or ".join(candidate.name for candidate in candidates)
         raise DataError(
-            f"{path} should hold {candidates[0].name} (original layout) or exactly one *.jsonl file (LongBench "
-            f"layout); found {[item.name for item in found] or 'neither'}. Pass the file itself instead."
+            f"{path} should hold {expected} (original layouts, with the summaries beside them) or exactly one "
+            f"*.jsonl file (LongBench layout); found {[item.name for item in found] or 'neither'}. "
+            "Pass the file itself instead."
         )
     return found[0]
 
@@ -169,14 +264,13 @@ def filter_min_documents(dataset: Dataset, min_documents: int) -> tuple[Dataset,
 def load_multinews(path: str | Path | None = None, *, split: str = "train", min_documents: int = 1) -> Dataset:
     """Multi-News clusters as `CLUSTER_FEATURES`: from a local file or folder, or from the hub when `path` is None.
 
-    `split` picks the hub split or, for a folder in the original layout, `<split>.txt.src`. Skips are logged.
+    `split` picks the hub split or, in a folder, the split's file (`split_file`). Skips are logged.
     """
     skipped = Counter()
     if path is None:
         source, rows = f"hub:{MULTINEWS_HUB_ID}/{split}", _read_hub(split, skipped)
     else:
-        fix = "Pass a LongBench multi_news .jsonl file, an original .src file, or a folder holding one."
-        source = _resolve_local(require_path(path, what="Multi-News data", fix=fix), split)
+        source = split_file(path, split)
         rows = _read_longbench(source, skipped) if source.suffix == ".jsonl" else _read_src(source, skipped)
     require_unique((row["cluster_id"] for row in rows), source=source, field="cluster_id")
     dataset = Dataset.from_list(rows, features=CLUSTER_FEATURES)

@@ -14,12 +14,11 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-import httpx
 from datasets import Dataset, load_dataset
 from datasets.exceptions import DatasetNotFoundError
-from huggingface_hub.errors import LocalEntryNotFoundError
 
 from ..errors import DataError, OfflineError
+from ..hub_errors import connection_errors
 
 #: The hub branch where the dataset viewer keeps a Parquet copy of every public dataset, scripted ones included.
 PARQUET_EXPORT = "refs/convert/parquet"
@@ -31,6 +30,11 @@ _MAIN_BRANCH_UNUSABLE = ((RuntimeError, "scripts are no longer supported"), (Val
                          (ValueError, _NOT_CACHED))
 #: Long fields (whole PAN documents) exceed the csv module's default 128 kB limit.
 _CSV_FIELD_LIMIT = min(sys.maxsize, 2**31 - 1)
+
+
+#: What a hub download raises when it cannot connect (or, offline, finds no cached copy): the errors that mean
+#: "get online, or use a local copy", as opposed to a file the hub does not have.
+CONNECTION_ERRORS = connection_errors()
 
 
 def require_path(path: str | Path, *, what: str, fix: str) -> Path:
@@ -132,7 +136,7 @@ def load_hub_split(hub_id: str, *, split: str, config: str | None = None, manual
         return _load_hub_or_parquet_export(hub_id, config, split)
     except DatasetNotFoundError as error:
         raise DataError(f"The hub dataset {hub_id!r} could not be found ({error}). {manual}") from error
-    except (ConnectionError, httpx.TransportError, LocalEntryNotFoundError, ValueError) as error:
+    except (*CONNECTION_ERRORS, ValueError) as error:
         if isinstance(error, ValueError) and _NOT_CACHED not in str(error):
             raise
         raise OfflineError(

@@ -20,7 +20,7 @@ from ..finetuning import (
     to_device,
     train_steps,
 )
-from ..runtime import progress
+from ..progress import progress
 from .inputs import MatchInput
 
 if TYPE_CHECKING:

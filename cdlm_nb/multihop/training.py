@@ -17,7 +17,7 @@ from ..finetuning import (
     to_device,
     train_steps,
 )
-from ..runtime import progress
+from ..progress import progress
 from .decoding import Decoded, decode
 from .inputs import QAInput, QALabels
 from .model import MultiHopQA, collate, multitask_loss

@@ -4,6 +4,9 @@ session has.
 Peaks are the vendors' dense tensor-core figures for the precision the card trains in (fp16 on a T4, bf16 from
 compute capability 8.0 up); memory is the card's nominal size in GiB. A CUDA card not in the table is described
 from what torch reports, with the peak of the nearest card below it in compute capability.
+
+The share of the peak the notebooks reach was measured on one card, the H100; every card not measured itself uses
+that share, and the plan says so ("measured on H100, assumed for T4"), until a run on that card measures it.
 """
 
 from __future__ import annotations
@@ -15,12 +18,12 @@ from ..errors import ConfigError
 GIB = 2**30
 #: Share of a card's memory the plan may fill: the CUDA context and the allocator's fragmentation take the rest.
 USABLE_SHARE = 0.92
-#: Share of a card's peak the notebooks' work reaches where no run measured it: 30 %, the low end of what encoder
-#: training usually gets. An H100 measured much less (`H100_UTILISATION`), so on other cards read it as optimistic.
-ASSUMED_UTILISATION = 0.3
 #: Share of an H100's peak the notebooks' jobs reach, as `benchmarks/plan_check.py --typical` measures it (bf16,
-#: random Longformer-base at the plan's batches; the figures: docs/experiments.md, "The gpu plan").
+#: random Longformer-base at the plan's batches; the figures: docs/experiments.md, "The gpu plan"). The only card
+#: measured: every other card uses this share too (`Card.utilisation_note` says so).
 H100_UTILISATION = 0.12
+#: The card whose share of the peak was measured, as the plan's text names it.
+MEASURED_CARD = "H100"
 
 
 @dataclass(frozen=True)
@@ -32,12 +35,27 @@ class Card:
     memory_gib: float  # nominal memory
     capability: tuple[int, int]  # CUDA compute capability; (0, 0) for a CPU
     peak_tflops: float  # dense peak in the precision it trains in (NVIDIA data sheets); a CPU: measured fp32
-    utilisation: float = ASSUMED_UTILISATION  # share of the peak the notebooks reach (the minutes' divisor)
-    utilisation_measured: bool = False
+    utilisation: float = H100_UTILISATION  # share of the peak the notebooks reach (the minutes' divisor)
+    utilisation_measured: bool = False  # True: measured on this card; False: the H100's share, assumed here
 
     @property
     def usable_gib(self) -> float:
         return self.memory_gib * USABLE_SHARE
+
+    @property
+    def short_name(self) -> str:
+        """The card as the plan's text names it: `T4`, `A100-80`, `this CPU`, or torch's name of another card."""
+        if self.capability == (0, 0):
+            return "this CPU"
+        return self.key.upper() if self.key in CARDS else self.key
+
+    @property
+    def utilisation_note(self) -> str:
+        """Where the share of the peak comes from, for the plan's text: measured on this card, or the H100's share
+        assumed for this one (no run has measured it)."""
+        if self.utilisation_measured:
+            return f"measured on {self.short_name}"
+        return f"measured on {MEASURED_CARD}, assumed for {self.short_name}"
 
 
 CARDS = {card.key: card for card in (
@@ -66,12 +84,12 @@ def card_like(name: str, memory_gib: float, capability: tuple[int, int]) -> Card
     below = [card for card in CARDS.values() if card.capability <= capability] or [CARDS["t4"]]
     nearest = max(below, key=lambda card: (card.capability, card.peak_tflops))
     return replace(nearest, key=name, label=f"{name} (peak taken from the {nearest.key})", memory_gib=memory_gib,
-                   capability=capability)
+                   capability=capability, utilisation=H100_UTILISATION, utilisation_measured=False)
 
 
 def cpu_card(gflops: float) -> Card:
     """This machine's CPU: its memory, and its measured fp32 matrix-multiply rate (`gflops`) as the peak (0: not
-    measured, and the plan gives no minutes)."""
+    measured, and the plan gives no minutes); the share of it reached is the H100's, as for any unmeasured card."""
     import psutil
 
     return Card("cpu", "this CPU", psutil.virtual_memory().total / GIB, (0, 0), gflops / 1000)

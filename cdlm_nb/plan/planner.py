@@ -1,9 +1,11 @@
 """The plan of a notebook on a card: per-device batch and gradient accumulation (keeping the effective batch),
 gradient checkpointing only where batch 1 does not fit without it, the card's precision, peak memory, minutes.
 
-Minutes are floating-point operations at the card's peak times its utilisation (`Card.utilisation`: measured on an
-H100, assumed elsewhere): an estimate (loading models and data, downloads, tokenisation and Python overhead are not
-in it) until a run of the notebooks on that card measures it. A CPU whose rate nobody measured gets no minutes (NaN).
+Minutes are floating-point operations at the card's peak times its utilisation (`Card.utilisation`: the share
+measured on an H100, used for every card not measured itself): an estimate (loading models and data, downloads,
+tokenisation and Python overhead are not in it) until a run of the notebooks on that card measures it. A CPU whose
+rate nobody measured gets no minutes (NaN). A job of the CPU alone (`Job.step` None: notebook 02's tokenizing and
+packing) brings its own minutes, at a rate measured on a CPU.
 """
 
 from __future__ import annotations
@@ -40,7 +42,9 @@ def _candidates(wanted: int) -> list[int]:
 
 def plan_job(job: Job, card: Card) -> JobPlan:
     """The largest per-device batch that fits the card (checkpointing only when batch 1 does not fit without it)
-    and the job's minutes at the card's rate."""
+    and the job's minutes at the card's rate; a job of the CPU alone (no step) takes its own minutes, no memory."""
+    if job.step is None:
+        return JobPlan(job, 0, 1, False, 0.0, job.cpu_seconds / 60, True)
     cpu = card.capability == (0, 0)
     step = replace(job.step, precision=precision_for(card.capability),
                    keeps_scores=job.step.keeps_scores or (cpu and job.step.training))
@@ -76,7 +80,8 @@ class NotebookPlan:
     @property
     def main(self) -> JobPlan:
         """The job whose batch the notebook is known by: its first training job, else its first job."""
-        return next((j for j in self.default_jobs if j.job.step.training and j.job.batch_field), self.jobs[0])
+        return next((j for j in self.default_jobs if j.job.step and j.job.step.training and j.job.batch_field),
+                    self.jobs[0])
 
     @property
     def peak_gib(self) -> float:
@@ -103,8 +108,8 @@ class NotebookPlan:
     def summary(self) -> str:
         """What the notebook will do on this card, in a few lines (printed at its top)."""
         main = self.main
-        cost = (f"≈ {self.minutes:.0f} min of compute (estimate: {self.card.utilisation:.0%} of "
-                f"{self.card.peak_tflops:g} TFLOP/s, {'measured' if self.card.utilisation_measured else 'assumed'}; "
+        cost = (f"≈ {self.minutes:.0f} min of compute (estimate: {share(self.card.utilisation)} of "
+                f"{self.card.peak_tflops:g} TFLOP/s, {self.card.utilisation_note}; "
                 "loading and downloads not included)" if not math.isnan(self.minutes) else
                 "minutes not estimated (this CPU's rate is not measured: notebook 00's probe records it)")
         lines = [f"plan of {self.name} on {self.card.label}: {self.precision}, peak ≈ {self.peak_gib:.1f} GiB of "
@@ -116,6 +121,9 @@ class NotebookPlan:
             how = f"batch {j.per_device_batch}" + (f" x {j.accumulation}" if j.accumulation > 1 else "") + (
                 ", checkpointing" if j.checkpointing else "")
             step = j.job.step
+            if step is None:
+                lines.append(f"  - {j.job.what} (on the CPU): {_minutes(j.minutes)}")
+                continue
             lines.append(f"  - {j.job.what} ({step.shape.name}, up to {step.tokens:,} tokens): "
                          f"{j.job.sequences * j.job.models:,} inputs, {how}, {j.peak_gib:.1f} GiB, "
                          f"{_minutes(j.minutes)}{' (opt-in, not in the total)' if j.job.opt_in else ''}{flag}")
@@ -133,6 +141,11 @@ class NotebookPlan:
                     _set(changes, field.split("."), value)
         return replace(profile, **{name: shrunk(getattr(profile, name), sizes, f"plan [{name!r}]")
                                    for name, sizes in changes.items()})
+
+
+def share(fraction: float) -> str:
+    """A share of the peak as the docs write it: `12 %`."""
+    return f"{100 * fraction:.0f} %"
 
 
 def _minutes(minutes: float) -> str:

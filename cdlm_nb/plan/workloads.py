@@ -25,6 +25,16 @@ TYPICAL_TOKENS = {"multinews": 2960, "ecbplus_pair": 900, "hotpotqa": 1190, "imd
 ECBPLUS_SUBTOPICS = {"train": 50, "dev": 16, "test": 20}
 CORPUS_SIZES = {"multinews_heldout": 5622, "hotpotqa_dev": 7405, "imdb": 50_000, "20ng": 18_846}
 MASKED_SHARE = 0.15  # CD-MLM: the masked tokens are predicted and global
+#: Multi-News train clusters; notebook 02 packs those of >= 3 documents, which hold 71 % of the words in the sample
+#: corpora's 150 clusters (59 % of the clusters, 2,276 words each against 1,891 over all).
+MULTINEWS_TRAIN_CLUSTERS = 44_972
+PACKED_WORD_SHARE = 0.71
+#: Text tokens per second that notebook 02 tokenizes (`inputs.tokenize_clusters`, sentence markers) and then packs
+#: (`inputs.pack_random_tokenized`, the slower of the two packings) on Colab's 2 vCPUs: measured with
+#: `benchmarks/packing_rate.py` on 45,816 world clusters on 2 cores of an AMD EPYC (254,000 and 1,470,000; docs/
+#: experiments.md, "02 · Packing Multi-News once"), rounded down; Colab's 2 vCPUs assumed equal.
+TOKENIZE_TOKENS_PER_S = 250_000
+PACK_TOKENS_PER_S = 1_400_000
 
 
 @dataclass(frozen=True)
@@ -33,7 +43,7 @@ class Job:
     optimizer step (training) or per forward pass."""
 
     what: str
-    step: Step  # at batch 1, the longest input; the plan fills in the batch
+    step: Step | None  # at batch 1, the longest input; the plan fills in the batch. None: work of the CPU alone
     sequences: int
     models: int
     batch: int
@@ -42,6 +52,7 @@ class Job:
     accumulation_field: str | None = None  # where the accumulation steps go (None: the code derives them)
     checkpointing_field: str | None = None  # where the gradient-checkpointing choice goes
     opt_in: bool = False  # not part of a default run (its minutes are given apart)
+    cpu_seconds: float = 0.0  # a job of the CPU alone (no step): its seconds, the same on every card
 
 
 def longformer_shape(profile: "Profile") -> Shape:
@@ -68,15 +79,29 @@ def _infer(what, shape, tokens, sequences, models, batch, typical, **step) -> Jo
 PRICED_STEPS = 1000
 
 
+def packing_seconds(profile: "Profile") -> float:
+    """Notebook 02's CPU work on Multi-News train: tokenized once, then packed once per kind of input its trained
+    models read (related clusters, unrelated documents), each packing kept in the run folder for the rest."""
+    from ..pretraining.inputs import packing_of
+    from ..pretraining.report import trained_models
+
+    tokens = MULTINEWS_TRAIN_CLUSTERS * TYPICAL_TOKENS["multinews"] * PACKED_WORD_SHARE
+    packings = len({packing_of(model) for model, _ in trained_models(profile)})
+    return tokens / TOKENIZE_TOKENS_PER_S + packings * tokens / PACK_TOKENS_PER_S
+
+
 def pretraining_jobs(profile: "Profile") -> list[Job]:
     """Notebook 02: the attention-speed comparison (one CDLM step per implementation, Hugging Face's keeping its
-    scores), and, opt-in, the pretraining of one variant for `PRICED_STEPS` optimizer steps."""
+    scores), tokenizing and packing Multi-News train on the CPU, and, opt-in, the pretraining of one variant for
+    `PRICED_STEPS` optimizer steps."""
     config, shape = profile.pretrain, longformer_shape(profile)
     masked = round(MASKED_SHARE * config.max_length)
     cdmlm = dict(global_tokens=masked, predicted=masked)
     jobs = [_train("attention speed, Hugging Face's", shape, config.max_length, 4, 1, 1, config.max_length,
                    keeps_scores=True, **cdmlm),
-            _train("attention speed, fused", shape, config.max_length, 4, 1, 1, config.max_length, **cdmlm)]
+            _train("attention speed, fused", shape, config.max_length, 4, 1, 1, config.max_length, **cdmlm),
+            Job("tokenizing and packing Multi-News train, once per run folder", None, 0, 1, 1, 0,
+                cpu_seconds=packing_seconds(profile))]
     effective = config.per_device_batch_size * config.gradient_accumulation_steps
     pretraining = _train(f"opt-in pretraining of one variant, {PRICED_STEPS:,} steps", shape, config.max_length,
                          PRICED_STEPS * effective, 1, effective, TYPICAL_TOKENS["multinews"], **cdmlm)

@@ -4,13 +4,14 @@ project's fused attention (`cdlm_nb.longformer_attention`) saves over Hugging Fa
 
 from __future__ import annotations
 
+import os
 import time
 from typing import TYPE_CHECKING
 
 from ..finetuning import autocast, synchronize
 from ..longformer_attention import IMPLEMENTATIONS, use_fast_attention, use_hf_attention
 from ..masking import CrossDocumentMLMCollator
-from .inputs import pretraining_inputs
+from .inputs import first_inputs
 from .trainer import MaskedPositionsLongformer
 
 if TYPE_CHECKING:
@@ -21,13 +22,15 @@ if TYPE_CHECKING:
     from ..profiles import Profile
 
 
-def cdlm_batch(profile: "Profile", clusters: "PretrainingClusters", encoder: "Encoder", size: int = 1) -> dict:
+def cdlm_batch(profile: "Profile", clusters: "PretrainingClusters", encoder: "Encoder", size: int = 1,
+               run_dir: str | os.PathLike | None = None) -> dict:
     """A training batch of `size` of the profile's CDLM inputs (masks and global attention). One by default: Hugging
-    Face's attention keeps its score matrices, so one long input alone takes gigabytes (`cdlm-nb plan` sizes it)."""
+    Face's attention keeps its score matrices, so one long input alone takes gigabytes (`cdlm-nb plan` sizes it).
+    The inputs are the first of CDLM's packing: read from `run_dir`'s, else packed from the first clusters alone."""
     config = profile.pretrain
-    examples = pretraining_inputs("cdlm", clusters.train, encoder.tokenizer, config.max_length, size, profile.seed,
-                                  profile.encoder.sentence_markers)
-    rows = [{"input_ids": ids} for ids in examples["input_ids"][:size]]
+    examples = first_inputs("cdlm", clusters.train, encoder.tokenizer, config.max_length, size, profile.seed,
+                            profile.encoder.sentence_markers, run_dir)
+    rows = [{"input_ids": ids} for ids in examples["input_ids"]]
     return CrossDocumentMLMCollator(encoder.tokenizer, pattern="cdlm", seed=profile.seed)(rows)
 
 
@@ -51,14 +54,14 @@ def step_seconds(model: MaskedPositionsLongformer, batch: dict, repeats: int) ->
 
 
 def attention_speed(profile: "Profile", clusters: "PretrainingClusters", encoder: "Encoder", device: str = "cpu",
-                    repeats: int = 3) -> "pd.DataFrame":
+                    repeats: int = 3, run_dir: str | os.PathLike | None = None) -> "pd.DataFrame":
     """Seconds and tokens per second of one training step (forward + backward) on `device` with each
     implementation, and the speed-up over Hugging Face's; the models are copies of `encoder.model` (left where it
-    is), the batch one of CDLM's."""
+    is), the batch one of CDLM's (`cdlm_batch`, from `run_dir`'s packing)."""
     import pandas as pd
     import torch
 
-    batch = {key: value.to(device) for key, value in cdlm_batch(profile, clusters, encoder).items()}
+    batch = {key: value.to(device) for key, value in cdlm_batch(profile, clusters, encoder, run_dir=run_dir).items()}
     tokens = int(batch["attention_mask"].sum())
     model = MaskedPositionsLongformer.from_plain(encoder.model).to(device).train()
     rows = []

@@ -51,7 +51,7 @@ def evaluation_batches(tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset",
     """The held-out examples in batches, each as (its rows, the collated batch with the evaluation masks and
     `variant`'s attention pattern). The masks depend only on (seed, tokens), so every model sees the same ones.
     `desc` shows a progress bar."""
-    from ..runtime import progress
+    from ..progress import progress
 
     collate = CrossDocumentMLMCollator(tokenizer, pattern=attention_pattern_of(variant), seed=seed)
     starts = range(0, len(dataset), batch_size)

@@ -1,57 +1,241 @@
 """The training examples of each model: related clusters (CDLM, Local, Prefix), unrelated documents (Rand CDLM and
 the start's long base stage), or one document per example (Longformer and the first base stage), as in the CDLM
-paper, §3."""
+paper, §3.
+
+Each packing is built once per run folder and read back by every later use (the input summary, the speed cell,
+training): `<run_dir>/packed/` holds the tokenized corpus (`tokens-<key>`) and each packing
+(`<packing>-<length>-x<per cluster>-<key>`), Arrow files saved as checked artefacts (`artefacts`). A key changes
+with the corpus, the tokenizer and every packing setting. The masking pattern is not in them: the collator applies
+it, so CDLM, Local and Prefix read one packing.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
+import os
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import DataError
-from ..inputs import pack_clusters, pack_random_documents
+from ..inputs import (
+    MIN_CLUSTER_DOCUMENTS,
+    pack_random_tokenized,
+    pack_tokenized,
+    packed_features,
+    tokenize_clusters,
+    tokens_features,
+)
+from ..recipe_search import fingerprint
 from ..variants import SINGLE_DOCUMENT_VARIANTS, UNRELATED_DOCUMENT_VARIANTS, check_variant
 
 if TYPE_CHECKING:
-    from datasets import Dataset
+    from datasets import Dataset, Features
     from transformers import PreTrainedTokenizerBase
 
 #: At most this many different random packings per cluster are materialised; the Trainer cycles over them.
 MAX_PACKINGS_PER_CLUSTER = 4
+PACKED_FOLDER = "packed"  # under the run folder
+#: In every key: raise it when a code change alters what a packing holds, so older cached ones are rebuilt.
+PACKING_FORMAT = 1
+DATA, INFO = "data.arrow", "packing.json"  # the files of a cached packing
+
+Echo = Callable[[str], object]
 
 
-def single_document_clusters(clusters: "Dataset") -> "Dataset":
-    """Every document of every cluster as a cluster of its own: the inputs of single-document MLM (the first base
-    stage)."""
-    from datasets import Dataset
+def packing_of(variant: str) -> str:
+    """How `variant`'s examples are packed: `related` (cdlm, local, prefix, release), `unrelated` (rand), `filled`
+    (base-long: unrelated documents up to the length) or `single` (longformer, base)."""
+    check_variant(variant)
+    if variant in SINGLE_DOCUMENT_VARIANTS:
+        return "single"
+    if variant in UNRELATED_DOCUMENT_VARIANTS:
+        return "filled" if variant == "base-long" else "unrelated"
+    return "related"
 
-    ids, documents = [], []
-    for cluster_id, docs in zip(clusters["cluster_id"], clusters["documents"]):
-        for index, doc in enumerate(docs):
-            ids.append(f"{cluster_id}/{index}")
-            documents.append([doc])
-    return Dataset.from_dict({"cluster_id": ids, "documents": documents, "summary": [""] * len(ids)},
-                             features=clusters.features)
+
+def packings_per_cluster(variant: str, clusters: "Dataset", n_examples: int) -> int:
+    """Random packings per cluster (per document for a single-document model) that give about `n_examples`
+    examples, at most `MAX_PACKINGS_PER_CLUSTER`."""
+    sources = _document_count(clusters) if packing_of(variant) == "single" else len(clusters)
+    return min(MAX_PACKINGS_PER_CLUSTER, max(1, math.ceil(n_examples / max(1, sources))))
 
 
 def pretraining_inputs(variant: str, clusters: "Dataset", tokenizer: "PreTrainedTokenizerBase", max_length: int,
-                       n_examples: int, seed: int, sentence_markers: bool = False) -> "Dataset":
+                       n_examples: int, seed: int, sentence_markers: bool = False,
+                       run_dir: str | os.PathLike | None = None, echo: Echo = print) -> "Dataset":
     """The packed training examples of one variant, about `n_examples` of them (fewer distinct ones are cycled).
 
     Related clusters for cdlm/local/prefix/release, unrelated documents for rand (as many as the cluster it stands
     in for) and base-long (up to `max_length`), one document per example for longformer and base. The packing
-    summary (skipped clusters, truncated documents) is in `result.info.description`.
+    summary (skipped clusters, truncated documents) is in `result.info.description`. With `run_dir`, built once
+    and read back from `<run_dir>/packed/` (a damaged copy is said with `echo` and rebuilt).
     """
-    check_variant(variant)
-    options = {"seed": seed, "sentence_markers": sentence_markers}
-    if variant in SINGLE_DOCUMENT_VARIANTS:
-        source, pack, options["min_documents"] = single_document_clusters(clusters), pack_clusters, 1
-    elif variant in UNRELATED_DOCUMENT_VARIANTS:
-        source, pack, options["fill"] = clusters, pack_random_documents, variant == "base-long"
-    else:
-        source, pack = clusters, pack_clusters
-    packings = math.ceil(n_examples / max(1, len(source)))
-    options["examples_per_cluster"] = min(MAX_PACKINGS_PER_CLUSTER, max(1, packings))
-    examples = pack(source, tokenizer, max_length, **options)
+    packing = Packing(variant, clusters, tokenizer, max_length, packings_per_cluster(variant, clusters, n_examples),
+                      seed, sentence_markers)
+    examples = packing.build(run_dir, echo)
     if len(examples) == 0:
         raise DataError(f"no {variant} pretraining examples: {examples.info.description}")
     return examples
+
+
+def first_inputs(variant: str, clusters: "Dataset", tokenizer: "PreTrainedTokenizerBase", max_length: int,
+                 n_examples: int, seed: int, sentence_markers: bool = False,
+                 run_dir: str | os.PathLike | None = None) -> "Dataset":
+    """The first `n_examples` rows of `pretraining_inputs(..., n_examples)`, without packing the whole split: read
+    from the run folder's packing when it is there, else (related or single documents, one packing per cluster:
+    drawn cluster by cluster) packed from the first clusters alone, else the whole packing."""
+    packing = Packing(variant, clusters, tokenizer, max_length, packings_per_cluster(variant, clusters, n_examples),
+                      seed, sentence_markers)
+    cached = packing.cached(run_dir)
+    if cached is None and packing.per_cluster == 1 and packing.kind in ("related", "single"):
+        prefix = n_examples
+        while True:
+            head = clusters.select(range(min(prefix, len(clusters))))
+            examples = Packing(variant, head, tokenizer, max_length, 1, seed, sentence_markers).build(None)
+            if len(examples) >= n_examples or len(head) == len(clusters):
+                break
+            prefix *= 2
+    else:
+        examples = cached if cached is not None else packing.build(run_dir)
+    if len(examples) == 0:
+        raise DataError(f"no {variant} pretraining examples: {examples.info.description}")
+    return examples.select(range(min(n_examples, len(examples))))
+
+
+class Packing:
+    """One packing of a cluster split: what `pretraining_inputs` builds, where a run folder keeps it, its key."""
+
+    def __init__(self, variant: str, clusters: "Dataset", tokenizer: "PreTrainedTokenizerBase", max_length: int,
+                 per_cluster: int, seed: int, sentence_markers: bool):
+        self.kind = packing_of(variant)
+        self.clusters, self.tokenizer, self.sentence_markers = clusters, tokenizer, sentence_markers
+        self.max_length, self.per_cluster, self.seed = max_length, per_cluster, seed
+        self._tokens_key: str | None = None
+
+    @property
+    def min_documents(self) -> int:
+        return 1 if self.kind == "single" else MIN_CLUSTER_DOCUMENTS
+
+    @property
+    def tokens_key(self) -> str:
+        """The tokenized corpus's key: the corpus, the tokenizer, the layout."""
+        if self._tokens_key is None:
+            self._tokens_key = fingerprint("tokens", PACKING_FORMAT, corpus_fingerprint(self.clusters),
+                                           tokenizer_fingerprint(self.tokenizer), self.sentence_markers)
+        return self._tokens_key
+
+    @property
+    def name(self) -> str:
+        """The packing's folder name under `<run_dir>/packed/`: readable settings, then the key of all of them."""
+        key = fingerprint(self.tokens_key, self.kind, self.max_length, self.per_cluster, self.seed,
+                          self.sentence_markers, self.min_documents)
+        return f"{self.kind}-{self.max_length}-x{self.per_cluster}-{key}"
+
+    def cached(self, run_dir: str | os.PathLike | None) -> "Dataset | None":
+        """The packing saved in the run folder, or None (none there, or damaged)."""
+        if run_dir is None:
+            return None
+        folder = Path(run_dir) / PACKED_FOLDER / self.name
+        return _load(folder, packed_features()) if _intact(folder) else None
+
+    def build(self, run_dir: str | os.PathLike | None, echo: Echo = print) -> "Dataset":
+        """The packing: read from the run folder, else built (its corpus tokenized once per run folder) and saved
+        there; in memory without a run folder."""
+        folder = None if run_dir is None else Path(run_dir) / PACKED_FOLDER
+        tokens = None
+
+        def pack(cache_file: Path | None) -> "Dataset":
+            nonlocal tokens
+            if tokens is None:
+                tokens = _cached(folder, f"tokens-{self.tokens_key}", tokens_features(), self._tokenize, echo)
+            return self._pack(tokens, cache_file)
+
+        return _cached(folder, None if folder is None else self.name, packed_features(), pack, echo)
+
+    def _tokenize(self, cache_file: Path | None) -> "Dataset":
+        return tokenize_clusters(self.clusters, self.tokenizer, self.sentence_markers, cache_file)
+
+    def _pack(self, tokens: "Dataset", cache_file: Path | None) -> "Dataset":
+        options = dict(seed=self.seed, sentence_markers=self.sentence_markers, min_documents=self.min_documents,
+                       examples_per_cluster=self.per_cluster, cache_file=cache_file)
+        if self.kind in ("unrelated", "filled"):
+            return pack_random_tokenized(tokens, self.tokenizer, self.max_length, fill=self.kind == "filled",
+                                         **options)
+        return pack_tokenized(tokens, self.tokenizer, self.max_length, single_documents=self.kind == "single",
+                              **options)
+
+
+def corpus_fingerprint(clusters: "Dataset") -> str:
+    """A hash of a CLUSTER_FEATURES split's cluster ids and documents, read batch by batch from its Arrow columns."""
+    import pyarrow.compute as pc
+
+    digest = hashlib.sha256()
+    for batch in clusters.select_columns(["cluster_id", "documents"]).with_format("arrow").iter(batch_size=4096):
+        documents = batch["documents"]
+        digest.update("\x1e".join(batch["cluster_id"].to_pylist()).encode())
+        digest.update(pc.list_value_length(documents).to_numpy(zero_copy_only=False).tobytes())
+        digest.update("\x1f".join(doc or "" for doc in pc.list_flatten(documents).to_pylist()).encode())
+    return f"{len(clusters)}-{digest.hexdigest()[:16]}"
+
+
+def tokenizer_fingerprint(tokenizer: "PreTrainedTokenizerBase") -> str:
+    """A hash of what a tokenizer makes of a text: its vocabulary, merges, added tokens and special tokens."""
+    from ..tokenization import document_separator_ids, sequence_markers
+
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is None:
+        rules = json.dumps(sorted(tokenizer.get_vocab().items()))
+    else:  # without the truncation and padding that the last call happened to leave set
+        state = json.loads(backend.to_str())
+        rules = json.dumps({k: v for k, v in state.items() if k not in ("truncation", "padding")}, sort_keys=True)
+    return fingerprint(type(tokenizer).__name__, hashlib.sha256(rules.encode()).hexdigest(),
+                       sequence_markers(tokenizer), document_separator_ids(tokenizer))
+
+
+def _document_count(clusters: "Dataset") -> int:
+    """Documents in a cluster split, from its Arrow column."""
+    import pyarrow.compute as pc
+
+    return int(pc.sum(pc.list_value_length(clusters.with_format("arrow")["documents"])).as_py() or 0)
+
+
+def _intact(folder: Path) -> bool:
+    """A cached Arrow artefact there, whole (its manifest checked)."""
+    from ..artefacts import check_artefact
+
+    return folder.is_dir() and not check_artefact(folder, (DATA, INFO), echo=lambda _: None)
+
+
+def _cached(folder: Path | None, name: str | None, features: "Features",
+            build: Callable[[Path | None], "Dataset"], echo: Echo) -> "Dataset":
+    """`build(cache_file)` once per run folder: written as `folder/name` (`artefacts.save_folder`) and read back
+    from there, memory-mapped; a damaged copy is said and rebuilt. In memory (`build(None)`) without a folder."""
+    from ..artefacts import check_artefact, save_folder
+
+    if folder is None or name is None:
+        return build(None)
+    target = folder / name
+    if target.is_dir():
+        problems = check_artefact(target, (DATA, INFO), echo=lambda _: None)
+        if not problems:
+            return _load(target, features)
+        echo(f"{target}: damaged, building it again: " + "; ".join(problems))
+
+    def write(temporary: Path) -> None:
+        built = build(temporary / DATA)
+        info = {"description": built.info.description, "rows": len(built)}
+        (temporary / INFO).write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+
+    save_folder(target, write)
+    return _load(target, features)
+
+
+def _load(folder: Path, features: "Features") -> "Dataset":
+    """A cached Arrow artefact, memory-mapped, with its description."""
+    from datasets import Dataset, DatasetInfo
+
+    info = json.loads((folder / INFO).read_text(encoding="utf-8"))
+    return Dataset.from_file(str(folder / DATA), info=DatasetInfo(description=info["description"], features=features))

@@ -54,21 +54,23 @@ def trained_models(profile: "Profile") -> list[tuple[str, int]]:
     return bases + [(variant, config.max_length) for variant in config.variants if variant != "longformer"]
 
 
-def input_summary(profile: "Profile", clusters: "PretrainingClusters",
-                  tokenizer: "PreTrainedTokenizerBase") -> "pd.DataFrame":
+def input_summary(profile: "Profile", clusters: "PretrainingClusters", tokenizer: "PreTrainedTokenizerBase",
+                  run_dir: str | os.PathLike | None = None) -> "pd.DataFrame":
     """One packing of the training clusters per trained model (`trained_models`): how many inputs, how long, how
-    many documents each."""
+    many documents each, read from the packings' Arrow columns. With `run_dir`, each packing is built once there
+    and reused by the speed cell and training (`inputs.pretraining_inputs`)."""
     import pandas as pd
+    import pyarrow.compute as pc
 
     rows = []
     for variant, length in trained_models(profile):
-        examples = pretraining_inputs(variant, clusters.train, tokenizer, length, n_examples=1,
-                                      seed=profile.seed, sentence_markers=profile.encoder.sentence_markers)
-        lengths = [len(ids) for ids in examples["input_ids"]]
-        documents = [len(sources) for sources in examples["sources"]]
+        examples = pretraining_inputs(variant, clusters.train, tokenizer, length, n_examples=1, seed=profile.seed,
+                                      sentence_markers=profile.encoder.sentence_markers, run_dir=run_dir)
+        table = examples.with_format("arrow")[:]
+        lengths, documents = (pc.list_value_length(table[column]) for column in ("input_ids", "sources"))
         rows.append({"model": display_name(variant), "inputs": len(examples),
-                     "mean tokens": sum(lengths) / len(lengths), "max tokens": max(lengths),
-                     "mean documents": sum(documents) / len(documents)})
+                     "mean tokens": pc.mean(lengths).as_py(), "max tokens": pc.max(lengths).as_py(),
+                     "mean documents": pc.mean(documents).as_py()})
     return pd.DataFrame(rows).set_index("model")
 
 

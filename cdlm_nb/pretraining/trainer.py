@@ -116,7 +116,7 @@ def training_arguments(config: "PretrainConfig", variant: str, output_dir: str |
     from transformers import TrainingArguments
 
     from ..finetuning import precision
-    from ..runtime import is_headless
+    from ..progress import is_headless
 
     if config.warmup_steps >= config.max_steps:  # the polynomial decay would divide by zero at its last step
         raise ConfigError(f"{variant}: warmup_steps={config.warmup_steps} must be below max_steps={config.max_steps} "
@@ -201,9 +201,9 @@ def pretrain(
         if not resume and checkpoints.exists():
             shutil.rmtree(checkpoints)
     effective_batch = config.per_device_batch_size * config.gradient_accumulation_steps * args.world_size
-    with args.main_process_first(desc=f"packing {variant} inputs"):
-        examples = pretraining_inputs(variant, train_clusters, tokenizer, config.max_length,
-                                      config.max_steps * effective_batch, seed, sentence_markers)
+    with args.main_process_first(desc=f"packing {variant} inputs"):  # the others read what the first saved
+        examples = training_examples(variant, config, tokenizer, train_clusters, run_dir, seed, sentence_markers,
+                                     args.world_size, echo)
     order = length_grouped_order(example_lengths(examples), effective_batch, config.max_steps, seed)
     model = MaskedPositionsLongformer.from_plain(initial_model)
     model.train()
@@ -211,7 +211,7 @@ def pretrain(
         model=model,
         args=args,
         data_collator=CrossDocumentMLMCollator(tokenizer, pattern=attention_pattern_of(variant)),
-        train_dataset=examples.select_columns(["input_ids"]).select(order),
+        train_dataset=examples.select_columns(["input_ids"]).select(order, keep_in_memory=True),  # no file beside it
         processing_class=tokenizer,
         callbacks=[CheckpointManifest(), *(callbacks or [])],
     )
@@ -230,6 +230,16 @@ def pretrain(
             _save(model, tokenizer, final_dir, {**result.to_json(), "setup": setup})
             shutil.rmtree(checkpoints)
     return result
+
+
+def training_examples(variant: str, config: "PretrainConfig", tokenizer: "PreTrainedTokenizerBase",
+                      train_clusters: "Dataset", run_dir: str | os.PathLike, seed: int, sentence_markers: bool = False,
+                      world_size: int = 1, echo: Callable[[str], object] = print) -> "Dataset":
+    """The packed examples `pretrain` trains `variant` on: enough for `config.max_steps` effective batches, built
+    once in the run folder (`inputs.pretraining_inputs`)."""
+    effective_batch = config.per_device_batch_size * config.gradient_accumulation_steps * world_size
+    return pretraining_inputs(variant, train_clusters, tokenizer, config.max_length, config.max_steps * effective_batch,
+                              seed, sentence_markers, run_dir, echo)
 
 
 def example_lengths(examples: "Dataset") -> list[int]:

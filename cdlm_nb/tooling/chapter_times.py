@@ -1,6 +1,7 @@
 """How long each chapter takes, in one generated place: the measured seconds of the published runs
-(`baselines/<profile>.json`) and the gpu plan's minutes on a T4 (an estimate), written into each notebook's
-first cell (its `**Time:**` line), the README's chapter table and its "What the cpu run shows" box.
+(`baselines/<profile>.json`) and the gpu plan's minutes on a T4 (an estimate at the utilisation measured on an
+H100), written into each notebook's first cell (its `**Time:**` line), the README's chapter table and its "What the
+cpu run shows" box.
 `cdlm-nb publish` rewrites them after every publish (`sync`), and tests keep them equal, so no two places
 disagree."""
 
@@ -28,9 +29,20 @@ def gpu_minutes() -> dict[str, float]:
     return {nb["name"]: nb["minutes"] for nb in suite_json(get_profile("gpu"), CARDS["t4"])["notebooks"]}
 
 
+def gpu_estimate_note() -> str:
+    """How the T4 minutes were estimated, for the time line: at the share of the T4's peak measured on a T4, or (as
+    now) at the H100's, which no T4 run has checked yet (`plan.cards.Card.utilisation_note`)."""
+    from ..plan.cards import CARDS, MEASURED_CARD
+
+    if CARDS["t4"].utilisation_measured:
+        return "estimate at the T4's measured utilisation"
+    return f"estimate at the {MEASURED_CARD}'s utilisation"
+
+
 def time_line(stem: str, cpu: Mapping[str, float], smoke: Mapping[str, float], gpu: Mapping[str, float]) -> str:
-    """A notebook's `**Time:**` line: smoke and cpu as measured on 2 CPU cores, gpu as planned on a T4."""
-    planned = (f"≈ {minutes(60 * gpu[stem])} of compute on a T4 (estimate)" if stem in gpu else
+    """A notebook's `**Time:**` line: smoke and cpu as measured on 2 CPU cores, gpu as planned on a T4 (and at which
+    utilisation)."""
+    planned = (f"≈ {minutes(60 * gpu[stem])} of compute on a T4 ({gpu_estimate_note()})" if stem in gpu else
                "about the cpu time (it trains no model there)")
     return (f"**Time:** `smoke` {minutes(smoke[stem])} · `cpu` {minutes(cpu[stem])} (measured, 2 CPU cores) · "
             f"`gpu` {planned}.")

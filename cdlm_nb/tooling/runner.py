@@ -7,6 +7,7 @@ Parameters given with `-p NAME VALUE` go into every chosen notebook whose `param
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 import platform
@@ -25,12 +26,16 @@ from ..errors import ConfigError
 from ..paths import notebooks_dir
 from ..paths import run_dir as default_run_dir
 from ..profiles import get_profile
-from ..runtime import HEADLESS_ENV, RECORDS, cpu_identity, library_versions, notebook_record, read_record
+from ..progress import HEADLESS_ENV
+from ..runtime import RECORDS, cpu_identity, library_versions, notebook_record, read_record
 
 NOTEBOOK_NAME = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
 RUNNER_PARAMETERS = {"PROFILE": "--profile", "RUN_DIR": "--output"}  # set by the runner itself
 PROGRESS_EVERY_S = 10.0  # at most one progress line per this many seconds: readable live, short in CI logs
 HEARTBEAT_S = 60.0  # a cell still running says so this often (a pretraining cell runs for minutes)
+#: what running notebooks needs beyond the core: the `lab` extra (ipykernel provides the `python3` kernel)
+LAB_MODULES = ("papermill", "nbformat", "ipykernel")
+LAB_INSTALL = 'pip install "cdlm-nb[lab]"'
 
 
 @dataclass
@@ -40,6 +45,16 @@ class NotebookResult:
     status: str  # "ok" | "failed"
     error: str | None = None
     parameters: dict[str, Any] = field(default_factory=dict)  # the `-p` values injected into this notebook
+
+
+def require_lab() -> None:
+    """A ConfigError naming the missing packages and `pip install "cdlm-nb[lab]"` when the Jupyter stack that
+    executes notebooks is absent (the core leaves it out, so that a Colab install keeps Colab's own kernel)."""
+    missing = [name for name in LAB_MODULES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ConfigError(f"running the notebooks (papermill) needs the `lab` extra, and {', '.join(missing)} "
+                          f"{'is' if len(missing) == 1 else 'are'} not installed: {LAB_INSTALL} (`make install` "
+                          "installs it)")
 
 
 def discover_notebooks(folder: Path | None = None) -> list[Path]:
@@ -314,6 +329,7 @@ def run_notebooks(profile: str = "cpu", only: list[str] | None = None, output: s
     one report shows all failures.
     """
     get_profile(profile)  # fail fast on an unknown profile
+    require_lab()  # and on a missing Jupyter stack, before any notebook starts
     notebooks = select_notebooks(discover_notebooks(folder), only)
     parameters = dict(parameters or {})
     per_notebook = parameters_per_notebook(notebooks, parameters)

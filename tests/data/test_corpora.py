@@ -116,3 +116,42 @@ def test_a_named_data_source_is_kept_on_every_profile_and_an_unknown_one_refused
     check_source("world", MATCHING_SOURCES)
     with pytest.raises(ConfigError, match="DATA='ecb' is unknown; use 'auto' .* or one of"):
         check_source("ecb", MATCHING_SOURCES)
+
+
+def _write_split(folder, prefix, clusters):
+    """`<prefix>.src.cleaned` and `<prefix>.tgt` in the raw release's layout, one cluster per line."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{prefix}.src.cleaned").write_text(
+        "".join(" ||||| ".join(f"{prefix} {i} article {k}." for k in range(size)) + "\n"
+                for i, size in enumerate(clusters)), encoding="utf-8")
+    (folder / f"{prefix}.tgt").write_text("".join(f"– {prefix} {i}.\n" for i in range(len(clusters))),
+                                          encoding="utf-8")
+
+
+def test_hub_profile_reads_multinews_from_multinews_dir(tmp_path):
+    from cdlm_nb.data.corpora import pretraining_clusters
+
+    for prefix, sizes in (("train", [3, 2, 4]), ("val", [2, 3]), ("test", [1])):
+        _write_split(tmp_path, prefix, sizes)
+    clusters = pretraining_clusters(get_profile("gpu"), tmp_path)
+    assert clusters.sizes() == {"train": 2, "validation": 2, "test": 1}  # train keeps clusters of >= 3 documents
+    assert clusters.heldout["validation"][0]["documents"] == ["val 0 article 0.", "val 0 article 1."]
+    assert str(tmp_path) in clusters.source
+
+
+def test_multinews_dir_needs_a_file_per_split(tmp_path):
+    import json
+
+    from cdlm_nb.data.corpora import pretraining_clusters
+
+    record = {"_id": "a", "context": "Passage 1:\nx", "answers": ["s"]}  # one LongBench file: every split would read it
+    (tmp_path / "multi_news.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="same file to train, validation and test"):
+        pretraining_clusters(get_profile("gpu"), tmp_path)
+
+
+def test_multinews_dir_on_an_embedded_profile_says_it_is_not_read(tmp_path, capsys):
+    from cdlm_nb.data.corpora import pretraining_clusters
+
+    clusters = pretraining_clusters(get_profile("smoke"), tmp_path)
+    assert "embedded world" in clusters.source and "MULTINEWS_DIR is read by the hub profile" in capsys.readouterr().out

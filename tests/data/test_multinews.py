@@ -1,4 +1,5 @@
-"""Multi-News loader: the LongBench sample, the original .src/.tgt layout on a fixture, the hub path faked."""
+"""Multi-News loader: the LongBench sample, the original layouts (.txt.src/.txt.tgt, .src.cleaned/.tgt) on
+hand-written files, and the two hub routes (raw files, Parquet export) with the hub faked."""
 
 from __future__ import annotations
 
@@ -7,14 +8,18 @@ import logging
 
 import pytest
 from datasets import Dataset
+from huggingface_hub.errors import EntryNotFoundError, LocalEntryNotFoundError
 
 from cdlm_nb.data import multinews, sources
 from cdlm_nb.data.multinews import (
     CDLM_MIN_DOCUMENTS,
+    HUB_RAW_FILES,
     clean_summary,
     filter_min_documents,
     load_multinews,
+    split_file,
     split_longbench_passages,
+    summaries_file,
 )
 from cdlm_nb.data.schemas import CLUSTER_FEATURES
 from cdlm_nb.errors import ConfigError, DataError, OfflineError
@@ -117,7 +122,7 @@ def test_src_without_tgt_and_folder_dispatch(tmp_path, caplog):
 def test_raw_src_files_with_bar_separators(tmp_path):
     src = tmp_path / "test.src.cleaned"
     src.write_text("First article. ||||| Second article.\n", encoding="utf-8")
-    (tmp_path / "test.tgt.cleaned").write_text("– Summary.\n", encoding="utf-8")
+    (tmp_path / "test.tgt").write_text("– Summary.\n", encoding="utf-8")  # the raw release's name for it
     clusters = load_multinews(src)
     assert clusters[0] == {"cluster_id": "test.src.cleaned:1", "documents": ["First article.", "Second article."],
                            "summary": "Summary."}
@@ -130,7 +135,7 @@ def test_src_lines_must_match_tgt_lines(tmp_path):
 
 
 def test_folder_without_known_files(tmp_path):
-    with pytest.raises(DataError, match="train.txt.src"):
+    with pytest.raises(DataError, match="train.txt.src or train.src.cleaned"):
         load_multinews(tmp_path)
 
 
@@ -164,23 +169,188 @@ def test_duplicate_cluster_ids_are_an_error(tmp_path):
         load_multinews(_write_jsonl(tmp_path, [record, record]))
 
 
-def test_hub_offline_raises_offline_error(monkeypatch):
-    def offline(*args, **kwargs):
-        raise ConnectionError("no network")
+# ---------------------------------------------------------------------------------------------------------------
+# The raw layout: <prefix>.src.cleaned (documents joined by |||||, NEWLINE_CHAR markers) + <prefix>.tgt
+# ---------------------------------------------------------------------------------------------------------------
+RAW_SOURCES = [  # three clusters as the raw release writes them: one per line
+    "First article. NEWLINE_CHAR NEWLINE_CHAR Its second paragraph. ||||| Second article. |||||   ",
+    "Only article. ||||| NEWLINE_CHAR  ||||| ",
+    " ||||| NEWLINE_CHAR ",
+]
+RAW_SUMMARIES = ["– Summary one. NEWLINE_CHAR More.", "– Summary two.", "– Summary three."]
 
-    monkeypatch.setattr(sources, "load_dataset", offline)
-    with pytest.raises(OfflineError, match="train.txt.src"):
-        load_multinews(None)
+
+def _write_raw(folder, prefix="train", sources_lines=RAW_SOURCES, summaries=RAW_SUMMARIES):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{prefix}.src.cleaned").write_text("\n".join(sources_lines) + "\n", encoding="utf-8")
+    (folder / f"{prefix}.tgt").write_text("\n".join(summaries) + "\n", encoding="utf-8")
+    return folder / f"{prefix}.src.cleaned"
 
 
-def test_hub_layout_is_converted(monkeypatch):
-    calls = []
+@pytest.mark.parametrize("name, summaries", [("train.src.cleaned", "train.tgt"), ("val.src.cleaned", "val.tgt"),
+                                             ("train.txt.src", "train.txt.tgt"), ("test.src", "test.tgt")])
+def test_summaries_file_of_each_layout(tmp_path, name, summaries):
+    assert summaries_file(tmp_path / name) == tmp_path / summaries
 
-    def fake_hub(hub_id, config, split):
-        calls.append((hub_id, config, split))
-        return Dataset.from_dict({"document": ["A. NEWLINE_CHAR B. ||||| C."], "summary": ["– S."]})
 
-    monkeypatch.setattr(sources, "load_dataset", fake_hub)
+def test_raw_layout_parsed_and_empty_documents_counted(tmp_path, caplog):
+    _write_raw(tmp_path)
+    with caplog.at_level(logging.WARNING, logger=multinews.__name__):
+        clusters = load_multinews(tmp_path, split="train")
+    assert clusters.features == CLUSTER_FEATURES
+    assert clusters.to_list() == [
+        {"cluster_id": "train.src.cleaned:1", "documents": ["First article.\n\nIts second paragraph.",
+                                                             "Second article."], "summary": "Summary one.\nMore."},
+        {"cluster_id": "train.src.cleaned:2", "documents": ["Only article."], "summary": "Summary two."},
+    ]
+    # line 1: one empty document after the last separator; line 2: two; line 3: two, and the cluster itself
+    assert "kept 2; skipped 5 empty documents, 1 clusters without documents" in caplog.text
+
+
+def test_validation_split_reads_the_val_files_of_a_folder(tmp_path):
+    _write_raw(tmp_path, "train")
+    _write_raw(tmp_path, "val", ["Held-out article. ||||| Another."], ["– Held out."])
+    assert split_file(tmp_path, "validation") == tmp_path / "val.src.cleaned"
+    clusters = load_multinews(tmp_path, split="validation")
+    assert clusters[0] == {"cluster_id": "val.src.cleaned:1", "documents": ["Held-out article.", "Another."],
+                           "summary": "Held out."}
+
+
+def test_raw_summaries_must_match_line_for_line(tmp_path):
+    _write_raw(tmp_path, summaries=RAW_SUMMARIES[:2])
+    with pytest.raises(DataError, match=r"train.src.cleaned has 3 clusters but .*train.tgt has 2 summaries"):
+        load_multinews(tmp_path)
+
+
+def test_a_folder_with_two_layouts_of_one_split_is_ambiguous(tmp_path):
+    _write_raw(tmp_path)
+    _write_src(tmp_path, ["a story_separator_special_tag b"], ["– s"])
+    with pytest.raises(DataError, match=r"found \['train.txt.src', 'train.src.cleaned'\]"):
+        load_multinews(tmp_path)
+
+
+def test_a_missing_folder_is_named(tmp_path):
+    with pytest.raises(DataError, match="Multi-News data not found at .*nowhere"):
+        split_file(tmp_path / "nowhere", "train")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The hub routes, faked: (a) the raw files through hf_hub_download, (b) the Parquet export through load_dataset
+# ---------------------------------------------------------------------------------------------------------------
+def _raw_hub(folder, downloads):
+    """An hf_hub_download that serves `folder` as the repository's data/ and records what it was asked for."""
+    def download(repo_id, filename, repo_type=None, **kwargs):
+        downloads.append((repo_id, repo_type, filename))
+        path = folder / filename.removeprefix("data/")
+        if not path.is_file():
+            raise EntryNotFoundError(f"{filename} is not on the main branch")
+        return str(path)
+
+    return download
+
+
+def _export(rows, calls):
+    def load_dataset(hub_id, config=None, split=None, **kwargs):
+        calls.append((hub_id, config, split, kwargs.get("revision")))
+        return Dataset.from_list(rows)
+
+    return load_dataset
+
+
+def _raise(error):
+    def fail(*args, **kwargs):
+        raise error
+
+    return fail
+
+
+def test_route_a_reads_the_raw_files_of_the_main_branch(tmp_path, monkeypatch):
+    _write_raw(tmp_path, "val")
+    downloads, calls = [], []
+    monkeypatch.setattr(multinews, "hf_hub_download", _raw_hub(tmp_path, downloads))
+    monkeypatch.setattr(sources, "load_dataset", _export([], calls))
     clusters = load_multinews(None, split="validation")
-    assert calls == [(multinews.MULTINEWS_HUB_ID, None, "validation")]
-    assert clusters[0] == {"cluster_id": "validation-0", "documents": ["A.\nB.", "C."], "summary": "S."}
+    assert downloads == [(multinews.MULTINEWS_HUB_ID, "dataset", "data/val.src.cleaned"),
+                         (multinews.MULTINEWS_HUB_ID, "dataset", "data/val.tgt")]
+    assert calls == []  # the export is not asked for
+    assert clusters["cluster_id"] == ["validation-0", "validation-1"]  # 0-based line numbers, as the export's rows
+    assert clusters[0]["documents"] == ["First article.\n\nIts second paragraph.", "Second article."]
+
+
+def test_hub_raw_file_names_are_the_loading_scripts():
+    assert HUB_RAW_FILES == {"train": ("data/train.src.cleaned", "data/train.tgt"),
+                             "validation": ("data/val.src.cleaned", "data/val.tgt"),
+                             "test": ("data/test.src.cleaned", "data/test.tgt")}
+
+
+def test_route_b_when_the_raw_files_are_missing(tmp_path, monkeypatch, caplog):
+    downloads, calls = [], []
+    monkeypatch.setattr(multinews, "hf_hub_download", _raw_hub(tmp_path, downloads))  # an empty data/ folder
+    rows = [{"document": "A. \n B. ||||| C.", "summary": "– S."}]
+    monkeypatch.setattr(sources, "load_dataset", _export(rows, calls))
+    with caplog.at_level(logging.WARNING, logger=multinews.__name__):
+        clusters = load_multinews(None, split="test")
+    assert calls == [(multinews.MULTINEWS_HUB_ID, None, "test", None)]
+    assert clusters[0] == {"cluster_id": "test-0", "documents": ["A.\nB.", "C."], "summary": "S."}
+    assert "(a) the raw files data/test.src.cleaned and data/test.tgt" in caplog.text
+    assert "EntryNotFoundError" in caplog.text and "trying the next route" in caplog.text
+
+
+def test_both_routes_give_the_same_clusters(tmp_path, monkeypatch):
+    _write_raw(tmp_path, "train")
+    monkeypatch.setattr(sources, "load_dataset", _export([], []))
+    monkeypatch.setattr(multinews, "hf_hub_download", _raw_hub(tmp_path, []))
+    raw = load_multinews(None).to_list()
+    # The export as the loading script writes it: NEWLINE_CHAR -> "\n" (spaces kept), lines stripped.
+    rows = [{"document": source.strip().replace("NEWLINE_CHAR", "\n"), "summary": summary.strip()}
+            for source, summary in zip(RAW_SOURCES, RAW_SUMMARIES)]
+    monkeypatch.setattr(sources, "load_dataset", _export(rows, []))
+    monkeypatch.setattr(multinews, "hf_hub_download", _raise(LocalEntryNotFoundError("offline")))
+    assert load_multinews(None).to_list() == raw
+
+
+def test_offline_everywhere_is_an_offline_error_naming_the_three_routes(monkeypatch):
+    monkeypatch.setattr(multinews, "hf_hub_download", _raise(LocalEntryNotFoundError("no connection")))
+    monkeypatch.setattr(sources, "load_dataset", _raise(ConnectionError("no network")))
+    with pytest.raises(OfflineError) as raised:
+        load_multinews(None)
+    message = str(raised.value)
+    assert "(a) the raw files data/train.src.cleaned and data/train.tgt of alexfabbri/multi_news" in message
+    assert "LocalEntryNotFoundError" in message
+    assert "(b) the hub's Parquet export of alexfabbri/multi_news (revision refs/convert/parquet)" in message
+    assert "(c) For a local copy" in message and "MULTINEWS_DIR" in message
+    assert "download train.src.cleaned, train.tgt" in message
+
+
+def test_files_missing_on_the_hub_are_a_data_error(tmp_path, monkeypatch):
+    from datasets.exceptions import DatasetNotFoundError
+
+    monkeypatch.setattr(multinews, "hf_hub_download", _raw_hub(tmp_path, []))
+    monkeypatch.setattr(sources, "load_dataset", _raise(DatasetNotFoundError("no such dataset")))
+    with pytest.raises(DataError, match=r"(?s)EntryNotFoundError.*DataError.*MULTINEWS_DIR") as raised:
+        load_multinews(None, split="validation")
+    assert not isinstance(raised.value, OfflineError)
+
+
+def test_other_errors_of_route_a_are_not_swallowed(monkeypatch):
+    calls = []
+    monkeypatch.setattr(multinews, "hf_hub_download", _raise(PermissionError("cache folder not writable")))
+    monkeypatch.setattr(sources, "load_dataset", _export([], calls))
+    with pytest.raises(PermissionError, match="not writable"):
+        load_multinews(None)
+    assert calls == []
+
+
+def test_a_damaged_raw_file_is_raised_not_replaced_by_the_export(tmp_path, monkeypatch):
+    _write_raw(tmp_path, summaries=RAW_SUMMARIES[:1])
+    calls = []
+    monkeypatch.setattr(multinews, "hf_hub_download", _raw_hub(tmp_path, []))
+    monkeypatch.setattr(sources, "load_dataset", _export([], calls))
+    with pytest.raises(DataError, match="has 1 summaries"):
+        load_multinews(None)
+    assert calls == []
+
+
+def test_an_unknown_hub_split_is_a_config_error():
+    with pytest.raises(ConfigError, match="no split 'dev'"):
+        load_multinews(None, split="dev")

@@ -28,12 +28,12 @@ def test_inputs_per_variant(clusters, tiny_tokenizer):
     assert len(more) == 3 * len(clusters)
 
 
-def test_single_document_clusters_keep_every_document_once(clusters):
-    from cdlm_nb.pretraining.inputs import single_document_clusters
+def test_single_documents_keep_every_document_once(clusters, tiny_tokenizer):
+    from cdlm_nb.pretraining.inputs import pretraining_inputs
 
-    single = single_document_clusters(clusters)
-    assert len(single) == sum(len(docs) for docs in clusters["documents"])
-    assert single["cluster_id"][:2] == ["c0/0", "c0/1"] and all(len(docs) == 1 for docs in single["documents"])
+    single = pretraining_inputs("base", clusters, tiny_tokenizer, 256, n_examples=1, seed=0)
+    assert single["cluster_id"][:2] == ["c0/0", "c0/1"] and single["sources"][:2] == [["c0/0/0"], ["c0/1/0"]]
+    assert all(len(sources) == 1 for sources in single["sources"])
 
 
 def test_no_inputs_is_an_error_that_says_why(clusters, tiny_tokenizer):

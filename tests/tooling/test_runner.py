@@ -243,3 +243,20 @@ def test_a_long_cell_keeps_saying_it_is_running_until_it_ends():
     time.sleep(0.2)
     assert beats >= 2 and all(line.startswith("      cell 1/3 still running (") for line in lines)
     assert len(lines) == beats  # the heartbeat stops with the cell
+
+
+def test_running_without_the_lab_extra_names_the_install_command(tiny_notebooks, tmp_path, monkeypatch, capsys):
+    """papermill and the kernel are in the `lab` extra, not the core: `cdlm-nb run` says how to get them, at once."""
+    import importlib.util
+
+    from cdlm_nb.tooling import cli, runner
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(runner.importlib.util, "find_spec",
+                        lambda name, *args: None if name in ("papermill", "ipykernel") else find_spec(name, *args))
+    out = tmp_path / "never"
+    with pytest.raises(ConfigError, match=r'papermill, ipykernel are not installed: pip install "cdlm-nb\[lab\]"'):
+        run_notebooks("smoke", output=str(out), folder=tiny_notebooks, echo=lambda *_: None)
+    assert not out.exists()
+    assert cli.main(["run", "--profile", "smoke", "--output", str(out)]) == 2
+    assert 'cdlm-nb run: error: running the notebooks (papermill) needs the `lab` extra' in capsys.readouterr().err

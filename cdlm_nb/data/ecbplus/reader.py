@@ -32,7 +32,7 @@ from datasets import Dataset, DatasetDict
 from lxml import etree
 
 from ...errors import DataError
-from ...runtime import progress
+from ...progress import progress
 from ..sources import log_skips
 from .layout import SENTENCES_CSV, WHERE_TO_GET, locate_corpus, read_validated_sentences, topic_folders
 from .report import EcbPlusReport

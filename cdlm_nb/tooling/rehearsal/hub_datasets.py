@@ -19,10 +19,15 @@ The samples are small, so HotpotQA's train split reuses the dev records (ids pre
 across splits); every other split holds rows of its own. Texts keep the hub copies' raw form (IMDB's `<br />` tags,
 Multi-News documents joined by " ||||| " and summaries starting with "– "), so the loaders' cleaning runs too.
 
-Multi-News' main branch holds a loading script: `datasets` >= 4 refuses it and `sources.load_hub_split` reads the
-hub's Parquet export instead (`data_dir="default"`), which an online run caches under the config folder
-`default-data_dir=default`. The stand-in is that folder (`EXPORT_DATA_DIRS`), so the rehearsal walks the loader's
-fallback as a user's offline re-run does: the first call finds no `default` config, the export call finds this.
+Multi-News is read by two routes (`data.multinews`), and both have a stand-in holding the same clusters:
+(a) the raw files of the repository's main branch, which `hf_hub_download` caches in the hub cache
+(`HF_HUB_CACHE/datasets--alexfabbri--multi_news/{blobs,refs/main,snapshots/<commit>/data/train.src.cleaned, ...}`):
+`write_multinews_raw_files`, given a `hub_cache`, writes them there (`hub_models.write_revision`), one cluster per
+line, documents joined by " ||||| ", line breaks as NEWLINE_CHAR, as the real files hold them; with them the loader
+takes route (a), as `cdlm-nb rehearse` does. (b) The hub's Parquet export (`data_dir="default"`, read when the main
+branch's loading script is refused), which an online run caches under the config folder `default-data_dir=default`:
+the stand-in is that folder (`EXPORT_DATA_DIRS`), so without the raw files the rehearsal walks the loader's fallback
+as a user's offline re-run does: the first call finds no `default` config, the export call finds this.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from datasets.packaged_modules.parquet.parquet import Parquet
 
 from ...data.classification import load_newsgroups
 from ...data.hotpotqa import load_hotpotqa
-from ...data.multinews import RAW_SEPARATOR, load_multinews
+from ...data.multinews import HUB_RAW_FILES, MULTINEWS_HUB_ID, RAW_SEPARATOR, load_multinews
 from ...data.sources import require_path
 from ...errors import DataError
 from ...paths import shared_data_dir
@@ -166,11 +171,39 @@ def sample_root(shared: Path | None) -> Path:
     return found
 
 
-def build_hub_datasets(datasets_cache: Path, shared: Path | None = None) -> list[str]:
+def multinews_raw_files(splits: Splits) -> dict[str, bytes]:
+    """The repository's raw files (`HUB_RAW_FILES`) holding `splits` (hub layout rows): `data/val.src.cleaned` one
+    cluster per line with line breaks as NEWLINE_CHAR markers, `data/val.tgt` the summaries, line for line."""
+    def lines(texts: list[str]) -> bytes:
+        return "".join(text.replace("\n", " NEWLINE_CHAR ") + "\n" for text in texts).encode("utf-8")
+
+    files = {}
+    for split, rows in splits.items():
+        documents, summaries = HUB_RAW_FILES[split]
+        files[documents] = lines([row["document"] for row in rows])
+        files[summaries] = lines([row["summary"] for row in rows])
+    return files
+
+
+def write_multinews_raw_files(hub_cache: Path, splits: Splits) -> Path:
+    """Cache the raw files of `splits` as `hf_hub_download` leaves Multi-News' main branch in the hub cache
+    `hub_cache` (HF_HUB_CACHE); returns the snapshot folder."""
+    from .hub_models import repo_folder, write_revision
+
+    commit = write_revision(Path(hub_cache), MULTINEWS_HUB_ID, "main", multinews_raw_files(splits),
+                            repo_type="dataset")
+    return repo_folder(Path(hub_cache), MULTINEWS_HUB_ID, "dataset") / "snapshots" / commit
+
+
+def build_hub_datasets(datasets_cache: Path, shared: Path | None = None, hub_cache: Path | None = None) -> list[str]:
     """Write every hub dataset the gpu profile reads into `datasets_cache` (use it as HF_DATASETS_CACHE, with
-    HF_HUB_OFFLINE=1); return the hub ids written. A folder already there is reused as it is."""
+    HF_HUB_OFFLINE=1) and, given `hub_cache` (HF_HUB_CACHE), Multi-News' raw files there too; return the hub ids
+    written. A folder already there is reused as it is."""
     root = sample_root(shared)
     with tempfile.TemporaryDirectory(prefix="cdlm-nb-hub-datasets-") as scratch:
         for hub_id, make_splits in SPLIT_MAKERS.items():
-            write_hub_dataset(Path(datasets_cache), hub_id, make_splits(root), Path(scratch))
+            splits = make_splits(root)
+            write_hub_dataset(Path(datasets_cache), hub_id, splits, Path(scratch))
+            if hub_id == MULTINEWS_HUB_ID and hub_cache is not None:
+                write_multinews_raw_files(Path(hub_cache), splits)
     return list(SPLIT_MAKERS)

@@ -158,18 +158,20 @@ def commit_hash(repo_id: str, revision: str, blobs: Mapping[str, str]) -> str:
     return hashlib.sha1(_json(described)).hexdigest()
 
 
-def repo_folder(hub_cache: Path, repo_id: str) -> Path:
-    """`models--org--name`: the model repository's folder, named by huggingface_hub itself."""
+def repo_folder(hub_cache: Path, repo_id: str, repo_type: str = "model") -> Path:
+    """`models--org--name` (`datasets--org--name` for a dataset): the repository's folder, named by huggingface_hub
+    itself."""
     from huggingface_hub.file_download import repo_folder_name
 
-    return hub_cache / repo_folder_name(repo_id=repo_id, repo_type="model")
+    return hub_cache / repo_folder_name(repo_id=repo_id, repo_type=repo_type)
 
 
-def write_revision(hub_cache: Path, repo_id: str, revision: str, files: Mapping[str, bytes]) -> str:
+def write_revision(hub_cache: Path, repo_id: str, revision: str, files: Mapping[str, bytes],
+                   repo_type: str = "model") -> str:
     """Write one revision: blobs by hash, `snapshots/<commit>/<file>` as relative symlinks to them (as
     huggingface_hub makes them), and `refs/<revision>` holding the commit. A PR revision "refs/pr/7" is recorded at
     `refs/refs/pr/7`: huggingface_hub joins `refs/` and the revision name as it is. Returns the commit."""
-    folder = repo_folder(hub_cache, repo_id)
+    folder = repo_folder(hub_cache, repo_id, repo_type)
     (folder / "blobs").mkdir(parents=True, exist_ok=True)
     blobs = {name: blob_name(name, data) for name, data in files.items()}
     commit = commit_hash(repo_id, revision, blobs)

@@ -69,7 +69,7 @@ def build_standins(home: Path, run_dir: Path, shape: str = "tiny", echo: Callabl
     from .hub_models import SHAPES, build_hub_models
 
     models = build_hub_models(home / "hub", tokenizer_texts(), SHAPES[shape])
-    datasets = build_hub_datasets(home / "datasets")
+    datasets = build_hub_datasets(home / "datasets", hub_cache=home / "hub")  # Multi-News: also its raw files
     ecbplus = place_ecbplus(run_dir / "data" / "ecbplus")
     echo(f"stand-ins ({shape} models): {', '.join(models)}; datasets {', '.join(datasets)}; ECB+ at {ecbplus}")
 

@@ -1,5 +1,6 @@
-"""The hub-dataset stand-ins: the cache layout `datasets` looks up offline, and the package's unchanged loaders
-reading it with HF_HUB_OFFLINE=1 (in a subprocess, since `datasets` reads the environment when imported)."""
+"""The hub-dataset stand-ins: the cache layouts `datasets` and `hf_hub_download` look up offline, and the package's
+unchanged loaders reading them with HF_HUB_OFFLINE=1 (in a subprocess, since `datasets` and huggingface_hub read the
+environment when imported); Multi-News by each of its two hub routes alone, and the error when neither is there."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 from datasets import Features
 
+from cdlm_nb.data.multinews import HUB_RAW_FILES, MULTINEWS_HUB_ID
 from cdlm_nb.errors import DataError
 from cdlm_nb.tooling.rehearsal.hub_datasets import (
     EXPORT_DATA_DIRS,
@@ -47,11 +49,37 @@ print(json.dumps(counts))
 """
 
 
+#: Runs offline in a fresh interpreter: every Multi-News split by whichever route works, or the error; prints JSON.
+MULTINEWS_LOADS = """
+import json
+from cdlm_nb.data.multinews import load_multinews
+try:
+    print(json.dumps({split: load_multinews(split=split).to_list() for split in ("train", "validation", "test")}))
+except Exception as error:
+    print(json.dumps({"error": type(error).__name__, "message": str(error)}))
+"""
+
+
 @pytest.fixture(scope="module")
-def hub_cache(shared_data, tmp_path_factory) -> Path:
-    cache = tmp_path_factory.mktemp("hf-datasets-cache")
-    assert build_hub_datasets(cache, shared_data) == list(HUB_DATASETS)
-    return cache
+def standins(shared_data, tmp_path_factory) -> dict[str, Path]:
+    """The stand-ins as `cdlm-nb rehearse` writes them: `datasets`' cache, and the hub cache (Multi-News' raw files)."""
+    root = tmp_path_factory.mktemp("standins")
+    caches = {"datasets": root / "datasets", "hub": root / "hub"}
+    assert build_hub_datasets(caches["datasets"], shared_data, hub_cache=caches["hub"]) == list(HUB_DATASETS)
+    return caches
+
+
+@pytest.fixture(scope="module")
+def hub_cache(standins) -> Path:
+    return standins["datasets"]
+
+
+def offline_run(script: str, home: Path, hub: Path, datasets: Path) -> subprocess.CompletedProcess:
+    """`script` in a fresh interpreter with the hub off, reading the hub cache `hub` and `datasets`' `datasets`."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_HOME": str(home),
+           "HF_HUB_CACHE": str(hub), "HF_DATASETS_CACHE": str(datasets)}
+    return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120,
+                          check=False)
 
 
 def test_each_config_is_cached_where_datasets_looks_for_it_offline(hub_cache):
@@ -68,10 +96,8 @@ def test_each_config_is_cached_where_datasets_looks_for_it_offline(hub_cache):
         assert [path.name for path in folder.parent.parent.parent.iterdir() if path.is_dir()] == [folder_name]
 
 
-def test_the_unchanged_loaders_read_the_stand_ins_offline(hub_cache, tmp_path):
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_CACHE": str(hub_cache), "HF_HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", OFFLINE_LOADS], env=env, capture_output=True, text=True, timeout=120,
-                          check=False)
+def test_the_unchanged_loaders_read_the_stand_ins_offline(standins, tmp_path):
+    done = offline_run(OFFLINE_LOADS, tmp_path, standins["hub"], standins["datasets"])
     assert done.returncode == 0, done.stderr[-3000:]
     counts = json.loads(done.stdout.strip().splitlines()[-1])
     assert counts.pop("multinews/first documents") > 1  # the separator split the cluster back into its documents
@@ -89,3 +115,43 @@ def test_a_missing_sample_folder_is_named(tmp_path):
         build_hub_datasets(tmp_path / "cache", tmp_path)
     with pytest.raises(DataError, match=r"the sample corpora folder not found at .*nowhere"):
         sample_root(tmp_path / "nowhere")
+
+
+def test_multinews_raw_files_are_where_hf_hub_download_finds_them(standins):
+    from huggingface_hub import hf_hub_download
+
+    folder = standins["hub"] / "datasets--alexfabbri--multi_news"
+    commit = (folder / "refs" / "main").read_text()
+    for documents, summaries in HUB_RAW_FILES.values():
+        for name in (documents, summaries):
+            found = hf_hub_download(MULTINEWS_HUB_ID, name, repo_type="dataset", cache_dir=standins["hub"],
+                                    local_files_only=True)
+            assert Path(found) == folder / "snapshots" / commit / name and Path(found).resolve().parent.name == "blobs"
+    train = (folder / "snapshots" / commit / "data" / "train.src.cleaned").read_text(encoding="utf-8")
+    assert len(train.splitlines()) == 90 and " ||||| " in train and "NEWLINE_CHAR" in train
+
+
+def test_multinews_loads_by_each_hub_route_alone(standins, tmp_path):
+    """Raw files only -> route (a); the export only -> route (b), the same clusters; neither -> the error naming
+    both routes and the local copy (MULTINEWS_DIR)."""
+    empty = tmp_path / "empty"
+    runs = {"raw files only": (standins["hub"], empty / "datasets"),
+            "export only": (empty / "hub", standins["datasets"]),
+            "neither": (empty / "hub", empty / "datasets")}
+    results = {}
+    for name, (hub, datasets) in runs.items():
+        done = offline_run(MULTINEWS_LOADS, tmp_path / "home", hub, datasets)
+        assert done.returncode == 0, done.stderr[-3000:]
+        results[name] = (json.loads(done.stdout.strip().splitlines()[-1]), done.stderr)
+    raw, raw_log = results["raw files only"]
+    assert {split: len(rows) for split, rows in raw.items()} == {"train": 90, "validation": 30, "test": 30}
+    assert raw["validation"][0]["cluster_id"] == "validation-0" and len(raw["train"][0]["documents"]) > 1
+    assert "trying the next route" not in raw_log
+    export, export_log = results["export only"]
+    assert export == raw
+    assert "(a) the raw files data/train.src.cleaned and data/train.tgt" in export_log
+    assert "trying the next route" in export_log
+    error = results["neither"][0]
+    assert error["error"] == "OfflineError"
+    for route in ("(a) the raw files data/train.src.cleaned", "(b) the hub's Parquet export", "MULTINEWS_DIR"):
+        assert route in error["message"]

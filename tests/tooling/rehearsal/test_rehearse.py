@@ -46,6 +46,7 @@ def test_rehearse_runs_a_notebook_from_the_stand_ins(shared_data, tmp_path):  # 
     standins = tmp_path / "standins"
     assert (standins / "hub" / "models--allenai--longformer-base-4096" / "refs" / "refs" / "pr" / "7").is_file()
     assert (standins / "datasets" / "hotpotqa___hotpot_qa" / "distractor").is_dir()
+    assert (standins / "hub" / "datasets--alexfabbri--multi_news" / "refs" / "main").is_file()  # Multi-News route (a)
     assert (tmp_path / "data" / "ecbplus" / "ECB+" / "36").is_dir()  # where the gpu path's ECB+ download looks
     assert os.environ.get("HF_HUB_OFFLINE") == before
 
