@@ -1,7 +1,8 @@
 """cdlm_nb — the helper package behind the cdlm-notebooks tutorial.
 
 The notebooks call a few well-named functions per step; the logic lives here: a flat shared layer (tokenization,
-inputs, masking, attention_pattern, encoders, variants, plots, data/) and one subpackage per stage or task.
+inputs, collate, masking, attention_pattern, encoders, variants, finetuning, plots, data/) and one subpackage per
+stage or task. The machinery that runs, rehearses and publishes the notebooks is `cdlm_nb.tooling`.
 """
 
 from .profiles import get_profile, profile_names
