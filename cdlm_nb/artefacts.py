@@ -66,6 +66,12 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def fingerprint(*parts: object) -> str:
+    """A short hash of anything JSON can write (`str` for the rest): e.g. a cache entry's data and settings."""
+    text = json.dumps(parts, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 def _members(target: Path) -> list[Path]:
     """The files an artefact consists of: the file itself, or a folder's top-level files (no manifest, no
     temporary or hidden names)."""

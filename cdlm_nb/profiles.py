@@ -1,6 +1,6 @@
 """Run profiles, defined in one place: `smoke` (CI, seconds), `cpu` (offline default, minutes) and `gpu`
 (the papers' setting: Longformer-base, 4,096 tokens, real corpora from the hub), and `gpu-rehearsal`: gpu with
-only its sizes shrunk (`rehearsal.sizes`), which `cdlm-nb rehearse` runs offline from stand-ins of the downloads.
+only its sizes shrunk (`rehearsal_sizes`), which `cdlm-nb rehearse` runs offline from stand-ins of the downloads.
 
 A notebook's `parameters` cell holds only `PROFILE = "cpu"`; the next cell calls `setup(PROFILE, ...)` and
 reads the sections it needs (e.g. `session.profile.world`). Each section is a frozen dataclass with one value
@@ -10,12 +10,12 @@ live in `task_profiles` and are re-exported here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from .errors import ConfigError
 from .paper_models import PAPER_MODELS
+from .rehearsal_sizes import REHEARSAL_MINUTES, REHEARSAL_SIZES
 from .seeding import SEED
 from .task_profiles import (  # the downstream tasks' sections, re-exported here
     CDA,
@@ -266,9 +266,7 @@ def shrunk(section: Any, sizes: dict, where: str) -> Any:
 
 
 def rehearsal_of(profile: Profile) -> Profile:
-    """`profile` at the rehearsal's sizes (`rehearsal.sizes.REHEARSAL_SIZES`), every other field unchanged."""
-    from .rehearsal_sizes import REHEARSAL_MINUTES, REHEARSAL_SIZES
-
+    """`profile` at the rehearsal's sizes (`rehearsal_sizes.REHEARSAL_SIZES`), every other field unchanged."""
     sections = {name: shrunk(getattr(profile, name), sizes, f"rehearsal sizes [{name!r}]")
                 for name, sizes in REHEARSAL_SIZES.items()}
     return replace(profile, name=f"{profile.name}-rehearsal", minutes_budget=REHEARSAL_MINUTES,
@@ -276,37 +274,14 @@ def rehearsal_of(profile: Profile) -> Profile:
                                "from local stand-ins of the downloads (`cdlm-nb rehearse`)", **sections)
 
 
-class LazyProfiles(Mapping[str, Profile]):
-    """{profile name: Profile}, each profile built on its first lookup and kept: the rehearsal's sizes
-    (`rehearsal.sizes`) are read only when `gpu-rehearsal` is asked for, not when the package is imported."""
-
-    def __init__(self, builders: dict[str, Callable[[], Profile]]):
-        self._builders = builders
-        self._built: dict[str, Profile] = {}
-
-    def __getitem__(self, name: str) -> Profile:
-        if name not in self._built:
-            self._built[name] = self._builders[name]()  # an unknown name: KeyError, as a dict
-        return self._built[name]
-
-    def __contains__(self, name: object) -> bool:  # without building it
-        return name in self._builders
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._builders)
-
-    def __len__(self) -> int:
-        return len(self._builders)
-
-
-PROFILES: Mapping[str, Profile] = LazyProfiles({
-    "smoke": lambda: _build("smoke", "tiny models and data; checks that every notebook executes (CI)", "embedded", 8),
-    "cpu": lambda: _build("cpu", "the offline default: embedded world, tiny Longformer, minutes on a 2-core CPU",
-                          "embedded", 30),
-    "gpu": lambda: _build("gpu", "the papers' setting: Longformer-base, 4,096 tokens, real corpora from the hub, "
-                          "one GPU", "hub", 0),
-    "gpu-rehearsal": lambda: rehearsal_of(PROFILES["gpu"]),
-})
+PROFILES: dict[str, Profile] = {
+    "smoke": _build("smoke", "tiny models and data; checks that every notebook executes (CI)", "embedded", 8),
+    "cpu": _build("cpu", "the offline default: embedded world, tiny Longformer, minutes on a 2-core CPU",
+                  "embedded", 30),
+    "gpu": _build("gpu", "the papers' setting: Longformer-base, 4,096 tokens, real corpora from the hub, one GPU",
+                  "hub", 0),
+}
+PROFILES["gpu-rehearsal"] = rehearsal_of(PROFILES["gpu"])
 
 
 def profile_names() -> list[str]:

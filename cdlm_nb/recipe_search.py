@@ -15,7 +15,6 @@ notebook 11 does after 05 and 10) loads them and trains nothing.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -23,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .artefacts import fingerprint
 from .finetuning import cpu_state
 from .search_space import SearchSpace
 
@@ -111,12 +111,6 @@ class SearchResult:
                                                space.get("schedule", "linear")),
                    [SearchPoint(**p) for p in data["points"]], Recipe(**data["chosen"]), data["search_seconds"],
                    data["outcome"], cached=True)
-
-
-def fingerprint(*parts: Any) -> str:
-    """A short hash of anything JSON can write (`str` for the rest): the data, the training setting."""
-    text = json.dumps(parts, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 #: Config fields a search replaces (the learning rate and epochs it chooses) or that name other systems.

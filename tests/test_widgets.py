@@ -20,8 +20,8 @@ def test_default_values_follow_ipywidgets_without_defaults():
     assert values == {"pattern": "cdlm", "rate": 4, "flag": True}  # first option, slider middle on a step
 
 
-def test_explore_renders_once_statically_when_headless(monkeypatch, capsys):
-    monkeypatch.setenv("CDLM_NB_HEADLESS", "1")
+def _explore_recorded() -> list[dict]:
+    """`explore` of `render` with a pattern dropdown and two sliders; the values of every render it made."""
     calls = []
 
     def recording(**values):
@@ -29,6 +29,12 @@ def test_explore_renders_once_statically_when_headless(monkeypatch, capsys):
         return render(**values)
 
     explore(recording, pattern=["cdlm", "local"], mask_rate=(0.05, 0.5, 0.05), example=(0, 9, 1))
+    return calls
+
+
+def test_explore_renders_once_statically_when_headless(monkeypatch, capsys):
+    monkeypatch.setenv("CDLM_NB_HEADLESS", "1")
+    calls = _explore_recorded()
     assert calls == [{"pattern": "cdlm", "mask_rate": pytest.approx(0.25), "example": 4}]
     assert "cdlm|0.25" in capsys.readouterr().out  # IPython's display prints the text repr outside a kernel
 
@@ -114,13 +120,7 @@ def test_explore_renders_once_with_a_note_without_ipywidgets(monkeypatch, capsys
         monkeypatch.setenv("CDLM_NB_HEADLESS", "1")
     else:
         monkeypatch.delenv("CDLM_NB_HEADLESS", raising=False)
-    calls = []
-
-    def recording(**values):
-        calls.append(values)
-        return render(**values)
-
-    explore(recording, pattern=["cdlm", "local"], mask_rate=(0.05, 0.5, 0.05), example=(0, 9, 1))
+    calls = _explore_recorded()
     assert calls == [{"pattern": "cdlm", "mask_rate": pytest.approx(0.25), "example": 4}]
     out = capsys.readouterr().out
     assert "cdlm|0.25" in out

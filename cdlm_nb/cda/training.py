@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..finetuning import EarlyStopping, TrainSetup, train_steps
+from ..finetuning import EarlyStopping, TrainSetup, pieces, train_steps
 from .inputs import PairSet, side
 from .model import Output, SiameseCDA
 
@@ -28,15 +28,11 @@ def _loss(output: Output, pairs: PairSet, indices: list[int]) -> torch.Tensor:
     return torch.nn.functional.binary_cross_entropy_with_logits(output.logits, targets)
 
 
-def _chunks(n: int, size: int) -> list[list[int]]:
-    return [list(range(i, min(i + size, n))) for i in range(0, n, size)]
-
-
 def dev_loss(model: SiameseCDA, pairs: PairSet, batch_size: int) -> float:
     model.eval()
     with torch.inference_mode():
         losses = [(_loss(forward(model, pairs, idx), pairs, idx).item(), len(idx))
-                  for idx in _chunks(len(pairs), batch_size)]
+                  for idx in pieces(list(range(len(pairs))), batch_size)]
     return sum(loss * n for loss, n in losses) / len(pairs)
 
 
@@ -98,7 +94,7 @@ def predict(model: SiameseCDA, pairs: PairSet, batch_size: int) -> Predictions:
     probabilities, attention, cosine = [], [], []
     start = time.perf_counter()
     with torch.inference_mode():
-        for indices in _chunks(len(pairs), batch_size):
+        for indices in pieces(list(range(len(pairs))), batch_size):
             output = forward(model, pairs, indices)
             probabilities += torch.sigmoid(output.logits).tolist()
             for row, i in enumerate(indices):

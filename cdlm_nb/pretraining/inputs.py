@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..artefacts import check_artefact, fingerprint, save_folder
 from ..errors import DataError
 from ..inputs import (
     MIN_CLUSTER_DOCUMENTS,
@@ -28,7 +29,6 @@ from ..inputs import (
     tokenize_clusters,
     tokens_features,
 )
-from ..recipe_search import fingerprint
 from ..variants import SINGLE_DOCUMENT_VARIANTS, UNRELATED_DOCUMENT_VARIANTS, check_variant
 
 if TYPE_CHECKING:
@@ -138,8 +138,7 @@ class Packing:
         """The packing saved in the run folder, or None (none there, or damaged)."""
         if run_dir is None:
             return None
-        folder = Path(run_dir) / PACKED_FOLDER / self.name
-        return _load(folder, packed_features()) if _intact(folder) else None
+        return _read(Path(run_dir) / PACKED_FOLDER / self.name, packed_features())
 
     def build(self, run_dir: str | os.PathLike | None, echo: Echo = print) -> "Dataset":
         """The packing: read from the run folder, else built (its corpus tokenized once per run folder) and saved
@@ -202,27 +201,28 @@ def _document_count(clusters: "Dataset") -> int:
     return int(pc.sum(pc.list_value_length(clusters.with_format("arrow")["documents"])).as_py() or 0)
 
 
-def _intact(folder: Path) -> bool:
-    """A cached Arrow artefact there, whole (its manifest checked)."""
-    from ..artefacts import check_artefact
-
-    return folder.is_dir() and not check_artefact(folder, (DATA, INFO), echo=lambda _: None)
+def _read(folder: Path, features: "Features", echo: Echo | None = None) -> "Dataset | None":
+    """A cached Arrow artefact, memory-mapped; None when it is not there or damaged (said with `echo`, if given)."""
+    if not folder.is_dir():
+        return None
+    problems = check_artefact(folder, (DATA, INFO), echo=lambda _: None)
+    if problems:
+        if echo is not None:
+            echo(f"{folder}: damaged, building it again: " + "; ".join(problems))
+        return None
+    return _load(folder, features)
 
 
 def _cached(folder: Path | None, name: str | None, features: "Features",
             build: Callable[[Path | None], "Dataset"], echo: Echo) -> "Dataset":
     """`build(cache_file)` once per run folder: written as `folder/name` (`artefacts.save_folder`) and read back
     from there, memory-mapped; a damaged copy is said and rebuilt. In memory (`build(None)`) without a folder."""
-    from ..artefacts import check_artefact, save_folder
-
     if folder is None or name is None:
         return build(None)
     target = folder / name
-    if target.is_dir():
-        problems = check_artefact(target, (DATA, INFO), echo=lambda _: None)
-        if not problems:
-            return _load(target, features)
-        echo(f"{target}: damaged, building it again: " + "; ".join(problems))
+    hit = _read(target, features, echo)
+    if hit is not None:
+        return hit
 
     def write(temporary: Path) -> None:
         built = build(temporary / DATA)

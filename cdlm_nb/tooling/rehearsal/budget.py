@@ -9,10 +9,10 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ...rehearsal_sizes import REHEARSAL_MINUTES
+from ...runtime import PROBE_METRIC, matmul_gflops
 
 REFERENCE_GFLOPS = 150.0  # the 2-core CPU the budgets are stated for (notebook 00's probe)
 NOTEBOOK_SHARE = 0.25  # no notebook may take more than this share of the whole rehearsal's budget
-PROBE_METRIC = "env/matmul_gflops"  # recorded by notebook 00
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,6 @@ def notebook_times(results: Mapping[str, Any], probe_gflops: float, minutes: flo
 
 def probe_of(results: Mapping[str, Any]) -> float:
     """Notebook 00's probe from the run's metrics, else a fresh one on this machine (00 was not run)."""
-    from ...runtime import matmul_gflops
-
     return results["metrics"].get(PROBE_METRIC) or matmul_gflops()
 
 
