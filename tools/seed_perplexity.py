@@ -8,8 +8,9 @@ Train the seed's variants first, from the same base (the shipped one on `cpu`), 
     .venv/bin/python tools/seed_perplexity.py runs/cpu-seed14 --seed 14 --profile cpu
 
 Prints the metrics under notebook 03's names (`perplexity/<variant>` with its interval,
-`perplexity/facts_elsewhere/<variant>`, ...) and each variant's paired difference from CDLM with its paired
-bootstrap interval (`paired/<variant>`, `/ci_low`, `/ci_high`: the same resampled clusters for both) as JSON.
+`perplexity/facts_elsewhere/<variant>`, `copy_gain/<variant>`, ...) and each variant's paired difference from CDLM
+with its paired bootstrap interval (`paired/<variant>`, `/ci_low`, `/ci_high`: the same resampled clusters for
+both) as JSON.
 
 With several seeds' run folders, `--write-spread` writes their pretraining seed spread of notebook 03's metrics
 (the paired differences as `perplexity/paired/<variant>`) into baselines/<profile>.spread.json, where notebook
@@ -30,7 +31,7 @@ def seed_metrics(run_dir: str, seed: int, profile_name: str) -> dict[str, float]
     """Test perplexity of every variant of the profile pretrained with `seed` in `run_dir`, with the fact split."""
     from cdlm_nb import variants
     from cdlm_nb.data.corpora import pretraining_clusters
-    from cdlm_nb.perplexity import evaluate, fact_tokens, report
+    from cdlm_nb.perplexity import copy_gain, evaluate, fact_tokens, report
     from cdlm_nb.perplexity.bootstrap import paired_difference
     from cdlm_nb.profiles import get_profile
 
@@ -50,7 +51,9 @@ def seed_metrics(run_dir: str, seed: int, profile_name: str) -> dict[str, float]
         metrics |= {f"paired/{score.variant}": difference, f"paired/{score.variant}/ci_low": low,
                     f"paired/{score.variant}/ci_high": high}
     by_fact = fact_tokens.world_fact_results(models, tokenizer, test, profile)
-    return metrics | (fact_tokens.fact_metrics(by_fact) if by_fact is not None else {})
+    targets = copy_gain.probe_targets(test, profile, tokenizer)
+    gains = copy_gain.copy_gains(models, tokenizer, test, targets, config) if targets is not None else {}
+    return metrics | (fact_tokens.fact_metrics(by_fact) if by_fact is not None else {}) | copy_gain.copy_metrics(gains)
 
 
 def write_spread(by_seed: dict[int, dict[str, float]], profile: str, command: str) -> Path:

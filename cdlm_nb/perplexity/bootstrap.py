@@ -47,6 +47,17 @@ def bootstrap_interval(nll_sums: np.ndarray, token_counts: np.ndarray, n_resampl
     return _percentiles(values[total > 0], confidence)
 
 
+def ratio_interval(sums: np.ndarray, counts: np.ndarray, n_resamples: int = 1000, confidence: float = 0.95,
+                   seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
+    """Percentile bootstrap interval of sum(sums) / sum(counts), resampling units (one sum and count each) with
+    replacement: a per-token mean (e.g. the copy probe's gain) over units that hold different numbers of tokens."""
+    resampled = _resample_indices(len(sums), n_resamples, confidence, seed)
+    total = counts[resampled].sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a resample without a token: left out
+        values = sums[resampled].sum(axis=1) / total
+    return _percentiles(values[total > 0], confidence)
+
+
 def paired_difference(result: "PerplexityResult", reference: "PerplexityResult", n_resamples: int = 1000,
                       confidence: float = 0.95, seed: int = BOOTSTRAP_SEED) -> tuple[float, float, float]:
     """ppl(result) - ppl(reference) and its paired-bootstrap interval (same resampled clusters for both)."""
@@ -82,4 +93,5 @@ def _percentiles(values: np.ndarray, confidence: float) -> tuple[float, float]:
     return float(low), float(high)
 
 
-__all__ = ["BOOTSTRAP_SEED", "PerplexityResult", "bootstrap_interval", "paired_difference", "perplexity"]
+__all__ = ["BOOTSTRAP_SEED", "PerplexityResult", "bootstrap_interval", "paired_difference", "perplexity",
+           "ratio_interval"]

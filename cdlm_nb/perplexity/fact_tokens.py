@@ -37,12 +37,18 @@ FACT_GROUPS = {"facts_elsewhere": "fact stated in another document", "facts_alon
 ELSEWHERE, ALONE, OTHER = range(3)
 
 
+def located_statements(row: Mapping, documents: Sequence[str], facts: Sequence[Mapping],
+                       tokenizer: "PreTrainedTokenizerBase") -> list[dict]:
+    """`locate_facts` for one packed row (`pack_clusters`: `input_ids`, `doc_ids`, `sources`) of a world cluster."""
+    packed = [int(source.rsplit("/", 1)[1]) for source in row["sources"]]
+    return locate_facts(PackedExample(row["input_ids"], row["doc_ids"], packed), documents, facts, tokenizer)
+
+
 def token_groups(row: Mapping, documents: Sequence[str], facts: Sequence[Mapping],
                  tokenizer: "PreTrainedTokenizerBase") -> np.ndarray:
     """The group (`ELSEWHERE`, `ALONE`, `OTHER`) of every token of one packed row (`pack_clusters`: `input_ids`,
     `doc_ids`, `sources` = "<cluster>/<document index>") of a world cluster with these `documents` and `facts`."""
-    packed = [int(source.rsplit("/", 1)[1]) for source in row["sources"]]
-    located = locate_facts(PackedExample(row["input_ids"], row["doc_ids"], packed), documents, facts, tokenizer)
+    located = located_statements(row, documents, facts, tokenizer)
     stated_by: dict[str, set[int]] = defaultdict(set)
     for statement in located:
         if statement["correct"]:

@@ -42,7 +42,7 @@ TIMING_SEGMENT = r"(^|/)[a-z0-9_]*(_s|_seconds?|per_second|speedup|gflops)(/|$)"
 # reach), and by far less than their kind's 1e-5, itself far below what a code change moves (docs/experiments.md);
 # counts, F1 and accuracy stay bit for bit. Notebook 07's mean percentile ranks (`mpr/`) rank float32 attention
 # weights of the pretrained models: the same float noise, through a rank.
-FLOAT32_OUTPUTS = r"^(perplexity|learning_curve|attention_reach|mpr)/|^pretrain/(.*/)?[a-z_]*loss(/|$)"
+FLOAT32_OUTPUTS = r"^(perplexity|learning_curve|attention_reach|mpr|copy_gain)/|^pretrain/(.*/)?[a-z_]*loss(/|$)"
 KINDS: tuple[MetricKind, ...] = (
     MetricKind("timing", TIMING_SEGMENT, timing=True),
     # On another CPU the outputs of models each machine pretrained itself move further: rtol_elsewhere is about

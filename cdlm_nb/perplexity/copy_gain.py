@@ -1,0 +1,248 @@
+"""The copy probe: does a model read another document's statement of the fact it is asked to predict?
+
+Perplexity mixes every reason a masked token is easy; this measures one mechanism, the one CD-MLM is built for.
+For every statement of a fact that another packed document of the cluster also states correctly (its *witnesses*),
+the statement's tokens are masked whole on top of the usual evaluation masks and scored twice: once with the
+witnesses readable, once with them masked too (not predicted, so the global attention is the same in both inputs).
+
+    copy gain = NLL(statement | witnesses hidden) - NLL(statement | witnesses readable)   (nats per token)
+
+A model that never reads the other documents scores both inputs alike: its gain is 0, the probe's floor. The
+interval is a percentile bootstrap over the probed facts (one fact of one cluster is one unit), and two models
+are compared with a *paired* bootstrap over the same units.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..collate import pad_batch
+from ..errors import DataError
+from ..masking import IGNORE_INDEX, CrossDocumentMLMCollator
+from ..variants import attention_pattern_of
+from .bootstrap import BOOTSTRAP_SEED, ratio_interval
+from .evaluate import EVAL_MASK_SEED, masked_token_nll, require_doc_ids
+from .fact_tokens import located_statements
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import torch
+    from datasets import Dataset
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+    from ..encoders import Encoder
+    from ..profiles import PretrainConfig, Profile
+
+
+@dataclass(frozen=True)
+class CopyTarget:
+    """One probed statement of one packed row: its token positions and those of its witnesses."""
+
+    unit: str  # "<cluster>/<fact>": the bootstrap's unit
+    target: tuple[int, ...]
+    witnesses: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class CopyGain:
+    """A model's copy gain, its bootstrap interval and the per-unit sums behind them."""
+
+    variant: str
+    gain: float  # nats per token: mean NLL with the witnesses hidden minus with them readable
+    ci_low: float
+    ci_high: float
+    readable_nll: float  # nats per token, witnesses readable
+    hidden_nll: float  # nats per token, witnesses masked
+    n_tokens: int
+    n_statements: int
+    units: tuple[str, ...] = field(repr=False, default=())
+    gain_sums: tuple[float, ...] = field(repr=False, default=())  # per unit: summed NLL(hidden) - NLL(readable)
+    token_counts: tuple[int, ...] = field(repr=False, default=())
+
+
+def copy_targets(row: Mapping, documents: Sequence[str], facts: Sequence[Mapping],
+                 tokenizer: "PreTrainedTokenizerBase") -> list[CopyTarget]:
+    """Every correct fact statement of one packed row whose fact another packed document states correctly too."""
+    statements = [s for s in located_statements(row, documents, facts, tokenizer) if s["correct"]]
+    by_fact: dict[str, list[Mapping]] = defaultdict(list)
+    for statement in statements:
+        by_fact[statement["fact"]].append(statement)
+    targets = []
+    for fact, stated in by_fact.items():
+        for statement in stated:
+            witnesses = [p for other in stated if other["doc"] != statement["doc"] for p in other["positions"]]
+            if witnesses:
+                targets.append(CopyTarget(f"{row['cluster_id']}/{fact}", tuple(statement["positions"]),
+                                          tuple(witnesses)))
+    return targets
+
+
+def probe_pair(original: "torch.Tensor", masked: "torch.Tensor", predicted: "torch.Tensor", target: Sequence[int],
+               witnesses: Sequence[int], mask_id: int,
+               collator: CrossDocumentMLMCollator) -> tuple[dict, dict]:
+    """The two inputs of one probed statement (witnesses readable, witnesses hidden), each a dict of
+    `input_ids`, `global_attention_mask` and `labels` (the statement's tokens only).
+
+    `original` is the row's tokens, `masked` and `predicted` its evaluation masks (`collator.mask_row`)."""
+    import torch
+
+    target, witnesses = list(target), list(witnesses)
+    predicted = predicted.clone()
+    predicted[witnesses], predicted[target] = False, True  # global attention alike in both inputs
+    readable = masked.clone()
+    readable[witnesses] = original[witnesses]  # the other documents' statements, as written
+    readable[target] = mask_id
+    hidden = readable.clone()
+    hidden[witnesses] = mask_id  # ... or masked, and not predicted
+    labels = torch.full_like(original, IGNORE_INDEX)
+    labels[target] = original[target]
+    is_global = collator.global_attention(original, predicted)
+    return ({"input_ids": readable, "global_attention_mask": is_global, "labels": labels},
+            {"input_ids": hidden, "global_attention_mask": is_global, "labels": labels})
+
+
+def copy_gain(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
+              targets: Sequence[Sequence[CopyTarget]], variant: str, seed: int = EVAL_MASK_SEED,
+              batch_size: int = 8, n_resamples: int = 1000, name: str | None = None) -> CopyGain:
+    """`variant`'s copy gain on packed `examples`, probing `targets[i]` in row i (`world_copy_targets`), under
+    the evaluation masks of `evaluate_perplexity` (the same `seed`) and the variant's attention pattern; `name`
+    labels the result when the model is not that variant (the start, read with CDLM's pattern)."""
+    import torch
+
+    from ..progress import progress
+
+    collator = CrossDocumentMLMCollator(tokenizer, pattern=attention_pattern_of(variant), seed=seed)
+    pairs, units = [], []
+    for ids, row_targets in zip(examples["input_ids"], targets):
+        original = torch.as_tensor(ids, dtype=torch.long)
+        masked = collator.mask_row(original)
+        for probe in row_targets:
+            pairs.append(probe_pair(original, masked.input_ids, masked.predicted, probe.target, probe.witnesses,
+                                    tokenizer.mask_token_id, collator))
+            units.append(probe.unit)
+    if not pairs:
+        raise DataError(f"copy_gain: no fact statement of {len(examples)} rows has a witness in another document")
+    nll = {"readable": [], "hidden": []}
+    was_training = model.training
+    model.eval()
+    try:
+        for start in progress(range(0, len(pairs), batch_size), desc=f"copy probe {variant}"):
+            chunk = pairs[start:start + batch_size]
+            for k, name in enumerate(nll):
+                batch = pad_batch([pair[k] for pair in chunk],
+                                  {"input_ids": tokenizer.pad_token_id, "labels": IGNORE_INDEX})
+                nll[name].append(masked_token_nll(model, batch))
+    finally:
+        model.train(was_training)
+    readable, hidden = np.concatenate(nll["readable"]), np.concatenate(nll["hidden"])
+    counts = np.array([len(pair[0]["labels"][pair[0]["labels"] != IGNORE_INDEX]) for pair in pairs])
+    statement_gain = np.add.reduceat(hidden - readable, np.r_[0, np.cumsum(counts)[:-1]])
+    unit_ids, index = np.unique(units, return_inverse=True)
+    gain_sums, token_counts = np.bincount(index, statement_gain), np.bincount(index, counts).astype(int)
+    low, high = ratio_interval(gain_sums, token_counts, n_resamples)
+    n = counts.sum()
+    return CopyGain(name or variant, float(gain_sums.sum() / n), low, high, float(readable.sum() / n),
+                    float(hidden.sum() / n), int(n), len(pairs), tuple(unit_ids.tolist()), tuple(gain_sums.tolist()),
+                    tuple(token_counts.tolist()))
+
+
+def paired_gain_difference(result: CopyGain, reference: CopyGain, n_resamples: int = 1000,
+                           seed: int = BOOTSTRAP_SEED) -> tuple[float, float, float]:
+    """gain(result) - gain(reference) and its paired-bootstrap interval (the same resampled facts for both)."""
+    if result.units != reference.units or result.token_counts != reference.token_counts:
+        raise DataError("paired_gain_difference needs two copy gains on the same probed statements")
+    difference = np.array(result.gain_sums) - np.array(reference.gain_sums)
+    low, high = ratio_interval(difference, np.array(result.token_counts), n_resamples, seed=seed)
+    return result.gain - reference.gain, low, high
+
+
+def world_copy_targets(examples: "Dataset", clusters: "Dataset", facts: "Dataset",
+                       tokenizer: "PreTrainedTokenizerBase") -> list[list[CopyTarget]]:
+    """`copy_targets` of every packed example, from the world's clusters and fact statements of the same split."""
+    require_doc_ids(examples, "world_copy_targets")
+    documents = dict(zip(clusters["cluster_id"], clusters["documents"]))
+    by_cluster: dict[str, list[dict]] = defaultdict(list)
+    for fact in facts:
+        by_cluster[fact["cluster_id"]].append(fact)
+    return [copy_targets(row, documents[row["cluster_id"]], by_cluster[row["cluster_id"]], tokenizer)
+            for row in examples]
+
+
+def probe_targets(examples: "Dataset", profile: "Profile", tokenizer: "PreTrainedTokenizerBase",
+                  split: str = "test") -> list[list[CopyTarget]] | None:
+    """`world_copy_targets` of the packed `split` examples of the profile's world; None on another corpus (only
+    the world knows which of its tokens state which fact)."""
+    if profile.data_source != "embedded":
+        return None
+    from ..data.corpora import world
+
+    made = world(profile.world)
+    return world_copy_targets(examples, made.clusters[split], made.facts[split], tokenizer)
+
+
+def copy_gains(models: Mapping[str, "Encoder"], tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
+               targets: Sequence[Sequence[CopyTarget]], config: "PretrainConfig",
+               start: "Encoder | None" = None) -> dict[str, CopyGain]:
+    """`copy_gain` of every model, with `config`'s evaluation batch and resamples. With `start` (the model every
+    variant started from), a first entry `"start"` reads it with CDLM's pattern: what CDLM inherits."""
+    measured = ([("start", start, "cdlm")] if start is not None else []) + [
+        (variant, encoder, variant) for variant, encoder in models.items()]
+    return {name: copy_gain(encoder.model, tokenizer, examples, targets, variant, batch_size=config.eval_batch_size,
+                            n_resamples=config.bootstrap_resamples, name=name)
+            for name, encoder, variant in measured}
+
+
+#: The start's row label: the model every variant started from, read with CDLM's pattern.
+START_LABEL = "Start (masked tokens global)"
+
+
+def _label(name: str) -> str:
+    from ..variants import display_name
+
+    return START_LABEL if name == "start" else display_name(name)
+
+
+def copy_table(gains: Mapping[str, CopyGain], reference: str = "cdlm", n_resamples: int = 1000) -> "pd.DataFrame":
+    """Per model: copy gain with its interval, the two NLLs it is the difference of, and the paired difference
+    from `reference` (CDLM); the floor (0: reads no other document) is the first row."""
+    import pandas as pd
+
+    rows = {"floor: reads no other document": {"copy gain (nats/token)": 0.0}}
+    for variant, result in gains.items():
+        row = {"copy gain (nats/token)": round(result.gain, 3),
+               "95 % interval": f"{result.ci_low:+.3f} to {result.ci_high:+.3f}",
+               "NLL, witnesses readable": round(result.readable_nll, 3),
+               "NLL, witnesses hidden": round(result.hidden_nll, 3),
+               "statements": result.n_statements, "tokens": result.n_tokens}
+        if reference in gains and variant != reference:
+            diff, low, high = paired_gain_difference(result, gains[reference], n_resamples)
+            row[f"− {_label(reference)}"] = f"{diff:+.3f} ({low:+.3f} to {high:+.3f})"
+        rows[_label(variant)] = row
+    return pd.DataFrame.from_dict(rows, orient="index").fillna("")
+
+
+def copy_metrics(gains: Mapping[str, CopyGain]) -> dict[str, float]:
+    """`copy_gain/<variant>` and its interval (`/ci_low`, `/ci_high`) for results.json."""
+    metrics = {}
+    for variant, result in gains.items():
+        metrics |= {f"copy_gain/{variant}": result.gain, f"copy_gain/{variant}/ci_low": result.ci_low,
+                    f"copy_gain/{variant}/ci_high": result.ci_high}
+    return metrics
+
+
+def copy_readings(gains: Mapping[str, CopyGain]) -> list[str]:
+    """Per model: does it read the witnesses (interval above 0), and how much of the statement's NLL that saves;
+    or not (interval covering 0: at the floor; below 0: hurt by them)?"""
+    lines = []
+    for variant, result in gains.items():
+        share = f"{result.gain / result.hidden_nll:.1%} of its {result.hidden_nll:.2f} nats/token without them"
+        verdict = (f"reads the other documents' statements, saving {share}" if result.ci_low > 0 else
+                   "is hurt by them" if result.ci_high < 0 else "does not read them: at the floor")
+        lines.append(f"{_label(variant)}: copy gain {result.gain:+.3f} nats/token "
+                     f"({result.ci_low:+.3f} to {result.ci_high:+.3f}) — {verdict}.")
+    return lines

@@ -1,0 +1,153 @@
+"""Can a model of this family copy at all? A synthetic task whose answer is only in another part of the input.
+
+Each input is a document written twice, `<s> doc </s> doc' </s>`, with tokens of the second copy masked; `doc'`
+is the document itself (a fixed offset: the model can copy by position) or its sentences shuffled (the answer
+moved: the model must find it by content, as a fact stated in another document). The copy gain is measured as
+the copy probe measures it (`perplexity.copy_gain`): the masked tokens scored with the first copy readable, and
+with another document of the same length in its place.
+
+`tools/copy_task.py` runs the grid of docs/experiments.md ("Can the cpu model copy?"); the test suite keeps a
+short run of it, which fails if the attention path cannot carry a copy at all.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..collate import pad_batch
+from ..masking import IGNORE_INDEX
+
+if TYPE_CHECKING:
+    import torch
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+
+@dataclass(frozen=True)
+class CopyTask:
+    """One setting of the task."""
+
+    length: int = 24  # tokens per copy (documents are cut to it; shorter ones are not used)
+    shuffle: bool = False  # the second copy's sentences in another order: copy by content, not by position
+    mask_rate: float = 0.3  # share of the second copy's tokens predicted (all of them become <mask>)
+    steps: int = 300  # rounded up to a multiple of the measuring interval
+    batch_size: int = 32
+    learning_rate: float = 1e-3
+    warmup_steps: int = 30
+    seed: int = 0
+
+
+def sentences(ids: Sequence[int], stops: set[int]) -> list[list[int]]:
+    """`ids` cut after every token in `stops` (the tokenizer's full stops)."""
+    out, current = [], []
+    for token in ids:
+        current.append(token)
+        if token in stops:
+            out.append(current)
+            current = []
+    return out + ([current] if current else [])
+
+
+def copy_input(first: Sequence[int], second: Sequence[int], tokenizer: "PreTrainedTokenizerBase",
+               mask_rate: float, rng: random.Random) -> dict:
+    """`<s> first </s> second </s>` with a `mask_rate` share of `second`'s tokens masked and labelled."""
+    ids = [tokenizer.bos_token_id, *first, tokenizer.eos_token_id, *second, tokenizer.eos_token_id]
+    labels = [IGNORE_INDEX] * len(ids)
+    for position in range(len(first) + 2, len(ids) - 1):
+        if rng.random() < mask_rate:
+            labels[position], ids[position] = ids[position], tokenizer.mask_token_id
+    return {"input_ids": ids, "labels": labels}
+
+
+def task_documents(texts: Sequence[str], tokenizer: "PreTrainedTokenizerBase", length: int) -> list[list[int]]:
+    """Every text's first `length` tokens, for the texts that have that many."""
+    encoded = tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+    return [ids[:length] for ids in encoded if len(ids) >= length]
+
+
+class CopyTaskData:
+    """Training batches and the fixed evaluation pairs of one `CopyTask` over tokenized documents."""
+
+    def __init__(self, task: CopyTask, tokenizer: "PreTrainedTokenizerBase", train: list[list[int]],
+                 heldout: list[list[int]], n_eval: int = 64) -> None:
+        self.task, self.tokenizer, self.train = task, tokenizer, train
+        self.stops = set(tokenizer(".", add_special_tokens=False)["input_ids"])
+        self.rng = random.Random(task.seed)
+        rng = random.Random(task.seed + 1)
+        self.eval_pairs = []
+        for _ in range(n_eval):  # (first copy readable, another document instead), the same masks in both
+            doc, other = rng.choice(heldout), rng.choice(heldout)
+            second, mask_seed = self.second_copy(doc, rng), rng.random()
+            self.eval_pairs.append(tuple(copy_input(first, second, tokenizer, task.mask_rate,
+                                                    random.Random(mask_seed)) for first in (doc, other)))
+
+    def second_copy(self, doc: list[int], rng: random.Random) -> list[int]:
+        if not self.task.shuffle:
+            return list(doc)
+        parts = sentences(doc, self.stops)
+        rng.shuffle(parts)
+        return [token for part in parts for token in part]
+
+    def batch(self, size: int) -> dict:
+        """`size` fresh training inputs, collated."""
+        rows = []
+        for _ in range(size):
+            doc = self.rng.choice(self.train)
+            rows.append(copy_input(doc, self.second_copy(doc, self.rng), self.tokenizer, self.task.mask_rate,
+                                   self.rng))
+        return collate(rows, self.tokenizer)
+
+
+def collate(rows: list[dict], tokenizer: "PreTrainedTokenizerBase") -> dict:
+    return pad_batch(rows, {"input_ids": tokenizer.pad_token_id, "labels": IGNORE_INDEX})
+
+
+def copy_task_gain(model: "PreTrainedModel", data: CopyTaskData, batch_size: int = 16) -> tuple[float, float]:
+    """(NLL per masked token with the first copy readable, copy gain = NLL with another document instead minus
+    that), on `data`'s evaluation pairs."""
+    from .heldout import masked_token_nll
+
+    was_training = model.training
+    model.eval()
+    try:
+        nll = [np.concatenate([masked_token_nll(model, collate([pair[k] for pair in data.eval_pairs[i:i + batch_size]],
+                                                               data.tokenizer))
+                               for i in range(0, len(data.eval_pairs), batch_size)]) for k in (0, 1)]
+    finally:
+        model.train(was_training)
+    return float(nll[0].mean()), float(nll[1].mean() - nll[0].mean())
+
+
+def train_copy_task(model: "PreTrainedModel", data: CopyTaskData, every: int = 0,
+                    report: Callable[[int, float, float], object] | None = None) -> list[tuple[int, float, float]]:
+    """Train `model` on the task with the one fine-tuning loop (`finetuning.train_steps`: AdamW, warm-up over the
+    first `warmup_steps`, then constant), a fresh batch every step; return (step, readable NLL, copy gain) at step
+    0, every `every` steps and at the end, each also handed to `report` when given."""
+    from ..finetuning import TrainSetup, train_steps
+
+    task = data.task
+    every = every or task.steps
+    history = []
+
+    def measure(epoch: int) -> None:
+        history.append((epoch * every, *copy_task_gain(model, data)))
+        if report is not None:
+            report(*history[-1])
+
+    measure(0)
+    setup = TrainSetup(epochs=-(-task.steps // every), batch_size=task.batch_size, learning_rate=task.learning_rate,
+                       seed=task.seed, warmup=task.warmup_steps / task.steps, decay=False, random_batches=True)
+    train_steps(model, [1] * (every * task.batch_size), lambda batch: model(**data.batch(len(batch))).loss, setup,
+                after_epoch=measure, what="copy-task inputs")
+    return history
+
+
+def full_attention_copy(model: "PreTrainedModel", length: int) -> "torch.nn.Module":
+    """`model` with a window wide enough that every token of a `length`-token input sees every other."""
+    from ..encoders import with_attention_window
+
+    return with_attention_window(model, 2 * (length // 2 + 8))

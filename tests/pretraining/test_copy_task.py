@@ -1,0 +1,54 @@
+"""The copy task: its inputs, and a short run showing the cpu model's attention path can carry a copy at all."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from cdlm_nb.masking import IGNORE_INDEX
+from cdlm_nb.pretraining import copy_task
+
+
+def test_copy_input_masks_only_the_second_copy(tiny_tokenizer):
+    first = tiny_tokenizer("the trial was held in Harare.", add_special_tokens=False)["input_ids"]
+    row = copy_task.copy_input(first, first, tiny_tokenizer, 0.5, random.Random(0))
+    n = len(first)
+    assert row["input_ids"][1:n + 1] == first and all(label == IGNORE_INDEX for label in row["labels"][:n + 2])
+    masked = [i for i, label in enumerate(row["labels"]) if label != IGNORE_INDEX]
+    assert masked and all(n + 2 <= i < 2 * n + 2 for i in masked)
+    assert all(row["input_ids"][i] == tiny_tokenizer.mask_token_id and row["labels"][i] == first[i - n - 2]
+               for i in masked)
+
+
+def test_sentences_cut_after_each_stop_and_keep_every_token():
+    assert copy_task.sentences([5, 1, 6, 7, 1, 8], {1}) == [[5, 1], [6, 7, 1], [8]]
+
+
+@pytest.mark.slow
+def test_the_shipped_start_learns_to_copy_by_position_and_both_attentions_agree():
+    """300 steps of a 24-token document written twice (copy by position) from the shipped cpu start: the copy
+    gain leaves 0 (docs/experiments.md, "Can the cpu model copy?"); Hugging Face's attention scores the trained
+    model as the fast one does."""
+    import torch
+    from transformers import AutoTokenizer, LongformerForMaskedLM
+
+    from cdlm_nb.data.corpora import world
+    from cdlm_nb.longformer_attention import use_fast_attention, use_hf_attention
+    from cdlm_nb.pretraining.shipped_base import shipped_base_dir
+    from cdlm_nb.profiles import get_profile
+
+    torch.manual_seed(0)
+    folder = shipped_base_dir("cpu", "base-long")
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    model = use_fast_attention(copy_task.full_attention_copy(LongformerForMaskedLM.from_pretrained(folder), 51))
+    made = world(get_profile("cpu").world)
+    texts = {split: [d for docs in made.clusters[split]["documents"] for d in docs] for split in ("train", "dev")}
+    task = copy_task.CopyTask(length=24, steps=300)
+    data = copy_task.CopyTaskData(task, tokenizer, copy_task.task_documents(texts["train"], tokenizer, 24),
+                                  copy_task.task_documents(texts["dev"], tokenizer, 24), n_eval=32)
+    history = copy_task.train_copy_task(model, data)
+    assert abs(history[0][2]) < 0.05 and history[-1][2] > 0.2
+    fast = copy_task.copy_task_gain(model, data)
+    hf = copy_task.copy_task_gain(use_hf_attention(model), data)
+    assert fast == pytest.approx(hf, abs=1e-3)
