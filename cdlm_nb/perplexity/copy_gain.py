@@ -26,8 +26,8 @@ from ..errors import DataError
 from ..masking import IGNORE_INDEX, CrossDocumentMLMCollator
 from ..variants import attention_pattern_of
 from .bootstrap import BOOTSTRAP_SEED, ratio_interval
-from .evaluate import EVAL_MASK_SEED, masked_token_nll, require_doc_ids
-from .fact_tokens import located_statements
+from .evaluate import EVAL_MASK_SEED, masked_token_nll
+from .fact_tokens import located_statements, world_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -164,13 +164,8 @@ def paired_gain_difference(result: CopyGain, reference: CopyGain, n_resamples: i
 def world_copy_targets(examples: "Dataset", clusters: "Dataset", facts: "Dataset",
                        tokenizer: "PreTrainedTokenizerBase") -> list[list[CopyTarget]]:
     """`copy_targets` of every packed example, from the world's clusters and fact statements of the same split."""
-    require_doc_ids(examples, "world_copy_targets")
-    documents = dict(zip(clusters["cluster_id"], clusters["documents"]))
-    by_cluster: dict[str, list[dict]] = defaultdict(list)
-    for fact in facts:
-        by_cluster[fact["cluster_id"]].append(fact)
-    return [copy_targets(row, documents[row["cluster_id"]], by_cluster[row["cluster_id"]], tokenizer)
-            for row in examples]
+    return [copy_targets(row, documents, row_facts, tokenizer)
+            for row, documents, row_facts in world_rows(examples, clusters, facts, "world_copy_targets")]
 
 
 def probe_targets(examples: "Dataset", profile: "Profile", tokenizer: "PreTrainedTokenizerBase",

@@ -11,7 +11,7 @@ from its window). Same masks as `evaluate_perplexity`, so the groups split the s
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -59,16 +59,23 @@ def token_groups(row: Mapping, documents: Sequence[str], facts: Sequence[Mapping
     return groups
 
 
-def world_token_groups(examples: "Dataset", clusters: "Dataset", facts: "Dataset",
-                       tokenizer: "PreTrainedTokenizerBase") -> list[np.ndarray]:
-    """`token_groups` of every packed example, from the world's clusters and fact statements of the same split."""
-    require_doc_ids(examples, "world_token_groups")
+def world_rows(examples: "Dataset", clusters: "Dataset", facts: "Dataset",
+               caller: str) -> Iterator[tuple[dict, list[str], list[dict]]]:
+    """Every packed example with its cluster's documents and fact statements (the world's, of the same split)."""
+    require_doc_ids(examples, caller)
     documents = dict(zip(clusters["cluster_id"], clusters["documents"]))
     by_cluster: dict[str, list[dict]] = defaultdict(list)
     for fact in facts:
         by_cluster[fact["cluster_id"]].append(fact)
-    return [token_groups(row, documents[row["cluster_id"]], by_cluster[row["cluster_id"]], tokenizer)
-            for row in examples]
+    for row in examples:
+        yield row, documents[row["cluster_id"]], by_cluster[row["cluster_id"]]
+
+
+def world_token_groups(examples: "Dataset", clusters: "Dataset", facts: "Dataset",
+                       tokenizer: "PreTrainedTokenizerBase") -> list[np.ndarray]:
+    """`token_groups` of every packed example, from the world's clusters and fact statements of the same split."""
+    return [token_groups(row, documents, row_facts, tokenizer)
+            for row, documents, row_facts in world_rows(examples, clusters, facts, "world_token_groups")]
 
 
 def perplexity_by_fact_group(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
