@@ -14,12 +14,18 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..artefacts import copy_folder, record_manifest, write_text_atomic
 from ..errors import ConfigError
-from ..variants import RESULT_FILE, PretrainResult, check_variant, model_dir
+from ..processes import is_main_process, main_process_first
+from ..variants import RESULT_FILE, PretrainResult, check_variant, load_result, model_dir
 from .shipped_base import shipped_base_dir
 from .stages import initial_encoder, pretrain_base, save_released, train_variant
+
+if TYPE_CHECKING:
+    from ..encoders import Encoder
+    from ..profiles import Profile
 
 #: The fields of a `cdlm-nb pretrain --config FILE` JSON file (all optional).
 SCRIPT_FIELDS = {
@@ -85,9 +91,18 @@ def pretrain_from_config(path: str | os.PathLike) -> list[PretrainResult]:
     profile = replace(profile, pretrain=config, encoder=encoder)
     resume = settings.get("resume", True)
     start, _ = pretrain_base(profile, initial, clusters, output, resume=resume, echo=to_stderr)
-    return [save_released(variant, profile, start, output, to_stderr, seed) if variant == "longformer" else
+    return [saved_once(profile, start, output, seed) if variant == "longformer" else
             train_variant(variant, config, profile, start, clusters, output, resume=resume, seed=seed)
             for variant in variants]
+
+
+def saved_once(profile: "Profile", start: "Encoder", output: Path, seed: int) -> PretrainResult:
+    """Longformer (the start, unchanged) saved by the main process of a multi-process job; the others read its
+    result once it is written (two processes saving one folder would remove each other's unfinished files)."""
+    with main_process_first():
+        if is_main_process():
+            return save_released("longformer", profile, start, output, to_stderr, seed)
+    return load_result(output, "longformer", seed, profile.pretrain)
 
 
 def to_stderr(message: str) -> None:

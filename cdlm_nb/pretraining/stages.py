@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
+from ..processes import main_process_first
 from ..variants import (
     PretrainResult,
     display_name,
@@ -114,8 +115,9 @@ def pretrain_base(profile: "Profile", encoder: "Encoder", clusters: "Pretraining
         return encoder, []
     results, model, trained = [], encoder, config.max_length  # random positions: none to copy out
     for variant, stage, inputs in base_stages(config):
-        if shipped and resume and finished_result(run_dir, variant, stage, len(clusters.train)) is None:
-            install_shipped_base(profile.name, variant, stage, encoder, len(clusters.train), run_dir, echo)
+        with main_process_first():  # one process copies the shipped stage; the others then find it finished
+            if shipped and resume and finished_result(run_dir, variant, stage, len(clusters.train)) is None:
+                install_shipped_base(profile.name, variant, stage, encoder, len(clusters.train), run_dir, echo)
         wide = full_attention(model, stage.max_length, trained)
         results.append(reuse_or_pretrain(variant, stage, profile, wide, clusters, run_dir, resume, echo, inputs))
         model, trained = load_pretrained(run_dir, variant), stage.max_length
