@@ -170,14 +170,16 @@ def world_copy_targets(examples: "Dataset", clusters: "Dataset", facts: "Dataset
 
 def probe_targets(examples: "Dataset", profile: "Profile", tokenizer: "PreTrainedTokenizerBase",
                   split: str = "test") -> list[list[CopyTarget]] | None:
-    """`world_copy_targets` of the packed `split` examples of the profile's world; None on another corpus (only
-    the world knows which of its tokens state which fact)."""
+    """`world_copy_targets` of the packed `split` examples of the profile's world; None where there is nothing
+    to probe: another corpus (only the world knows which of its tokens state which fact), or no statement with a
+    witness (a few short clusters)."""
     if profile.data_source != "embedded":
         return None
     from ..data.corpora import world
 
     made = world(profile.world)
-    return world_copy_targets(examples, made.clusters[split], made.facts[split], tokenizer)
+    targets = world_copy_targets(examples, made.clusters[split], made.facts[split], tokenizer)
+    return targets if any(targets) else None
 
 
 def copy_gains(models: Mapping[str, "Encoder"], tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
