@@ -133,10 +133,10 @@ def copy_gain(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", ex
     try:
         for start in progress(range(0, len(pairs), batch_size), desc=f"copy probe {variant}"):
             chunk = pairs[start:start + batch_size]
-            for k, name in enumerate(nll):
+            for k, condition in enumerate(nll):
                 batch = pad_batch([pair[k] for pair in chunk],
                                   {"input_ids": tokenizer.pad_token_id, "labels": IGNORE_INDEX})
-                nll[name].append(masked_token_nll(model, batch))
+                nll[condition].append(masked_token_nll(model, batch))
     finally:
         model.train(was_training)
     readable, hidden = np.concatenate(nll["readable"]), np.concatenate(nll["hidden"])

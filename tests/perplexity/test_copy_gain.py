@@ -79,6 +79,8 @@ def test_local_attention_gains_exactly_nothing_from_witnesses_out_of_reach(world
     local = cg.copy_gain(long_model, tiny_tokenizer, examples, far, "local", n_resamples=50)
     assert set(local.gain_sums) == {0.0} and local.n_statements == sum(map(len, far))  # bit for bit
     cdlm = cg.copy_gain(long_model, tiny_tokenizer, examples, far, "cdlm", n_resamples=50)
+    named = cg.copy_gain(long_model, tiny_tokenizer, examples, far, "cdlm", n_resamples=50, name="start")
+    assert (local.variant, cdlm.variant, named.variant) == ("local", "cdlm", "start") and named.gain == cdlm.gain
     assert sum(g != 0.0 for g in cdlm.gain_sums) > len(cdlm.gain_sums) / 2  # random weights: moved, either way
     assert cdlm.hidden_nll - cdlm.readable_nll == pytest.approx(cdlm.gain, abs=1e-6)
     diff, low, high = cg.paired_gain_difference(cdlm, local, n_resamples=50)
