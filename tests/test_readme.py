@@ -55,6 +55,7 @@ def test_sync_rewrites_what_the_baselines_changed(tmp_path):
         metrics = {f"perplexity/{v}": 2.5 for v in ("longformer", "local", "rand", "prefix", "cdlm")}
         metrics |= {f"matching/world/f1/{v}": 0.3 for v in ("longformer", "local", "rand", "prefix", "cdlm")}
         metrics["matching/world/reference/all_related/f1"] = 0.5
+        metrics |= {f"copy_gain/{v}": 0.02 for v in ("local", "rand", "prefix", "cdlm")}
         (tmp_path / "baselines" / f"{profile}.json").write_text(json.dumps(
             {"notebooks": [{"name": stem, "seconds": seconds} for stem in stems], "metrics": metrics}))
     cell = {"cell_type": "markdown", "id": "a", "metadata": {}, "source": "# 05 · x\n\n**Time:** old\n\nmore"}
@@ -68,4 +69,5 @@ def test_sync_rewrites_what_the_baselines_changed(tmp_path):
     readme = (tmp_path / "README.md").read_text()
     assert "| **all twelve** (`make tutorial`) | | **26 min** |" in readme and "old" not in readme
     assert "the best encoder 30.0, calling every pair related 50.0" in readme
+    assert "Local +0.020 · Rand +0.020 · Prefix +0.020 · CDLM +0.020." in readme
     assert chapter_times.sync(tmp_path) == []  # nothing left to change

@@ -59,14 +59,19 @@ def chapters_markdown(cpu: Mapping[str, float]) -> str:
 
 
 def findings_markdown(metrics: Mapping[str, float]) -> str:
-    """The one figure of the README's box, read from the published cpu run: Table 1's test perplexities, and the
-    best fine-tuned matcher against calling every pair related."""
+    """The figures of the README's box, read from the published cpu run: Table 1's test perplexities, the copy
+    probe's gains (reads another document's statement of a fact? 0: not at all), and the best fine-tuned matcher
+    against calling every pair related."""
     ppl = " · ".join(f"{name} {metrics[f'perplexity/{key}']:.2f}" for key, name in
                      (("longformer", "Longformer"), ("local", "Local"), ("rand", "Rand"), ("prefix", "Prefix"),
                       ("cdlm", "CDLM")))
     encoders = [metrics[f"matching/world/f1/{key}"] for key in ("longformer", "local", "rand", "prefix", "cdlm")]
     floor = metrics["matching/world/reference/all_related/f1"]
+    copy = " · ".join(f"{name} {metrics[f'copy_gain/{key}']:+.3f}" for key, name in
+                      (("local", "Local"), ("rand", "Rand"), ("prefix", "Prefix"), ("cdlm", "CDLM")))
     return (f"- Test perplexity (notebook 03, lower is better): {ppl}.\n"
+            f"- Copy gain (notebook 03, nats per token a masked fact gains from another document's statement of it; "
+            f"0: none): {copy}.\n"
             f"- Document matching F1 (notebook 05): the best encoder {100 * max(encoders):.1f}, calling every pair "
             f"related {100 * floor:.1f}.")
 
