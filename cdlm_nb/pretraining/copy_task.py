@@ -86,6 +86,7 @@ class CopyTaskData:
                                                     random.Random(mask_seed)) for first in (doc, other)))
 
     def second_copy(self, doc: list[int], rng: random.Random) -> list[int]:
+        """`doc` as the second copy: unchanged, or its sentences in a new order (`task.shuffle`)."""
         if not self.task.shuffle:
             return list(doc)
         parts = sentences(doc, self.stops)
@@ -103,6 +104,7 @@ class CopyTaskData:
 
 
 def collate(rows: list[dict], tokenizer: "PreTrainedTokenizerBase") -> dict:
+    """Task inputs padded into one batch (`collate.pad_batch`)."""
     return pad_batch(rows, {"input_ids": tokenizer.pad_token_id, "labels": IGNORE_INDEX})
 
 
