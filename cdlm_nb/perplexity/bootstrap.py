@@ -40,22 +40,14 @@ def bootstrap_interval(nll_sums: np.ndarray, token_counts: np.ndarray, n_resampl
                        confidence: float = 0.95, seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
     """Percentile bootstrap interval of the perplexity, resampling clusters (one sum and count each) with
     replacement."""
-    resampled = _resample_indices(len(nll_sums), n_resamples, confidence, seed)
-    total = token_counts[resampled].sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):  # a resample without a token (rare tokens): left out
-        values = np.exp(nll_sums[resampled].sum(axis=1) / total)
-    return _percentiles(values[total > 0], confidence)
+    return _percentiles(np.exp(_resampled_ratios(nll_sums, token_counts, n_resamples, confidence, seed)), confidence)
 
 
 def ratio_interval(sums: np.ndarray, counts: np.ndarray, n_resamples: int = 1000, confidence: float = 0.95,
                    seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
     """Percentile bootstrap interval of sum(sums) / sum(counts), resampling units (one sum and count each) with
     replacement: a per-token mean (e.g. the copy probe's gain) over units that hold different numbers of tokens."""
-    resampled = _resample_indices(len(sums), n_resamples, confidence, seed)
-    total = counts[resampled].sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):  # a resample without a token: left out
-        values = sums[resampled].sum(axis=1) / total
-    return _percentiles(values[total > 0], confidence)
+    return _percentiles(_resampled_ratios(sums, counts, n_resamples, confidence, seed), confidence)
 
 
 def paired_difference(result: "PerplexityResult", reference: "PerplexityResult", n_resamples: int = 1000,
@@ -84,6 +76,16 @@ def _resample_indices(n: int, n_resamples: int, confidence: float, seed: int) ->
     if n == 0:
         raise DataError("no held-out clusters to resample")
     return np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+
+
+def _resampled_ratios(sums: np.ndarray, counts: np.ndarray, n_resamples: int, confidence: float,
+                      seed: int) -> np.ndarray:
+    """sum(sums) / sum(counts) of each bootstrap resample of the units; a resample without a token is left out."""
+    resampled = _resample_indices(len(sums), n_resamples, confidence, seed)
+    total = counts[resampled].sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = sums[resampled].sum(axis=1) / total
+    return values[total > 0]
 
 
 def _percentiles(values: np.ndarray, confidence: float) -> tuple[float, float]:

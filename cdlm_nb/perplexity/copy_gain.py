@@ -194,20 +194,12 @@ def copy_gains(models: Mapping[str, "Encoder"], tokenizer: "PreTrainedTokenizerB
             for name, encoder, variant in measured}
 
 
-#: The start's row label: the model every variant started from, read with CDLM's pattern.
-START_LABEL = "Start (masked tokens global)"
-
-
-def _label(name: str) -> str:
-    from ..variants import display_name
-
-    return START_LABEL if name == "start" else display_name(name)
-
-
 def copy_table(gains: Mapping[str, CopyGain], reference: str = "cdlm", n_resamples: int = 1000) -> "pd.DataFrame":
     """Per model: copy gain with its interval, the two NLLs it is the difference of, and the paired difference
     from `reference` (CDLM); the floor (0: reads no other document) is the first row."""
     import pandas as pd
+
+    from ..variants import display_name
 
     rows = {"floor: reads no other document": {"copy gain (nats/token)": 0.0}}
     for variant, result in gains.items():
@@ -218,8 +210,8 @@ def copy_table(gains: Mapping[str, CopyGain], reference: str = "cdlm", n_resampl
                "statements": result.n_statements, "tokens": result.n_tokens}
         if reference in gains and variant != reference:
             diff, low, high = paired_gain_difference(result, gains[reference], n_resamples)
-            row[f"− {_label(reference)}"] = f"{diff:+.3f} ({low:+.3f} to {high:+.3f})"
-        rows[_label(variant)] = row
+            row[f"− {display_name(reference)}"] = f"{diff:+.3f} ({low:+.3f} to {high:+.3f})"
+        rows[display_name(variant)] = row
     return pd.DataFrame.from_dict(rows, orient="index").fillna("")
 
 
@@ -235,11 +227,13 @@ def copy_metrics(gains: Mapping[str, CopyGain]) -> dict[str, float]:
 def copy_readings(gains: Mapping[str, CopyGain]) -> list[str]:
     """Per model: does it read the witnesses (interval above 0), and how much of the statement's NLL that saves;
     or not (interval covering 0: at the floor; below 0: hurt by them)?"""
+    from ..variants import display_name
+
     lines = []
     for variant, result in gains.items():
         share = f"{result.gain / result.hidden_nll:.1%} of its {result.hidden_nll:.2f} nats/token without them"
         verdict = (f"reads the other documents' statements, saving {share}" if result.ci_low > 0 else
                    "is hurt by them" if result.ci_high < 0 else "does not read them: at the floor")
-        lines.append(f"{_label(variant)}: copy gain {result.gain:+.3f} nats/token "
+        lines.append(f"{display_name(variant)}: copy gain {result.gain:+.3f} nats/token "
                      f"({result.ci_low:+.3f} to {result.ci_high:+.3f}) — {verdict}.")
     return lines
