@@ -35,6 +35,8 @@ class TrainSetup:
     decay: bool = True  # then falls linearly to zero at the last step (False: it stays constant)
     optimizer: str = "adamw"  # "adamw" (weight decay 0.01), or "adam" (none: the CDA paper)
     random_batches: bool = False  # i.i.d. batches (the CDA paper) instead of batches of similar length
+    max_grad_norm: float | None = 1.0  # gradients clipped to this global norm before each step (BERT's and the
+    #                                   HF Trainer's default; one bad batch cannot throw a tiny model off); None: not
 
 
 def train_steps(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: BatchLoss, setup: TrainSetup, *,
@@ -63,6 +65,10 @@ def train_steps(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: Ba
                     piece_loss = batch_loss(piece) * (len(piece) / len(batch))
                 scaler.scale(piece_loss).backward()
                 loss += piece_loss.item()
+            if setup.max_grad_norm is not None:
+                scaler.unscale_(optimizer)
+                torch.nn.utils.clip_grad_norm_([p for group in optimizer.param_groups for p in group["params"]],
+                                               setup.max_grad_norm)
             scaler.step(optimizer)
             scaler.update()
             schedule.step()

@@ -48,6 +48,23 @@ def test_train_steps_learns_and_refuses_an_empty_split():
         train_steps(model, [], batch_loss, TrainSetup(1, 4, 0.1), what="questions")
 
 
+def test_gradients_are_clipped_to_the_setup_norm_before_each_step():
+    from cdlm_nb.finetuning import TrainSetup, train_steps
+
+    x, y = torch.randn(8, 4), torch.randn(8, 1) * 1000
+
+    def moved(max_grad_norm):
+        torch.manual_seed(0)
+        model = torch.nn.Linear(4, 1)
+        before = model.weight.detach().clone()
+        train_steps(model, [1] * 8, lambda i: torch.nn.functional.mse_loss(model(x[i]), y[i]),
+                    TrainSetup(1, 8, 0.1, decay=False, max_grad_norm=max_grad_norm))
+        return (model.weight.detach() - before).abs().max().item()
+
+    # Adam divides by the gradient's size, so a step only shrinks once the clipped gradient is below its epsilon
+    assert moved(None) == pytest.approx(0.1, rel=0.05) and moved(1e-12) < 1e-3
+
+
 def test_per_device_pieces_accumulate_to_the_whole_batch():
     """Training in forward passes of 2 with gradients accumulated to batches of 4 ends at the same weights as batches
     of 4 at once: what the plan relies on when a batch does not fit the card."""

@@ -172,13 +172,16 @@ def pretrain(
     sentence_markers: bool = False,
     callbacks: "list[TrainerCallback] | None" = None,
     echo: Callable[[str], object] = print,
+    collator: "CrossDocumentMLMCollator | None" = None,
 ) -> PretrainResult:
     """Pretrain a copy of `initial_model` as `variant` on CLUSTER_FEATURES `train_clusters`; save it under run_dir.
 
     `initial_model` is left untouched, so every variant can start from the same weights. With `resume=True` a run
     that was interrupted continues from its last checkpoint (step count, data order, optimizer and scheduler restored;
     the masks drawn after the restart differ, because `Trainer` restores the RNG one batch late).
-    `callbacks` are extra `TrainerCallback`s (e.g. `curve.PerplexityCurve`, early stopping, custom logging).
+    `callbacks` are extra `TrainerCallback`s (e.g. `curve.PerplexityCurve`, early stopping, custom logging);
+    `collator` replaces the variant's `CrossDocumentMLMCollator` (another masking objective, as
+    `tools/copy_recipe.py` measures one).
     Every checkpoint gets a manifest (`artefacts`); a damaged last one is said (`echo`) and the run resumes from
     the one before. The final model is saved atomically (`variants.save_model_folder`).
     """
@@ -210,7 +213,7 @@ def pretrain(
     trainer = Trainer(  # seeds again (args.seed): the copy above draws nothing the run depends on
         model=model,
         args=args,
-        data_collator=CrossDocumentMLMCollator(tokenizer, pattern=attention_pattern_of(variant)),
+        data_collator=collator or CrossDocumentMLMCollator(tokenizer, pattern=attention_pattern_of(variant)),
         train_dataset=examples.select_columns(["input_ids"]).select(order, keep_in_memory=True),  # no file beside it
         processing_class=tokenizer,
         callbacks=[CheckpointManifest(), *(callbacks or [])],
