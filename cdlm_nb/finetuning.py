@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     import numpy as np
     import torch
 
+#: Bumped whenever `train_steps` changes what a recipe learns (2: gradients clipped); part of every cached recipe
+#: search's key (`recipe_search.setting`), so a run folder never reuses weights the loop would not train now.
+LOOP_VERSION = 2
 #: batch_loss(indices) -> the task's mean loss on those inputs (its forward pass, run under `autocast`)
 BatchLoss = Callable[[list[int]], "torch.Tensor"]
 #: split(batch) -> the batch cut into forward passes that fit in memory (their gradients add up to the batch's)

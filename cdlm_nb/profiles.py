@@ -186,7 +186,7 @@ WORLD = {
     "smoke": WorldConfig(topics=5, dev_topics=1, test_topics=1, task_topics=3, docs_per_cluster=(3, 5),
                          more_docs=0.6, words_per_doc=(50, 150), fact_overlap=0.7, noise=0.05, filler=0.3,
                          pairs_per_kind=1, qa_distractors=2),
-    "cpu": WorldConfig(topics=200, dev_topics=10, test_topics=10, task_topics=30, docs_per_cluster=(3, 10),
+    "cpu": WorldConfig(topics=200, dev_topics=10, test_topics=10, task_topics=180, docs_per_cluster=(3, 10),
                        more_docs=0.39, words_per_doc=(50, 150), fact_overlap=0.2, noise=0.05, filler=0.7,
                        pairs_per_kind=2, qa_distractors=4),
     "gpu": WorldConfig(topics=400, dev_topics=20, test_topics=20, task_topics=100, docs_per_cluster=(3, 10),

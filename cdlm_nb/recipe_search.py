@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .artefacts import fingerprint
-from .finetuning import cpu_state
+from .finetuning import LOOP_VERSION, cpu_state
 from .search_space import SearchSpace
 
 if TYPE_CHECKING:
@@ -118,8 +118,9 @@ NOT_IN_KEY = ("models", "epochs", "learning_rate")
 
 
 def setting(config: Any) -> dict[str, Any]:
-    """The part of a task's config (a dataclass) that a search's cache key depends on: all but `NOT_IN_KEY`."""
-    return {key: value for key, value in vars(config).items() if key not in NOT_IN_KEY}
+    """The part of a task's config (a dataclass) that a search's cache key depends on: all but `NOT_IN_KEY`, and
+    the training loop's version."""
+    return {key: value for key, value in vars(config).items() if key not in NOT_IN_KEY} | {"loop": LOOP_VERSION}
 
 
 @dataclass

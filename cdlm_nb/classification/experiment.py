@@ -4,13 +4,14 @@ Frozen (the sentence transformer runs once, its embeddings cached; only the top 
 `truncated` (the encoder alone on the first 512 tokens: the paper's S-Roberta row), `mean` (sentence embeddings
 averaged, no attention), `aose` (up to 8,192 tokens), `aose_<N>` (Table 7: documents cut after N tokens) and the
 `tfidf` floor (TF-IDF + logistic regression). Fine-tuned (everything trains, on `finetune_docs` documents):
-`truncated` and `aose`; the pretrained encoder at the paper's learning rate, the new top (random) at the frozen
-setting's.
+`truncated` and `aose`; the pretrained encoder at the paper's learning rate, the top at the frozen setting's,
+starting from random (the paper) or from the frozen run's trained top (the two-stage recipe notebook 08 runs).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
@@ -160,9 +161,16 @@ def run_frozen(corpus: Corpus, encoder, config: "ClassificationConfig", seed: in
     return runs, embed_seconds
 
 
-def run_finetuned(corpus: Corpus, load_encoder, config: "ClassificationConfig", seed: int,
-                  device: str) -> dict[str, ClassificationRun]:
-    """The encoder alone and AoSE, each fine-tuned from a fresh copy of the sentence transformer."""
+def run_finetuned(corpus: Corpus, load_encoder, config: "ClassificationConfig", seed: int, device: str,
+                  frozen: Mapping[str, ClassificationRun] | None = None) -> dict[str, ClassificationRun]:
+    """The encoder alone and AoSE, each fine-tuned from a fresh copy of the sentence transformer.
+
+    With `frozen` (`run_frozen`'s runs) each top starts from its frozen run's trained top: the two-stage recipe
+    (train the top on the frozen encoder, then fine-tune everything; Kumar et al., "Fine-Tuning can Distort
+    Pretrained Features and Underperform Out-of-Distribution", ICLR 2022, arXiv:2202.10054). Without it the top
+    starts from random, as in the AoSE paper."""
+    import copy
+
     from ..data.classification_sets import stratified_sample
 
     train_index = list(range(len(corpus.labels["train"])))
@@ -177,13 +185,14 @@ def run_finetuned(corpus: Corpus, load_encoder, config: "ClassificationConfig", 
     for name in progress(("truncated", "aose"), desc="fine-tuning", leave=False):
         torch.manual_seed(seed)
         encoder = load_encoder().to(device)
-        head = DocumentClassifier(encoder.get_embedding_dimension(), len(corpus.label_names),
-                                  "attention" if name == "aose" else "mean").to(device)
+        head = (copy.deepcopy(frozen[name].head) if frozen is not None else
+                DocumentClassifier(encoder.get_embedding_dimension(), len(corpus.label_names),
+                                   "attention" if name == "aose" else "mean")).to(device)
         max_length = config.max_tokens + 2 if name == "aose" else config.truncated_tokens + 2
         model = FineTunedClassifier(encoder, head, min(max_length, max_positions(encoder)))
         docs = inputs[name]
         groups = [{"params": list(encoder.parameters()), "lr": config.finetune_learning_rate},  # pretrained
-                  {"params": list(head.parameters()), "lr": config.frozen_learning_rate}]  # new: from random
+                  {"params": list(head.parameters()), "lr": config.frozen_learning_rate}]  # new, or probed
         train_docs = [docs["train"][i] for i in train_index]
         seconds = train(_forward(model, train_docs), model, [corpus.labels["train"][i] for i in train_index],
                         [lengths["train"][i] for i in train_index], _setup(config, seed, finetuned=True),

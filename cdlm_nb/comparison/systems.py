@@ -1,7 +1,7 @@
 """Every system of notebook 11 as one function that trains it (when it learns) on the same train split, scores
 the same test pairs and reports the same costs. Each reuses its own notebook's package (no copy):
 
-- `tfidf`, `minilm_cosine`: lexical and frozen-embedding cosines, threshold at the best dev F1;
+- `tfidf`, `minilm_cosine`: lexical and frozen-embedding cosines, threshold at the best dev macro-F1;
 - `aose`, `cda_gru_deep`, `cda_minilm_shallow`: the Siamese matchers of `cdlm_nb.cda` (AoSE's attention pooling
   over frozen MiniLM sentence vectors; GRU-HAN + DEEP; MiniLM-HAN + SHALLOW);
 - `match_ignition`, `minilm_cross`: the MiniLM cross-encoder of `cdlm_nb.match_ignition` with both filters

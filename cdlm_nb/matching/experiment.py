@@ -175,7 +175,7 @@ def search_recipe(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTok
 
 
 def tfidf_run(splits: Mapping[str, Any]) -> MatchingRun:
-    """The lexical floor: TF-IDF cosine with the threshold of the best dev F1."""
+    """The lexical floor: TF-IDF cosine with the threshold of the best dev macro-F1 (`metrics.best_threshold`)."""
     from .baselines import tfidf_cosines
 
     start = time.perf_counter()

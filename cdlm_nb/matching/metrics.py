@@ -26,11 +26,13 @@ def pair_scores(labels: Sequence[int], predictions: Sequence[int], kinds: Sequen
 
 
 def best_threshold(labels: Sequence[int], scores: Sequence[float]) -> float:
-    """The decision threshold with the best F1 (positive class) on these pairs (ties: the lowest); candidates are
-    the midpoints between sorted distinct scores, plus one below and one above all of them."""
+    """The decision threshold with the best macro-F1 (the mean of both classes' F1) on these pairs (ties: the
+    lowest): the metric the trained systems' recipes are chosen by (`recipe_search`), so calling (almost) every
+    pair related cannot pass for a rule. Candidates are the midpoints between sorted distinct scores, plus one
+    below and one above all of them."""
     from sklearn.metrics import f1_score
 
     values = np.unique(np.asarray(scores, dtype=float))
     candidates = np.concatenate([[values[0] - 1e-6], (values[:-1] + values[1:]) / 2, [values[-1] + 1e-6]])
-    f1 = [f1_score(labels, np.asarray(scores) >= t, zero_division=0) for t in candidates]
-    return float(candidates[int(np.argmax(f1))])
+    macro = [f1_score(labels, np.asarray(scores) >= t, average="macro", zero_division=0) for t in candidates]
+    return float(candidates[int(np.argmax(macro))])

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from transformers import set_seed
 
 from ..encoders import max_input_length
-from ..finetuning import TrainSetup
+from ..finetuning import EarlyStopping, TrainSetup
 from ..seeding import SEED
 from ..variants import PretrainedShelf, display_name
 from .baselines import constant_prediction, tfidf_predictions
@@ -78,6 +78,7 @@ class QARun:
     train_seconds: float = 0.0
     losses: list[float] = field(default_factory=list)
     encoding: EncodedQuestions | None = None
+    kept_epoch: int | None = None  # the epoch whose weights were kept (best on dev); None: the last one
 
 
 def score(name: str, predictions: dict[str, Decoded], rows: Sequence[Mapping], seconds: float, **extra: Any) -> QARun:
@@ -118,12 +119,27 @@ def train_qa(variant: str, encoder, tokenizer, splits: Mapping[str, "Dataset"], 
     train = encode_questions(splits["train"], tokenizer, markers, trained.max_length)
     start = time.perf_counter()
     setup = TrainSetup(config.epochs, config.batch_size, config.learning_rate, seed, warmup=config.warmup)
+    keeper = best_dev_epoch(trained, splits["dev"], config, device) if "dev" in splits else None
     losses = fine_tune(model, train.inputs, train.labels, setup, pad_id=markers.pad, device=device,
-                       per_device_batch=config.per_device_batch)
+                       per_device_batch=config.per_device_batch, after_epoch=keeper)
+    if keeper is not None:
+        keeper.restore()
     train_seconds = time.perf_counter() - start
     run = answer(variant, trained, splits["test"], config, device)
     run.train_seconds, run.losses = train_seconds, losses
+    run.kept_epoch = keeper.best_epoch if keeper is not None else None
     return run, trained
+
+
+def best_dev_epoch(trained: TrainedQA, dev: "Dataset", config: "MultihopConfig", device: str) -> EarlyStopping:
+    """`after_epoch` that answers the dev questions after every epoch and keeps the weights of the best one (every
+    epoch runs): the dev score is the mean of answer F1 and supporting-fact F1, since joint F1 is 0 for nearly
+    every question at this scale and could not tell two epochs apart."""
+    def dev_loss() -> float:
+        metrics = answer("dev", trained, dev, config, device).scores.metrics
+        return -(metrics["f1"] + metrics["sp_f1"]) / 2
+
+    return EarlyStopping(trained.model, dev_loss, patience=config.epochs)
 
 
 def answer(name: str, trained: TrainedQA, rows: "Dataset", config: "MultihopConfig", device: str = "cpu") -> QARun:
@@ -150,10 +166,15 @@ def fine_tune_models(shelf: PretrainedShelf, splits: Mapping[str, "Dataset"], co
         metrics = runs[variant].scores.metrics
         print(f"{display_name(variant):<12} test answer F1 {100 * metrics['f1']:5.1f}  support F1 "
               f"{100 * metrics['sp_f1']:5.1f}  joint F1 {100 * metrics['joint_f1']:5.1f}  "
-              f"({runs[variant].train_seconds:.0f} s training)")
+              f"({runs[variant].train_seconds:.0f} s training, {kept(runs[variant], config)})")
     if shelf.missing:
         print(f"\n{shelf.missing_note()}")
     return runs, models
+
+
+def kept(run: QARun, config: "MultihopConfig") -> str:
+    """Which epoch's weights a run answers with, in words."""
+    return f"epoch {run.kept_epoch} of {config.epochs} kept, best on dev" if run.kept_epoch else "last epoch"
 
 
 def by_type(run: QARun, rows: "Dataset") -> dict[str, dict[str, float]]:

@@ -106,6 +106,21 @@ def test_fine_tuning_trains_the_encoder_too(corpus, sentence_encoder):
     assert len(runs["aose"].predictions) == 20 and runs["aose"].train_seconds > 0
 
 
+@pytest.mark.slow
+def test_the_two_stage_recipe_starts_from_a_copy_of_each_frozen_top(corpus):
+    from cdlm_nb.classification.model import DocumentClassifier
+    from cdlm_nb.sentence_encoders import load_sentence_encoder
+
+    tops = {name: DocumentClassifier(384, len(corpus.label_names), pooling)
+            for name, pooling in (("truncated", "mean"), ("aose", "attention"))}
+    before = {name: {key: value.clone() for key, value in top.state_dict().items()} for name, top in tops.items()}
+    frozen = {name: experiment.ClassificationRun(name, "frozen", [], [], [], 0.0, head=top) for name, top in tops.items()}
+    runs = experiment.run_finetuned(corpus, lambda: load_sentence_encoder("minilm"), _config(), 13, "cpu", frozen)
+    assert len(runs["aose"].predictions) == 20
+    assert all(value.equal(before[name][key]) for name, top in tops.items()  # the frozen runs' tops are left alone
+               for key, value in top.state_dict().items())
+
+
 def test_accuracy_splits_short_and_long_documents():
     run = experiment.ClassificationRun("aose", "frozen", [1, 0, 1, 1], [1, 1, 1, 0], [100, 600, 700, 512], 1.0)
     assert run.accuracy() == 50.0 and run.accuracy("short") == 50.0 and run.accuracy("long") == 50.0

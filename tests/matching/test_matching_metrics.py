@@ -25,6 +25,14 @@ def test_best_threshold_separates_when_it_can():
     assert 0.3 < threshold < 0.6
 
 
+def test_best_threshold_is_chosen_by_macro_f1_so_calling_every_pair_related_does_not_win():
+    from sklearn.metrics import f1_score
+
+    labels, scores = [0, 0, 0, 1, 0, 0, 0, 1], np.linspace(0.9, 0.1, 8)
+    assert f1_score(labels, scores >= 0.0) > f1_score(labels, scores >= 0.5)  # positive F1 would call all related
+    assert best_threshold(labels, scores) == pytest.approx(0.5)
+
+
 def test_tfidf_cosine_is_one_for_identical_documents_and_zero_without_shared_words():
     train = [{"doc_a": ["alpha beta"], "doc_b": ["gamma delta"]}]
     test = [{"doc_a": ["alpha beta"], "doc_b": ["alpha beta"]}, {"doc_a": ["alpha"], "doc_b": ["delta"]}]
