@@ -114,7 +114,8 @@ def test_the_two_stage_recipe_starts_from_a_copy_of_each_frozen_top(corpus):
     tops = {name: DocumentClassifier(384, len(corpus.label_names), pooling)
             for name, pooling in (("truncated", "mean"), ("aose", "attention"))}
     before = {name: {key: value.clone() for key, value in top.state_dict().items()} for name, top in tops.items()}
-    frozen = {name: experiment.ClassificationRun(name, "frozen", [], [], [], 0.0, head=top) for name, top in tops.items()}
+    frozen = {name: experiment.ClassificationRun(name, "frozen", [], [], [], 0.0, head=top)
+              for name, top in tops.items()}
     runs = experiment.run_finetuned(corpus, lambda: load_sentence_encoder("minilm"), _config(), 13, "cpu", frozen)
     assert len(runs["aose"].predictions) == 20
     assert all(value.equal(before[name][key]) for name, top in tops.items()  # the frozen runs' tops are left alone
