@@ -17,6 +17,7 @@ readable): more targets that only copying predicts.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import shutil
@@ -98,8 +99,9 @@ def main(argv: list[str] | None = None) -> int:
             statements[tuple(ids)] = list(by_fact.values())
         collator = statement_masking_collator(CrossDocumentMLMCollator, statements, args.statement_masking,
                                               args.seed)(start.tokenizer, pattern=pattern)
-    result = pretrain(args.variant, config, start.model, start.tokenizer, clusters, args.output_dir, resume=False,
-                      seed=args.seed, collator=collator, echo=lambda line: print(line, file=sys.stderr))
+    with contextlib.redirect_stdout(sys.stderr):  # the Trainer's log lines: stdout holds only the results
+        result = pretrain(args.variant, config, start.model, start.tokenizer, clusters, args.output_dir,
+                          resume=False, seed=args.seed, collator=collator)
     trained = variants.load_pretrained(args.output_dir, args.variant, args.seed, config, profile.name)
     heldout = heldout_examples(made.clusters["dev"], start.tokenizer, profile)
     targets = copy_gain.probe_targets(heldout, profile, start.tokenizer, split="dev")
