@@ -22,3 +22,9 @@ class SearchSpace:
                  "constant rate, early stopping on the dev loss")
         return (f"learning rate in {{{rates}}} x epoch 1-{self.epochs} of a {self.epochs}-epoch schedule "
                 f"({shape}); up to {len(self.learning_rates) * self.epochs} points")
+
+
+def epoch_search(training) -> SearchSpace:
+    """A training config's own schedule (`learning_rate`, `epochs`, `warmup`) as a one-rate search: dev is scored
+    after every epoch and the best epoch kept, nothing else searched."""
+    return SearchSpace((training.learning_rate,), training.epochs, training.warmup)

@@ -22,6 +22,24 @@ def shared_data() -> Path:
     return found
 
 
+@pytest.fixture(scope="session")
+def load_script():
+    """`load_script("tools/NAME.py")`: a script of the repository imported as a module, so that its tests call
+    its functions (scripts are not in the package)."""
+    import importlib.util
+    import sys
+
+    def load(relative: str):
+        path = REPO_ROOT / relative
+        spec = importlib.util.spec_from_file_location(f"scripts.{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # registered, as an import would: dataclasses look their module up there
+        spec.loader.exec_module(module)
+        return module
+
+    return load
+
+
 @pytest.fixture
 def session(tmp_path, monkeypatch):
     """A notebook session writing into a temporary run folder."""

@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
-TOOL = Path(__file__).resolve().parent.parent / "tools" / "longer_search.py"
+TOOL = "tools/longer_search.py"
 
 
-def _tool():
-    spec = importlib.util.spec_from_file_location("longer_search", TOOL)
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool
-
-
-def test_a_cda_matcher_is_searched_over_the_longer_schedule_and_written(tmp_path, capsys):
+def test_a_cda_matcher_is_searched_over_the_longer_schedule_and_written(tmp_path, capsys, load_script):
     from cdlm_nb.profiles import get_profile
 
     epochs = get_profile("smoke").cda.search.epochs + 2
-    assert _tool().main([str(tmp_path), "cda", "gru_han", "--epochs", str(epochs), "--patience", str(epochs),
+    assert load_script(TOOL).main([str(tmp_path), "cda", "gru_han", "--epochs", str(epochs), "--patience", str(epochs),
                          "--profile", "smoke"]) == 0
     written = json.loads((tmp_path / "longer_search" / f"auto_cda_gru_han_{epochs}.json").read_text())
     assert written["space"]["epochs"] == epochs
@@ -33,9 +24,9 @@ def test_a_cda_matcher_is_searched_over_the_longer_schedule_and_written(tmp_path
 
 
 @pytest.mark.slow
-def test_a_cross_encoder_gets_a_dev_point_per_epoch_at_notebook_09s_rate(tmp_path):
+def test_a_cross_encoder_gets_a_dev_point_per_epoch_at_notebook_09s_rate(tmp_path, load_script):
     from cdlm_nb.profiles import get_profile
 
-    result = _tool().longer_search(str(tmp_path), "cross", "minilm_cross", 1, profile_name="smoke")
+    result = load_script(TOOL).longer_search(str(tmp_path), "cross", "minilm_cross", 1, profile_name="smoke")
     assert [p.epoch for p in result.points] == [1] and result.space.epochs == 1
     assert {p.learning_rate for p in result.points} == {get_profile("smoke").match_ignition.training.learning_rate}

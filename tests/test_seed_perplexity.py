@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-from pathlib import Path
 
 import pytest
 
-TOOL = Path(__file__).resolve().parent.parent / "tools" / "seed_perplexity.py"
+TOOL = "tools/seed_perplexity.py"
 
 
 @pytest.mark.slow
-def test_a_second_seed_is_trained_beside_the_first_and_scored_like_notebook_03(tmp_path, capsys):
+def test_a_second_seed_is_trained_beside_the_first_and_scored_like_notebook_03(tmp_path, capsys, load_script):
     from cdlm_nb.pretraining.script import pretrain_from_config
     from cdlm_nb.profiles import get_profile
 
@@ -23,9 +21,7 @@ def test_a_second_seed_is_trained_beside_the_first_and_scored_like_notebook_03(t
     variants = get_profile("smoke").pretrain.variants
     assert all((tmp_path / "run" / "models" / f"{variant}-seed14").is_dir() for variant in variants)
     capsys.readouterr()  # the training's log lines
-    spec = importlib.util.spec_from_file_location("seed_perplexity", TOOL)
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    tool = load_script(TOOL)
     assert tool.main([str(tmp_path / "run"), "--seed", "14", "--profile", "smoke"]) == 0
     metrics = json.loads(capsys.readouterr().out)
     assert all(math.isfinite(metrics[f"perplexity/{variant}"]) and metrics[f"perplexity/{variant}"] > 1

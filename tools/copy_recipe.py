@@ -25,27 +25,27 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
+from cdlm_nb.masking import CrossDocumentMLMCollator
 
-def statement_masking_collator(base_class: type, statements: dict[tuple[int, ...], list[list[tuple[int, ...]]]],
-                               probability: float, seed: int):
-    """A collator of `base_class` (`CrossDocumentMLMCollator`) that also masks, with `probability` per shared fact,
-    one statement of it whole; `statements` maps a row's tokens to its facts' statements (token positions)."""
 
-    @dataclass
-    class StatementMasking(base_class):
-        rng: random.Random = field(default_factory=lambda: random.Random(seed))
+@dataclass
+class StatementMasking(CrossDocumentMLMCollator):
+    """CD-MLM's masking plus, with `probability` per shared fact, one of its statements masked whole;
+    `statements` maps a row's tokens to its facts' statements (token positions)."""
 
-        def mask_row(self, row):
-            masked = super().mask_row(row)
-            for stated in statements.get(tuple(row.tolist()), []):
-                if self.rng.random() < probability:
-                    positions = list(self.rng.choice(stated))
-                    masked.predicted[positions] = True
-                    masked.labels[positions] = row[positions]
-                    masked.input_ids[positions] = self.tokenizer.mask_token_id
-            return masked
+    statements: dict[tuple[int, ...], list[list[tuple[int, ...]]]] = field(default_factory=dict)
+    probability: float = 1.0
+    rng: random.Random = field(default_factory=random.Random)
 
-    return StatementMasking
+    def mask_row(self, row):
+        masked = super().mask_row(row)
+        for stated in self.statements.get(tuple(row.tolist()), []):
+            if self.rng.random() < self.probability:
+                positions = list(self.rng.choice(stated))
+                masked.predicted[positions] = True
+                masked.labels[positions] = row[positions]
+                masked.input_ids[positions] = self.tokenizer.mask_token_id
+        return masked
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -66,7 +66,6 @@ def main(argv: list[str] | None = None) -> int:
     from cdlm_nb.data.corpora import world
     from cdlm_nb.encoders import Encoder
     from cdlm_nb.longformer_attention import use_fast_attention
-    from cdlm_nb.masking import CrossDocumentMLMCollator
     from cdlm_nb.perplexity import copy_gain
     from cdlm_nb.pretraining.heldout import heldout_examples
     from cdlm_nb.pretraining.shipped_base import shipped_base_dir
@@ -97,8 +96,8 @@ def main(argv: list[str] | None = None) -> int:
             for target in targets:
                 by_fact[target.unit].append(target.target)
             statements[tuple(ids)] = list(by_fact.values())
-        collator = statement_masking_collator(CrossDocumentMLMCollator, statements, args.statement_masking,
-                                              args.seed)(start.tokenizer, pattern=pattern)
+        collator = StatementMasking(start.tokenizer, pattern=pattern, statements=statements,
+                                    probability=args.statement_masking, rng=random.Random(args.seed))
     with contextlib.redirect_stdout(sys.stderr):  # the Trainer's log lines: stdout holds only the results
         result = pretrain(args.variant, config, start.model, start.tokenizer, clusters, args.output_dir,
                           resume=False, seed=args.seed, collator=collator)

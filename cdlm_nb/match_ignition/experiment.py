@@ -27,7 +27,7 @@ from ..matching.experiment import MatchingRun, evaluate_at, run_classifier
 from ..matching.inputs import encode_pairs
 from ..matching.training import score
 from ..progress import progress
-from ..recipe_search import SearchSpace
+from ..search_space import epoch_search
 from ..seeding import SEED
 from .sentence_filter import filter_pair
 from .word_filter import FilterTrace, WordFilterClassifier
@@ -93,8 +93,7 @@ def with_epoch_search(config: "MatchIgnitionConfig", epochs: int | None = None) 
     """The config with its training recipe run for `epochs` epochs (None: its own) as a one-rate search, so that
     dev is scored after every epoch and the best epoch kept (`recipe_search`)."""
     training = replace(config.training, epochs=epochs or config.training.epochs)
-    space = SearchSpace((training.learning_rate,), training.epochs, training.warmup)
-    return replace(config, training=replace(training, search=space))
+    return replace(config, training=replace(training, search=epoch_search(training)))
 
 
 def cross_encoder_filters(system: str, config: "MatchIgnitionConfig") -> tuple[float, int | None]:

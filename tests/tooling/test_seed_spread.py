@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 from pathlib import Path
@@ -11,7 +10,7 @@ import pytest
 
 from cdlm_nb.tooling import seed_spread
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "seed_spread.py"
+TOOL = "tools/seed_spread.py"
 
 
 def test_the_spread_is_the_sample_sd_over_seeds_and_timings_are_left_out():
@@ -57,10 +56,8 @@ def test_same_machine_needs_the_same_named_cpu():
     assert not seed_spread.same_machine({}, {"cpu": cpu})  # an older baseline names no CPU: another machine
 
 
-def test_the_tool_reruns_the_chosen_notebooks_per_seed_and_writes_the_spread(tmp_path, monkeypatch):
-    spec = importlib.util.spec_from_file_location("seed_spread_tool", TOOL)
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+def test_the_tool_reruns_the_chosen_notebooks_per_seed_and_writes_the_spread(tmp_path, monkeypatch, load_script):
+    tool = load_script(TOOL)
     source = tmp_path / "runs" / "cpu"
     (source / "models").mkdir(parents=True)
     (source / "results.json").write_text(json.dumps({
@@ -85,10 +82,8 @@ def test_the_tool_reruns_the_chosen_notebooks_per_seed_and_writes_the_spread(tmp
     assert spread["metrics"]["matching/f1"]["values"] == [20.0, 21.0, 22.0] and "--seeds 14 15" in spread["command"]
 
 
-def test_a_finished_seed_run_is_read_not_run_again(tmp_path, monkeypatch):
-    spec = importlib.util.spec_from_file_location("seed_spread_tool", TOOL)
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+def test_a_finished_seed_run_is_read_not_run_again(tmp_path, monkeypatch, load_script):
+    tool = load_script(TOOL)
     out = tmp_path / "cpu-seed14"
     out.mkdir()
     results = {"parameters": {"SEED": 14}, "notebooks": [{"name": "05_y", "status": "ok"}], "metrics": {}}
