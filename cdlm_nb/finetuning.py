@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .errors import DataError
+from .precision import precision
 from .progress import progress
 from .seeding import SEED
 
@@ -208,21 +209,9 @@ def synchronize(device: "str | torch.device") -> None:
         torch.cuda.synchronize(device)
 
 
-def precision(device: "str | torch.device") -> str:
-    """The precision this device trains in (`precision.precision_for`): bf16 on a CUDA card of compute capability
-    8.0 and up, fp16 below it (bf16 is only emulated there), fp32 elsewhere."""
-    import torch
-
-    from .precision import precision_for
-
-    if torch.device(device).type != "cuda":
-        return "fp32"
-    return precision_for(torch.cuda.get_device_capability(device))
-
-
 def autocast(device: str):
-    """Mixed precision in the device's `precision` (a GPU's half-precision tensor cores: faster, less memory; see
-    docs/experiments.md); full precision on a CPU."""
+    """Mixed precision in the device's `precision.precision` (a GPU's half-precision tensor cores: faster, less
+    memory; see docs/experiments.md); full precision on a CPU."""
     import torch
 
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision(device))

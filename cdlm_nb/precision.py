@@ -1,7 +1,12 @@
-"""The precision a device trains in, from its CUDA compute capability: the one rule the training code
-(`finetuning.precision`) and the plan (`plan.cards`) share, kept here so the training code needs no planner."""
+"""The precision a device trains in, from its CUDA compute capability: the one rule that the training code (through
+`precision`, for the device it runs on) and the plan (through `precision_for`, for a card it plans for) share."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
 
 
 def precision_for(capability: tuple[int, int]) -> str:
@@ -10,3 +15,12 @@ def precision_for(capability: tuple[int, int]) -> str:
     if tuple(capability) == (0, 0):
         return "fp32"
     return "bf16" if tuple(capability) >= (8, 0) else "fp16"
+
+
+def precision(device: "str | torch.device") -> str:
+    """`precision_for` this device: its CUDA capability, or fp32 off CUDA."""
+    import torch
+
+    if torch.device(device).type != "cuda":
+        return "fp32"
+    return precision_for(torch.cuda.get_device_capability(device))

@@ -53,7 +53,7 @@ class PretrainConfig:
     warmup_steps: int  # linear warm-up (paper: 500)
     lr_power: float  # polynomial decay power after warm-up (paper: 3)
     weight_decay: float  # AdamW weight decay (RoBERTa: 0.01)
-    fp16: bool  # mixed precision on CUDA, fp16 or bf16 as the card trains (`finetuning.precision`); CPU: fp32
+    fp16: bool  # mixed precision on CUDA, fp16 or bf16 as the card trains (`precision.precision`); CPU: fp32
     max_length: int  # tokens per packed example (paper: 4,096)
     logging_steps: int  # loss is logged every this many steps
     save_steps: int  # a resumable checkpoint every this many steps

@@ -22,7 +22,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .artefacts import fingerprint
 from .finetuning import LOOP_VERSION, cpu_state
 from .search_space import SearchSpace
 
@@ -279,5 +278,5 @@ def search_note(results: dict[str, SearchResult], labels: Callable[[str], str] =
     return "\n".join(lines)
 
 
-__all__ = ["Recipe", "RecipeCache", "SearchPoint", "SearchResult", "SearchSpace", "dev_scores", "fingerprint", "search",
-           "search_metrics", "search_note", "space_table"]
+__all__ = ["Recipe", "RecipeCache", "SearchPoint", "SearchResult", "dev_scores", "search", "search_metrics",
+           "search_note", "space_table"]

@@ -25,7 +25,7 @@ from .artefacts import write_text_atomic
 from .errors import ConfigError
 from .paths import run_dir as default_run_dir
 from .profiles import Profile, get_profile
-from .progress import HEADLESS_ENV, is_headless, progress  # noqa: F401 (the session's names)
+from .progress import is_headless
 from .seeding import SEED
 
 if TYPE_CHECKING:

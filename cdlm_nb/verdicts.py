@@ -18,6 +18,11 @@ from .seeding import SEED
 LEARNED_NOTHING = "learned nothing here"
 HOLDS, REVERSED, UNRESOLVED = "holds here", "reversed here", "not resolved at this scale"
 RESAMPLES = 1000  # bootstrap draws: the 2.5 % and 97.5 % percentiles move by well under a point past this
+#: "Almost every": at most one test input in twenty gets another class (a matcher that calls 116 of 120 test pairs
+#: unrelated has not learned a rule, whatever its few other calls score). Describes a row; never decides one.
+ONE_CLASS_SHARE = 0.95
+#: The classes of the pair tasks (matching, CDA's D2D, the comparison), by label.
+PAIR_CLASSES = ("unrelated", "related")
 Z95 = 1.96
 
 
@@ -83,30 +88,62 @@ def shortfall(scores: Mapping[str, float], metric_floors: Mapping[str, float]) -
     return metric, scores[metric], metric_floors[metric]
 
 
-def nothing_note(label: str, value: float, reference_floor: float, metric: str, unit: str = "") -> str:
-    """The reading for a row not above its reference rows."""
+def nothing_note(label: str, value: float, reference_floor: float, metric: str, unit: str = "",
+                 predictions: Sequence | np.ndarray | None = None, class_names: Sequence[str] | None = None) -> str:
+    """The reading for a row not above its reference rows; with its test `predictions`, it also says when the row
+    gives (almost) every input one class (`one_class`), the usual way a classifier learns nothing."""
+    habit = one_class(predictions, class_names) if predictions is not None else None
     return (f"- {label}: {LEARNED_NOTHING} ({metric} {value:.1f}{unit}, not above the {reference_floor:.1f}{unit} "
-            "a constant answer scores on the same test items); it is left out of every ranking and claim.")
+            f"a constant answer scores on the same test items{'; ' + habit if habit else ''}); it is left out of "
+            "every ranking and claim.")
+
+
+def majority_share(predictions: Sequence | np.ndarray) -> tuple:
+    """(the most predicted class, the share of the inputs given it); classes may be ids or strings (answers)."""
+    classes, counts = np.unique(np.asarray(predictions), return_counts=True)
+    if not len(classes):
+        return 0, 0.0
+    top = int(np.argmax(counts))
+    return classes[top].item(), float(counts[top] / counts.sum())
+
+
+def one_class(predictions: Sequence | np.ndarray, class_names: Sequence[str] | None = None,
+              inputs: str = "test inputs") -> str | None:
+    """"it gives 97 % of the test inputs unrelated" when one class takes at least `ONE_CLASS_SHARE` of the
+    predictions (a description of a row that learned nothing, never a rule of its own), else None."""
+    top, share = majority_share(predictions)
+    if share < ONE_CLASS_SHARE:
+        return None
+    if isinstance(top, str):
+        name = repr(top)
+    else:
+        name = class_names[int(top)] if class_names is not None else f"class {int(top)}"
+    return f"it gives {100 * share:.0f} % of the {inputs} {name}"
 
 
 METRIC_NAMES = {"f1": "F1", "acc": "accuracy", "accuracy": "accuracy"}
 
 
 def split_learned(scores: Mapping[str, Mapping[str, float]], metric_floors: Mapping[str, float],
-                  at_prior: Sequence[str], labels: Mapping[str, str], prefix: str = "") -> tuple[list[str], list[str]]:
-    """(the systems of `scores` above `metric_floors` on every metric and not at the label prior, a
-    `shortfall_note` for each other one not at the prior, named by `labels`)."""
-    learned = [name for name, row in scores.items() if name not in at_prior and learned_everywhere(row, metric_floors)]
-    notes = [shortfall_note(labels[name], row, metric_floors, prefix=prefix) for name, row in scores.items()
-             if name not in learned and name not in at_prior]
+                  labels: Mapping[str, str], prefix: str = "",
+                  predictions: Mapping[str, Sequence | np.ndarray] | None = None,
+                  class_names: Sequence[str] | None = PAIR_CLASSES) -> tuple[list[str], list[str]]:
+    """(the systems of `scores` above `metric_floors` on every metric, a `shortfall_note` for each other one, named
+    by `labels` and described by its test `predictions` where given)."""
+    learned = [name for name, row in scores.items() if learned_everywhere(row, metric_floors)]
+    notes = [shortfall_note(labels[name], row, metric_floors, prefix=prefix,
+                            predictions=None if predictions is None else predictions[name], class_names=class_names)
+             for name, row in scores.items() if name not in learned]
     return learned, notes
 
 
 def shortfall_note(label: str, scores: Mapping[str, float], metric_floors: Mapping[str, float], scale: float = 100.0,
-                   prefix: str = "") -> str:
+                   prefix: str = "", predictions: Sequence | np.ndarray | None = None,
+                   class_names: Sequence[str] | None = None) -> str:
     """`nothing_note` on the metric where the row falls short (`shortfall`), fractions shown times `scale`."""
     metric, value, reference_floor = shortfall(scores, metric_floors)
-    return nothing_note(label, scale * value, scale * reference_floor, prefix + METRIC_NAMES.get(metric, metric))
+    return nothing_note(label, scale * value, scale * reference_floor, prefix + METRIC_NAMES.get(metric, metric),
+                        predictions=predictions, class_names=class_names)
 
 
 @dataclass(frozen=True)
@@ -137,11 +174,37 @@ class Difference:
 
 
 def paired_bootstrap(statistic: Callable[[np.ndarray], np.ndarray], items: int, resamples: int = RESAMPLES,
-                     seed: int = SEED) -> tuple[float, float]:
-    """The 95 % percentile interval of `statistic` over test items resampled with replacement; `statistic` maps
-    a (resamples, items) index matrix to one value per row, drawing both systems from the same rows (paired)."""
-    index = np.random.default_rng(seed).integers(0, items, (resamples, items))
-    low, high = np.percentile(statistic(index), [2.5, 97.5])
+                     seed: int = SEED, confidence: float = 0.95) -> tuple[float, float]:
+    """The percentile interval of `statistic` over test items resampled with replacement: the one bootstrap of the
+    tutorial (`scipy.stats.bootstrap`, percentile method), behind every interval a table or a reading shows.
+
+    `statistic` maps a (resamples, items) matrix of item indices to one value per row; whatever it reads through
+    the same rows (two systems, a sum and its token count) is paired. A row whose value is undefined (NaN: say a
+    resample without a scored token) is left out of the percentiles."""
+    import warnings
+
+    from scipy.stats import bootstrap
+
+    from .errors import ConfigError, DataError
+
+    if not 0.0 < confidence < 1.0:
+        raise ConfigError(f"confidence must be in (0, 1), got {confidence}")
+    if resamples < 1:
+        raise ConfigError(f"bootstrap resamples (`resamples`, `n_resamples`) must be >= 1, got {resamples}")
+    if items == 0:
+        raise DataError("no test items to resample")
+    if items == 1:  # every resample is the one item (scipy asks for two)
+        value = float(statistic(np.zeros((1, 1), dtype=int))[0])
+        return value, value
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NaN rows: scipy warns, and they are left out below
+        result = bootstrap((np.arange(items),), lambda index, axis: statistic(index), n_resamples=resamples,
+                           vectorized=True, method="percentile", confidence_level=confidence,
+                           rng=np.random.default_rng(seed))
+    low, high = result.confidence_interval
+    if math.isnan(low) or math.isnan(high):
+        tail = (1.0 - confidence) / 2.0
+        low, high = np.nanquantile(result.bootstrap_distribution, [tail, 1.0 - tail])
     return float(low), float(high)
 
 

@@ -91,7 +91,8 @@ def test_per_device_pieces_accumulate_to_the_whole_batch():
 
 
 def test_precision_on_a_cpu_is_full_and_the_scaler_passes_through():
-    from cdlm_nb.finetuning import gradient_scaler, precision
+    from cdlm_nb.finetuning import gradient_scaler
+    from cdlm_nb.precision import precision
 
     assert precision("cpu") == "fp32"
     assert not gradient_scaler("cpu").is_enabled()

@@ -47,6 +47,32 @@ def test_kernel_is_python3(notebook):
     assert nb.metadata.get("kernelspec", {}).get("name") == "python3", path.name
 
 
+def repository() -> str:
+    """`owner/name` of the repository, from pyproject.toml's [project.urls] (the one place that names it)."""
+    import tomllib
+
+    url = tomllib.loads((notebooks_dir().parent / "pyproject.toml").read_text())["project"]["urls"]["Repository"]
+    return url.removeprefix("https://github.com/").rstrip("/")
+
+
+def badges(name: str, repo: str) -> tuple[str, str]:
+    """The Colab and Binder links of notebook `name` in repository `repo`."""
+    return (f"https://colab.research.google.com/github/{repo}/blob/main/notebooks/{name}",
+            f"https://mybinder.org/v2/gh/{repo}/main?labpath=notebooks%2F{name}")
+
+
+def test_every_link_to_the_repository_follows_project_urls(notebook):
+    """Badges, the install cell, the README and docs/install.md name the repository of [project.urls]."""
+    root = notebooks_dir().parent
+    path, nb = notebook
+    repo = repository()
+    for link in badges(path.name, repo):
+        assert link in nb.cells[0].source, f"{path.name}: the first cell must link {link} ([project.urls])"
+    assert f"git+https://github.com/{repo}\"" in COLAB_INSTALL
+    assert all(link in (root / "README.md").read_text() for link in badges("00_overview.ipynb", repo))
+    assert f"git+https://github.com/{repo}" in (root / "docs" / "install.md").read_text()
+
+
 def test_first_cell_is_markdown_with_title_badges_and_timing(notebook):
     path, nb = notebook
     first = nb.cells[0]

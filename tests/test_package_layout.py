@@ -222,3 +222,24 @@ def test_token_lists_are_padded_in_one_place():
     by_hand = re.compile(r"torch\.(full|zeros|ones)\(\(len\(")
     elsewhere = sorted(name for name, text in _sources().items() if name != "collate.py" and by_hand.search(text))
     assert not elsewhere, f"hand-written padding outside collate.py: {elsewhere}"
+
+
+def reexported_names(path: Path) -> list[str]:
+    """Names a module imports from another module of the package and offers as its own (in `__all__`, or kept with
+    `# noqa: F401`): one function reachable under two import paths."""
+    source = path.read_text()
+    tree = ast.parse(source, filename=str(path))
+    imported = {alias.asname or alias.name: node.lineno for node in tree.body if isinstance(node, ast.ImportFrom)
+                and node.level > 0 for alias in node.names}
+    exported = [element.value for node in tree.body if isinstance(node, ast.Assign)
+                and any(getattr(target, "id", "") == "__all__" for target in node.targets)
+                for element in node.value.elts]
+    kept = {name for name, line in imported.items() if "noqa: F401" in source.splitlines()[line - 1]}
+    return sorted({name for name in exported if name in imported} | kept)
+
+
+def test_no_module_re_exports_another_modules_names():
+    """Each function has one import path: only a package's `__init__` gathers names from its modules."""
+    offenders = {module_name(path): names for path in PACKAGE_DIR.rglob("*.py")
+                 if path.name != "__init__.py" and (names := reexported_names(path))}
+    assert not offenders, f"modules re-exporting other modules' names (import them from where they live): {offenders}"

@@ -7,17 +7,17 @@ import json
 
 import pytest
 
+from cdlm_nb.artefacts import fingerprint
 from cdlm_nb.recipe_search import (
     RecipeCache,
     SearchResult,
-    SearchSpace,
     dev_scores,
-    fingerprint,
     search,
     search_metrics,
     search_note,
     space_table,
 )
+from cdlm_nb.search_space import SearchSpace
 
 torch = pytest.importorskip("torch")
 

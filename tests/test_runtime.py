@@ -6,6 +6,7 @@ import pytest
 import cdlm_nb
 from cdlm_nb import runtime
 from cdlm_nb.errors import ConfigError
+from cdlm_nb.progress import is_headless, progress
 
 
 def test_record_writes_this_notebooks_metrics(session):
@@ -108,14 +109,14 @@ def test_save_figure_names_the_file_after_the_notebook(session):
 def test_headless_detection(monkeypatch):
     monkeypatch.delenv("CI", raising=False)
     monkeypatch.delenv("CDLM_NB_HEADLESS", raising=False)
-    assert not runtime.is_headless()
+    assert not is_headless()
     monkeypatch.setenv("CDLM_NB_HEADLESS", "1")
-    assert runtime.is_headless()
+    assert is_headless()
 
 
 def test_progress_is_silent_when_headless(monkeypatch):
     monkeypatch.setenv("CDLM_NB_HEADLESS", "1")
-    assert runtime.progress(range(3)).disable
+    assert progress(range(3)).disable
 
 
 @pytest.mark.parametrize("cuda, mps, expected", [

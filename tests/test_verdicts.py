@@ -81,3 +81,26 @@ def test_a_row_must_clear_every_metrics_floor():
     assert floors == pytest.approx({"acc": 2 / 3, "f1": 0.5})
     assert verdicts.learned_everywhere({"acc": 0.7, "f1": 0.6}, floors)
     assert not verdicts.learned_everywhere({"acc": 0.6, "f1": 0.6}, floors)  # F1 above, accuracy below
+
+
+def test_one_class_describes_a_row_that_gives_almost_every_input_one_class():
+    from cdlm_nb.verdicts import PAIR_CLASSES, majority_share, one_class
+
+    assert majority_share([0, 0, 1, 0]) == (0, 0.75)
+    assert one_class(np.zeros(50), PAIR_CLASSES) == "it gives 100 % of the test inputs unrelated"
+    assert one_class([1] * 19 + [0]) == "it gives 95 % of the test inputs class 1"  # one in twenty may differ
+    assert one_class([1] * 18 + [0, 0]) is None
+    answers = one_class(["Lima"] * 20, inputs="questions the answer")
+    assert answers == "it gives 100 % of the questions the answer 'Lima'"
+
+
+def test_a_note_for_a_row_at_its_floor_says_what_it_gives_and_the_rule_is_the_floor_alone():
+    from cdlm_nb.verdicts import split_learned
+
+    scores = {"cdlm": {"f1": 0.0, "accuracy": 0.5}, "local": {"f1": 0.8, "accuracy": 0.9}}
+    learned, notes = split_learned(scores, {"f1": 0.5, "accuracy": 0.6}, {"cdlm": "CDLM", "local": "Local"},
+                                   predictions={"cdlm": [0, 0, 0, 0], "local": [1, 0, 1, 0]})
+    assert learned == ["local"]
+    assert notes == ["- CDLM: learned nothing here (F1 0.0, not above the 50.0 a constant answer scores on the same "
+                     "test items; it gives 100 % of the test inputs unrelated); it is left out of every ranking and "
+                     "claim."]

@@ -33,6 +33,7 @@ def seed_metrics(run_dir: str, seed: int, profile_name: str) -> dict[str, float]
     from cdlm_nb.data.corpora import pretraining_clusters
     from cdlm_nb.perplexity import copy_gain, evaluate, fact_tokens, report
     from cdlm_nb.perplexity.bootstrap import paired_difference
+    from cdlm_nb.pretraining.heldout import heldout_examples
     from cdlm_nb.profiles import get_profile
 
     profile = get_profile(profile_name)
@@ -40,7 +41,7 @@ def seed_metrics(run_dir: str, seed: int, profile_name: str) -> dict[str, float]
     models = {variant: variants.load_pretrained(run_dir, variant, seed, config, profile.name)
               for variant in config.variants}
     tokenizer = variants.shared_tokenizer(models)
-    test = evaluate.heldout_examples(pretraining_clusters(profile).heldout["test"], tokenizer, profile)
+    test = heldout_examples(pretraining_clusters(profile).heldout["test"], tokenizer, profile)
     scores = [evaluate.evaluate_perplexity(encoder.model, tokenizer, test, variant, batch_size=config.eval_batch_size,
                                           n_resamples=config.bootstrap_resamples)
               for variant, encoder in models.items()]

@@ -168,7 +168,8 @@ def search_recipe(name: str, prepared: Prepared, pairs: Mapping[str, PairSet], c
     search."""
     import torch
 
-    from ..recipe_search import dev_scores, fingerprint, search, setting
+    from ..artefacts import fingerprint
+    from ..recipe_search import dev_scores, search, setting
 
     trained: dict[float, tuple[SiameseCDA, Fit]] = {}
 
@@ -204,7 +205,7 @@ def recipe_cache(run_dir: str | Path | None) -> "RecipeCache | None":
 
 def _digest(document) -> str:
     """A document as the encoder reads it (word ids per sentence, or a sentence-vector array), in short."""
-    from ..recipe_search import fingerprint
+    from ..artefacts import fingerprint
 
     if isinstance(document, np.ndarray):
         return fingerprint(document.shape, np.round(document.astype(float), 4).tobytes().hex()[:4096])

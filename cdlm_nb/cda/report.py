@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .. import verdicts
-from ..label_prior import PAIR_CLASSES, loss_at_prior, loss_note, prior_note, stuck
 from ..report_rows import NR, reference_label
 from .experiment import RANDOM, CDARun, model_spec
 
@@ -208,31 +207,20 @@ def pair_alignment_figure(run: CDARun, rows, index: int) -> "Figure":
                             f"{label(run.name)}, test pair {index}")
 
 
-def learned_d2d(runs: Mapping[str, CDARun], test_labels: Sequence[int],
-                dev_labels: Sequence[int] | None = None) -> tuple[list[str], list[str]]:
+def learned_d2d(runs: Mapping[str, CDARun], test_labels: Sequence[int]) -> tuple[list[str], list[str]]:
     """(the trained models above the D2D reference rows on accuracy and F1, the readings naming the others): a
-    model at the label prior (one class for almost every test pair, or a dev loss never below the prior's
-    entropy) or not above calling every pair related / none learned nothing here."""
+    model not above calling every pair related / none learned nothing here."""
     decisions = {name: run.probabilities >= 0.5 for name, run in runs.items()
                  if name != RANDOM and run.probabilities is not None}
-    at_prior = stuck(decisions)
-    lines = [prior_note(label(name), decisions[name], PAIR_CLASSES) for name in at_prior]
-    if dev_labels is not None:
-        by_loss = [name for name in decisions if name not in at_prior and runs[name].fit is not None
-                   and loss_at_prior(runs[name].fit.dev_losses, dev_labels)]
-        lines += [loss_note(label(name), runs[name].fit.dev_losses, dev_labels) for name in by_loss]
-        at_prior += by_loss
-    learned, notes = verdicts.split_learned({name: runs[name].d2d for name in decisions},
-                                            verdicts.floors(verdicts.pair_references(test_labels)), at_prior,
-                                            {name: label(name) for name in decisions}, prefix="D2D ")
-    return learned, [*lines, *notes]
+    return verdicts.split_learned({name: runs[name].d2d for name in decisions},
+                                  verdicts.floors(verdicts.pair_references(test_labels)),
+                                  {name: label(name) for name in decisions}, prefix="D2D ", predictions=decisions)
 
 
-def readings(runs: Mapping[str, CDARun], test_labels: Sequence[int], dev_labels: Sequence[int] | None,
-             profile: str, data: str) -> list[str]:
+def readings(runs: Mapping[str, CDARun], test_labels: Sequence[int], profile: str, data: str) -> list[str]:
     """The paper's claims, checked on this run's numbers under the noise rule (`verdicts`): only models that
     learned D2D (`learned_d2d`) are compared, on the paper's metrics (D2D F1, S2D MRR)."""
-    learned, lines = learned_d2d(runs, test_labels, dev_labels)
+    learned, lines = learned_d2d(runs, test_labels)
     spread = verdicts.load_spread(profile)
 
     def band(first: str, second: str, metric: str, scale: float = 1.0) -> float | None:

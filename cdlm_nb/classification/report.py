@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .. import verdicts
-from ..label_prior import prior_note, stuck
 from ..report_rows import reference_label
 from .experiment import LONG, SPLITS, ClassificationRun, Corpus, in_length_group
 
@@ -205,14 +204,11 @@ def readings(name: str, frozen: Mapping[str, ClassificationRun], finetuned: Mapp
     label = CORPUS_LABELS[name]
     runs = {(setting, model): run for setting, group in (("frozen", frozen), ("fine-tuned", finetuned))
             for model, run in group.items()}
-    at_prior = stuck({key: run.predictions for key, run in runs.items() if key[1] != "tfidf"})
-    lines = [prior_note(f"{label}, {setting} {MODEL_LABELS.get(model, model)}", runs[setting, model].predictions)
-             for setting, model in at_prior]
     floor = verdicts.floor({row: values["acc"] for row, values in references(corpus).items()})
-    learned = {key for key, run in runs.items() if key not in at_prior and verdicts.learned(run.accuracy(), floor)}
-    lines += [verdicts.nothing_note(f"{label}, {setting} {model_label(model)}", runs[setting, model].accuracy(),
-                                    floor, "accuracy", " %") for setting, model in runs
-              if (setting, model) not in learned and (setting, model) not in at_prior]
+    learned = {key for key, run in runs.items() if verdicts.learned(run.accuracy(), floor)}
+    lines = [verdicts.nothing_note(f"{label}, {setting} {model_label(model)}", runs[setting, model].accuracy(),
+                                   floor, "accuracy", " %", predictions=runs[setting, model].predictions)
+             for setting, model in runs if (setting, model) not in learned]
     if ("frozen", "aose") not in learned:
         return [*lines, f"- {label}: frozen AoSE learned nothing here, so the paper's claims cannot be checked."]
     spread = verdicts.load_spread(profile)

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..seeding import SEED
-from ..verdicts import f1_rows
+from ..verdicts import f1_rows, paired_bootstrap
 from .systems import System
 
 
@@ -28,14 +28,15 @@ def scores(labels: Sequence[int], decisions: Sequence[int], kinds: Sequence[str]
 
 def bootstrap_interval(labels: Sequence[int], decisions: Sequence[int], metric: str, resamples: int,
                        seed: int = SEED) -> tuple[float, float]:
-    """The 95 % percentile interval of `acc` or `f1` over pairs resampled with replacement; all resamples at once
-    (`verdicts.f1_rows`: scikit-learn's F1, 0 when nothing is positive)."""
+    """The 95 % percentile interval of `acc` or `f1` over pairs resampled with replacement (`verdicts.paired_bootstrap`;
+    `verdicts.f1_rows`: scikit-learn's F1, 0 when nothing is positive)."""
     labels, decisions = np.asarray(labels), np.asarray(decisions)
-    index = np.random.default_rng(seed).integers(0, len(labels), (resamples, len(labels)))
-    truth, guess = labels[index], decisions[index]
-    values = (truth == guess).mean(1) if metric == "acc" else f1_rows(truth, guess)
-    low, high = np.percentile(values, [2.5, 97.5])
-    return float(low), float(high)
+
+    def value(rows: np.ndarray) -> np.ndarray:
+        truth, guess = labels[rows], decisions[rows]
+        return (truth == guess).mean(-1) if metric == "acc" else f1_rows(truth, guess)
+
+    return paired_bootstrap(value, len(labels), resamples, seed)
 
 
 def length_buckets(rows, buckets: int) -> tuple[np.ndarray, list[str]]:

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import verdicts
-from ..label_prior import PAIR_CLASSES, prior_note, stuck
 from ..report_rows import reference_label
 from .analysis import bootstrap_interval, length_buckets, only_right, scores
 from .systems import System
@@ -122,14 +121,13 @@ def _label_points(ax, points, labels, fontsize: float = 7) -> list:
 
 
 def learned_systems(systems: Mapping[str, System], rows) -> tuple[dict[str, System], list[str]]:
-    """(the systems above the reference rows on accuracy and F1 and not at the label prior, the readings naming
-    the others): the rest learned nothing here and are left out of rankings, the Pareto front and claims."""
-    at_prior = stuck({name: s.decisions for name, s in systems.items()})
+    """(the systems above the reference rows on accuracy and F1, the readings naming the others): the rest learned
+    nothing here and are left out of rankings, the Pareto front and claims."""
     learned, notes = verdicts.split_learned({name: _scores(s, rows) for name, s in systems.items()},
-                                            verdicts.floors(verdicts.pair_references(rows["label"])), at_prior,
-                                            {name: s.label for name, s in systems.items()})
-    prior = [prior_note(systems[name].label, systems[name].decisions, PAIR_CLASSES) for name in at_prior]
-    return {name: systems[name] for name in learned}, [*prior, *notes]
+                                            verdicts.floors(verdicts.pair_references(rows["label"])),
+                                            {name: s.label for name, s in systems.items()},
+                                            predictions={name: s.decisions for name, s in systems.items()})
+    return {name: systems[name] for name in learned}, notes
 
 
 def pareto_figure(systems: Mapping[str, System], rows) -> "Figure":

@@ -4,8 +4,6 @@ The ids are the profiles' (`task_profiles.COMPARISON_SYSTEMS`), so the profiles 
 comparison's code; this module adds the labels, and `comparison.systems` builds each id.
 """
 
-from ..task_profiles import BASELINE_SYSTEMS
-from ..task_profiles import COMPARISON_SYSTEMS as SYSTEMS
 
 #: The systems that are not notebook 02's encoders: id -> readable label, in BASELINE_SYSTEMS' order (the encoders use
 #: `variants.display_name`; `tests/comparison` checks the two lists agree).
@@ -19,4 +17,4 @@ BASELINE_LABELS = {
     "minilm_cross": "MiniLM cross-encoder",
 }
 
-__all__ = ["BASELINE_LABELS", "BASELINE_SYSTEMS", "SYSTEMS"]
+__all__ = ["BASELINE_LABELS"]

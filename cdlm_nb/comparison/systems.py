@@ -24,8 +24,9 @@ from transformers import set_seed
 from ..errors import ConfigError
 from ..memory import peak_memory
 from ..seeding import SEED
+from ..task_profiles import COMPARISON_SYSTEMS as SYSTEMS
 from ..variants import PretrainedShelf, display_name
-from .system_ids import BASELINE_LABELS, SYSTEMS
+from .system_ids import BASELINE_LABELS
 
 if TYPE_CHECKING:
     from ..profiles import Profile

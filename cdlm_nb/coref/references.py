@@ -72,7 +72,6 @@ def conll_difference(mentions: Sequence[Mention], first: Clusters, second: Clust
         return 100 * (score_coreference(gold, _restricted(first, unit_of, draw)).conll
                       - score_coreference(gold, _restricted(second, unit_of, draw)).conll)
 
-    draws = np.random.default_rng(seed).integers(0, len(units), (resamples, len(units)))
-    values = [difference(draw) for draw in draws]
-    low, high = np.percentile(values, [2.5, 97.5])
-    return verdicts.Difference(difference(range(len(units))), float(low), float(high), band)
+    low, high = verdicts.paired_bootstrap(lambda draws: np.array([difference(draw) for draw in draws]), len(units),
+                                          resamples, seed)
+    return verdicts.Difference(difference(range(len(units))), low, high, band)

@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import verdicts
-from ..label_prior import PAIR_CLASSES, prior_note, stuck
 from ..report_rows import reference_label
 from .experiment import Speed, alpha_name, paper_time_cost
 from .sentence_filter import sentence_graph, sentence_scores
@@ -201,11 +200,10 @@ def readings(runs: Mapping[str, "MatchingRun"], speeds: Sequence[Speed], ablatio
     rows), the orderings of Tables 3-4 on F1 under the noise rule (`verdicts`), the speed-up against its limit."""
     labels = list(labels)
     decisions = {name: (run.test_scores >= run.threshold).astype(int) for name, run in runs.items()}
-    at_prior, floors = stuck(decisions), verdicts.floors(verdicts.pair_references(labels))
-    learned, notes = verdicts.split_learned({name: run.test for name, run in runs.items()},
-                                            {"f1": floors["f1"], "accuracy": floors["acc"]}, at_prior,
-                                            {name: variant_label(name) for name in runs})
-    lines = [*(prior_note(variant_label(name), decisions[name], PAIR_CLASSES) for name in at_prior), *notes]
+    floors = verdicts.floors(verdicts.pair_references(labels))
+    learned, lines = verdicts.split_learned({name: run.test for name, run in runs.items()},
+                                            {"f1": floors["f1"], "accuracy": floors["acc"]},
+                                            {name: variant_label(name) for name in runs}, predictions=decisions)
     spread = verdicts.load_spread(profile)
     for better, worse, claim in CLAIMS:
         better = alpha_name(ablation_alpha) if better == "best" else better

@@ -141,7 +141,8 @@ def search_recipe(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTok
     starting weights, dev scores at P(related) >= 0.5 after each epoch; the model is left holding the chosen point's
     weights. Returns the search and the chosen run's batch losses (up to its last epoch; kept with the search, so a
     cache hit that trains nothing returns them too)."""
-    from ..recipe_search import dev_scores, fingerprint, search, setting
+    from ..artefacts import fingerprint
+    from ..recipe_search import dev_scores, search, setting
     from .training import fine_tune, score
 
     space = config.search

@@ -8,7 +8,6 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from .. import verdicts
-from ..label_prior import PAIR_CLASSES, prior_note, stuck
 from ..report_rows import NR, reference_label, run_label
 from .experiment import TFIDF, MatchingRun
 
@@ -182,11 +181,10 @@ def readings(runs: Mapping[str, MatchingRun], labels, profile: str, data: str) -
         return ["no system ran"]
     labels = list(labels)
     decisions = {name: (run.test_scores >= run.threshold).astype(int) for name, run in runs.items()}
-    at_prior, floors = stuck(decisions), verdicts.floors(references(labels))
-    learned, notes = verdicts.split_learned({name: run.test for name, run in runs.items()},
-                                            {"f1": floors["f1"], "accuracy": floors["acc"]}, at_prior,
-                                            {name: row_label(name) for name in runs})
-    lines = [*(prior_note(row_label(name), decisions[name], PAIR_CLASSES) for name in at_prior), *notes]
+    floors = verdicts.floors(references(labels))
+    learned, lines = verdicts.split_learned({name: run.test for name, run in runs.items()},
+                                            {"f1": floors["f1"], "accuracy": floors["acc"]},
+                                            {name: row_label(name) for name in runs}, predictions=decisions)
     ranking = verdicts.ranked({name: runs[name].test["f1"] for name in learned}, floors["f1"])
     lines.append(f"- Best test F1 among the systems that learned something: {row_label(ranking[0])} "
                  f"({100 * runs[ranking[0]].test['f1']:.1f})." if ranking else

@@ -8,7 +8,6 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from .. import verdicts
-from ..label_prior import majority_share, stuck
 from ..report_rows import reference_label, run_label
 from .experiment import QUESTION_TYPES, REFERENCE, TFIDF, QARun, by_type
 
@@ -140,18 +139,14 @@ def readings(world: Mapping[str, QARun], real: Mapping[str, QARun], label: str, 
         if not runs:
             continue
         answers = {name: [d.answer for d in run.predictions.values()] for name, run in runs.items()}
-        at_prior = stuck({name: answers[name] for name in runs if name not in (TFIDF, REFERENCE)})
-        for name in at_prior:
-            answer, share = majority_share(answers[name])
-            lines.append(f"- {set_label}: {row_label(name)} gives {100 * share:.0f} % of the questions the same answer "
-                         f"({answer!r}): it stayed at the answer prior, so no comparison with it is possible.")
-        above = {key: [n for n in names if n not in at_prior] for key, names in learned(runs).items()}
-        systems = [n for n in runs if n not in at_prior and n != REFERENCE]
+        above = learned(runs)
+        systems = [n for n in runs if n != REFERENCE]
         everywhere = [n for n in systems if all(n in names for names in above.values())]
         for name in (n for n in systems if n not in everywhere):
             short = ", ".join(COLUMNS[key] for key, names in above.items() if name not in names)
+            habit = verdicts.one_class(answers[name], inputs="questions the answer") if name != TFIDF else None
             lines.append(f"- {set_label}: {row_label(name)}: {verdicts.LEARNED_NOTHING} (not above the reference "
-                         f"row on {short}).")
+                         f"row on {short}{'; ' + habit if habit else ''}).")
         if not everywhere:
             lines.append(f"- {set_label}: no system is above the reference row on every F1: none is ranked.")
         for key in ("f1", "sp_f1", "joint_f1") if everywhere else ():

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..masking import IGNORE_INDEX
-from .evaluate import EVAL_MASK_SEED, masked_batches, masked_token_nll, require_doc_ids
+from ..pretraining.heldout import EVAL_MASK_SEED, masked_batches, masked_token_nll
+from .evaluate import require_doc_ids
 
 if TYPE_CHECKING:
     import pandas as pd

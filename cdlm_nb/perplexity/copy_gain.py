@@ -24,9 +24,9 @@ import numpy as np
 from ..collate import pad_batch
 from ..errors import DataError
 from ..masking import IGNORE_INDEX, CrossDocumentMLMCollator
+from ..pretraining.heldout import EVAL_MASK_SEED, masked_token_nll
 from ..variants import attention_pattern_of
 from .bootstrap import BOOTSTRAP_SEED, ratio_interval
-from .evaluate import EVAL_MASK_SEED, masked_token_nll
 from .fact_tokens import located_statements, world_rows
 
 if TYPE_CHECKING:

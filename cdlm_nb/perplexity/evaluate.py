@@ -5,8 +5,8 @@ The masks depend only on (seed, tokens), so every model sees the same masked pos
 pretraining attention pattern: CDLM and Rand CDLM give the masked tokens global attention, Prefix CDLM the first
 15 % of the input, Longformer and Local CDLM local attention only.
 Perplexity = exp(total NLL of the masked tokens / number of masked tokens), i.e. exp of the token-level loss.
-The scoring itself is notebook 02's (`pretraining.heldout`, re-exported here); this module adds the clusters and
-the bootstrap interval.
+The scoring itself is notebook 02's (`pretraining.heldout`: the packed held-out examples, the masks, the NLL);
+this module adds the per-cluster sums and the bootstrap interval.
 """
 
 from __future__ import annotations
@@ -16,18 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import DataError
-from ..pretraining.heldout import (  # the held-out scoring, shared with notebook 02; re-exported for notebook 03
-    EVAL_MASK_SEED,
-    HELDOUT_MIN_DOCUMENTS,
-    evaluation_batches,
-    heldout_examples,
-    masked_batches,
-    masked_token_nll,
-    model_inputs,
-    perplexity,
-    row_nll,
-    token_nll,
-)
+from ..pretraining.heldout import EVAL_MASK_SEED, perplexity, row_nll  # notebook 02's held-out scoring
 from .bootstrap import PerplexityResult, bootstrap_interval
 
 if TYPE_CHECKING:
@@ -87,6 +76,4 @@ def sum_by_cluster(groups: list[str], sums: list[float],
     return list(totals), [entry[0] for entry in totals.values()], [int(entry[1]) for entry in totals.values()]
 
 
-__all__ = ["EVAL_MASK_SEED", "HELDOUT_MIN_DOCUMENTS", "evaluate_perplexity", "evaluation_batches", "heldout_examples",
-           "masked_batches", "masked_token_nll", "model_inputs", "require_doc_ids", "row_nll", "sum_by_cluster",
-           "token_nll"]
+__all__ = ["evaluate_perplexity", "require_doc_ids", "sum_by_cluster"]

@@ -19,8 +19,9 @@ import numpy as np
 from ..cross_document_probe import locate_facts
 from ..inputs import PackedExample
 from ..masking import IGNORE_INDEX
-from .bootstrap import PerplexityResult, bootstrap_interval, perplexity
-from .evaluate import EVAL_MASK_SEED, masked_batches, masked_token_nll, require_doc_ids, sum_by_cluster
+from ..pretraining.heldout import EVAL_MASK_SEED, masked_batches, masked_token_nll, perplexity
+from .bootstrap import PerplexityResult, bootstrap_interval
+from .evaluate import require_doc_ids, sum_by_cluster
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -10,7 +10,8 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..masking import IGNORE_INDEX, MASKED_GLOBAL_PATTERNS
-from .evaluate import EVAL_MASK_SEED, evaluation_batches, masked_batches, model_inputs, require_doc_ids
+from ..pretraining.heldout import EVAL_MASK_SEED, evaluation_batches, masked_batches, model_inputs
+from .evaluate import require_doc_ids
 
 if TYPE_CHECKING:
     import pandas as pd

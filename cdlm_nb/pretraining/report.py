@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 def settings_summary(profile: "Profile", device: str) -> str:
     """The variants and the training recipe of a profile in two lines (steps, batch, length, schedule, precision)."""
-    from ..finetuning import precision
+    from ..precision import precision
 
     config = profile.pretrain
     mixed = precision(device) if config.fp16 and precision(device) != "fp32" else "fp32"

@@ -110,12 +110,12 @@ def masked_positions_loss(lm_head: "torch.nn.Module", hidden: "torch.Tensor",
 def training_arguments(config: "PretrainConfig", variant: str, output_dir: str | os.PathLike, seed: int,
                        headless: bool | None = None) -> "TrainingArguments":
     """`TrainingArguments` for one run: the paper's optimizer and schedule, mixed precision only on CUDA (fp16 or
-    bf16, as the card trains: `finetuning.precision`), gloo on CPU. Examples are read in the order given
+    bf16, as the card trains: `precision.precision`), gloo on CPU. Examples are read in the order given
     (`length_grouped_order` makes it)."""
     import torch
     from transformers import TrainingArguments
 
-    from ..finetuning import precision
+    from ..precision import precision
     from ..progress import is_headless
 
     if config.warmup_steps >= config.max_steps:  # the polynomial decay would divide by zero at its last step

@@ -166,7 +166,7 @@ def test_readings_mark_rows_at_the_reference_and_check_no_claim_with_them():
     assert truncation.loc["reference: majority class", ("freezing", "acc >512")] == 100.0
 
 
-def test_readings_name_a_model_at_the_label_prior_instead_of_checking_claims():
+def test_readings_name_a_model_that_gives_one_class_instead_of_checking_claims():
     run = experiment.ClassificationRun
     labels, tokens = [1, 0, 0, 1], [10, 20, 30, 600]
     corpus = _corpus([0, 0, 0, 1], labels, tokens)
@@ -174,8 +174,8 @@ def test_readings_name_a_model_at_the_label_prior_instead_of_checking_claims():
               "truncated": run("truncated", "frozen", [0, 0, 0, 0], labels, tokens, 1.0),
               "tfidf": run("tfidf", "frozen", [1, 0, 0, 1], labels, tokens, 1.0)}
     lines = report.readings("imdb", frozen, {}, 1.0, corpus, "smoke")
-    assert lines[0].startswith("- IMDB, frozen encoder alone (first 512 tokens) stayed at the label prior: it calls "
-                               "100 % of the test inputs")
+    assert lines[0].startswith("- IMDB, frozen encoder alone (first 512 tokens): learned nothing here (")
+    assert "it gives 100 % of the test inputs class 0" in lines[0]
     assert any("Claim 1" in line and "cannot be checked here" in line for line in lines)
     frozen["aose"] = run("aose", "frozen", [0, 0, 0, 0], labels, tokens, 1.0)
     assert report.readings("imdb", frozen, {}, 1.0, corpus, "smoke")[-1].endswith(

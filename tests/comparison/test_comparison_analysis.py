@@ -6,12 +6,13 @@ import pytest
 from datasets import Dataset
 
 from cdlm_nb.comparison import analysis, report
-from cdlm_nb.comparison.system_ids import BASELINE_LABELS, SYSTEMS
+from cdlm_nb.comparison.system_ids import BASELINE_LABELS
 from cdlm_nb.comparison.systems import BUILDERS, System, run_system
 from cdlm_nb.errors import ConfigError
 from cdlm_nb.memory import peak_memory
 from cdlm_nb.paper_models import PAPER_MODELS
 from cdlm_nb.profiles import PROFILE_NAMES, get_profile
+from cdlm_nb.task_profiles import COMPARISON_SYSTEMS as SYSTEMS
 
 ROWS = Dataset.from_dict({
     "doc_a": [["a " * n] for n in (10, 20, 30, 40, 50, 60)], "doc_b": [["b"]] * 6,
@@ -63,11 +64,12 @@ def test_pareto_front_metrics_and_readings():
     assert table.loc["reference: all related", "f1"] == "66.7" and table.loc["reference: none related", "acc"] == "50.0"
 
 
-def test_a_system_at_the_label_prior_is_named_and_not_compared():
+def test_a_system_that_gives_one_class_is_named_and_not_compared():
     systems = {"cdlm": _system("cdlm", [1, 1, 0, 0, 0, 1], speed=1.0),
                "longformer": _system("longformer", [0, 0, 0, 0, 0, 0], speed=0.5)}
     lines = report.readings(systems, ROWS, 200, 2, "smoke", "world")
-    assert lines[0].startswith("- Longformer stayed at the label prior: it calls 100 % of the test inputs unrelated")
+    assert lines[0].startswith("- Longformer: learned nothing here (")
+    assert "it gives 100 % of the test inputs unrelated" in lines[0]
     assert lines[1] == "- Best F1 among the systems that learned something: CDLM (100.0)."
     assert "- CDLM paper, Table 4: CDLM over Longformer: cannot be checked here (learned nothing here: " \
            "Longformer)." in lines
@@ -84,8 +86,8 @@ def test_unknown_systems_are_named_and_peak_memory_sees_a_large_allocation():
 
 
 def test_one_list_of_system_ids_that_every_profile_and_builder_follows():
-    """`system_ids.SYSTEMS` is the list: each baseline has a builder, the rest are the paper's models, and every
-    profile's systems are taken from it in its order."""
+    """`task_profiles.COMPARISON_SYSTEMS` is the list: each baseline has a builder, the rest are the paper's models,
+    and every profile's systems are taken from it in its order."""
     assert set(BUILDERS) == set(BASELINE_LABELS) and SYSTEMS == (*BASELINE_LABELS, *PAPER_MODELS)
     for name in PROFILE_NAMES:
         systems = get_profile(name).comparison.systems
@@ -133,7 +135,8 @@ def test_pareto_labels_of_six_systems_at_one_accuracy_do_not_overlap():
 
 def test_recipe_table_and_metrics_name_each_searched_system_and_skip_fixed_recipes():
     from cdlm_nb.comparison import report
-    from cdlm_nb.recipe_search import Recipe, SearchPoint, SearchResult, SearchSpace
+    from cdlm_nb.recipe_search import Recipe, SearchPoint, SearchResult
+    from cdlm_nb.search_space import SearchSpace
 
     space = SearchSpace(learning_rates=(1e-3,), epochs=2, warmup=0.1)
     points = [SearchPoint(1e-3, 1, 0.2, 0.6, 0.3), SearchPoint(1e-3, 2, 0.5, 0.7, 0.55)]

@@ -123,12 +123,13 @@ def _matching_run(name, scores, labels):
     return MatchingRun(name, 0.5, {}, pair_scores(labels, (scores >= 0.5).astype(int)), scores, 1.0, 1.0)
 
 
-def test_readings_name_a_model_at_the_label_prior_and_compare_none_with_it():
+def test_readings_name_a_model_that_gives_one_class_and_compare_none_with_it():
     labels = [1, 0, 1, 0]
     runs = {"cdlm": _matching_run("cdlm", [0.1] * 4, labels),
             "longformer": _matching_run("longformer", [0.9, 0.1, 0.8, 0.2], labels)}
     lines = report.readings(runs, labels, "smoke", "world")
-    assert lines[0].startswith("- CDLM stayed at the label prior: it calls 100 % of the test inputs unrelated")
+    assert lines[0].startswith("- CDLM: learned nothing here (F1 0.0, not above the 66.7 a constant answer scores on "
+                               "the same test items; it gives 100 % of the test inputs unrelated)")
     assert "- Best test F1 among the systems that learned something: Longformer (100.0)." in lines
     assert "- CDLM vs Longformer: not compared (learned nothing here: CDLM)." in lines
     assert not any("level with" in line for line in lines)
@@ -166,7 +167,7 @@ def test_readings_say_holds_only_beyond_the_interval_and_the_seed_band(monkeypat
 def test_run_matching_with_a_search_uses_the_dev_best_recipe_and_caches_it(tiny_encoder, tmp_path, monkeypatch):
     from cdlm_nb.matching import training
     from cdlm_nb.matching.experiment import recipe_cache
-    from cdlm_nb.recipe_search import SearchSpace
+    from cdlm_nb.search_space import SearchSpace
 
     splits = {"train": _pairs(8), "dev": _pairs(4), "test": _pairs(4)}
     space = SearchSpace(learning_rates=(1e-3, 3e-3), epochs=2, warmup=0.1)

@@ -42,10 +42,10 @@ def test_paper_table_keeps_the_missing_rows_empty_and_adds_ours():
 
 def test_readings_name_a_model_giving_every_question_one_answer():
     runs = {"cdlm": _run("cdlm", {"b": "yes", "c": "yes"}), "longformer": _run("longformer", {"b": "Lyon", "c": "no"}),
-            TFIDF: _run(TFIDF, {"b": "no", "c": "no"})}
+            TFIDF: _run(TFIDF, {"b": "no", "c": "no"}), REFERENCE: _run(REFERENCE, {"b": "no", "c": "yes"})}
     lines = report.readings(runs, {}, "world test", "smoke", "world")
-    assert lines[0] == ("- world test: CDLM gives 100 % of the questions the same answer ('yes'): it stayed at the "
-                        "answer prior, so no comparison with it is possible.")
+    assert lines[0] == ("- world test: CDLM: learned nothing here (not above the reference row on answer F1, support "
+                        "F1, joint F1; it gives 100 % of the questions the answer 'yes').")
     assert not any("CDLM −" in line or "best CDLM" in line for line in lines)
 
 

@@ -36,7 +36,8 @@ def model(tiny_encoder):
 def make_result():
     """`make_result(variant, nll_sums, token_counts, ids=None)`: a PerplexityResult over those clusters, with its
     bootstrap interval, as `evaluate_perplexity` would return for them."""
-    from cdlm_nb.perplexity.bootstrap import PerplexityResult, bootstrap_interval, perplexity
+    from cdlm_nb.perplexity.bootstrap import PerplexityResult, bootstrap_interval
+    from cdlm_nb.pretraining.heldout import perplexity
 
     def make(variant: str, sums, counts, ids=None) -> PerplexityResult:
         sums, counts = np.array(sums, dtype=float), np.array(counts)

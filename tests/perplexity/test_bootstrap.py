@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from cdlm_nb.errors import ConfigError, DataError
-from cdlm_nb.perplexity.bootstrap import bootstrap_interval, paired_difference, perplexity
+from cdlm_nb.perplexity.bootstrap import bootstrap_interval, paired_difference
+from cdlm_nb.pretraining.heldout import perplexity
 
 
 def test_perplexity_is_the_exponentiated_token_loss():

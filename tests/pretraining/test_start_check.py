@@ -35,7 +35,8 @@ def test_metrics_table_and_reading_come_from_the_scores():
 
 
 def test_start_perplexity_scores_every_pattern_with_the_evaluation_of_notebook_03(tiny_encoder, word_clusters):
-    from cdlm_nb.perplexity.evaluate import evaluate_perplexity, heldout_examples
+    from cdlm_nb.perplexity.evaluate import evaluate_perplexity
+    from cdlm_nb.pretraining.heldout import heldout_examples
     from cdlm_nb.pretraining.start_check import START_PATTERNS, start_perplexity
 
     smoke = get_profile("smoke")
