@@ -27,7 +27,7 @@ from pathlib import Path
 def longer_search(run_dir: str, task: str, system: str, epochs: int, patience: int | None = None,
                   profile_name: str = "cpu", data_name: str = "auto"):
     """The `recipe_search.SearchResult` of `system`'s search with its profile's space stretched to `epochs`."""
-    from cdlm_nb.matching.experiment import matching_data
+    from cdlm_nb.data.matching_pairs import matching_data
     from cdlm_nb.profiles import get_profile
 
     profile = get_profile(profile_name)

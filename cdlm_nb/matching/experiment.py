@@ -24,42 +24,9 @@ if TYPE_CHECKING:
     from datasets import Dataset
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-    from ..profiles import MatchingConfig, Profile
+    from ..profiles import MatchingConfig
 
 TFIDF = "tfidf"  # the run name of the lexical floor
-
-
-@dataclass
-class MatchingData:
-    """The train/dev/test pairs a run uses, where they came from, and what the pair cap left out."""
-
-    source: str  # the corpus DATA resolved to ("auto" never): the name its metrics are recorded under
-    splits: dict[str, "Dataset"]
-    notes: list[str]
-    left_out: dict[str, int]  # split -> pairs dropped by MatchingConfig.max_pairs
-
-
-def cap_pairs(dataset: "Dataset", max_pairs: int | None, seed: int) -> tuple["Dataset", int]:
-    """A random `max_pairs` of the pairs (all when None or fewer), and how many were left out."""
-    if max_pairs is None or len(dataset) <= max_pairs:
-        return dataset, 0
-    return dataset.shuffle(seed=seed).select(range(max_pairs)), len(dataset) - max_pairs
-
-
-def matching_data(profile: "Profile", data: str = "auto", ecbplus_dir: str | None = None,
-                  cda_dir: str | None = None, run_dir: str | Path | None = None,
-                  max_pairs: int | None = None) -> MatchingData:
-    """Notebook 05's pairs (`data.corpora.matching_splits`; "auto": `resolve_source`, the profile's corpus), each
-    split capped at `max_pairs` (default: the profile's `matching.max_pairs`)."""
-    from ..data.corpora import MATCHING_SOURCES, matching_splits, resolve_source
-
-    source = resolve_source(profile, data, MATCHING_SOURCES, cda_dir)
-    splits, notes = matching_splits(profile, source, ecbplus_dir, cda_dir, run_dir)
-    cap = max_pairs if max_pairs is not None else profile.matching.max_pairs
-    left_out = {}
-    for name in list(splits):
-        splits[name], left_out[name] = cap_pairs(splits[name], cap, profile.seed)
-    return MatchingData(source, splits, notes, left_out)
 
 
 @dataclass

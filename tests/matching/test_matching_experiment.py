@@ -9,9 +9,10 @@ from dataclasses import replace
 import pytest
 from datasets import Dataset
 
+from cdlm_nb.data.matching_pairs import cap_pairs, matching_data
 from cdlm_nb.data.schemas import PAIR_FEATURES
 from cdlm_nb.matching import report
-from cdlm_nb.matching.experiment import TFIDF, cap_pairs, matching_data, run_matching, tfidf_run
+from cdlm_nb.matching.experiment import TFIDF, run_matching, tfidf_run
 from cdlm_nb.matching.model import pair_classifier
 from cdlm_nb.profiles import get_profile
 
@@ -76,11 +77,11 @@ def test_matching_data_world_splits_have_every_kind():
 
 
 def test_matching_data_auto_resolves_before_loading_and_keeps_the_resolved_name(monkeypatch):
-    from cdlm_nb.data import corpora
+    from cdlm_nb.data import matching_pairs
 
     assert matching_data(get_profile("smoke")).source == "world"  # the default is "auto"
     asked = []
-    monkeypatch.setattr(corpora, "matching_splits", lambda profile, source, *args: asked.append(source) or ({}, []))
+    monkeypatch.setattr(matching_pairs, "matching_splits", lambda profile, source, *args: asked.append(source) or ({}, []))
     assert matching_data(get_profile("gpu"), "auto").source == "ecbplus" and asked == ["ecbplus"]
     assert matching_data(get_profile("cpu"), "auto", cda_dir="aan").source == "cda" and asked[-1] == "cda"
 

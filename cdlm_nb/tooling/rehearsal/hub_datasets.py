@@ -41,7 +41,7 @@ from pathlib import Path
 from datasets import ClassLabel, Dataset, Features, List, Value
 from datasets.packaged_modules.parquet.parquet import Parquet
 
-from ...data.classification import load_newsgroups
+from ...data.aose_corpora import load_newsgroups
 from ...data.hotpotqa import load_hotpotqa
 from ...data.multinews import HUB_RAW_FILES, MULTINEWS_HUB_ID, RAW_SEPARATOR, load_multinews
 from ...data.sources import require_path

@@ -27,7 +27,7 @@ from cdlm_nb.tooling.rehearsal.hub_datasets import (
 OFFLINE_LOADS = """
 import json
 from datasets import load_dataset
-from cdlm_nb.data.classification import load_imdb, load_newsgroups
+from cdlm_nb.data.aose_corpora import load_imdb, load_newsgroups
 from cdlm_nb.data.hotpotqa import load_hotpotqa
 from cdlm_nb.data.multinews import load_multinews
 from cdlm_nb.data.sources import _load_hub_or_parquet_export

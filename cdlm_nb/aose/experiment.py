@@ -27,7 +27,7 @@ from .segments import Segmented, segment
 from .training import Forward, predict, train
 
 if TYPE_CHECKING:
-    from ..data.classification_sets import ClassificationSplits
+    from ..data.aose_sets import ClassificationSplits
     from ..profiles import ClassificationConfig
 
 LONG = 512  # "long" documents have more tokens than this (the encoder's tokenizer, special tokens excluded)
@@ -171,7 +171,7 @@ def run_finetuned(corpus: Corpus, load_encoder, config: "ClassificationConfig", 
     starts from random, as in the AoSE paper."""
     import copy
 
-    from ..data.classification_sets import stratified_sample
+    from ..data.aose_sets import stratified_sample
 
     train_index = list(range(len(corpus.labels["train"])))
     if config.finetune_docs is not None and config.finetune_docs < len(train_index):

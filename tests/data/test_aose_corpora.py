@@ -8,8 +8,8 @@ from collections import Counter
 import pytest
 from datasets import ClassLabel, Dataset
 
-from cdlm_nb.data import classification, sources
-from cdlm_nb.data.classification import (
+from cdlm_nb.data import aose_corpora, sources
+from cdlm_nb.data.aose_corpora import (
     load_imdb,
     load_mind,
     load_newsgroups,
@@ -171,7 +171,7 @@ def test_mind_sample(shared_data):
 
 
 def test_mind_rare_topics_dropped_and_logged(shared_data, caplog):
-    with caplog.at_level(logging.WARNING, logger=classification.__name__):
+    with caplog.at_level(logging.WARNING, logger=aose_corpora.__name__):
         news = load_mind(shared_data / MIND, min_per_label=5)
     assert len(news) == 1497
     assert "kids" not in news.features["label"].names

@@ -12,5 +12,5 @@
 
 The attention layer is `cdlm_nb.attention_pooling` (shared with CDA's hierarchical attention networks);
 sentence embeddings come from `cdlm_nb.sentence_encoders` (cached in the run folder); the corpora from
-`cdlm_nb.data.classification_sets`.
+`cdlm_nb.data.aose_sets`.
 """

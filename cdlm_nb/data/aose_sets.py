@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from datasets import Dataset, concatenate_datasets
 
 from ..errors import ConfigError, DataError
-from .classification import load_imdb, load_mind, load_newsgroups
+from .aose_corpora import load_imdb, load_mind, load_newsgroups
 from .schemas import classification_features
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def default_corpora(profile: "Profile", data_dir: str | os.PathLike | None) -> t
 def _one(folder: Path, pattern: str, corpus: str) -> Path:
     found = sorted(folder.glob(pattern))
     if not found:
-        raise DataError(f"{folder}: no file matching {pattern!r} for {corpus}; see cdlm_nb.data.classification_sets "
+        raise DataError(f"{folder}: no file matching {pattern!r} for {corpus}; see cdlm_nb.data.aose_sets "
                         "for the folder layout.")
     if len(found) > 1:
         raise DataError(f"{folder}: several files match {pattern!r} for {corpus} ({[p.name for p in found]}); "

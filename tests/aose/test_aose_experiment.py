@@ -9,8 +9,8 @@ import pytest
 import torch
 from datasets import Dataset
 
-from cdlm_nb.classification import experiment, report
-from cdlm_nb.data.classification_sets import ClassificationSplits
+from cdlm_nb.aose import experiment, report
+from cdlm_nb.data.aose_sets import ClassificationSplits
 from cdlm_nb.data.schemas import classification_features
 from cdlm_nb.profiles import get_profile
 
@@ -108,7 +108,7 @@ def test_fine_tuning_trains_the_encoder_too(corpus, sentence_encoder):
 
 @pytest.mark.slow
 def test_the_two_stage_recipe_starts_from_a_copy_of_each_frozen_top(corpus):
-    from cdlm_nb.classification.model import DocumentClassifier
+    from cdlm_nb.aose.model import DocumentClassifier
     from cdlm_nb.sentence_encoders import load_sentence_encoder
 
     tops = {name: DocumentClassifier(384, len(corpus.label_names), pooling)
@@ -183,7 +183,7 @@ def test_readings_name_a_model_that_gives_one_class_instead_of_checking_claims()
 
 
 def test_an_unknown_pooling_is_refused_with_the_choices():
-    from cdlm_nb.classification.model import DocumentClassifier
+    from cdlm_nb.aose.model import DocumentClassifier
     from cdlm_nb.errors import ConfigError
 
     with pytest.raises(ConfigError, match="pooling='max' is not a pooling; use one of .*'attention', 'mean'"):

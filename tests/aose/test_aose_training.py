@@ -6,8 +6,8 @@ from contextlib import nullcontext
 import torch
 
 from cdlm_nb import finetuning
-from cdlm_nb.classification import training
-from cdlm_nb.classification.training import predict, train
+from cdlm_nb.aose import training
+from cdlm_nb.aose.training import predict, train
 from cdlm_nb.finetuning import TrainSetup
 
 
