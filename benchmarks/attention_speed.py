@@ -54,7 +54,7 @@ class Size:
 
 
 def tiny_size() -> Size:
-    """The cpu profile's tiny encoder (`cdlm_nb.profiles.ENCODER["cpu"]`)."""
+    """The cpu profile's tiny encoder (`cdlm_nb/profiles/cpu.py`: `ENCODER`)."""
     from cdlm_nb.profiles import get_profile
 
     encoder = get_profile("cpu").encoder

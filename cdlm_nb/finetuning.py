@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 from .errors import DataError
 from .precision import precision
+from .profiles import SEED
 from .progress import progress
-from .seeding import SEED
 
 if TYPE_CHECKING:
     import numpy as np

@@ -33,7 +33,7 @@ import numpy as np
 
 from .data.text import split_sentences
 from .errors import ConfigError, DataError
-from .seeding import SEED
+from .profiles import SEED
 from .token_arrays import TokenArrays, ordered_map
 from .tokenization import document_separator_ids, sequence_markers
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from .errors import ConfigError
 from .paths import repo_root
-from .seeding import SEED
+from .profiles import SEED
 
 if TYPE_CHECKING:
     import pandas as pd

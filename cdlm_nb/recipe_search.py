@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .finetuning import LOOP_VERSION, cpu_state
-from .search_space import SearchSpace
+from .profiles import SearchSpace
 
 if TYPE_CHECKING:
     import pandas as pd

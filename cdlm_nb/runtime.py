@@ -24,9 +24,8 @@ from transformers import set_seed
 from .artefacts import write_text_atomic
 from .errors import ConfigError
 from .paths import run_dir as default_run_dir
-from .profiles import Profile, get_profile
+from .profiles import SEED, Profile, get_profile
 from .progress import is_headless
-from .seeding import SEED
 
 if TYPE_CHECKING:
     from .plan import NotebookPlan

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from .artefacts import check_artefact, manifest_path, save_folder
 from .errors import ConfigError, DataError
-from .paper_models import PAPER_MODELS, RELEASED_MODELS
+from .profiles import PAPER_MODELS, RELEASED_MODELS
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .seeding import SEED
+from .profiles import SEED
 
 LEARNED_NOTHING = "learned nothing here"
 HOLDS, REVERSED, UNRESOLVED = "holds here", "reversed here", "not resolved at this scale"

@@ -166,16 +166,29 @@ def test_code_cells_are_short(notebook):
 
 
 
-MAX_MARKDOWN_WORDS = 200  # a markdown cell explains one step; the history of a setting goes to docs/experiments.md
+#: The anchors' scale (rasbt's chapter notebooks: a median of 18 words a markdown cell; Hugging Face's: 24): one idea a
+#: cell, a sentence that reads the output under it; how a setting was measured goes to docs/experiments.md.
+MAX_MARKDOWN_WORDS = 120
+MEDIAN_MARKDOWN_WORDS = 40
+MAX_TAKEAWAY_WORDS = 100  # "What to take away": what is true across reruns, in one breath
 MAX_FIRST_CELL_WORDS = 120  # title, badges, what you will learn, the time: the lesson starts right after
 
 
 def test_markdown_cells_are_short(notebook):
+    import statistics
+
     path, nb = notebook
-    long_cells = {i: len(c.source.split()) for i, c in enumerate(nb.cells)
-                  if c.cell_type == "markdown" and len(c.source.split()) > MAX_MARKDOWN_WORDS}
+    words = {i: len(c.source.split()) for i, c in enumerate(nb.cells) if c.cell_type == "markdown"}
+    long_cells = {i: n for i, n in words.items() if n > MAX_MARKDOWN_WORDS}
     assert not long_cells, (f"{path.name}: markdown cells {long_cells} (index: words) exceed {MAX_MARKDOWN_WORDS} "
                             "words; split them, or move how a setting was measured to docs/experiments.md")
+    median = statistics.median(words.values())
+    assert median <= MEDIAN_MARKDOWN_WORDS, (f"{path.name}: the median markdown cell has {median} words (at most "
+                                             f"{MEDIAN_MARKDOWN_WORDS}): one idea a cell")
+    takeaways = {i: words[i] for i, c in enumerate(nb.cells)
+                 if c.cell_type == "markdown" and c.source.startswith("## What to take away")}
+    assert all(n <= MAX_TAKEAWAY_WORDS for n in takeaways.values()), (
+        f"{path.name}: the takeaways {takeaways} (index: words) exceed {MAX_TAKEAWAY_WORDS} words")
 
 
 #: Notebooks that write a method's core out in a cell tagged `key-lines` and check it against the package's function

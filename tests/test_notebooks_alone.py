@@ -12,8 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from cdlm_nb.paper_models import PAPER_MODELS
-from cdlm_nb.profiles import get_profile
+from cdlm_nb.profiles import PAPER_MODELS, get_profile
 from cdlm_nb.tooling.runner import discover_notebooks, run_notebooks, select_notebooks
 
 SMOKE = get_profile("smoke")

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from cdlm_nb.artefacts import fingerprint
+from cdlm_nb.profiles import SearchSpace
 from cdlm_nb.recipe_search import (
     RecipeCache,
     SearchResult,
@@ -17,7 +18,6 @@ from cdlm_nb.recipe_search import (
     search_note,
     space_table,
 )
-from cdlm_nb.search_space import SearchSpace
 
 torch = pytest.importorskip("torch")
 

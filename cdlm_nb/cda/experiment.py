@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ConfigError
+from ..profiles import SEED
 from ..progress import progress
-from ..seeding import SEED
 from .alignment import S2DScores, expected_random_mrr, joint_s2d
 from .han import GRUHAN, BertAVG, BertHAN, PooledSentences
 from .inputs import PairSet, Vocabulary, sentence_vectors, vector_pairs, word_pairs

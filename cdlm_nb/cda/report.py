@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-    from ..task_profiles import CDAConfig
+    from ..profiles import CDAConfig
 
 #: Table 2, test sets: (accuracy, F1) on AAN, OC, S2ORC, PAN.
 PAPER_TABLE2 = {

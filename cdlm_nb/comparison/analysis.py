@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..seeding import SEED
+from ..profiles import SEED
 from ..verdicts import f1_rows, paired_bootstrap
 from .systems import System
 

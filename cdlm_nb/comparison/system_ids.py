@@ -1,6 +1,6 @@
 """Notebook 11's systems, in the report's order, with the readable label of each that is not a pretrained model.
 
-The ids are the profiles' (`task_profiles.COMPARISON_SYSTEMS`), so the profiles read them without importing the
+The ids are the profiles' (`profiles.COMPARISON_SYSTEMS`), so the profiles read them without importing the
 comparison's code; this module adds the labels, and `comparison.systems` builds each id.
 """
 

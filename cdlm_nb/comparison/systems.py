@@ -23,8 +23,8 @@ from transformers import set_seed
 
 from ..errors import ConfigError
 from ..memory import peak_memory
-from ..seeding import SEED
-from ..task_profiles import COMPARISON_SYSTEMS as SYSTEMS
+from ..profiles import COMPARISON_SYSTEMS as SYSTEMS
+from ..profiles import SEED
 from ..variants import PretrainedShelf, display_name
 from .system_ids import BASELINE_LABELS
 

@@ -15,7 +15,7 @@ from transformers import set_seed
 from ..encoders import max_input_length
 from ..errors import ConfigError
 from ..finetuning import ScoringResult, TrainSetup
-from ..seeding import SEED
+from ..profiles import SEED
 from ..variants import PretrainedShelf, display_name
 from .clustering import Dendrogram
 from .inputs import EncodingStats, SpecialIds, add_mention_markers, encode_pairs

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..seeding import SEED
+from ..profiles import SEED
 from .mentions import Mention, MentionPair
 
 

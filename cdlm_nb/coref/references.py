@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .. import verdicts
-from ..seeding import SEED
+from ..profiles import SEED
 from .mentions import Mention, gold_clusters
 from .metrics import CorefScores, score_coreference
 

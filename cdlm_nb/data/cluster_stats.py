@@ -22,7 +22,7 @@ from itertools import permutations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..seeding import SEED
+from ..profiles import SEED
 from .text import split_sentences
 
 if TYPE_CHECKING:

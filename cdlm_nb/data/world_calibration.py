@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..seeding import SEED
+from ..profiles import SEED
 from .cluster_stats import ClusterStats, cluster_statistics, multinews_sample, sample_clusters
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ def grid_table(points: Sequence[GridPoint]) -> "pd.DataFrame":
 def main(argv: Sequence[str] = ()) -> None:
     """Print the calibration of the cpu world against Multi-News (`argv[0]`, else the sample beside the checkout)."""
     from ..errors import ConfigError
-    from ..profiles import WORLD
+    from ..profiles import get_profile
     from .multinews import CDLM_MIN_DOCUMENTS, MULTINEWS_MANUAL, filter_min_documents, load_multinews
 
     path = multinews_sample(argv[0] if argv else None)
@@ -97,7 +97,7 @@ def main(argv: Sequence[str] = ()) -> None:
         raise ConfigError(f"no Multi-News sample beside the checkout: pass its path. {MULTINEWS_MANUAL}")
     clusters = filter_min_documents(load_multinews(path), CDLM_MIN_DOCUMENTS)[0]["documents"]
     real = cluster_statistics(clusters)
-    config = WORLD["cpu"]
+    config = get_profile("cpu").world
     print(f"Multi-News clusters with >= {CDLM_MIN_DOCUMENTS} documents ({path}): {len(clusters)}; "
           f"more_docs fitted: {more_docs_estimate(clusters, config.docs_per_cluster[0]):.3f}")
     print({key: round(100 * getattr(real, key), 1) for key in TARGETS})

@@ -26,9 +26,8 @@ from ..finetuning import synchronize
 from ..matching.experiment import MatchingRun, evaluate_at, run_classifier
 from ..matching.inputs import encode_pairs
 from ..matching.training import score
+from ..profiles import SEED, epoch_search
 from ..progress import progress
-from ..search_space import epoch_search
-from ..seeding import SEED
 from .sentence_filter import filter_pair
 from .word_filter import FilterTrace, WordFilterClassifier
 

@@ -14,8 +14,8 @@ from transformers import set_seed
 
 from ..encoders import max_input_length
 from ..finetuning import TrainSetup
+from ..profiles import SEED
 from ..recipe_search import RecipeCache, SearchResult
-from ..seeding import SEED
 from ..variants import PretrainedShelf, display_name
 from .inputs import EncodingStats, encode_pairs
 from .metrics import best_threshold, pair_scores

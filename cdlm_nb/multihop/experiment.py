@@ -13,7 +13,7 @@ from transformers import set_seed
 
 from ..encoders import max_input_length
 from ..finetuning import EarlyStopping, TrainSetup
-from ..seeding import SEED
+from ..profiles import SEED
 from ..variants import PretrainedShelf, display_name
 from .baselines import constant_prediction, tfidf_predictions
 from .decoding import Decoded, official_prediction

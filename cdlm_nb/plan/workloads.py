@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..paper_models import RELEASED_MODELS
+from ..profiles import RELEASED_MODELS
 from .memory_model import MINILM, ROBERTA_BASE, Shape, Step
 
 if TYPE_CHECKING:

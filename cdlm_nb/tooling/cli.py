@@ -237,7 +237,7 @@ def _rehearse(args: argparse.Namespace) -> int:
     over = over if args.shape == "tiny" else []  # the budget is stated for tiny stand-ins on a CPU
     if over:
         print(f"OVER BUDGET: {', '.join(over)} took more than their share of the rehearsal (table above); "
-              "shrink the loop bounds they walk in cdlm_nb/rehearsal_sizes.py", file=sys.stderr)
+              "shrink the loop bounds they walk in cdlm_nb/profiles/rehearsal.py", file=sys.stderr)
     return max(_notebooks_exit_code(results), int(bool(over)))
 
 

@@ -78,8 +78,8 @@ def family(metric: str) -> str:
     (the notebook's namespace) replaced by `*` (`matching/world/f1/cdlm` and `.../rand` -> `matching/world/f1/*`;
     `.../recipe/cdlm/epochs` -> `.../recipe/*/epochs`); a name without one drops its last segment (a variant:
     `match_ignition/world/f1/alpha_10` -> `match_ignition/world/f1`)."""
-    from ..task_profiles import CDA_MODELS
-    from ..task_profiles import COMPARISON_SYSTEMS as SYSTEMS
+    from ..profiles import CDA_MODELS
+    from ..profiles import COMPARISON_SYSTEMS as SYSTEMS
 
     systems = {*SYSTEMS, *CDA_MODELS}
     first, *rest = metric.split("/")

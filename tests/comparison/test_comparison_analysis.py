@@ -10,9 +10,8 @@ from cdlm_nb.comparison.system_ids import BASELINE_LABELS
 from cdlm_nb.comparison.systems import BUILDERS, System, run_system
 from cdlm_nb.errors import ConfigError
 from cdlm_nb.memory import peak_memory
-from cdlm_nb.paper_models import PAPER_MODELS
-from cdlm_nb.profiles import PROFILE_NAMES, get_profile
-from cdlm_nb.task_profiles import COMPARISON_SYSTEMS as SYSTEMS
+from cdlm_nb.profiles import COMPARISON_SYSTEMS as SYSTEMS
+from cdlm_nb.profiles import PAPER_MODELS, PROFILE_NAMES, get_profile
 
 ROWS = Dataset.from_dict({
     "doc_a": [["a " * n] for n in (10, 20, 30, 40, 50, 60)], "doc_b": [["b"]] * 6,
@@ -86,7 +85,7 @@ def test_unknown_systems_are_named_and_peak_memory_sees_a_large_allocation():
 
 
 def test_one_list_of_system_ids_that_every_profile_and_builder_follows():
-    """`task_profiles.COMPARISON_SYSTEMS` is the list: each baseline has a builder, the rest are the paper's models,
+    """`profiles.COMPARISON_SYSTEMS` is the list: each baseline has a builder, the rest are the paper's models,
     and every profile's systems are taken from it in its order."""
     assert set(BUILDERS) == set(BASELINE_LABELS) and SYSTEMS == (*BASELINE_LABELS, *PAPER_MODELS)
     for name in PROFILE_NAMES:
@@ -135,8 +134,8 @@ def test_pareto_labels_of_six_systems_at_one_accuracy_do_not_overlap():
 
 def test_recipe_table_and_metrics_name_each_searched_system_and_skip_fixed_recipes():
     from cdlm_nb.comparison import report
+    from cdlm_nb.profiles import SearchSpace
     from cdlm_nb.recipe_search import Recipe, SearchPoint, SearchResult
-    from cdlm_nb.search_space import SearchSpace
 
     space = SearchSpace(learning_rates=(1e-3,), epochs=2, warmup=0.1)
     points = [SearchPoint(1e-3, 1, 0.2, 0.6, 0.3), SearchPoint(1e-3, 2, 0.5, 0.7, 0.55)]

@@ -10,7 +10,7 @@ import pytest
 from cdlm_nb.data import world_calibration as wc
 from cdlm_nb.data.cluster_stats import ClusterStats, cluster_statistics
 from cdlm_nb.data.world import generate_world
-from cdlm_nb.profiles import WORLD
+from cdlm_nb.profiles import get_profile
 
 
 def test_more_docs_is_fitted_to_the_mean_size_of_the_clusters_big_enough():
@@ -28,7 +28,7 @@ def test_gap_sums_the_target_statistics_in_points():
 
 
 def test_the_grid_finds_the_setting_the_target_was_measured_on():
-    config = WORLD["smoke"]
+    config = get_profile("smoke").world
     target = cluster_statistics(generate_world(replace(config, fact_overlap=0.3, filler=0.5)).clusters["train"]
                                 ["documents"])
     points = wc.calibration_grid(config, target, overlaps=(0.3, 0.9), fillers=(0.1, 0.5))

@@ -81,7 +81,8 @@ def test_matching_data_auto_resolves_before_loading_and_keeps_the_resolved_name(
 
     assert matching_data(get_profile("smoke")).source == "world"  # the default is "auto"
     asked = []
-    monkeypatch.setattr(matching_pairs, "matching_splits", lambda profile, source, *args: asked.append(source) or ({}, []))
+    monkeypatch.setattr(matching_pairs, "matching_splits",
+                        lambda profile, source, *args: asked.append(source) or ({}, []))
     assert matching_data(get_profile("gpu"), "auto").source == "ecbplus" and asked == ["ecbplus"]
     assert matching_data(get_profile("cpu"), "auto", cda_dir="aan").source == "cda" and asked[-1] == "cda"
 
@@ -168,7 +169,7 @@ def test_readings_say_holds_only_beyond_the_interval_and_the_seed_band(monkeypat
 def test_run_matching_with_a_search_uses_the_dev_best_recipe_and_caches_it(tiny_encoder, tmp_path, monkeypatch):
     from cdlm_nb.matching import training
     from cdlm_nb.matching.experiment import recipe_cache
-    from cdlm_nb.search_space import SearchSpace
+    from cdlm_nb.profiles import SearchSpace
 
     splits = {"train": _pairs(8), "dev": _pairs(4), "test": _pairs(4)}
     space = SearchSpace(learning_rates=(1e-3, 3e-3), epochs=2, warmup=0.1)

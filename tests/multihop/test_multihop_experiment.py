@@ -6,12 +6,12 @@ from dataclasses import replace
 import pytest
 
 from cdlm_nb.multihop.experiment import best_dev_epoch, kept, train_qa
-from cdlm_nb.task_profiles import MULTIHOP
+from cdlm_nb.profiles import get_profile
 
 
 @pytest.fixture
 def config():
-    return replace(MULTIHOP["smoke"], max_length=256, epochs=3, batch_size=1, learning_rate=3e-3)
+    return replace(get_profile("smoke").multihop, max_length=256, epochs=3, batch_size=1, learning_rate=3e-3)
 
 
 def test_the_epoch_kept_is_the_best_on_dev_and_said(qa_row, qa_tokenizer, tiny_encoder, config):

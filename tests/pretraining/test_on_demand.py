@@ -6,8 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from cdlm_nb.paper_models import PAPER_MODELS
-from cdlm_nb.profiles import get_profile
+from cdlm_nb.profiles import PAPER_MODELS, get_profile
 
 
 def test_notebook_02_makes_every_variant_and_the_base_from_a_tiny_start_and_the_released_two_from_longformer_base():

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ...rehearsal_sizes import REHEARSAL_MINUTES
+from ...profiles import REHEARSAL_MINUTES
 from ...runtime import PROBE_METRIC, matmul_gflops
 
 REFERENCE_GFLOPS = 150.0  # the 2-core CPU the budgets are stated for (notebook 00's probe)

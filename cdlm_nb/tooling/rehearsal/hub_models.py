@@ -29,8 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...encoders import HUB_MODELS
-from ...seeding import SEED
-from ...task_profiles import CLASSIFICATION
+from ...profiles import SEED, get_profile
 from ...tokenization import DOCUMENT_SEPARATORS, ROBERTA_SPECIALS, train_byte_level_bpe
 
 if TYPE_CHECKING:
@@ -238,7 +237,8 @@ def build_hub_models(hub_cache: Path, texts: Sequence[str], shape: StandinShape 
     """Write every stand-in model into the hub cache folder `hub_cache` (HF_HUB_CACHE); returns the repo ids."""
     hub_cache = Path(hub_cache)
     bpe = bpe_files(*train_bpe(texts, shape.vocab_size))
-    repos = {**longformer_repos(bpe, shape), CLASSIFICATION["gpu"].encoder: {"main": sentence_encoder_repo(bpe, shape)}}
+    sentence_encoder = get_profile("gpu").classification.encoder
+    repos = {**longformer_repos(bpe, shape), sentence_encoder: {"main": sentence_encoder_repo(bpe, shape)}}
     for repo_id, revisions in repos.items():
         for revision, files in revisions.items():
             write_revision(hub_cache, repo_id, revision, files)

@@ -10,13 +10,13 @@ from dataclasses import replace
 import pytest
 
 from cdlm_nb.data.world import EVENT_TYPES, SPLITS, World, generate_world
-from cdlm_nb.profiles import WORLD, WorldConfig
+from cdlm_nb.profiles import WorldConfig, get_profile
 
 
 @pytest.fixture(scope="session")
 def smoke_config() -> WorldConfig:
     """The smoke profile's world section."""
-    return WORLD["smoke"]
+    return get_profile("smoke").world
 
 
 @pytest.fixture(scope="session")
@@ -40,7 +40,7 @@ def any_world(request, world, probe_config) -> World:
 @pytest.fixture(scope="session")
 def cpu_world() -> World:
     """The cpu profile's world: for slow tests only (a few seconds to generate)."""
-    return generate_world(WORLD["cpu"])
+    return generate_world(get_profile("cpu").world)
 
 
 def _rows(dataset_dict) -> list[dict]:

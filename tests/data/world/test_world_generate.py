@@ -83,7 +83,8 @@ def test_cpu_world_has_the_promised_shape(cpu_world):  # its speed is measured b
 @pytest.mark.slow
 def test_the_world_does_not_depend_on_the_hash_seed(world):
     script = ("import json; from cdlm_nb.data.world import generate_world; from cdlm_nb.profiles import "
-              "WORLD; w = generate_world(WORLD['smoke']); print(json.dumps(w.clusters['train'].to_list()))")
+              "get_profile; w = generate_world(get_profile('smoke').world); "
+              "print(json.dumps(w.clusters['train'].to_list()))")
     env = dict(os.environ, PYTHONHASHSEED="12345")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True,
                          cwd=Path(__file__).resolve().parents[3])

@@ -2,7 +2,7 @@
 
 import pytest
 
-from cdlm_nb.rehearsal_sizes import REHEARSAL_MINUTES
+from cdlm_nb.profiles import REHEARSAL_MINUTES
 from cdlm_nb.tooling.rehearsal import budget
 
 
