@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from cdlm_nb.tooling.publish import source_mismatch
@@ -27,3 +29,27 @@ def test_published_cells_match_the_notebook(notebook):
         pytest.fail(f"{notebook.name} is not published in docs/notebooks/; {FIX}")
     mismatch = source_mismatch(published, notebook)
     assert mismatch is None, f"docs/notebooks/{mismatch}: the published copy is of an older notebook; {FIX}"
+
+
+MACHINE_PATH = re.compile(r"(?<![\w.~])/(?:work|tmp|home|root|Users|mnt|content)/[^\"\s\\]*")
+
+
+@pytest.mark.parametrize("notebook", discover_notebooks(), ids=lambda path: path.stem)
+def test_published_copies_name_no_folder_of_the_machine_they_ran_on(notebook):
+    """What the run wrote (outputs, papermill's injected parameters and metadata) names no absolute folder:
+    `cdlm-nb publish` makes the run folder, the checkout and ../shared relative (`without_machine_paths`)."""
+    import json
+
+    from cdlm_nb.tooling.publish import INJECTED_TAG
+
+    published = PUBLISHED / notebook.name
+    if not published.is_file():
+        pytest.fail(f"{notebook.name} is not published in docs/notebooks/; {FIX}")
+    executed = json.loads(published.read_text())
+    written = [json.dumps(executed["metadata"])]
+    for cell in executed["cells"]:
+        written.append(json.dumps(cell.get("outputs", [])))
+        if INJECTED_TAG in cell["metadata"].get("tags", []):
+            written.append("".join(cell["source"]))
+    found = sorted({path for text in written for path in MACHINE_PATH.findall(text)})[:3]
+    assert not found, f"docs/notebooks/{notebook.name} names folders of the machine it ran on: {found}; {FIX}"

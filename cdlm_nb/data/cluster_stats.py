@@ -28,6 +28,10 @@ from .text import split_sentences
 if TYPE_CHECKING:
     import pandas as pd
 
+#: The world measured on as many clusters as the Multi-News sample (the distinct values per 1,000 fact words grow
+#: with the clusters counted): recorded under the sample's metric prefix, since it exists only beside the sample.
+MATCHED_WORLD = "multinews_world"
+
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d[\d,.:/-]*")
 
 
@@ -101,16 +105,21 @@ _PERCENT = ("fact_share", "facts_elsewhere", "missing_elsewhere")
 
 
 def comparison_table(stats: Mapping[str, ClusterStats]) -> "pd.DataFrame":
-    """One column per corpus, one row per statistic (shares in %)."""
+    """One column per corpus, one row per statistic (shares in %); beside Multi-News, the world on as many clusters
+    (`world_and_multinews`)."""
     import pandas as pd
 
+    shown = ({"world": stats[MATCHED_WORLD], **{k: v for k, v in stats.items() if k not in ("world", MATCHED_WORLD)}}
+             if MATCHED_WORLD in stats else stats)
     columns = {name: {LABELS[k]: round(100 * v if k in _PERCENT else v, 1) for k, v in asdict(s).items()}
-               for name, s in stats.items()}
+               for name, s in shown.items()}
     return pd.DataFrame(columns)
 
 
 def stats_metrics(stats: Mapping[str, ClusterStats]) -> dict[str, float]:
-    """`calibration/<corpus>/<statistic>` for results.json (shares in %)."""
+    """`calibration/<corpus>/<statistic>` for results.json (shares in %): `world` on all its training clusters (the
+    same with or without the Multi-News sample), and everything measured beside the sample under
+    `calibration/multinews*` (what `record_input("multinews_sample", "calibration/multinews", ...)` marks)."""
     return {f"calibration/{name}/{key}": (100 * value if key in _PERCENT else float(value))
             for name, s in stats.items() for key, value in asdict(s).items()}
 
@@ -127,21 +136,22 @@ def multinews_sample(path: str | os.PathLike | None = None) -> Path | None:
 
 def world_and_multinews(profile, multinews_path: str | None = None, seed: int = SEED) -> tuple[dict[str, ClusterStats],
                                                                                             list[str]]:
-    """The statistics of the profile's world (its training clusters), of Multi-News (`multinews_path`, else the
-    sample beside the checkout) and of its clusters CDLM pretrains on (>= `CDLM_MIN_DOCUMENTS` documents, the
-    world's calibration target: `world_calibration`), on equally many clusters each; notes say what was measured."""
+    """The statistics of the profile's world (all its training clusters: `world`), and with Multi-News
+    (`multinews_path`, else the sample beside the checkout) those of Multi-News, of its clusters CDLM pretrains on
+    (>= `CDLM_MIN_DOCUMENTS` documents, the world's calibration target: `world_calibration`) and of the world again
+    (`MATCHED_WORLD`), on equally many clusters each; notes say what was measured."""
     from .corpora import world
     from .multinews import CDLM_MIN_DOCUMENTS, MULTINEWS_MANUAL, filter_min_documents, load_multinews
 
     world_clusters = world(profile.world).clusters["train"]["documents"]
+    whole = {"world": cluster_statistics(world_clusters)}
     path = multinews_sample(multinews_path)
     if path is None:
-        return ({"world": cluster_statistics(world_clusters)},
-                [f"Multi-News not measured: no sample beside the checkout. {MULTINEWS_MANUAL}"])
+        return whole, [f"Multi-News not measured: no sample beside the checkout. {MULTINEWS_MANUAL}"]
     loaded = load_multinews(path)
     real, pretraining = loaded["documents"], filter_min_documents(loaded, CDLM_MIN_DOCUMENTS)[0]["documents"]
     n = min(len(world_clusters), len(real), len(pretraining))
-    stats = {"world": cluster_statistics(sample_clusters(world_clusters, n, seed)),
+    stats = {**whole, MATCHED_WORLD: cluster_statistics(sample_clusters(world_clusters, n, seed)),
              "multinews": cluster_statistics(sample_clusters(real, n, seed)),
              "multinews_pretraining": cluster_statistics(sample_clusters(pretraining, n, seed))}
     return stats, [f"{n} clusters of each: the world's training clusters (profile {profile.name}), Multi-News from "
@@ -154,7 +164,7 @@ def readings(stats: Mapping[str, ClusterStats]) -> list[str]:
     statistics that matter for cross-document prediction."""
     if "multinews" not in stats:
         return ["- Only the world was measured: nothing to compare it with."]
-    w = stats["world"]
+    w = stats.get(MATCHED_WORLD, stats["world"])
     m = stats.get("multinews_pretraining", stats["multinews"])
     return [f"- Documents: the world's have {w.words_per_document:.0f} words, Multi-News's {m.words_per_document:.0f} "
             f"({m.words_per_document / w.words_per_document:.1f}× as long); {w.documents_per_cluster:.1f} against "

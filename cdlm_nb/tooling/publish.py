@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -67,9 +66,26 @@ def check_full_run(run: str | os.PathLike, profile: str, notebooks: list[Path]) 
     return results
 
 
-def copy_notebooks(run_dir: Path, notebooks: list[Path], docs: Path) -> list[Path]:
-    """Copy the executed notebooks byte for byte (PNG outputs as embedded) into `docs`, checking their cells match
-    the current notebooks; drop published notebooks that no longer exist."""
+def machine_paths(run_dir: Path, root: Path) -> list[tuple[str, str]]:
+    """(absolute path on this machine, what a reader's clone calls it), longest first: the run folder, the checkout
+    and the sample corpora beside it (`../shared`)."""
+    pairs = [(str(run_dir.resolve()), f"runs/{PUBLISHED_PROFILE}"), (str(root.resolve()) + os.sep, ""),
+             (str(root.resolve()), "."), (str(root.resolve().parent / "shared"), "../shared")]
+    return sorted(pairs, key=lambda pair: len(pair[0]), reverse=True)
+
+
+def without_machine_paths(text: str, paths: list[tuple[str, str]]) -> str:
+    """An executed notebook's JSON with every absolute path of `machine_paths` made relative: the injected
+    parameters (`RUN_DIR`), the run's printouts, warnings' file names and papermill's metadata then read the same on
+    any machine, and name no scratch folder."""
+    for absolute, relative in paths:
+        text = text.replace(absolute, relative)
+    return text
+
+
+def copy_notebooks(run_dir: Path, notebooks: list[Path], docs: Path, root: Path) -> list[Path]:
+    """Copy the executed notebooks (PNG outputs as embedded, absolute paths made relative: `without_machine_paths`)
+    into `docs`, checking their cells match the current notebooks; drop published notebooks that no longer exist."""
     mismatches = [m for path in notebooks if (m := source_mismatch(run_dir / path.name, path))]
     if mismatches:
         raise DataError(f"{run_dir}: the run is of older notebooks ({'; '.join(mismatches)}); {REPUBLISH}")
@@ -78,11 +94,11 @@ def copy_notebooks(run_dir: Path, notebooks: list[Path], docs: Path) -> list[Pat
     for stale in docs.glob("*.ipynb"):
         if stale.name not in names:
             stale.unlink()
+    paths = machine_paths(run_dir, root)
     copied = []
     for path in notebooks:
         target = docs / path.name
-        shutil.copyfile(run_dir / path.name, target.with_suffix(".ipynb.part"))
-        os.replace(target.with_suffix(".ipynb.part"), target)
+        write_text_atomic(target, without_machine_paths((run_dir / path.name).read_text(), paths))
         copied.append(target)
     return copied
 
@@ -115,7 +131,7 @@ def publish(run: str | os.PathLike, smoke: str | os.PathLike | None = None, root
     results = check_full_run(run, PUBLISHED_PROFILE, notebooks)
     smoke_results = check_full_run(smoke, "smoke", notebooks) if smoke is not None else None
     docs = root / "docs" / "notebooks"
-    copied = copy_notebooks(results_path(run).parent, notebooks, docs)
+    copied = copy_notebooks(results_path(run).parent, notebooks, docs, root)
     written = [write_baseline(results, root / "baselines" / "cpu.json")]
     if smoke_results is not None:
         written.append(write_baseline(smoke_results, root / "baselines" / "smoke.json"))

@@ -37,9 +37,13 @@ def test_table_and_metrics_give_shares_in_percent():
     assert cs.stats_metrics(stats)["calibration/world/facts_elsewhere"] == pytest.approx(100 * 4 / 7)
 
 
-def test_world_and_multinews_measure_equally_many_clusters(shared_data):
+def test_world_and_multinews_measure_equally_many_clusters(shared_data, monkeypatch):
     stats, notes = cs.world_and_multinews(get_profile("smoke"))
-    assert set(stats) == {"world", "multinews", "multinews_pretraining"}
-    assert stats["world"].clusters == stats["multinews"].clusters == stats["multinews_pretraining"].clusters
+    assert set(stats) == {"world", cs.MATCHED_WORLD, "multinews", "multinews_pretraining"}
+    assert stats[cs.MATCHED_WORLD].clusters == stats["multinews"].clusters == stats["multinews_pretraining"].clusters
+    monkeypatch.setattr(cs, "multinews_sample", lambda path=None: None)  # a clone without ../shared
+    alone = cs.world_and_multinews(get_profile("smoke"))[0]
+    assert alone == {"world": stats["world"]}  # all the world's training clusters, with the sample or without
+    assert list(cs.comparison_table(stats).columns) == ["world", "multinews", "multinews_pretraining"]
     assert stats["multinews_pretraining"].documents_per_cluster >= 3 and "clusters of each" in notes[0]
     assert any("Shared facts" in line for line in cs.readings(stats))

@@ -13,13 +13,13 @@ from cdlm_nb.tooling.publish import publish, source_mismatch
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
 
-def notebook(sources: list[str], outputs: bool = False) -> dict:
+def notebook(sources: list[str], outputs: bool = False, run_dir: str = "") -> dict:
     """A minimal nbformat-4 notebook; executed (`outputs`) it has papermill's injected cell and a PNG output."""
     cells = [{"cell_type": "code", "metadata": {"tags": []}, "source": source, "outputs": [],
               "execution_count": None} for source in sources]
     if outputs:
         cells.insert(1, {"cell_type": "code", "metadata": {"tags": ["injected-parameters"]},
-                         "source": 'PROFILE = "cpu"\n', "outputs": [], "execution_count": 1})
+                         "source": f'PROFILE = "cpu"\nRUN_DIR = "{run_dir}"\n', "outputs": [], "execution_count": 1})
         cells[-1]["outputs"] = [{"output_type": "display_data", "metadata": {}, "data": {"image/png": PNG}}]
     return {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
 
@@ -45,7 +45,7 @@ def fake_run(folder: Path, profile: str, status: dict[str, str] | None = None) -
     """A run folder as `cdlm-nb run` leaves it: executed notebooks and results.json."""
     status = status or dict.fromkeys(SOURCES, "ok")
     for name in SOURCES:
-        write(folder / f"{name}.ipynb", notebook(SOURCES[name], outputs=True))
+        write(folder / f"{name}.ipynb", notebook(SOURCES[name], outputs=True, run_dir=str(folder.resolve())))
     notebooks = [{"name": name, "seconds": 1.0, "status": s, "error": None if s == "ok" else "cell 3: ValueError: x",
                   "parameters": {}} for name, s in status.items()]
     write(folder / "results.json", {"profile": profile, "parameters": {}, "notebooks": notebooks,
@@ -64,8 +64,10 @@ def test_publish_copies_the_executed_notebooks_and_writes_both_baselines(tmp_pat
     lines = publish(cpu, smoke, root=checkout, notebooks=current(checkout))
     docs = checkout / "docs" / "notebooks"
     assert sorted(p.name for p in docs.iterdir()) == ["00_overview.ipynb", "01_masking.ipynb"]
-    for name in SOURCES:  # byte for byte: the embedded PNGs are not re-encoded
-        assert (docs / f"{name}.ipynb").read_bytes() == (cpu / f"{name}.ipynb").read_bytes()
+    for name in SOURCES:  # the same JSON (embedded PNGs not re-encoded), the run folder named as a clone names it
+        published = (docs / f"{name}.ipynb").read_text()
+        assert published == (cpu / f"{name}.ipynb").read_text().replace(str(cpu.resolve()), "runs/cpu")
+        assert 'RUN_DIR = \\"runs/cpu\\"' in published and str(tmp_path) not in published
     assert lines[0].startswith("docs/notebooks: 2 notebooks, 0.0 MB (largest ")
     assert lines[1:] == ["wrote baselines/cpu.json", "wrote baselines/smoke.json"]
     cpu_baseline = json.loads((checkout / "baselines" / "cpu.json").read_text())
@@ -114,3 +116,14 @@ def test_source_mismatch_ignores_the_generated_time_line_only(tmp_path):
     assert source_mismatch(ran, synced) is None
     edited = write(tmp_path / "edited.ipynb", notebook(["# 05 y\n\n**Time:** `cpu` 3 min", "b"]))
     assert source_mismatch(ran, edited).startswith("ran.ipynb: cell 0 differs")
+
+
+def test_without_machine_paths_makes_the_run_the_checkout_and_the_samples_relative(tmp_path):
+    from cdlm_nb.tooling.publish import machine_paths, without_machine_paths
+
+    root = tmp_path / "clone"
+    paths = machine_paths(root / "runs" / "cpu", root)
+    text = (f'"{root}/runs/cpu/figures/a.png", "{root}/cdlm_nb/report.py", "{root}", '
+            f'"{tmp_path}/shared/data/multinews"')
+    assert without_machine_paths(text, paths) == ('"runs/cpu/figures/a.png", "cdlm_nb/report.py", ".", '
+                                                  '"../shared/data/multinews"')
