@@ -118,10 +118,13 @@ class PretrainResult:
 NOT_IN_SETUP = ("gradient_checkpointing", "heldout_clusters")
 
 
-def run_setup(variant: str, seed: int, config: "PretrainConfig", n_examples: int) -> dict:
-    """The fingerprint of a pretraining run: a saved model or checkpoint is reused only when it matches (as JSON)."""
+def run_setup(variant: str, seed: int, config: "PretrainConfig", n_examples: int, processes: int = 1) -> dict:
+    """The fingerprint of a pretraining run: a saved model or checkpoint is reused only when it matches (as JSON).
+    A run of several processes adds their count: each process draws its own masks, so a checkpoint resumes only on
+    as many (one process leaves the key out, as every fingerprint before it did)."""
     settings = {name: value for name, value in asdict(config).items() if name not in NOT_IN_SETUP}
-    return json.loads(json.dumps({"variant": variant, "seed": seed, "config": settings, "examples": n_examples}))
+    setup = {"variant": variant, "seed": seed, "config": settings, "examples": n_examples}
+    return json.loads(json.dumps(setup | ({"processes": processes} if processes > 1 else {})))
 
 
 def model_name(variant: str, seed: int | None = None, config: "PretrainConfig | None" = None) -> str:

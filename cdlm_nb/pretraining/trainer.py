@@ -107,6 +107,23 @@ def masked_positions_loss(lm_head: "torch.nn.Module", hidden: "torch.Tensor",
     return logits, F.cross_entropy(logits.float(), labels[predicted])
 
 
+def process_batch(config: "PretrainConfig", world_size: int) -> tuple[int, int]:
+    """(per-device batch, accumulation steps) of each of `world_size` processes that keep the profile's effective
+    batch, `per_device_batch_size x gradient_accumulation_steps` (set for one process), on any process count: the
+    same examples per optimizer step and the same schedule on 1 GPU or 8. Accumulation takes the division first, so
+    a device never holds more than the profile's per-device batch."""
+    effective = config.per_device_batch_size * config.gradient_accumulation_steps
+    per_process, rest = divmod(effective, world_size)
+    if rest or not per_process:
+        raise ConfigError(f"the effective batch {effective} (pretrain.per_device_batch_size x "
+                          f"gradient_accumulation_steps) does not split over {world_size} processes: choose a "
+                          f"process count that divides it, or an effective batch that {world_size} divides")
+    accumulation = -(-per_process // config.per_device_batch_size)
+    while per_process % accumulation:
+        accumulation += 1
+    return per_process // accumulation, accumulation
+
+
 def training_arguments(config: "PretrainConfig", variant: str, output_dir: str | os.PathLike, seed: int,
                        headless: bool | None = None) -> "TrainingArguments":
     """`TrainingArguments` for one run: the paper's optimizer and schedule, mixed precision only on CUDA (fp16 or
@@ -123,12 +140,14 @@ def training_arguments(config: "PretrainConfig", variant: str, output_dir: str |
                           "(the decay needs steps after the warm-up): lower warmup_steps or raise max_steps")
     cuda = torch.cuda.is_available()
     device = "cuda" if cuda else "cpu"
-    distributed = int(os.environ.get("WORLD_SIZE", "1")) > 1
+    world_size = int(os.environ.get("WORLD_SIZE", "1"))
+    distributed = world_size > 1
+    batch, accumulation = process_batch(config, world_size)
     return TrainingArguments(
         output_dir=str(output_dir),
         max_steps=config.max_steps,
-        per_device_train_batch_size=config.per_device_batch_size,
-        gradient_accumulation_steps=config.gradient_accumulation_steps,
+        per_device_train_batch_size=batch,
+        gradient_accumulation_steps=accumulation,
         learning_rate=config.learning_rate,
         warmup_steps=config.warmup_steps,
         lr_scheduler_type="polynomial",
@@ -195,7 +214,7 @@ def pretrain(
                           "lower max_length or build the encoder with a larger EncoderConfig.max_length")
     checkpoints = Path(run_dir) / "checkpoints" / model_name(variant, seed, config)
     final_dir = model_dir(run_dir, variant, seed, config)
-    setup = run_setup(variant, seed, config, len(train_clusters))
+    setup = run_setup(variant, seed, config, len(train_clusters), int(os.environ.get("WORLD_SIZE", "1")))
     resume_from = _checkpoint_to_resume(checkpoints, setup, echo) if resume else None
 
     set_seed(seed)
@@ -203,10 +222,10 @@ def pretrain(
     with args.main_process_first(desc="clearing old checkpoints"):
         if not resume and checkpoints.exists():
             shutil.rmtree(checkpoints)
-    effective_batch = config.per_device_batch_size * config.gradient_accumulation_steps * args.world_size
+    effective_batch = config.per_device_batch_size * config.gradient_accumulation_steps  # on any process count
     with args.main_process_first(desc=f"packing {variant} inputs"):  # the others read what the first saved
         examples = training_examples(variant, config, tokenizer, train_clusters, run_dir, seed, sentence_markers,
-                                     args.world_size, echo)
+                                     echo)
     order = length_grouped_order(example_lengths(examples), effective_batch, config.max_steps, seed)
     model = MaskedPositionsLongformer.from_plain(initial_model)
     model.train()
@@ -237,10 +256,10 @@ def pretrain(
 
 def training_examples(variant: str, config: "PretrainConfig", tokenizer: "PreTrainedTokenizerBase",
                       train_clusters: "Dataset", run_dir: str | os.PathLike, seed: int, sentence_markers: bool = False,
-                      world_size: int = 1, echo: Callable[[str], object] = print) -> "Dataset":
-    """The packed examples `pretrain` trains `variant` on: enough for `config.max_steps` effective batches, built
-    once in the run folder (`inputs.pretraining_inputs`)."""
-    effective_batch = config.per_device_batch_size * config.gradient_accumulation_steps * world_size
+                      echo: Callable[[str], object] = print) -> "Dataset":
+    """The packed examples `pretrain` trains `variant` on: enough for `config.max_steps` effective batches (the same
+    on any process count: `process_batch`), built once in the run folder (`inputs.pretraining_inputs`)."""
+    effective_batch = config.per_device_batch_size * config.gradient_accumulation_steps
     return pretraining_inputs(variant, train_clusters, tokenizer, config.max_length, config.max_steps * effective_batch,
                               seed, sentence_markers, run_dir, echo)
 

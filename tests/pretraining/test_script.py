@@ -43,16 +43,18 @@ def test_script_config_errors_name_the_field(tmp_path):
 
 @pytest.mark.slow
 def test_cli_pretrain_runs_under_torchrun_with_two_processes(tmp_path):
-    """`torchrun --nproc_per_node 2 -m cdlm_nb pretrain` on CPU (gloo): both processes train, one saves each model,
-    the start (Longformer) included."""
+    """`torchrun --nproc_per_node 2 -m cdlm_nb pretrain` on CPU (gloo): both processes train every default variant,
+    one saves each model, the start (Longformer) included; the effective batch is the profile's (1 per process)."""
     import os
     import signal
     import subprocess
     import sys
 
+    from cdlm_nb.profiles import PAPER_MODELS
     from cdlm_nb.variants import is_saved, model_problems
 
-    config = _script_config(tmp_path, variants=["longformer", "cdlm"])
+    pretrain = {"max_steps": 2, "per_device_batch_size": 2, "max_length": 128, "logging_steps": 1}
+    config = _script_config(tmp_path, variants=list(PAPER_MODELS), pretrain=pretrain)
     env = {**os.environ, "CDLM_NB_HEADLESS": "1", "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
                "-m", "cdlm_nb", "pretrain", "--config", config, "--json"]
@@ -67,14 +69,16 @@ def test_cli_pretrain_runs_under_torchrun_with_two_processes(tmp_path):
         pytest.fail(f"torchrun did not finish in 240 s:\n{stderr[-3000:]}")
     assert process.returncode == 0, stderr[-3000:]
     report = json.loads(stdout)  # progress messages go to stderr: stdout is the JSON report only
-    assert [(row["variant"], row["steps"]) for row in report] == [("longformer", 0), ("cdlm", 2)]
+    assert [(row["variant"], row["steps"]) for row in report] == [(v, 0 if v == "longformer" else 2)
+                                                                   for v in PAPER_MODELS]
     models = tmp_path / "run" / "models"
-    for variant in ("base", "base-long", "longformer", "cdlm"):  # saved once each, by the main process
+    for variant in ("base", "base-long", *PAPER_MODELS):  # saved once each, by the main process
         assert is_saved(models / variant) and not model_problems(models / variant), variant
     assert not list((tmp_path / "run").rglob(".*partial*"))  # no save of one process removed by the other
     assert (tmp_path / "run" / "models" / "base" / "model.safetensors").is_file()  # the shared base stage ran first
     saved = json.loads((tmp_path / "run" / "models" / "cdlm" / "pretraining.json").read_text())
     assert saved["setup"]["config"]["max_steps"] == 2 and saved["tokens"] > 0
+    assert saved["setup"]["processes"] == 2  # a checkpoint resumes only on as many processes
     assert [step for step, _ in saved["perplexity_history"]] == [0, 2]  # its learning curve, as in notebook 02
     config_json = json.loads((tmp_path / "run" / "models" / "cdlm" / "config.json").read_text())
     assert config_json["architectures"] == ["LongformerForMaskedLM"]  # a plain model, whatever trained it

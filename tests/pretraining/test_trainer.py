@@ -34,6 +34,23 @@ def test_training_arguments_follow_the_config(tmp_path, tiny_config):
         training_arguments(tiny_config(warmup_steps=2), "cdlm", tmp_path, seed=5, headless=True)
 
 
+def test_the_effective_batch_is_the_profiles_on_any_process_count():
+    from dataclasses import replace
+
+    from cdlm_nb.pretraining.trainer import process_batch
+    from cdlm_nb.variants import run_setup
+
+    gpu = get_profile("gpu").pretrain  # 8 per device x 8 accumulation: the paper's 64
+    for processes, expected in ((1, (8, 8)), (2, (8, 4)), (8, (8, 1))):
+        batch, accumulation = process_batch(gpu, processes)
+        assert (batch, accumulation) == expected and batch * accumulation * processes == 64
+    assert process_batch(replace(gpu, per_device_batch_size=16, gradient_accumulation_steps=1), 2) == (8, 1)
+    with pytest.raises(ConfigError, match="does not split over 3 processes"):
+        process_batch(gpu, 3)
+    one, two = run_setup("cdlm", 13, gpu, 10), run_setup("cdlm", 13, gpu, 10, processes=2)
+    assert "processes" not in one and two == {**one, "processes": 2}  # a resume needs as many processes
+
+
 def test_every_stage_keeps_its_warmup_to_a_tenth_of_its_steps():
     from cdlm_nb.pretraining.stages import base_stages, warmup_for, with_steps
 
