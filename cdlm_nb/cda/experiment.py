@@ -9,7 +9,7 @@ random sentence scores and a coin-flip D2D decision.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
@@ -19,7 +19,6 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..profiles import SEED
-from ..progress import progress
 from .alignment import S2DScores, expected_random_mrr, joint_s2d
 from .han import GRUHAN, BertAVG, BertHAN, PooledSentences
 from .inputs import PairSet, Vocabulary, sentence_vectors, vector_pairs, word_pairs
@@ -224,19 +223,10 @@ def random_run(test: PairSet, seed: int = SEED) -> CDARun:
                   scores, {"attention": oracle, "cosine": oracle})
 
 
-def run_models(prepared: Prepared, config: "CDAConfig", seed: int = SEED, device: str = "cpu",
-               cache: "RecipeCache | None" = None) -> dict[str, CDARun]:
-    """Every model of `config.models` (BERT ones only with sentence vectors), trained on `device` (with
-    `config.search`: its recipe chosen on dev, the searches cached in `cache`), and the random floor."""
-    runs = {}
-    for name in progress(config.models, desc="models"):
-        if model_spec(name)[0] != "gru_han" and not prepared.vectors:
-            print(f"skipping {name}: no sentence encoder")
-            continue
-        runs[name] = run_model(name, prepared, config, seed, device, cache)
-        run = runs[name]
-        kept = (f"{run.recipe.chosen.describe()}" if run.recipe is not None else f"best epoch {run.fit.best_epoch}")
-        print(f"{name:<22} D2D acc {100 * run.d2d['acc']:5.1f}  F1 {100 * run.d2d['f1']:5.1f}  S2D MRR "
-              f"{run.s2d_attention.metrics['mrr']:.3f}  ({run.fit.seconds:.0f} s, {kept})")
-    runs[RANDOM] = random_run(prepared.words["test"], seed)
-    return runs
+def runnable(models: Sequence[str], prepared: Prepared) -> list[str]:
+    """The models of `models` that can train on `prepared`: the BERT-based ones read sentence vectors, so without a
+    sentence encoder only the GRU-HAN ones (the others are named on stdout)."""
+    skipped = [name for name in models if model_spec(name)[0] != "gru_han" and not prepared.vectors]
+    if skipped:
+        print(f"skipping {', '.join(skipped)}: no sentence encoder")
+    return [name for name in models if name not in skipped]

@@ -266,3 +266,10 @@ def readings(runs: Mapping[str, CDARun], test_labels: Sequence[int], profile: st
                 lines.append(f"- CDA adds little time? {label(name)} takes {ratio:.2f}× the inference time of "
                              f"{label(encoder)}.")
     return lines
+
+
+def run_line(run: CDARun) -> str:
+    """One line per matcher as notebook 10 trains it: D2D accuracy and F1 (%), S2D MRR, time and the kept recipe."""
+    kept = f"{run.recipe.chosen.describe()}" if run.recipe is not None else f"best epoch {run.fit.best_epoch}"
+    return (f"{run.name:<22} D2D acc {100 * run.d2d['acc']:5.1f}  F1 {100 * run.d2d['f1']:5.1f}  S2D MRR "
+            f"{run.s2d_attention.metrics['mrr']:.3f}  ({run.fit.seconds:.0f} s, {kept})")

@@ -206,20 +206,3 @@ def run_system(ctx: Context, system: str) -> System | None:
     if result is not None:
         result.peak_mb = peak.megabytes
     return result
-
-
-def run_systems(ctx: Context, systems: tuple[str, ...]) -> dict[str, System]:
-    """`run_system` for each id in order, a line each; missing pretrained models are skipped and said once."""
-    from ..progress import progress
-
-    results = {}
-    for system in progress(systems, desc="systems"):
-        start = time.perf_counter()
-        result = run_system(ctx, system)
-        if result is not None:
-            results[system] = result
-            accuracy = 100 * (result.decisions == np.asarray(ctx.splits["test"]["label"])).mean()
-            print(f"{result.label:<28} accuracy {accuracy:5.1f}  ({time.perf_counter() - start:.0f} s)")
-    if ctx.shelf.missing:
-        print(ctx.shelf.missing_note())
-    return results

@@ -16,7 +16,7 @@ from ..encoders import max_input_length
 from ..errors import ConfigError
 from ..finetuning import ScoringResult, TrainSetup
 from ..profiles import SEED
-from ..variants import PretrainedShelf, display_name
+from ..variants import PretrainedShelf
 from .clustering import Dendrogram
 from .inputs import EncodingStats, SpecialIds, add_mention_markers, encode_pairs
 from .mentions import Mention, WordIds, collect_mentions, gold_clusters, group_mentions, tokenize_documents
@@ -188,26 +188,6 @@ def run_coreference(model_name: str, encoder: "PreTrainedModel", tokenizer: "Pre
 
 # --- every pretrained encoder ------------------------------------------------------------------------------------
 CorefRuns = dict[tuple[str, str], CorefRun]  # (model, kind) -> run
-
-
-def fine_tune_models(shelf: PretrainedShelf, splits: Mapping[str, Any], config: "CorefConfig", *,
-                     grouping: str = "subtopic", device: str = "cpu", seed: int = SEED) -> CorefRuns:
-    """`run_coreference` for every model of `config.models` and every kind of `config.kinds`, each from a fresh
-    copy of the pretrained model; one line per run is printed."""
-    runs: CorefRuns = {}
-    for variant in config.models:
-        for kind in config.kinds:
-            encoder = shelf.load(variant)
-            if encoder is None:
-                break
-            run = run_coreference(variant, encoder.model, encoder.tokenizer, splits, config, kind,
-                                  grouping=grouping, device=device, seed=seed)
-            runs[variant, kind] = run
-            print(f"{display_name(variant):<12} {kind:<6} test CoNLL F1 {100 * run.test_scores.conll:5.1f}  "
-                  f"(threshold {run.threshold}, {run.train_seconds:.0f} s training)")
-    if shelf.missing:
-        print(f"\n{shelf.missing_note()}")
-    return runs
 
 
 def sentences_ablation(shelf: PretrainedShelf, splits: Mapping[str, Any], config: "CorefConfig", *,

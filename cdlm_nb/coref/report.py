@@ -11,7 +11,7 @@ from .. import verdicts
 from ..report_rows import NR, reference_label, run_label
 from .baselines import head_lemma_assignment
 from .conll import MENTION_KINDS
-from .experiment import SENTENCES_ONLY, CorefRuns
+from .experiment import SENTENCES_ONLY, CorefRun, CorefRuns
 from .mentions import collect_mentions, gold_clusters
 from .metrics import CorefScores
 from .references import conll_difference, reference_scores
@@ -207,25 +207,28 @@ def readings(lemma: Mapping[str, CorefScores], runs: CorefRuns, test: Any, profi
     """Our differences in test CoNLL F1 beside the papers' (CDLM - Longformer, best scorer - same-head-lemma,
     whole documents - sentences only), each with its paired bootstrap over test subtopics and the seed band, read by
     the noise rule (`verdicts`); a scorer not above the reference rows (every mention alone, one cluster per
-    subtopic) learned nothing here and is compared with nothing."""
+    subtopic) learned nothing here and is compared with nothing; so is the same-head-lemma rule when it is not
+    above them (beating a row at the floor says nothing)."""
     spread = verdicts.load_spread(profile)
-    return [line for kind in lemma for line in _kind_readings(kind, runs, test, spread)]
+    return [line for kind in lemma for line in _kind_readings(kind, runs, test, spread, 100 * lemma[kind].conll)]
 
 
-def _kind_readings(kind: str, runs: CorefRuns, test: Any, spread: Mapping | None) -> list[str]:
-    """`readings` for one mention kind."""
+def _kind_readings(kind: str, runs: CorefRuns, test: Any, spread: Mapping | None, lemma_conll: float) -> list[str]:
+    """`readings` for one mention kind (`lemma_conll`: the same-head-lemma rule's CoNLL F1, %)."""
     mentions = collect_mentions(test, kind)
     floor = verdicts.floor({name: 100 * s.conll for name, s in reference_scores(mentions).items()})
     conll = {name: 100 * run.test_scores.conll for (name, k), run in runs.items() if k == kind}
     learned = [name for name, value in conll.items() if verdicts.learned(value, floor)]
-    lines = [verdicts.nothing_note(f"{kind}: {row_label(name)}", conll[name], floor, "CoNLL F1")
-             for name in conll if name not in learned]
+    rows = {**conll, LEMMA_ROW: lemma_conll}
+    learned += [LEMMA_ROW] if verdicts.learned(lemma_conll, floor) else []
+    lines = [verdicts.nothing_note(f"{kind}: {row_label(name)}", rows[name], floor, "CoNLL F1")
+             for name in rows if name not in learned]
 
     def clusters(name: str) -> list[list[str]]:
         return lemma_clusters(test, kind) if name == LEMMA_ROW else runs[name, kind].test_clusters
 
     def claim(text: str, first: str, second: str, paper: float) -> str:
-        if nothing := [row_label(n) for n in (first, second) if n != LEMMA_ROW and n not in learned]:
+        if nothing := [row_label(n) for n in (first, second) if n not in learned]:
             return f"- {kind}: {text}: not compared ({verdicts.LEARNED_NOTHING}: {' and '.join(nothing)})."
         band = verdicts.seed_band(spread, f"coref/{kind}/conll/{first}",
                                   None if second == LEMMA_ROW else f"coref/{kind}/conll/{second}")
@@ -235,7 +238,7 @@ def _kind_readings(kind: str, runs: CorefRuns, test: Any, spread: Mapping | None
     if "cdlm" in conll and "longformer" in conll:
         lines.append(claim("CDLM over Longformer", "cdlm", "longformer",
                            _paper_conll(kind, "CDLM") - _paper_conll(kind, "Longformer")))
-    scorers = {name: conll[name] for name in learned if name != SENTENCES_ONLY}
+    scorers = {name: conll[name] for name in learned if name not in (SENTENCES_ONLY, LEMMA_ROW)}
     if scorers:
         best = max(scorers, key=scorers.get)
         lines.append(claim(f"the best scorer ({row_label(best)}) over same-head-lemma", best, LEMMA_ROW,
@@ -244,3 +247,9 @@ def _kind_readings(kind: str, runs: CorefRuns, test: Any, spread: Mapping | None
         lines.append(claim("whole documents (CDLM) over sentences only", "cdlm", SENTENCES_ONLY,
                            PAPER_ABLATION_CONLL["CDLM"] - PAPER_ABLATION_CONLL["CDLM, sentences only"]))
     return lines
+
+
+def run_line(run: CorefRun, kind: str) -> str:
+    """One line per encoder and mention kind as notebook 04 fine-tunes it: test CoNLL F1 (%), threshold, time."""
+    return (f"{row_label(run.model):<12} {kind:<6} test CoNLL F1 {100 * run.test_scores.conll:5.1f}  "
+            f"(threshold {run.threshold}, {run.train_seconds:.0f} s training)")

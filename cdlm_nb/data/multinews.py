@@ -9,7 +9,8 @@
   `story_separator_special_tag`); the summaries file is `<prefix>.tgt` for `<prefix>.src.cleaned`, else the source
   file's name with ".src" replaced by ".tgt";
 - `path=None`: the hub, by the first route that works: (a) the raw files of the repository's main branch
-  (`hf_hub_download`, cached like any hub file; `datasets` >= 4 refuses the loading script that reads them),
+  (`hf_hub_download`, cached like any hub file; `datasets` >= 4 refuses the loading script that reads them), each
+  checked against its published SHA-256 (`verify_raw_file`: a mismatch is a DataError, never a fallback),
   (b) the hub's Parquet export (`load_hub_split`), else an OfflineError (no route could connect) or DataError
   naming both routes and (c) the local copy, `MULTINEWS_DIR`. Only connection failures and files the hub lacks
   move on to the next route (logged); any other error is raised as it is.
@@ -23,7 +24,11 @@ count of what that removes as a number.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import logging
+import os
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -59,6 +64,27 @@ RAW_SUFFIX, SUMMARY_SUFFIX = ".src.cleaned", ".tgt"  # train.src.cleaned holds t
 #: split -> (documents, summaries): the files of the repository's main branch its loading script (and tfds) read.
 HUB_RAW_FILES = {split: (f"data/{prefix}{RAW_SUFFIX}", f"data/{prefix}{SUMMARY_SUFFIX}")
                  for split, prefix in FILE_PREFIXES.items()}
+#: The revision route (a) downloads. Neither source of `RAW_FILE_SHA256` names a commit of the hub repository (both
+#: list https://huggingface.co/datasets/.../resolve/main/data/<file>), so no commit is pinned here that could not be
+#: checked against them: the branch stays "main" and the checksums pin the content. If the branch ever changes a
+#: file, its check fails instead of the loader silently reading other data.
+MULTINEWS_REVISION = "main"
+#: Hub file name -> SHA-256 of route (a)'s raw files, as TensorFlow Datasets publishes them (github.com/tensorflow/
+#: datasets, tensorflow_datasets/datasets/multi_news/checksums.tsv, commit cae85a2eb890ace00ffa6dc6cd473fb258b88c62,
+#: for .../alexfabbri/multi_news/resolve/main/data/<file>); huggingface/datasets lists the same hashes and sizes
+#: (datasets/multi_news/dataset_infos.json, commit 040102f100964a33fd334e2695f1c493fa6b92db). Sizes in bytes.
+RAW_FILE_SHA256 = {
+    "data/train.src.cleaned": "627781c8ce55d528fcdacd495db45583a915e2d24b7983b0a5a6693ede933bb1",  # 547,512,283
+    "data/train.tgt": "e9e82b8f413b0f1ed4eb7c883f93bb744f829c218c1608b6ba7615d687d07121",  # 58,793,912
+    "data/val.src.cleaned": "f0a43902da366eea2b882e39ddd4c0975ad44aba6b61095a2ea90362e9e2bb65",  # 66,875,522
+    "data/val.tgt": "bb08a078e0cb2b8ca9cc0fe3bfbe9d4098dee706bd00eb97449155e41b880157",  # 7,295,302
+    "data/test.src.cleaned": "138d3ac2dc899cbcd2e3745aaa94d1c1db55fb7058d9df4ba3ef2dac05a3a186",  # 68,999,509
+    "data/test.tgt": "fa97cf91a62ae82a0af6da88f2ddf8e06eb4e3b90f7971d8e0c516436518fae3",  # 7,309,099
+}
+#: The environment variable naming a JSON file {hub file name: sha256} that replaces `RAW_FILE_SHA256`: for raw
+#: files made on purpose (stand-ins for an offline rehearsal), never to silence a real mismatch. Logged when used.
+CHECKSUMS_VARIABLE = "MULTINEWS_SHA256"
+_HASH_CHUNK = 1 << 20  # the raw files are read in 1 MiB chunks when hashed (train.src.cleaned is 548 MB)
 #: Where to get the files by hand: the local copy that replaces the hub routes.
 MULTINEWS_MANUAL = (
     "For a local copy, download train.src.cleaned, train.tgt, val.src.cleaned, val.tgt, test.src.cleaned and "
@@ -177,11 +203,76 @@ def _read_src(src: Path, skipped: Counter, tgt: Path | None = None,
     return rows
 
 
+@functools.cache
+def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
+    """The SHA-256 of the file at `path`, read in 1 MiB chunks.
+
+    Memoised for the process on (path, size, mtime): a file is hashed once per process, and again only when it
+    changes. That costs each new kernel about 0.4 s of hashing per 500 MB (plus the read, if not in the page cache)
+    and writes nothing into the hub cache, which may be shared or read-only and whose tools would count a marker file
+    as part of the snapshot: so no marker file is kept."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(_HASH_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def expected_sha256() -> dict[str, str]:
+    """The checksum table route (a) checks against: `RAW_FILE_SHA256`, or the JSON file `$MULTINEWS_SHA256` names."""
+    override = os.environ.get(CHECKSUMS_VARIABLE)
+    return _read_checksums(override) if override else RAW_FILE_SHA256
+
+
+@functools.cache
+def _read_checksums(path: str) -> dict[str, str]:
+    """The checksum table in the JSON file `path` (read, and the replacement logged, once per process)."""
+    problem = (f"{CHECKSUMS_VARIABLE}={path!r} should name a JSON file mapping the hub file names "
+               f"({', '.join(RAW_FILE_SHA256)}) to SHA-256 hashes; unset it to use the published ones")
+    try:
+        table = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise DataError(f"{problem}. {type(error).__name__}: {error}") from error
+    if not isinstance(table, dict):
+        raise DataError(f"{problem}. It holds a {type(table).__name__}.")
+    log.warning("Multi-News raw files are checked against %s=%s, not the published SHA-256.", CHECKSUMS_VARIABLE,
+                path)
+    return table
+
+
+def verify_raw_file(name: str, path: Path) -> None:
+    """Check the downloaded hub file `name` (cached at `path`) against its expected SHA-256 (`expected_sha256`).
+
+    A mismatch is a DataError naming the file, both hashes and the fix: a damaged download, or a hub file that
+    changed since the hashes were published, must not be read as Multi-News."""
+    expected = expected_sha256().get(name)
+    if expected is None:
+        raise DataError(f"No SHA-256 is known for the Multi-News raw file {name}; add it to the checksum table "
+                        f"({CHECKSUMS_VARIABLE} or RAW_FILE_SHA256).")
+    cached, stat = path.resolve(), path.stat()
+    actual = _file_sha256(str(cached), stat.st_size, stat.st_mtime_ns)
+    if actual != expected:
+        link = f" (and {path}, which links to it)" if cached != path else ""
+        raise DataError(
+            f"The Multi-News raw file {name} of {MULTINEWS_HUB_ID} (revision {MULTINEWS_REVISION}) has SHA-256 "
+            f"{actual}, expected {expected}: the download is damaged or the hub changed the file. Delete the cached "
+            f"copy {cached}{link} from the Hugging Face cache and run again to download it anew. {MULTINEWS_MANUAL}"
+        )
+
+
+def _download_raw_file(name: str) -> Path:
+    """One raw file of route (a) at `MULTINEWS_REVISION`, from the hub or its cache, checked by `verify_raw_file`."""
+    path = Path(hf_hub_download(repo_id=MULTINEWS_HUB_ID, repo_type="dataset", filename=name,
+                                revision=MULTINEWS_REVISION))
+    verify_raw_file(name, path)
+    return path
+
+
 def _read_hub_raw_files(split: str, skipped: Counter) -> list[dict]:
     """Route (a): the split's raw files from the repository's main branch (downloaded once, then read from the hub
-    cache, offline too); ids are `<split>-<index>`, as the Parquet export's rows get them."""
-    src, tgt = (Path(hf_hub_download(repo_id=MULTINEWS_HUB_ID, repo_type="dataset", filename=name))
-                for name in HUB_RAW_FILES[split])
+    cache, offline too; each checked against its published SHA-256); ids are `<split>-<index>`, as the Parquet
+    export's rows get them."""
+    src, tgt = (_download_raw_file(name) for name in HUB_RAW_FILES[split])
     return _read_src(src, skipped, tgt, cluster_id=lambda line_number: f"{split}-{line_number - 1}")
 
 
@@ -213,7 +304,8 @@ def _read_hub(split: str, skipped: Counter) -> list[dict]:
     if split not in HUB_RAW_FILES:
         raise ConfigError(f"Multi-News has no split {split!r} on the hub; use one of {list(HUB_RAW_FILES)}.")
     routes: list[tuple[str, Callable[[str, Counter], list[dict]], tuple[type[Exception], ...]]] = [
-        (f"(a) the raw files {' and '.join(HUB_RAW_FILES[split])} of {MULTINEWS_HUB_ID} (main branch)",
+        (f"(a) the raw files {' and '.join(HUB_RAW_FILES[split])} of {MULTINEWS_HUB_ID} "
+         f"(revision {MULTINEWS_REVISION})",
          _read_hub_raw_files, (*CONNECTION_ERRORS, *_MISSING_ON_HUB)),
         (f"(b) the hub's Parquet export of {MULTINEWS_HUB_ID} (revision {PARQUET_EXPORT})",
          _read_hub_export, _EXPORT_UNAVAILABLE),

@@ -27,7 +27,6 @@ from ..matching.experiment import MatchingRun, evaluate_at, run_classifier
 from ..matching.inputs import encode_pairs
 from ..matching.training import score
 from ..profiles import SEED, epoch_search
-from ..progress import progress
 from .sentence_filter import filter_pair
 from .word_filter import FilterTrace, WordFilterClassifier
 
@@ -117,20 +116,11 @@ def train_variant(name: str, splits: Mapping[str, Any], alpha: float, keep: int 
                           score_dev=False), model
 
 
-def train_variants(splits: Mapping[str, Any], config: "MatchIgnitionConfig", *, device: str = "cpu",
-                   seed: int = SEED) -> tuple[dict[str, MatchingRun], dict[str, Any]]:
-    """Every trained variant of the module docstring; runs and models by name."""
-    plan = [(alpha_name(a), a, config.keep_sentences) for a in config.alphas]
-    plan += [("no_filter", 0.0, None), ("word_only", config.ablation_alpha, None)]
-    filtered = {keep: filter_splits(splits, keep) for keep in {keep for _, _, keep in plan}}  # once per λ
-    runs, models = {}, {}
-    for name, alpha, keep in progress(plan, desc="variants"):
-        runs[name], models[name] = train_variant(name, splits, alpha, keep, config, device=device, seed=seed,
-                                                 filtered=filtered[keep])
-        test = runs[name].test
-        print(f"{name:<10} test accuracy {100 * test['accuracy']:5.1f}  F1 {100 * test['f1']:5.1f}"
-              f"  ({runs[name].train_seconds:.0f} s training)")
-    return runs, models
+def variant_plan(config: "MatchIgnitionConfig") -> list[tuple[str, float, int | None]]:
+    """(name, α, λ) of every trained variant: each α of the grid with PageRank's λ sentences, then the two
+    ablations, no filter at all and the word filter alone (λ None: every sentence)."""
+    return [*((alpha_name(a), a, config.keep_sentences) for a in config.alphas),
+            ("no_filter", 0.0, None), ("word_only", config.ablation_alpha, None)]
 
 
 def inference_variants(model, tokenizer, splits: Mapping[str, Any], config: "MatchIgnitionConfig",

@@ -228,3 +228,9 @@ def readings(runs: Mapping[str, "MatchingRun"], speeds: Sequence[Speed], ablatio
                      "on a CPU and costs more per FLOP than the matrix products, so removing tokens saves more time "
                      "than operations.")
     return lines
+
+
+def variant_line(name: str, run: "MatchingRun") -> str:
+    """One line per variant as notebook 09 trains it: test accuracy and F1 (%), and its training time."""
+    return (f"{name:<10} test accuracy {100 * run.test['accuracy']:5.1f}  F1 {100 * run.test['f1']:5.1f}"
+            f"  ({run.train_seconds:.0f} s training)")

@@ -16,7 +16,6 @@ from ..encoders import max_input_length
 from ..finetuning import TrainSetup
 from ..profiles import SEED
 from ..recipe_search import RecipeCache, SearchResult
-from ..variants import PretrainedShelf, display_name
 from .inputs import EncodingStats, encode_pairs
 from .metrics import best_threshold, pair_scores
 
@@ -153,25 +152,3 @@ def tfidf_run(splits: Mapping[str, Any]) -> MatchingRun:
     return MatchingRun(TFIDF, threshold, evaluate_at(dev, splits["dev"], threshold),
                        evaluate_at(test, splits["test"], threshold), test, seconds,
                        len(test) / seconds if seconds > 0 else float("nan"))
-
-
-def fine_tune_models(shelf: PretrainedShelf, splits: Mapping[str, Any], config: "MatchingConfig", *,
-                     device: str = "cpu", seed: int = SEED, cache: RecipeCache | None = None) -> dict[str, MatchingRun]:
-    """`run_matching` for every model of `config.models`, each from a fresh copy of the pretrained model (with
-    `config.search`: its recipe chosen on dev, the searches cached in `cache`); one line per run is printed, and
-    what is missing is said once."""
-    runs: dict[str, MatchingRun] = {}
-    for variant in config.models:
-        encoder = shelf.load(variant)
-        if encoder is None:
-            continue
-        run = run_matching(variant, encoder.model, encoder.tokenizer, splits, config, device=device, seed=seed,
-                           cache=cache)
-        runs[variant] = run
-        chosen = f", {run.recipe.chosen.describe()}" if run.recipe is not None else ""
-        print(f"{display_name(variant):<12} test accuracy {100 * run.test['accuracy']:5.1f}  F1 "
-              f"{100 * run.test['f1']:5.1f}  ({run.train_seconds:.0f} s training{chosen}, "
-              f"{run.pairs_per_second:.0f} pairs/s)")
-    if shelf.missing:
-        print(f"\n{shelf.missing_note()}")
-    return runs

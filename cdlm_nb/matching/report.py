@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import verdicts
 from ..report_rows import NR, reference_label, run_label
+from ..variants import display_name
 from .experiment import TFIDF, MatchingRun
 
 if TYPE_CHECKING:
@@ -136,7 +137,7 @@ def searched(runs: Mapping[str, MatchingRun]) -> dict:
 
 
 def recipe_table(runs: Mapping[str, MatchingRun]) -> "pd.DataFrame":
-    """Dev F1 (%) of every point of the recipe search, per system and learning rate (columns: epochs; * the
+    """Dev macro-F1 (%) of every point of the recipe search, per system and learning rate (columns: epochs; * the
     chosen point), with the chosen recipe and the search's seconds."""
     from ..recipe_search import space_table
 
@@ -205,3 +206,11 @@ def readings(runs: Mapping[str, MatchingRun], labels, profile: str, data: str) -
             lines.append(f"- {row_label(name)}: hardest pairs are {worst.replace('_', ' ')} "
                          f"({100 * kinds[worst]:.0f} % right).")
     return lines
+
+
+def run_line(run: MatchingRun) -> str:
+    """One line per encoder as notebook 05 fine-tunes it: test accuracy and F1 (%), time, recipe and speed."""
+    chosen = f", {run.recipe.chosen.describe()}" if run.recipe is not None else ""
+    return (f"{display_name(run.model):<12} test accuracy {100 * run.test['accuracy']:5.1f}  F1 "
+            f"{100 * run.test['f1']:5.1f}  ({run.train_seconds:.0f} s training{chosen}, "
+            f"{run.pairs_per_second:.0f} pairs/s)")

@@ -14,7 +14,6 @@ from transformers import set_seed
 from ..encoders import max_input_length
 from ..finetuning import EarlyStopping, TrainSetup
 from ..profiles import SEED
-from ..variants import PretrainedShelf, display_name
 from .baselines import constant_prediction, tfidf_predictions
 from .decoding import Decoded, official_prediction
 from .inputs import EncodedQuestions, QAMarkers, add_qa_markers, encode_questions
@@ -150,26 +149,6 @@ def answer(name: str, trained: TrainedQA, rows: "Dataset", config: "MultihopConf
                                    device=device)
     trained.model.to("cpu")
     return score(name, predictions, rows, seconds, encoding=encoded)
-
-
-def fine_tune_models(shelf: PretrainedShelf, splits: Mapping[str, "Dataset"], config: "MultihopConfig", *,
-                     device: str = "cpu", seed: int = SEED) -> tuple[dict[str, QARun], dict[str, TrainedQA]]:
-    """`train_qa` for every model of `config.models`, each from a fresh copy of the pretrained model; one line
-    per run is printed, and what is missing is said once."""
-    runs, models = {}, {}
-    for variant in config.models:
-        encoder = shelf.load(variant)
-        if encoder is None:
-            continue
-        runs[variant], models[variant] = train_qa(variant, encoder.model, encoder.tokenizer, splits, config,
-                                                  device=device, seed=seed)
-        metrics = runs[variant].scores.metrics
-        print(f"{display_name(variant):<12} test answer F1 {100 * metrics['f1']:5.1f}  support F1 "
-              f"{100 * metrics['sp_f1']:5.1f}  joint F1 {100 * metrics['joint_f1']:5.1f}  "
-              f"({runs[variant].train_seconds:.0f} s training, {kept(runs[variant], config)})")
-    if shelf.missing:
-        print(f"\n{shelf.missing_note()}")
-    return runs, models
 
 
 def kept(run: QARun, config: "MultihopConfig") -> str:

@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 from .. import verdicts
 from ..report_rows import reference_label, run_label
-from .experiment import QUESTION_TYPES, REFERENCE, TFIDF, QARun, by_type
+from .experiment import QUESTION_TYPES, REFERENCE, TFIDF, QARun, by_type, kept
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
+
+    from ..profiles import MultihopConfig
 
 MISSING = None
 #: HotpotQA distractor dev set, F1 (answer, supporting facts, joint): the CDLM paper (Caciularu et al., Findings of
@@ -172,3 +174,11 @@ def _cdlm_line(runs: Mapping[str, QARun], above: list[str], set_label: str, spre
     band = verdicts.seed_band(spread, f"hotpot/{data}/joint_f1/cdlm", f"hotpot/{data}/joint_f1/longformer", 100)
     diff = verdicts.mean_difference(per["cdlm"], per["longformer"], band)
     return verdicts.claim_line(f"{set_label}: CDLM over Longformer {paper}", diff, "joint F1")
+
+
+def run_line(run: QARun, config: "MultihopConfig") -> str:
+    """One line per encoder as notebook 06 fine-tunes it: the official F1s (%), time and the epoch kept."""
+    metrics = run.scores.metrics
+    return (f"{row_label(run.name):<12} test answer F1 {100 * metrics['f1']:5.1f}  support F1 "
+            f"{100 * metrics['sp_f1']:5.1f}  joint F1 {100 * metrics['joint_f1']:5.1f}  "
+            f"({run.train_seconds:.0f} s training, {kept(run, config)})")

@@ -1,10 +1,13 @@
 """Multi-News loader: the LongBench sample, the original layouts (.txt.src/.txt.tgt, .src.cleaned/.tgt) on
-hand-written files, and the two hub routes (raw files, Parquet export) with the hub faked."""
+hand-written files, the two hub routes (raw files, Parquet export) with the hub faked, and the SHA-256 check of the
+raw files against a checksum table patched to tiny files (no network)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import re
 
 import pytest
 from datasets import Dataset
@@ -14,12 +17,14 @@ from cdlm_nb.data import multinews, sources
 from cdlm_nb.data.multinews import (
     CDLM_MIN_DOCUMENTS,
     HUB_RAW_FILES,
+    RAW_FILE_SHA256,
     clean_summary,
     filter_min_documents,
     load_multinews,
     split_file,
     split_longbench_passages,
     summaries_file,
+    verify_raw_file,
 )
 from cdlm_nb.data.schemas import CLUSTER_FEATURES
 from cdlm_nb.errors import ConfigError, DataError, OfflineError
@@ -239,14 +244,24 @@ def test_a_missing_folder_is_named(tmp_path):
 # ---------------------------------------------------------------------------------------------------------------
 def _raw_hub(folder, downloads):
     """An hf_hub_download that serves `folder` as the repository's data/ and records what it was asked for."""
-    def download(repo_id, filename, repo_type=None, **kwargs):
-        downloads.append((repo_id, repo_type, filename))
+    def download(repo_id, filename, repo_type=None, revision=None, **kwargs):
+        downloads.append((repo_id, repo_type, filename, revision))
         path = folder / filename.removeprefix("data/")
         if not path.is_file():
             raise EntryNotFoundError(f"{filename} is not on the main branch")
         return str(path)
 
     return download
+
+
+def _sha256(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _publish(monkeypatch, folder):
+    """Make the checksum table hold the hashes of the raw files in `folder`, as if the hub had published them."""
+    table = {f"data/{path.name}": _sha256(path) for path in folder.iterdir() if path.is_file()}
+    monkeypatch.setattr(multinews, "RAW_FILE_SHA256", table)
 
 
 def _export(rows, calls):
@@ -266,12 +281,13 @@ def _raise(error):
 
 def test_route_a_reads_the_raw_files_of_the_main_branch(tmp_path, monkeypatch):
     _write_raw(tmp_path, "val")
+    _publish(monkeypatch, tmp_path)
     downloads, calls = [], []
     monkeypatch.setattr(multinews, "hf_hub_download", _raw_hub(tmp_path, downloads))
     monkeypatch.setattr(sources, "load_dataset", _export([], calls))
     clusters = load_multinews(None, split="validation")
-    assert downloads == [(multinews.MULTINEWS_HUB_ID, "dataset", "data/val.src.cleaned"),
-                         (multinews.MULTINEWS_HUB_ID, "dataset", "data/val.tgt")]
+    assert downloads == [(multinews.MULTINEWS_HUB_ID, "dataset", "data/val.src.cleaned", "main"),
+                         (multinews.MULTINEWS_HUB_ID, "dataset", "data/val.tgt", "main")]
     assert calls == []  # the export is not asked for
     assert clusters["cluster_id"] == ["validation-0", "validation-1"]  # 0-based line numbers, as the export's rows
     assert clusters[0]["documents"] == ["First article.\n\nIts second paragraph.", "Second article."]
@@ -298,6 +314,7 @@ def test_route_b_when_the_raw_files_are_missing(tmp_path, monkeypatch, caplog):
 
 def test_both_routes_give_the_same_clusters(tmp_path, monkeypatch):
     _write_raw(tmp_path, "train")
+    _publish(monkeypatch, tmp_path)
     monkeypatch.setattr(sources, "load_dataset", _export([], []))
     monkeypatch.setattr(multinews, "hf_hub_download", _raw_hub(tmp_path, []))
     raw = load_multinews(None).to_list()
@@ -315,7 +332,8 @@ def test_offline_everywhere_is_an_offline_error_naming_the_three_routes(monkeypa
     with pytest.raises(OfflineError) as raised:
         load_multinews(None)
     message = str(raised.value)
-    assert "(a) the raw files data/train.src.cleaned and data/train.tgt of alexfabbri/multi_news" in message
+    assert "(a) the raw files data/train.src.cleaned and data/train.tgt of alexfabbri/multi_news (revision main)" \
+        in message
     assert "LocalEntryNotFoundError" in message
     assert "(b) the hub's Parquet export of alexfabbri/multi_news (revision refs/convert/parquet)" in message
     assert "(c) For a local copy" in message and "MULTINEWS_DIR" in message
@@ -343,6 +361,7 @@ def test_other_errors_of_route_a_are_not_swallowed(monkeypatch):
 
 def test_a_damaged_raw_file_is_raised_not_replaced_by_the_export(tmp_path, monkeypatch):
     _write_raw(tmp_path, summaries=RAW_SUMMARIES[:1])
+    _publish(monkeypatch, tmp_path)
     calls = []
     monkeypatch.setattr(multinews, "hf_hub_download", _raw_hub(tmp_path, []))
     monkeypatch.setattr(sources, "load_dataset", _export([], calls))
@@ -354,3 +373,87 @@ def test_a_damaged_raw_file_is_raised_not_replaced_by_the_export(tmp_path, monke
 def test_an_unknown_hub_split_is_a_config_error():
     with pytest.raises(ConfigError, match="no split 'dev'"):
         load_multinews(None, split="dev")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The SHA-256 check of route (a)'s raw files
+# ---------------------------------------------------------------------------------------------------------------
+def test_the_published_table_covers_every_raw_file():
+    assert set(RAW_FILE_SHA256) == {name for files in HUB_RAW_FILES.values() for name in files}
+    assert all(re.fullmatch("[0-9a-f]{64}", digest) for digest in RAW_FILE_SHA256.values())
+    assert RAW_FILE_SHA256["data/train.src.cleaned"] == (  # tfds checksums.tsv, as copied by hand
+        "627781c8ce55d528fcdacd495db45583a915e2d24b7983b0a5a6693ede933bb1")
+
+
+def test_a_file_with_its_published_hash_passes(tmp_path, monkeypatch):
+    raw = _write_raw(tmp_path)
+    monkeypatch.setattr(multinews, "RAW_FILE_SHA256", {"data/train.src.cleaned": _sha256(raw)})
+    verify_raw_file("data/train.src.cleaned", raw)
+
+
+def test_a_mismatch_names_the_file_both_hashes_and_the_fix(tmp_path, monkeypatch):
+    raw = _write_raw(tmp_path)
+    monkeypatch.setattr(multinews, "RAW_FILE_SHA256", {"data/train.src.cleaned": "0" * 64})
+    with pytest.raises(DataError) as raised:
+        verify_raw_file("data/train.src.cleaned", raw)
+    message = str(raised.value)
+    assert "data/train.src.cleaned" in message and "0" * 64 in message and _sha256(raw) in message
+    assert f"Delete the cached copy {raw.resolve()}" in message and "MULTINEWS_DIR" in message
+
+
+def test_a_mismatch_links_to_the_blob_the_cache_holds(tmp_path, monkeypatch):
+    blob = tmp_path / "blobs" / "abc"
+    blob.parent.mkdir()
+    blob.write_bytes(b"damaged")
+    link = tmp_path / "snapshots" / "train.tgt"
+    link.parent.mkdir()
+    link.symlink_to(blob)
+    monkeypatch.setattr(multinews, "RAW_FILE_SHA256", {"data/train.tgt": "0" * 64})
+    with pytest.raises(DataError, match=re.escape(f"Delete the cached copy {blob} (and {link}, which links to it)")):
+        verify_raw_file("data/train.tgt", link)
+
+
+def test_route_a_raises_a_mismatch_and_does_not_fall_back_to_the_export(tmp_path, monkeypatch):
+    _write_raw(tmp_path)
+    monkeypatch.setattr(multinews, "RAW_FILE_SHA256", dict.fromkeys(RAW_FILE_SHA256, "0" * 64))
+    calls = []
+    monkeypatch.setattr(multinews, "hf_hub_download", _raw_hub(tmp_path, []))
+    monkeypatch.setattr(sources, "load_dataset", _export([], calls))
+    with pytest.raises(DataError, match="raw file data/train.src.cleaned of alexfabbri/multi_news"):
+        load_multinews(None)
+    assert calls == []
+
+
+def test_a_file_is_hashed_once_until_it_changes(tmp_path, monkeypatch):
+    raw = _write_raw(tmp_path)
+    monkeypatch.setattr(multinews, "RAW_FILE_SHA256", {"data/train.src.cleaned": _sha256(raw)})
+    hashed = multinews._file_sha256.cache_info().misses  # the memo's misses: the files actually read and hashed
+    for _ in range(3):
+        verify_raw_file("data/train.src.cleaned", raw)
+    assert multinews._file_sha256.cache_info().misses == hashed + 1
+    raw.write_text("Another cluster. |||||\n", encoding="utf-8")  # a new size: the memo's key changes
+    with pytest.raises(DataError, match="data/train.src.cleaned"):
+        verify_raw_file("data/train.src.cleaned", raw)
+    assert multinews._file_sha256.cache_info().misses == hashed + 2
+
+
+def test_the_environment_can_name_another_table(tmp_path, monkeypatch, caplog):
+    raw = _write_raw(tmp_path)
+    table = tmp_path / "checksums.json"
+    table.write_text(json.dumps({"data/train.src.cleaned": _sha256(raw)}), encoding="utf-8")
+    monkeypatch.setenv(multinews.CHECKSUMS_VARIABLE, str(table))
+    with caplog.at_level(logging.WARNING, logger=multinews.__name__):
+        verify_raw_file("data/train.src.cleaned", raw)
+    assert "not the published SHA-256" in caplog.text
+    with pytest.raises(DataError, match="No SHA-256 is known for the Multi-News raw file data/train.tgt"):
+        verify_raw_file("data/train.tgt", raw)
+
+
+@pytest.mark.parametrize("content", [None, "[1, 2]", "{not json"])
+def test_a_bad_table_in_the_environment_is_named(tmp_path, monkeypatch, content):
+    table = tmp_path / "checksums.json"
+    if content is not None:
+        table.write_text(content, encoding="utf-8")
+    monkeypatch.setenv(multinews.CHECKSUMS_VARIABLE, str(table))
+    with pytest.raises(DataError, match=f"MULTINEWS_SHA256='{re.escape(str(table))}' should name a JSON file"):
+        verify_raw_file("data/train.tgt", _write_raw(tmp_path))

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import json
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -185,13 +186,21 @@ def multinews_raw_files(splits: Splits) -> dict[str, bytes]:
     return files
 
 
+#: The stand-ins' own SHA-256 table, beside them in the hub cache: the loader checks every raw file it reads
+#: against a table, the published one (`multinews.RAW_FILE_SHA256`) unless `$MULTINEWS_SHA256` names another.
+STANDIN_CHECKSUMS = "multinews-sha256.json"
+
+
 def write_multinews_raw_files(hub_cache: Path, splits: Splits) -> Path:
     """Cache the raw files of `splits` as `hf_hub_download` leaves Multi-News' main branch in the hub cache
-    `hub_cache` (HF_HUB_CACHE); returns the snapshot folder."""
+    `hub_cache` (HF_HUB_CACHE), and their SHA-256 table as `STANDIN_CHECKSUMS` there (what `$MULTINEWS_SHA256`
+    points the rehearsal at: `rehearse.hub_environment`); returns the snapshot folder."""
     from .hub_models import repo_folder, write_revision
 
-    commit = write_revision(Path(hub_cache), MULTINEWS_HUB_ID, "main", multinews_raw_files(splits),
-                            repo_type="dataset")
+    files = multinews_raw_files(splits)
+    commit = write_revision(Path(hub_cache), MULTINEWS_HUB_ID, "main", files, repo_type="dataset")
+    checksums = {name: hashlib.sha256(content).hexdigest() for name, content in files.items()}
+    (Path(hub_cache) / STANDIN_CHECKSUMS).write_text(json.dumps(checksums, indent=1), encoding="utf-8")
     return repo_folder(Path(hub_cache), MULTINEWS_HUB_ID, "dataset") / "snapshots" / commit
 
 

@@ -13,7 +13,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ...data.multinews import CHECKSUMS_VARIABLE
 from ...paths import run_dir as default_run_dir
+from .hub_datasets import STANDIN_CHECKSUMS
 
 REHEARSAL_PROFILE = "gpu-rehearsal"
 STANDINS = "standins"  # the scratch Hugging Face home inside the run folder
@@ -30,6 +32,7 @@ def hub_environment(home: Path) -> dict[str, str | None]:
         "HF_HOME": str(home),
         "HF_HUB_CACHE": str(home / "hub"),
         "HF_DATASETS_CACHE": str(home / "datasets"),
+        CHECKSUMS_VARIABLE: str(home / "hub" / STANDIN_CHECKSUMS),  # the stand-ins' raw files are not the real ones
     }
 
 

@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 from datasets import Features
 
-from cdlm_nb.data.multinews import HUB_RAW_FILES, MULTINEWS_HUB_ID
+from cdlm_nb.data.multinews import CHECKSUMS_VARIABLE, HUB_RAW_FILES, MULTINEWS_HUB_ID
 from cdlm_nb.errors import DataError
 from cdlm_nb.tooling.rehearsal.hub_datasets import (
     EXPORT_DATA_DIRS,
     HUB_DATASETS,
     REHEARSAL_COMMIT,
+    STANDIN_CHECKSUMS,
     build_hub_datasets,
     sample_root,
 )
@@ -77,7 +78,8 @@ def hub_cache(standins) -> Path:
 def offline_run(script: str, home: Path, hub: Path, datasets: Path) -> subprocess.CompletedProcess:
     """`script` in a fresh interpreter with the hub off, reading the hub cache `hub` and `datasets`' `datasets`."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_HOME": str(home),
-           "HF_HUB_CACHE": str(hub), "HF_DATASETS_CACHE": str(datasets)}
+           "HF_HUB_CACHE": str(hub), "HF_DATASETS_CACHE": str(datasets),
+           CHECKSUMS_VARIABLE: str(hub / STANDIN_CHECKSUMS)}
     return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120,
                           check=False)
 

@@ -18,6 +18,7 @@ def test_the_hub_is_switched_off_and_pointed_at_the_stand_ins(tmp_path):
     assert variables["HF_HUB_CACHE"] == str(tmp_path / "hub")
     assert variables["HF_DATASETS_CACHE"] == str(tmp_path / "datasets")
     assert variables["SENTENCE_TRANSFORMERS_HOME"] is None  # its own cache folder would hide the stand-in
+    assert variables["MULTINEWS_SHA256"] == str(tmp_path / "hub" / "multinews-sha256.json")  # the stand-ins' hashes
 
 
 def test_environment_sets_unsets_and_restores(monkeypatch):
