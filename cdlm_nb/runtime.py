@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import logging
 import math
 import os
 import platform
@@ -110,6 +111,28 @@ def quiet_progress_bars() -> None:
     datasets.disable_progress_bars()
 
 
+#: Longformer pads every input up to a multiple of its attention window and says so once per window size: expected
+#: here (the collators pad to the longest input, not to the window), so it is not shown as a warning in the notebooks.
+LONGFORMER_PADDING_NOTE = "Input ids are automatically padded to be a multiple of `config.attention_window`"
+
+
+def notebook_display() -> None:
+    """What a notebook shows, set once per session: pandas tables whole (no column or row elided: they are small by
+    construction), and transformers' note that Longformer padded an input to its window left out."""
+    import pandas as pd
+
+    pd.set_option("display.max_columns", None)
+    pd.set_option("display.max_rows", 200)
+    pd.set_option("display.width", 200)
+    longformer = logging.getLogger("transformers.models.longformer.modeling_longformer")
+    if not any(getattr(f, "__name__", "") == "_not_padding_note" for f in longformer.filters):
+        longformer.addFilter(_not_padding_note)
+
+
+def _not_padding_note(record: logging.LogRecord) -> bool:
+    return LONGFORMER_PADDING_NOTE not in record.getMessage()
+
+
 @contextmanager
 def random_state_kept() -> Iterator[None]:
     """Run a block without moving the random state of Python, NumPy and torch (CPU and CUDA), so work done on the
@@ -178,6 +201,7 @@ def setup(profile: str, notebook: str, run_dir: str | os.PathLike | None = None,
     headless = is_headless()
     if headless:
         quiet_progress_bars()
+    notebook_display()
     training_seed = resolved.seed if seed is None else int(seed)
     set_seed(training_seed)
     device = detect_device()

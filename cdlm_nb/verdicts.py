@@ -131,9 +131,19 @@ def split_learned(scores: Mapping[str, Mapping[str, float]], metric_floors: Mapp
     """(the systems of `scores` above `metric_floors` on every metric, a `shortfall_note` for each other one, named
     by `labels` and described by its test `predictions` where given)."""
     learned = [name for name, row in scores.items() if learned_everywhere(row, metric_floors)]
-    notes = [shortfall_note(labels[name], row, metric_floors, prefix=prefix,
+    nothing = [name for name in scores if name not in learned]
+    if len(nothing) > 1:  # one line for them all: a reading lists what it can say, not every row's shortfall
+        rows = []
+        for name in nothing:
+            metric, value, floor_value = shortfall(scores[name], metric_floors)
+            habit = one_class(predictions[name], class_names) if predictions is not None else None
+            rows.append(f"{labels[name]} ({prefix}{METRIC_NAMES.get(metric, metric)} {100 * value:.1f} ≤ "
+                        f"{100 * floor_value:.1f}{'; ' + habit.removeprefix('it ') if habit else ''})")
+        return learned, [f"- {LEARNED_NOTHING} (not above every reference row; left out of every ranking and "
+                         f"claim): {', '.join(rows)}."]
+    notes = [shortfall_note(labels[name], scores[name], metric_floors, prefix=prefix,
                             predictions=None if predictions is None else predictions[name], class_names=class_names)
-             for name, row in scores.items() if name not in learned]
+             for name in nothing]
     return learned, notes
 
 

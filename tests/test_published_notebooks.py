@@ -53,3 +53,28 @@ def test_published_copies_name_no_folder_of_the_machine_they_ran_on(notebook):
             written.append("".join(cell["source"]))
     found = sorted({path for text in written for path in MACHINE_PATH.findall(text)})[:3]
     assert not found, f"docs/notebooks/{notebook.name} names folders of the machine it ran on: {found}; {FIX}"
+
+
+MAX_OUTPUT_LINES = 12  # an output a reader scans in a glance; longer readings are condensed where they are made
+
+
+@pytest.mark.parametrize("notebook", discover_notebooks(), ids=lambda path: path.stem)
+def test_published_outputs_are_short_and_free_of_library_warnings(notebook):
+    """Every printed block of the published run fits in a glance, and nothing landed on stderr as a warning."""
+    import json
+
+    published = PUBLISHED / notebook.name
+    if not published.is_file():
+        pytest.fail(f"{notebook.name} is not published in docs/notebooks/; {FIX}")
+    long_blocks, warnings = [], []
+    for index, cell in enumerate(json.loads(published.read_text())["cells"]):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") != "stream":
+                continue
+            text = "".join(output["text"])
+            if output["name"] == "stdout" and len(text.splitlines()) > MAX_OUTPUT_LINES:
+                long_blocks.append((index, len(text.splitlines())))
+            if output["name"] == "stderr" and re.search(r"Warning|\[transformers\]|WARNING", text):
+                warnings.append((index, text.strip().splitlines()[0][:100]))
+    assert not long_blocks, f"{notebook.name}: blocks over {MAX_OUTPUT_LINES} lines (cell, lines): {long_blocks}"
+    assert not warnings, f"{notebook.name}: library warnings on stderr (cell, first line): {warnings}"

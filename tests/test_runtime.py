@@ -192,3 +192,20 @@ def test_the_plan_takes_the_cpu_rate_notebook_00_recorded_in_the_run_folder(tmp_
     probe.write_text(json.dumps({runtime.PROBE_METRIC: 40.0}))
     session = cdlm_nb.setup("gpu-rehearsal", notebook="04_coreference", run_dir=tmp_path, verbose=False)
     assert session.plan.card.peak_tflops == pytest.approx(0.04) and math.isfinite(session.plan.minutes)
+
+
+def test_notebook_display_shows_tables_whole_and_leaves_out_only_longformers_padding_note():
+    import logging
+
+    import pandas as pd
+
+    runtime.notebook_display()
+    runtime.notebook_display()  # once per session is enough; twice adds nothing
+    longformer = logging.getLogger("transformers.models.longformer.modeling_longformer")
+    assert pd.get_option("display.max_columns") is None and len(longformer.filters) == 1
+
+    def record(message: str) -> logging.LogRecord:
+        return logging.LogRecord(longformer.name, logging.WARNING, __file__, 1, message, None, None)
+
+    assert not longformer.filter(record(f"{runtime.LONGFORMER_PADDING_NOTE}: 64"))
+    assert longformer.filter(record("We strongly recommend passing in an `attention_mask`"))

@@ -94,6 +94,10 @@ def plot_target_document(explained: PairAttention, tokenizer: "PreTrainedTokeniz
     ax.set_axis_off()
     ax.set_title(title or f"target {explained.pair.second.text!r} | source {explained.pair.first.text!r}: "
                           f"PR {explained.percentile:.0f} %", fontsize=10, loc="left")
+    shading = plt.cm.ScalarMappable(norm=plt.Normalize(-0.125, 1.125), cmap=cmap)  # shade s is drawn at 0.1 + 0.8 s
+    bar = ax.figure.colorbar(shading, ax=ax, fraction=0.025, pad=0.01, ticks=[0, 0.5, 1])
+    bar.ax.set_ylim(0, 1)
+    bar.set_label("rank of s(i|S)\n(0 lowest, 1 highest)", fontsize=8)
     return ax.figure
 
 
@@ -109,13 +113,18 @@ def figure3(analyses: "ModelAnalyses", shown: Sequence[MentionPair],
                   if p.label == 1 and not any(isinstance(examples[m][i], str) for m in compared)), None)
     if first is None:
         raise DataError("no kept coreferring pair was scored by every compared model: nothing to draw")
-    fig, axes = plt.subplots(len(compared), 1, figsize=(10, 3.2 * len(compared)))
     pair = shown[first]
-    for ax, variant in zip(np.atleast_1d(axes), compared):
-        explained = examples[variant][first]
-        plot_target_document(explained, analyses.tokenizers[variant], ax=ax,
-                             title=f"{display_name(variant)}: target {pair.second.text!r} ({pair.second.doc_id}) | "
-                                   f"source {pair.first.text!r} ({pair.first.doc_id}): PR {explained.percentile:.0f} %")
+    panels: dict[tuple, list[str]] = {}  # models that shade the document alike share one panel
+    for variant in compared:
+        shading = tuple(sorted(token_shades(examples[variant][first]).items()))
+        panels.setdefault(shading, []).append(variant)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(10, 3.2 * len(panels)))
+    for ax, variants in zip(np.atleast_1d(axes), panels.values()):
+        explained = examples[variants[0]][first]
+        names = " and ".join(display_name(v) for v in variants) + (" (the same shading)" if len(variants) > 1 else "")
+        plot_target_document(explained, analyses.tokenizers[variants[0]], ax=ax,
+                             title=f"{names}: target {pair.second.text!r} ({pair.second.doc_id}) | source "
+                                   f"{pair.first.text!r} ({pair.first.doc_id}): PR {explained.percentile:.0f} %")
     return fig
 
 

@@ -167,12 +167,14 @@ def skip_report(results: "pd.DataFrame") -> "pd.DataFrame":
 
 def position_correlation(explained: PairAttention) -> float:
     """Spearman correlation between a candidate's position in its document and its score s(i|S): how much of the
-    ranking follows position rather than content (about 0 for a model whose scores ignore position)."""
+    ranking follows position rather than content (about 0 for a model whose scores ignore position); NaN where the
+    scores are all tied (no ranking), which the table's mean leaves out."""
     from scipy.stats import spearmanr
 
-    if len(explained.candidates) < 3:
+    scores = explained.scores[explained.candidates]
+    if len(explained.candidates) < 3 or np.ptp(scores) == 0:  # too few, or all tied: no ranking to correlate
         return float("nan")
-    return float(spearmanr(explained.candidates, explained.scores[explained.candidates]).statistic)
+    return float(spearmanr(explained.candidates, scores).statistic)
 
 
 def position_table(examples: Mapping[str, Mapping[int, PairAttention | str]]) -> "pd.DataFrame":

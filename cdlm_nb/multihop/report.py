@@ -144,11 +144,14 @@ def readings(world: Mapping[str, QARun], real: Mapping[str, QARun], label: str, 
         above = learned(runs)
         systems = [n for n in runs if n != REFERENCE]
         everywhere = [n for n in systems if all(n in names for names in above.values())]
+        nothing = []
         for name in (n for n in systems if n not in everywhere):
             short = ", ".join(COLUMNS[key] for key, names in above.items() if name not in names)
             habit = verdicts.one_class(answers[name], inputs="questions the answer") if name != TFIDF else None
-            lines.append(f"- {set_label}: {row_label(name)}: {verdicts.LEARNED_NOTHING} (not above the reference "
-                         f"row on {short}{'; ' + habit if habit else ''}).")
+            nothing.append(f"{row_label(name)} (not above it on {short}{'; ' + habit if habit else ''})")
+        if nothing:
+            lines.append(f"- {set_label}: {verdicts.LEARNED_NOTHING} (not above the reference row on every F1): "
+                         f"{', '.join(nothing)}.")
         if not everywhere:
             lines.append(f"- {set_label}: no system is above the reference row on every F1: none is ranked.")
         for key in ("f1", "sp_f1", "joint_f1") if everywhere else ():
