@@ -49,9 +49,17 @@ def train_steps(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: Ba
     """Train `model` in place on inputs of these token `lengths`; returns every batch's loss.
 
     `parameters`: AdamW parameter groups with their own rates (default: all of the model's). `after_epoch(epoch)`
-    (1-based) runs after each epoch, e.g. early stopping or a recipe search's dev score; True stops training."""
+    (1-based) runs after each epoch, e.g. early stopping or a recipe search's dev score; True stops training.
+
+    On several processes (`torchrun` / `accelerate launch`: `processes.job`), each process runs its share
+    of every batch's forward passes (the pieces `split` cuts, dealt round-robin) and the gradients are summed across
+    processes before the step (`shared_gradients`): every process then takes the same step as one process would on
+    the whole batch, and holds the same model. One process runs exactly the single-device loop."""
     import torch
 
+    from .processes import job
+
+    processes = job()
     if not lengths:
         raise DataError(f"no training {what}: the training split is empty")
     torch.manual_seed(setup.seed)
@@ -64,11 +72,13 @@ def train_steps(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: Ba
     for epoch in range(1, setup.epochs + 1):
         for batch in progress(next(epochs), desc=f"epoch {epoch}/{setup.epochs}"):
             loss = 0.0
-            for piece in (split or whole)(batch):
+            for piece in (split or whole)(batch)[processes.process_index::processes.num_processes]:
                 with autocast(device):
                     piece_loss = batch_loss(piece) * (len(piece) / len(batch))
                 scaler.scale(piece_loss).backward()
                 loss += piece_loss.item()
+            if processes.num_processes > 1:
+                loss = shared_gradients(optimizer, loss)
             if setup.max_grad_norm is not None:
                 scaler.unscale_(optimizer)
                 torch.nn.utils.clip_grad_norm_([p for group in optimizer.param_groups for p in group["params"]],
@@ -85,6 +95,20 @@ def train_steps(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: Ba
                 break
     model.eval()
     return losses
+
+
+def shared_gradients(optimizer: "torch.optim.Optimizer", loss: float) -> float:
+    """Sum every parameter's gradient over the processes (a process whose pieces never reached a parameter adds
+    zeros), so each holds the whole batch's gradient; returns the batch's loss summed the same way."""
+    import torch
+    from accelerate.utils import reduce
+
+    for group in optimizer.param_groups:
+        for parameter in group["params"]:
+            if parameter.grad is None:
+                parameter.grad = torch.zeros_like(parameter)
+            parameter.grad.copy_(reduce(parameter.grad, reduction="sum"))
+    return float(reduce(torch.tensor(loss, dtype=torch.float64), reduction="sum"))
 
 
 def make_optimizer(parameters, setup: TrainSetup) -> "torch.optim.Optimizer":

@@ -1,25 +1,35 @@
-"""Which process writes when several train together (`torchrun`, `accelerate launch`): the main one, while the
-others wait for it; a process alone just runs. Accelerate's `PartialState` knows the job: it is the state the
-Hugging Face `Trainer` itself reads, so these agree with the Trainer's own `main_process_first`."""
+"""The processes of a job (`torchrun`, `accelerate launch`): which one writes (the main one, while the others wait
+for it), and how many share a fine-tuning batch; a process alone just runs. Accelerate's `PartialState` knows the
+job: it is the state the Hugging Face `Trainer` itself reads, so these agree with the Trainer's own
+`main_process_first`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from accelerate import PartialState
+
+
+def job() -> "PartialState":
+    """The job's state. Without CUDA, several processes train on CPUs over gloo (accelerate treats a CPU job as one
+    process unless told); the first call sets it up, later ones read it."""
+    import torch
+    from accelerate import PartialState
+
+    return PartialState(cpu=not torch.cuda.is_available())
 
 
 def is_main_process() -> bool:
     """True in the main process of a job, and in a process that runs alone."""
-    from accelerate import PartialState
-
-    return PartialState().is_main_process
+    return job().is_main_process
 
 
 @contextmanager
 def main_process_first() -> Iterator[None]:
     """The main process runs the block first; the others run it once it is done (a barrier on each side), so what
     the main process wrote there (a saved model, a copied folder) is what they find."""
-    from accelerate import PartialState
-
-    with PartialState().main_process_first():
+    with job().main_process_first():
         yield
