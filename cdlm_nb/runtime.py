@@ -125,8 +125,7 @@ def notebook_display() -> None:
     pd.set_option("display.max_rows", 200)
     pd.set_option("display.width", 200)
     longformer = logging.getLogger("transformers.models.longformer.modeling_longformer")
-    if not any(getattr(f, "__name__", "") == "_not_padding_note" for f in longformer.filters):
-        longformer.addFilter(_not_padding_note)
+    longformer.addFilter(_not_padding_note)  # a filter already there is not added twice
 
 
 def _not_padding_note(record: logging.LogRecord) -> bool:

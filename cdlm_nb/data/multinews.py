@@ -25,7 +25,6 @@ count of what that removes as a number.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import logging
 import os
@@ -41,6 +40,7 @@ from datasets.exceptions import DataFilesNotFoundError
 from huggingface_hub import hf_hub_download
 from huggingface_hub.errors import EntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError
 
+from ..artefacts import sha256
 from ..errors import ConfigError, DataError, OfflineError
 from .schemas import CLUSTER_FEATURES
 from .sources import (
@@ -84,7 +84,6 @@ RAW_FILE_SHA256 = {
 #: The environment variable naming a JSON file {hub file name: sha256} that replaces `RAW_FILE_SHA256`: for raw
 #: files made on purpose (stand-ins for an offline rehearsal), never to silence a real mismatch. Logged when used.
 CHECKSUMS_VARIABLE = "MULTINEWS_SHA256"
-_HASH_CHUNK = 1 << 20  # the raw files are read in 1 MiB chunks when hashed (train.src.cleaned is 548 MB)
 #: Where to get the files by hand: the local copy that replaces the hub routes.
 MULTINEWS_MANUAL = (
     "For a local copy, download train.src.cleaned, train.tgt, val.src.cleaned, val.tgt, test.src.cleaned and "
@@ -205,17 +204,13 @@ def _read_src(src: Path, skipped: Counter, tgt: Path | None = None,
 
 @functools.cache
 def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
-    """The SHA-256 of the file at `path`, read in 1 MiB chunks.
+    """The SHA-256 of the file at `path` (`artefacts.sha256`: read in 1 MiB blocks).
 
     Memoised for the process on (path, size, mtime): a file is hashed once per process, and again only when it
     changes. That costs each new kernel about 0.4 s of hashing per 500 MB (plus the read, if not in the page cache)
     and writes nothing into the hub cache, which may be shared or read-only and whose tools would count a marker file
     as part of the snapshot: so no marker file is kept."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(_HASH_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
+    return sha256(Path(path))
 
 
 def expected_sha256() -> dict[str, str]:

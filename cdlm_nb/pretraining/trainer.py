@@ -214,11 +214,11 @@ def pretrain(
                           "lower max_length or build the encoder with a larger EncoderConfig.max_length")
     checkpoints = Path(run_dir) / "checkpoints" / model_name(variant, seed, config)
     final_dir = model_dir(run_dir, variant, seed, config)
-    setup = run_setup(variant, seed, config, len(train_clusters), int(os.environ.get("WORLD_SIZE", "1")))
+    args = training_arguments(config, variant, checkpoints, seed)
+    setup = run_setup(variant, seed, config, len(train_clusters), args.world_size)
     resume_from = _checkpoint_to_resume(checkpoints, setup, echo) if resume else None
 
     set_seed(seed)
-    args = training_arguments(config, variant, checkpoints, seed)
     with args.main_process_first(desc="clearing old checkpoints"):
         if not resume and checkpoints.exists():
             shutil.rmtree(checkpoints)
