@@ -4,11 +4,11 @@ throughput. Pretraining uses transformers' `Trainer` instead (checkpoints and re
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .batching import length_grouped_batches
 from .errors import DataError
 from .precision import precision
 from .profiles import SEED
@@ -18,9 +18,10 @@ if TYPE_CHECKING:
     import numpy as np
     import torch
 
-#: Bumped whenever `train_steps` changes what a recipe learns (2: gradients clipped); part of every cached recipe
-#: search's key (`recipe_search.setting`), so a run folder never reuses weights the loop would not train now.
-LOOP_VERSION = 2
+#: Bumped whenever `train_steps` changes what a recipe learns (2: gradients clipped; 3: Hugging Face's
+#: length-grouped batch order); part of every cached recipe search's key (`recipe_search.setting`), so a run
+#: folder never reuses weights the loop would not train now.
+LOOP_VERSION = 3
 #: batch_loss(indices) -> the task's mean loss on those inputs (its forward pass, run under `autocast`)
 BatchLoss = Callable[[list[int]], "torch.Tensor"]
 #: split(batch) -> the batch cut into forward passes that fit in memory (their gradients add up to the batch's)
@@ -132,8 +133,8 @@ def make_schedule(optimizer: "torch.optim.Optimizer", setup: TrainSetup, steps: 
 
 
 def epoch_batches(lengths: Sequence[int], setup: TrainSetup) -> Iterator[list[list[int]]]:
-    """Each epoch's batches, in training order: batches of similar length in an order shuffled per epoch (little
-    padding), or i.i.d. batches from one generator seeded once."""
+    """Each epoch's batches, in training order: batches of similar length, a new length-grouped order each epoch
+    (little padding), or i.i.d. batches from one generator seeded once."""
     import numpy as np
 
     rng = np.random.default_rng(setup.seed)
@@ -142,22 +143,11 @@ def epoch_batches(lengths: Sequence[int], setup: TrainSetup) -> Iterator[list[li
             order = rng.permutation(len(lengths)).tolist()
             yield [order[i:i + setup.batch_size] for i in range(0, len(order), setup.batch_size)]
         else:
-            yield length_sorted_batches(lengths, setup.batch_size, shuffle=True, seed=setup.seed + epoch)
-
-
-def length_sorted_batches(lengths: Sequence[int], batch_size: int, shuffle: bool = False,
-                          seed: int = SEED) -> list[list[int]]:
-    """Indices of inputs with these `lengths` in batches of similar length (little padding); batch order shuffled
-    when training."""
-    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
-    batches = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
-    if shuffle:
-        random.Random(seed).shuffle(batches)
-    return batches
+            yield length_grouped_batches(lengths, setup.batch_size, seed=setup.seed + epoch)
 
 
 def input_lengths(inputs: Sequence) -> list[int]:
-    """Tokens of each encoded input (anything with `input_ids`): what `length_sorted_batches` sorts by."""
+    """Tokens of each encoded input (anything with `input_ids`): what `batching.length_grouped_batches` groups by."""
     return [len(item.input_ids) for item in inputs]
 
 

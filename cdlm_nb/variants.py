@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -69,6 +69,12 @@ MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_
 def display_name(variant: str) -> str:
     """The readable name of a model (`cdlm` -> `CDLM`); unknown names are returned as they are."""
     return DISPLAY_NAMES.get(variant, variant)
+
+
+def run_label(run_name: str, labels: Mapping[str, str]) -> str:
+    """The table row of a run: its label in `labels` (a task's own runs: baselines, ablations), else the model's
+    display name (`cdlm` -> `CDLM`)."""
+    return labels.get(run_name) or display_name(run_name)
 
 
 def check_variant(variant: str) -> None:

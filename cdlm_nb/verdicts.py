@@ -26,6 +26,15 @@ PAIR_CLASSES = ("unrelated", "related")
 Z95 = 1.96
 
 
+#: A number the paper does not report: a blank cell (None, so pandas shows it as missing, not as 0).
+NR = None
+
+
+def reference_label(name: str) -> str:
+    """The table row of a reference (what a system that learned nothing scores): `reference: all related`."""
+    return f"reference: {name}"
+
+
 def pair_references(labels: Sequence[int]) -> dict[str, dict[str, float]]:
     """What calling every test pair related, or none, scores: accuracy and F1 of the related class (fractions)."""
     share = float(np.mean(labels)) if len(labels) else 0.0

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .. import verdicts
-from ..report_rows import reference_label
+from ..verdicts import reference_label
 from .experiment import LONG, SPLITS, ClassificationRun, Corpus, in_length_group
 
 if TYPE_CHECKING:

@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import nn
 
-from ..finetuning import Split, TrainSetup, autocast, length_sorted_batches, train_steps, whole
+from ..batching import length_grouped_batches
+from ..finetuning import Split, TrainSetup, autocast, train_steps, whole
 
 Forward = Callable[[list[int]], "tuple[torch.Tensor, torch.Tensor | None]"]
 
@@ -40,7 +41,7 @@ def predict(forward: Forward, lengths: Sequence[int], batch_size: int, items: Se
     attention), in the examples' order; batches cut by `split` and run under `autocast(device)` as in `train`."""
     items = lengths if items is None else items
     predictions, alphas = [0] * len(lengths), [[] for _ in lengths]
-    pieces = [piece for batch in length_sorted_batches(lengths, batch_size) for piece in (split or whole)(batch)]
+    pieces = [piece for batch in length_grouped_batches(lengths, batch_size) for piece in (split or whole)(batch)]
     for piece in pieces:
         with autocast(device):
             logits, alpha = forward(piece)

@@ -11,8 +11,8 @@ import numpy as np
 from .. import verdicts
 from ..coref.mentions import MentionPair
 from ..errors import DataError
-from ..report_rows import reference_label
 from ..variants import display_name
+from ..verdicts import reference_label
 from .pairs import PAIR_LABELS, pair_label
 from .ranking import PairAttention, mean_percentile_rank
 

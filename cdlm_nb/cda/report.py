@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .. import verdicts
-from ..report_rows import NR, reference_label
+from ..verdicts import NR, reference_label
 from .experiment import RANDOM, CDARun, model_spec
 
 if TYPE_CHECKING:

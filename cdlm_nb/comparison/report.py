@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import verdicts
-from ..report_rows import reference_label
+from ..verdicts import reference_label
 from .analysis import bootstrap_interval, length_buckets, only_right, scores
 from .systems import System
 

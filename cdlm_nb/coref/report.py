@@ -8,7 +8,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from .. import verdicts
-from ..report_rows import NR, reference_label, run_label
+from ..variants import run_label
+from ..verdicts import NR, reference_label
 from .baselines import head_lemma_assignment
 from .conll import MENTION_KINDS
 from .experiment import SENTENCES_ONLY, CorefRun, CorefRuns

@@ -7,13 +7,13 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..batching import length_grouped_batches
 from ..collate import indicator, pad_batch
 from ..finetuning import (
     ScoringResult,
     TrainSetup,
     autocast,
     input_lengths,
-    length_sorted_batches,
     per_device,
     synchronize,
     to_device,
@@ -65,7 +65,7 @@ def score_pairs(scorer: "PairScorer", inputs: Sequence[PairInput], *, pad_id: in
     probabilities = np.zeros(len(inputs), dtype=np.float32)
     start = time.perf_counter()
     with torch.inference_mode():
-        for indices in progress(length_sorted_batches(input_lengths(inputs), batch_size), desc="scoring pairs"):
+        for indices in progress(length_grouped_batches(input_lengths(inputs), batch_size), desc="scoring pairs"):
             batch = to_device(collate([inputs[i] for i in indices], pad_id), device)
             with autocast(device):
                 logits = scorer(**batch)

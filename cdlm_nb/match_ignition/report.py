@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import verdicts
-from ..report_rows import reference_label
+from ..verdicts import reference_label
 from .experiment import Speed, alpha_name, paper_time_cost
 from .sentence_filter import sentence_graph, sentence_scores
 

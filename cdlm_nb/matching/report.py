@@ -8,8 +8,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from .. import verdicts
-from ..report_rows import NR, reference_label, run_label
-from ..variants import display_name
+from ..variants import display_name, run_label
+from ..verdicts import NR, reference_label
 from .experiment import TFIDF, MatchingRun
 
 if TYPE_CHECKING:

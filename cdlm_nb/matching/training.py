@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from ..batching import length_grouped_batches
 from ..collate import pad_batch
 from ..encoders import takes_global_attention
 from ..finetuning import (
@@ -14,7 +15,6 @@ from ..finetuning import (
     TrainSetup,
     autocast,
     input_lengths,
-    length_sorted_batches,
     per_device,
     synchronize,
     to_device,
@@ -84,7 +84,7 @@ def score(model: "PreTrainedModel", inputs: Sequence[MatchInput], *, pad_id: int
     probabilities = np.zeros(len(inputs), dtype=np.float32)
     start = time.perf_counter()
     with torch.inference_mode():
-        for indices in progress(length_sorted_batches(input_lengths(inputs), batch_size), desc="scoring pairs"):
+        for indices in progress(length_grouped_batches(input_lengths(inputs), batch_size), desc="scoring pairs"):
             batch = to_device(collate([inputs[i] for i in indices], pad_id, protocol,
                                       takes_global_attention(model)), device)
             with autocast(device):

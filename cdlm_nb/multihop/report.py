@@ -8,7 +8,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from .. import verdicts
-from ..report_rows import reference_label, run_label
+from ..variants import run_label
+from ..verdicts import reference_label
 from .experiment import QUESTION_TYPES, REFERENCE, TFIDF, QARun, by_type, kept
 
 if TYPE_CHECKING:

@@ -7,12 +7,12 @@ from collections.abc import Callable, Sequence
 
 import torch
 
+from ..batching import length_grouped_batches
 from ..encoders import takes_global_attention
 from ..finetuning import (
     TrainSetup,
     autocast,
     input_lengths,
-    length_sorted_batches,
     per_device,
     to_device,
     train_steps,
@@ -44,7 +44,7 @@ def predict(model: MultiHopQA, inputs: Sequence[QAInput], *, pad_id: int, batch_
     decoded: dict[str, Decoded] = {}
     start = time.perf_counter()
     with torch.inference_mode():
-        for indices in progress(length_sorted_batches(input_lengths(inputs), batch_size), desc="answering"):
+        for indices in progress(length_grouped_batches(input_lengths(inputs), batch_size), desc="answering"):
             chosen = [inputs[i] for i in indices]
             batch = to_device(collate(chosen, None, pad_id, takes_global_attention(model.encoder)), device)
             with autocast(device):

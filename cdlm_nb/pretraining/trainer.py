@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from transformers import LongformerForMaskedLM, TrainerCallback
 
 from ..artefacts import check_artefact, record_manifest, write_text_atomic
+from ..batching import length_grouped_order
 from ..encoders import max_input_length
 from ..errors import ConfigError
 from ..longformer_attention import implementation, use_fast_attention, uses_fast_attention
@@ -270,23 +271,6 @@ def example_lengths(examples: "Dataset") -> list[int]:
     import pyarrow.compute as pc
 
     return pc.list_value_length(examples.with_format("arrow")["input_ids"]).to_pylist()
-
-
-def length_grouped_order(lengths: list[int], batch_size: int, steps: int, seed: int) -> list[int]:
-    """Example indices for `steps` batches of `batch_size`: passes over the examples, each in Hugging Face's
-    length-grouped order (random megabatches of 50 batches, sorted by length inside), pass n drawn from seed + n.
-
-    Each batch is padded to its longest example and packed clusters vary in length, so random batches hold much
-    padding (docs/experiments.md). A fixed order, read sequentially, resumes exactly where it stopped.
-    """
-    import torch
-    from transformers.trainer_pt_utils import get_length_grouped_indices
-
-    order: list[int] = []
-    while len(order) < steps * batch_size:
-        generator = torch.Generator().manual_seed(seed + len(order) // len(lengths))
-        order += get_length_grouped_indices(lengths, batch_size, generator=generator)
-    return order[:steps * batch_size]
 
 
 def _result(variant: str, seed: int, final_dir: Path, state, seconds: float, resume_from: str | None,

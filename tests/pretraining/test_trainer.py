@@ -60,26 +60,6 @@ def test_every_stage_keeps_its_warmup_to_a_tenth_of_its_steps():
     assert with_steps(cpu, 100).warmup_steps == 10 == warmup_for(cpu, 100)
 
 
-def test_batches_group_examples_of_similar_length():
-    import random
-
-    from cdlm_nb.pretraining.trainer import length_grouped_order
-
-    rng = random.Random(0)
-    lengths = [rng.randint(50, 1000) for _ in range(400)]
-    order = length_grouped_order(lengths, batch_size=4, steps=250, seed=3)  # 1,000 examples: 2.5 passes
-    assert len(order) == 1000 and sorted(order[:400]) == list(range(400))  # each pass reads every example once
-    assert order[:400] != order[400:800]  # a new order for each pass
-    assert order == length_grouped_order(lengths, batch_size=4, steps=250, seed=3)  # fixed by the seed
-
-    def padding(indices):
-        batches = [indices[i:i + 4] for i in range(0, len(indices), 4)]
-        return sum(4 * max(lengths[i] for i in b) - sum(lengths[i] for i in b) for b in batches)
-
-    shuffled = random.Random(1).sample(range(400), 400)
-    assert padding(order[:400]) < padding(shuffled) / 5
-
-
 def test_predicting_masked_positions_only_keeps_the_loss_and_the_weights(tiny_encoder, clusters, tmp_path):
     import torch
     from transformers import LongformerForMaskedLM
