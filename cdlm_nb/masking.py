@@ -45,6 +45,9 @@ if TYPE_CHECKING:
 Pattern = Literal["cdlm", "rand", "local", "prefix", "release"]
 PATTERNS: tuple[str, ...] = get_args(Pattern)
 MASKED_GLOBAL_PATTERNS = ("cdlm", "rand")  # global attention on exactly the masked (predicted) tokens
+#: Of the tokens chosen for prediction, the share shown as [MASK] and the share swapped for a random token; the
+#: rest stay unchanged (BERT's 80 / 10 / 10).
+MASK_SHARE, RANDOM_SHARE = 0.8, 0.1
 IGNORE_INDEX = -100  # label of positions that are not predicted (ignored by the cross-entropy loss)
 
 #: English personal pronouns; the released code kept masked pronouns out of global attention.
@@ -132,8 +135,8 @@ class CrossDocumentMLMCollator:
         labels = torch.where(predicted, row, torch.full_like(row, IGNORE_INDEX))
         inputs = row.clone()
         action = torch.rand(len(chosen), generator=generator)
-        to_mask = chosen[action < 0.8]
-        to_random = chosen[(action >= 0.8) & (action < 0.9)]
+        to_mask = chosen[action < MASK_SHARE]
+        to_random = chosen[(action >= MASK_SHARE) & (action < MASK_SHARE + RANDOM_SHARE)]
         inputs[to_mask] = self.tokenizer.mask_token_id
         picks = torch.randint(len(self._random_pool), (len(to_random),), generator=generator)
         inputs[to_random] = self._random_pool[picks]

@@ -17,6 +17,8 @@ from .profiles import SEED
 
 LEARNED_NOTHING = "learned nothing here"
 HOLDS, REVERSED, UNRESOLVED = "holds here", "reversed here", "not resolved at this scale"
+#: The level of every interval a table or a reading shows (the percentile bootstrap's two-sided coverage).
+CONFIDENCE = 0.95
 RESAMPLES = 1000  # bootstrap draws: the 2.5 % and 97.5 % percentiles move by well under a point past this
 #: "Almost every": at most one test input in twenty gets another class (a matcher that calls 116 of 120 test pairs
 #: unrelated has not learned a rule, whatever its few other calls score). Describes a row; never decides one.
@@ -189,11 +191,12 @@ class Difference:
             return f"{scale * value:{sign}.{digits}f}"
 
         band = "seed spread not measured" if self.band is None else f"seed band ±{show(self.band, '')}"
-        return f"{show(self.value)} (95 % paired bootstrap {show(self.low)} to {show(self.high)}; {band})"
+        interval = f"{100 * CONFIDENCE:g} % paired bootstrap {show(self.low)} to {show(self.high)}"
+        return f"{show(self.value)} ({interval}; {band})"
 
 
 def paired_bootstrap(statistic: Callable[[np.ndarray], np.ndarray], items: int, resamples: int = RESAMPLES,
-                     seed: int = SEED, confidence: float = 0.95) -> tuple[float, float]:
+                     seed: int = SEED, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """The percentile interval of `statistic` over test items resampled with replacement: the one bootstrap of the
     tutorial (`scipy.stats.bootstrap`, percentile method), behind every interval a table or a reading shows.
 

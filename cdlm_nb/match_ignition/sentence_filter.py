@@ -16,6 +16,7 @@ import networkx as nx
 
 from ..errors import ConfigError
 
+#: PageRank's damping, the paper's (and networkx's default) for both of Match-Ignition's filters.
 DAMPING = 0.85
 _WORD = re.compile(r"\w+")
 

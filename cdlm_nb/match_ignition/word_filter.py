@@ -20,8 +20,8 @@ from transformers.modeling_outputs import SequenceClassifierOutput
 
 from .. import fast_dropout
 from ..errors import ConfigError
+from .sentence_filter import DAMPING
 
-DAMPING = 0.85
 ITERATIONS = 20
 _PROTECTED_BONUS = 1e4  # larger than any PageRank score (they sum to 1)
 

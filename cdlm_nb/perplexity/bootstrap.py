@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import ConfigError, DataError
 from ..pretraining.heldout import EVAL_MASK_SEED
-from ..verdicts import paired_bootstrap
+from ..verdicts import CONFIDENCE, paired_bootstrap
 
 #: The seed of the bootstrap resamples: the evaluation masks' (`pretraining.heldout.EVAL_MASK_SEED`).
 BOOTSTRAP_SEED = EVAL_MASK_SEED
@@ -38,14 +38,14 @@ class PerplexityResult:
 
 
 def bootstrap_interval(nll_sums: np.ndarray, token_counts: np.ndarray, n_resamples: int = 1000,
-                       confidence: float = 0.95, seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
+                       confidence: float = CONFIDENCE, seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
     """Percentile bootstrap interval of the perplexity, resampling clusters (one sum and count each) with
     replacement (`verdicts.paired_bootstrap`)."""
     low, high = ratio_interval(nll_sums, token_counts, n_resamples, confidence, seed)
     return float(np.exp(low)), float(np.exp(high))
 
 
-def ratio_interval(sums: np.ndarray, counts: np.ndarray, n_resamples: int = 1000, confidence: float = 0.95,
+def ratio_interval(sums: np.ndarray, counts: np.ndarray, n_resamples: int = 1000, confidence: float = CONFIDENCE,
                    seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
     """Percentile bootstrap interval of sum(sums) / sum(counts), resampling units (one sum and count each) with
     replacement: a per-token mean (e.g. the copy probe's gain) over units that hold different numbers of tokens."""
@@ -57,7 +57,7 @@ def ratio_interval(sums: np.ndarray, counts: np.ndarray, n_resamples: int = 1000
 
 
 def paired_difference(result: "PerplexityResult", reference: "PerplexityResult", n_resamples: int = 1000,
-                      confidence: float = 0.95, seed: int = BOOTSTRAP_SEED) -> tuple[float, float, float]:
+                      confidence: float = CONFIDENCE, seed: int = BOOTSTRAP_SEED) -> tuple[float, float, float]:
     """ppl(result) - ppl(reference) and its paired-bootstrap interval (same resampled clusters for both)."""
     if result.cluster_ids != reference.cluster_ids:
         raise ConfigError("paired_difference needs two results on the same held-out clusters, in the same order")

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import DataError
 from ..pretraining.heldout import EVAL_MASK_SEED, perplexity, row_nll  # notebook 02's held-out scoring
+from ..verdicts import CONFIDENCE
 from .bootstrap import PerplexityResult, bootstrap_interval
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ def evaluate_perplexity(
     seed: int = EVAL_MASK_SEED,
     batch_size: int = 8,
     n_resamples: int = 1000,
-    confidence: float = 0.95,
+    confidence: float = CONFIDENCE,
 ) -> PerplexityResult:
     """Cross-document perplexity of `model` on packed held-out examples (`input_ids`, `cluster_id`).
 

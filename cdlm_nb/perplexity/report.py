@@ -75,7 +75,7 @@ def our_table1(scores: dict[str, list["PerplexityResult"]], missing: dict[str, s
 
 
 def perplexity_table(results: list["PerplexityResult"], reference: str | None = "cdlm", n_resamples: int = 1000,
-                     confidence: float = 0.95) -> "pd.DataFrame":
+                     confidence: float = verdicts.CONFIDENCE) -> "pd.DataFrame":
     """Perplexity with its interval per model, and the paired difference to `reference` with its interval."""
     import pandas as pd
 
@@ -234,7 +234,7 @@ def _cdlm_lead(base: "PerplexityResult", result: "PerplexityResult", n_resamples
 
 
 def perplexity_findings(results: list["PerplexityResult"], reference: str = "cdlm", n_resamples: int = 1000,
-                        confidence: float = 0.95, profile: str | None = None) -> list[str]:
+                        confidence: float = verdicts.CONFIDENCE, profile: str | None = None) -> list[str]:
     """One sentence per other model saying, from the numbers, whether `reference` is lower beyond both the paired
     bootstrap interval of the difference and the pretraining seed band (`baselines/<profile>.spread.json`), and
     whether the two models' own intervals overlap."""
@@ -264,7 +264,7 @@ def perplexity_findings(results: list["PerplexityResult"], reference: str = "cdl
 
 def perplexity_verdict(results: list["PerplexityResult"], reference: str = "cdlm",
                        against: tuple[str, ...] = ("longformer", "local", "rand"), n_resamples: int = 1000,
-                       confidence: float = 0.95, profile: str | None = None) -> str:
+                       confidence: float = verdicts.CONFIDENCE, profile: str | None = None) -> str:
     """The headline of Table 1, computed: which of `against` `reference` beats beyond the noise rule (the paired
     interval and the pretraining seed band, `verdicts`), and which beat it beyond the same rule."""
     by_variant = _by_variant(results, reference)
