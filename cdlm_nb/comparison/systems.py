@@ -67,6 +67,7 @@ class Context:
     run_dir: Path
     device: str = "cpu"
     seed: int = SEED
+    minilm_tokens: int | None = None  # tokens of each document MiniLM cosine reads; None: the profile's
     notes: list[str] = field(default_factory=list)
     recipes: dict[str, Any] = field(default_factory=dict)  # system -> its dev recipe search (`recipe_search`)
 
@@ -114,7 +115,7 @@ def _cosines(ctx: Context, split: str) -> np.ndarray:
     from ..sentence_encoders import embed
 
     rows = ctx.splits[split]
-    tokens = ctx.profile.comparison.minilm_tokens
+    tokens = ctx.minilm_tokens or ctx.profile.comparison.minilm_tokens
     first = embed(ctx.sentence_encoder, [" ".join(doc) for doc in rows["doc_a"]], tokens)
     second = embed(ctx.sentence_encoder, [" ".join(doc) for doc in rows["doc_b"]], tokens)
     return torch.nn.functional.cosine_similarity(first, second, dim=-1).numpy()
@@ -130,7 +131,7 @@ def _minilm_cosine(ctx: Context) -> System:
     seconds = time.perf_counter() - tuned
     total = parameters(ctx.sentence_encoder, trainable=False)
     return System("minilm_cosine", scores, threshold, tuned - start, len(scores) / seconds, 0.0, 0, total,
-                  f"{ctx.profile.comparison.minilm_tokens} tokens per document")
+                  f"{ctx.minilm_tokens or ctx.profile.comparison.minilm_tokens} tokens per document")
 
 
 def _cda(ctx: Context, system: str, model: str) -> System:

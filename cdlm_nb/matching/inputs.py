@@ -24,7 +24,9 @@ from ..tokenization import DOC_END, DOC_START, sequence_markers
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
-PROTOCOLS = ("paper", "released")
+#: "paper": the papers' inputs and masks; "local": the same inputs, but no token global (an exercise: <s>, which the
+#: classifier reads, then sees only its own window of document A); "released": the authors' code (see `collate`).
+PROTOCOLS = ("paper", "local", "released")
 RELEASED_SENTENCE_TOKENS = 33  # the released code's cut per sentence
 
 
@@ -74,10 +76,10 @@ class EncodingStats:
 
 
 def document_ids(sentences: Sequence[str], tokenizer: "PreTrainedTokenizerBase", protocol: str) -> list[int]:
-    """A document's token ids: its sentences joined ("paper"), or each cut to 33 tokens first ("released")."""
+    """A document's token ids: its sentences joined ("paper", "local"), or each cut to 33 tokens first ("released")."""
     if protocol not in PROTOCOLS:
         raise ConfigError(f"protocol={protocol!r} is unknown; use one of {PROTOCOLS}")
-    if protocol == "paper":
+    if protocol != "released":
         return tokenizer(" ".join(sentences), add_special_tokens=False)["input_ids"]
     pieces = tokenizer(list(sentences), add_special_tokens=False)["input_ids"] if sentences else []
     return [token for piece in pieces for token in piece[:RELEASED_SENTENCE_TOKENS]]

@@ -31,15 +31,16 @@ if TYPE_CHECKING:
 def collate(inputs: Sequence[MatchInput], pad_id: int, protocol: str = "paper",
             global_first: bool = True) -> dict[str, "torch.Tensor"]:
     """Pad a batch: input_ids and attention_mask ("released": all ones, padding attended), and for a Longformer
-    the global mask on the first token ("released": none, the classifier's own default)."""
+    the global mask: on the first token ("paper"), on none ("local": an explicit zero mask, so <s> reads only its
+    window), or left out ("released": the classifier's own default, global attention on <s>)."""
     import torch
 
     batch = pad_batch([{"input_ids": item.input_ids} for item in inputs], {"input_ids": pad_id})
-    if protocol != "paper":
+    if protocol == "released":
         batch["attention_mask"] = torch.ones_like(batch["attention_mask"])
-    if global_first and protocol == "paper":
+    if global_first and protocol != "released":
         batch["global_attention_mask"] = torch.zeros_like(batch["attention_mask"])
-        batch["global_attention_mask"][:, 0] = 1
+        batch["global_attention_mask"][:, 0] = int(protocol == "paper")
     return batch
 
 

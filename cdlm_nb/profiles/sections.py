@@ -164,8 +164,8 @@ class MatchingConfig:
 
     models: tuple[str, ...]  # notebook 02's encoders fine-tuned, one classifier each
     max_length: int  # tokens per pair input (paper: 4,096, i.e. 2,047 per document); capped by the positions
-    protocol: str  # "paper" (attention and global masks) or "released" (the authors' code: neither, 33-token
-    #                sentences); see matching.inputs
+    protocol: str  # "paper" (attention and global masks), "local" (no global token) or "released" (the authors'
+    #                code: neither mask, 33-token sentences); see matching.inputs
     max_pairs: int | None  # random cap on pairs per split (CPU budget; counted); None = every pair
     pairs_per_kind: int  # ECB+ / Multi-News pairs per subtopic and kind (the world has its own)
     pan_like_pairs: int  # PAN-like positive (and as many negative) pairs per split
