@@ -55,10 +55,18 @@ def repository() -> str:
     return url.removeprefix("https://github.com/").rstrip("/")
 
 
+def release() -> str:
+    """The tag of the release the badges and the Colab install point at: `v` + pyproject.toml's version (a release
+    pushes that tag, docs/install.md), so a Colab user runs a notebook with the package it was published with."""
+    import tomllib
+
+    return "v" + tomllib.loads((notebooks_dir().parent / "pyproject.toml").read_text())["project"]["version"]
+
+
 def badges(name: str, repo: str) -> tuple[str, str]:
-    """The Colab and Binder links of notebook `name` in repository `repo`."""
-    return (f"https://colab.research.google.com/github/{repo}/blob/main/notebooks/{name}",
-            f"https://mybinder.org/v2/gh/{repo}/main?labpath=notebooks%2F{name}")
+    """The Colab and Binder links of notebook `name` in repository `repo`, at the release tag."""
+    return (f"https://colab.research.google.com/github/{repo}/blob/{release()}/notebooks/{name}",
+            f"https://mybinder.org/v2/gh/{repo}/{release()}?labpath=notebooks%2F{name}")
 
 
 def test_every_link_to_the_repository_follows_project_urls(notebook):
@@ -68,9 +76,9 @@ def test_every_link_to_the_repository_follows_project_urls(notebook):
     repo = repository()
     for link in badges(path.name, repo):
         assert link in nb.cells[0].source, f"{path.name}: the first cell must link {link} ([project.urls])"
-    assert f"git+https://github.com/{repo}\"" in COLAB_INSTALL
+    assert f"git+https://github.com/{repo}@{release()}\"" in COLAB_INSTALL
     assert all(link in (root / "README.md").read_text() for link in badges("00_overview.ipynb", repo))
-    assert f"git+https://github.com/{repo}" in (root / "docs" / "install.md").read_text()
+    assert f"git+https://github.com/{repo}@{release()}" in (root / "docs" / "install.md").read_text()
 
 
 def test_first_cell_is_markdown_with_title_badges_and_timing(notebook):
@@ -118,7 +126,7 @@ import subprocess
 import sys
 
 if "google.colab" in sys.modules:
-    package = "cdlm-nb[minilm] @ git+https://github.com/cdlm-notebooks/cdlm-notebooks"
+    package = "cdlm-nb[minilm] @ git+https://github.com/cdlm-notebooks/cdlm-notebooks@v0.1.0"
     if subprocess.run([sys.executable, "-m", "pip", "install", "-q", package]).returncode:
         print(f"Installing {package} failed (pip says why above); run by hand, then go on: !pip install '{package}'")
     else:
