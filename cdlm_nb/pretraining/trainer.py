@@ -74,10 +74,11 @@ class MaskedPositionsLongformer(LongformerForMaskedLM):
         masked.load_state_dict(model.state_dict())
         return use_fast_attention(masked) if uses_fast_attention(model) else masked
 
-    def to_plain(self) -> LongformerForMaskedLM:
-        """A plain LongformerForMaskedLM with a copy of these weights: what is saved and what later notebooks load."""
+    def to_plain(self, weights: "dict[str, torch.Tensor] | None" = None) -> LongformerForMaskedLM:
+        """A plain LongformerForMaskedLM with a copy of these weights (or of `weights`, the whole state dict a
+        sharded run gathers): what is saved and what later notebooks load."""
         plain = LongformerForMaskedLM(self.config)
-        plain.load_state_dict(self.state_dict())
+        plain.load_state_dict(self.state_dict() if weights is None else weights)
         return use_fast_attention(plain) if uses_fast_attention(self) else plain
 
     def forward(self, input_ids: "torch.Tensor | None" = None, attention_mask: "torch.Tensor | None" = None,
@@ -248,9 +249,11 @@ def pretrain(
     trainer.train(resume_from_checkpoint=resume_from)
     result = _result(variant, seed, final_dir, trainer.state, time.perf_counter() - start, resume_from,
                      tokens_before, implementation(model))
+    # Every process takes part: a sharded model (FSDP, DeepSpeed ZeRO-3) is gathered whole onto the main process.
+    weights = trainer.accelerator.get_state_dict(trainer.model_wrapped)
     with args.main_process_first(desc="saving the model"):  # the others return once the model is complete
         if trainer.is_world_process_zero():
-            _save(model, tokenizer, final_dir, {**result.to_json(), "setup": setup})
+            save_model_folder(final_dir, model.to_plain(weights), tokenizer, {**result.to_json(), "setup": setup})
             shutil.rmtree(checkpoints)
     return result
 
@@ -289,11 +292,6 @@ def _result(variant: str, seed: int, final_dir: Path, state, seconds: float, res
         resumed_from_step=_checkpoint_step(resume_from),
         attention=attention,
     )
-
-
-def _save(model: MaskedPositionsLongformer, tokenizer: "PreTrainedTokenizerBase", folder: Path, result: dict) -> None:
-    """The trained weights as a plain LongformerForMaskedLM (safetensors), its tokenizer and `pretraining.json`."""
-    save_model_folder(folder, model.to_plain(), tokenizer, result)
 
 
 class CheckpointManifest(TrainerCallback):
