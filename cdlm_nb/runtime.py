@@ -58,10 +58,6 @@ class Session:
     def figures_dir(self) -> Path:
         return self.run_dir / "figures"
 
-    @property
-    def models_dir(self) -> Path:
-        return self.run_dir / "models"
-
 
 _SESSION: Session | None = None
 RECORDS = {"metrics": "", "inputs": ".inputs"}  # what a notebook records, and the suffix of its file
