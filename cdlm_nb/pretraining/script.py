@@ -1,7 +1,8 @@
 """`cdlm-nb pretrain --config FILE`: notebook 02's pretraining as a script that scales out (torchrun, accelerate).
 
 Every process of a `torchrun` / `accelerate launch` job runs `pretrain_from_config`; the Trainer splits the
-batches, so the effective batch is per-device batch x gradient accumulation x number of processes.
+batches, and `trainer.process_batch` divides the accumulation by the process count, so the effective batch (the
+profile's per-device batch x gradient accumulation) is the same on 1 GPU or 8.
 `cdlm-nb pretrain-base` (`build_shipped_base`) trains a profile's base stages alone, to ship with the package.
 """
 
@@ -82,7 +83,8 @@ def pretrain_from_config(path: str | os.PathLike) -> list[PretrainResult]:
     output = default_run_dir(profile.name, settings.get("output_dir"))
     data = settings.get("data") or {"source": "world"}
     try:
-        clusters = training_clusters(data.get("source", "world"), world, data.get("path"))
+        with main_process_first():  # one download of Multi-News per job; the others read the hub's cache
+            clusters = training_clusters(data.get("source", "world"), world, data.get("path"))
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
 
