@@ -1,7 +1,7 @@
 """The processes of a job (`torchrun`, `accelerate launch`): which one writes (the main one, while the others wait
-for it), and how many share a fine-tuning batch; a process alone just runs. Accelerate's `PartialState` knows the
-job: it is the state the Hugging Face `Trainer` itself reads, so these agree with the Trainer's own
-`main_process_first`."""
+for it), how many share a fine-tuning batch, and how they leave together; a process alone just runs. Accelerate's
+`PartialState` knows the job: it is the state the Hugging Face `Trainer` itself reads, so these agree with the
+Trainer's own `main_process_first`."""
 
 from __future__ import annotations
 
@@ -33,3 +33,12 @@ def main_process_first() -> Iterator[None]:
     the main process wrote there (a saved model, a copied folder) is what they find."""
     with job().main_process_first():
         yield
+
+
+def end_job() -> None:
+    """The processes leave together: each waits for the others, then closes the process group. A process that exits
+    while a peer still reads its last message resets the peer's connection, and gloo aborts the peer."""
+    state = job()
+    if state.num_processes > 1:
+        state.wait_for_everyone()
+        state.destroy_process_group()

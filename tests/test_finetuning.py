@@ -166,6 +166,7 @@ import sys
 import torch
 from accelerate import PartialState
 from cdlm_nb.finetuning import TrainSetup, per_device, train_steps
+from cdlm_nb.processes import end_job
 
 torch.manual_seed(0)
 inputs, targets = torch.randn(16, 3), torch.randn(16, 1)
@@ -174,6 +175,7 @@ losses = train_steps(model, [1] * 16, lambda rows: torch.nn.functional.mse_loss(
                      TrainSetup(epochs=3, batch_size=8, learning_rate=0.05, seed=0), split=per_device(2))
 if PartialState().is_main_process:
     torch.save({"weights": model.state_dict(), "losses": losses}, sys.argv[1])
+end_job()
 """
 
 
@@ -196,7 +198,7 @@ def test_the_loop_on_two_processes_takes_the_steps_of_one(tmp_path):
                           str(script), str(tmp_path / "two.pt")], env=env, capture_output=True, text=True,
                          timeout=240)
     assert one.returncode == 0, one.stderr[-2000:]
-    assert two.returncode == 0, two.stderr[-2000:]
+    assert two.returncode == 0, two.stderr[:3000] + "\n...\n" + two.stderr[-2000:]  # the failing rank's own lines first
     single, shared = (torch.load(tmp_path / name, weights_only=True) for name in ("one.pt", "two.pt"))
     for name, weight in single["weights"].items():
         torch.testing.assert_close(shared["weights"][name], weight, rtol=1e-5, atol=1e-6)

@@ -172,13 +172,14 @@ def _run_line(name: str, result: PretrainResult, target: str | os.PathLike) -> s
 
 def _pretrain(args: argparse.Namespace) -> int:
     import json
-    import os
 
     from ..pretraining.script import pretrain_from_config
+    from ..processes import end_job, is_main_process
     from ..variants import display_name
 
     results = pretrain_from_config(args.config)
-    if int(os.environ.get("RANK", "0")) != 0:
+    end_job()
+    if not is_main_process():
         return 0  # under torchrun every process trains; only the first one reports
     if args.json:
         print(json.dumps([result.to_json() for result in results], indent=2))

@@ -67,7 +67,7 @@ def test_cli_pretrain_runs_under_torchrun_with_two_processes(tmp_path):
         os.killpg(process.pid, signal.SIGKILL)
         stdout, stderr = process.communicate()
         pytest.fail(f"torchrun did not finish in 240 s:\n{stderr[-3000:]}")
-    assert process.returncode == 0, stderr[-3000:]
+    assert process.returncode == 0, stderr[:3000] + "\n...\n" + stderr[-3000:]  # the failing rank's own lines first
     report = json.loads(stdout)  # progress messages go to stderr: stdout is the JSON report only
     assert [(row["variant"], row["steps"]) for row in report] == [(v, 0 if v == "longformer" else 2)
                                                                    for v in PAPER_MODELS]
