@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from .profiles import PretrainConfig, Profile
 
 #: Every model name the registry knows (`release`: the released code's pattern; `base`: the shared start).
-MODEL_VARIANTS = (*PAPER_MODELS, "release", "base", "base-long")
-SINGLE_DOCUMENT_VARIANTS = ("longformer", "base")  # one document per input
+MODEL_VARIANTS = (*PAPER_MODELS, "release", "base", "base-copy", "base-long")
+SINGLE_DOCUMENT_VARIANTS = ("longformer", "base", "base-copy")  # one document per input
 UNRELATED_DOCUMENT_VARIANTS = ("rand", "base-long")  # documents of different clusters packed together
 LOCAL_ONLY_VARIANTS = (*SINGLE_DOCUMENT_VARIANTS, "local", "base-long")  # trained without global attention
 DISPLAY_NAMES = {
@@ -49,6 +49,7 @@ DISPLAY_NAMES = {
     "cdlm": "CDLM",
     "release": "CDLM (released pattern)",
     "base": "Base (single-document MLM)",
+    "base-copy": "Base, repeated spans (single documents, some with a span written twice)",
     "base-long": "Base, long inputs (unrelated documents packed)",
     "start": "Start (before CD-MLM)",
 }
@@ -104,6 +105,8 @@ class PretrainResult:
     resumed_from_step: int = 0  # 0 for a fresh run
     attention: str = ""  # self-attention implementation trained with (`longformer_attention.IMPLEMENTATIONS`)
     perplexity_history: list[tuple[int, float]] = field(default_factory=list)  # (step, validation perplexity)
+    #: (step, tokens trained, within-reach copy gain as repeated, with halves swapped): `curve.CopyProbeCurve`
+    copy_probe_history: list[tuple[int, int, float, float]] = field(default_factory=list)
 
     @property
     def tokens_per_second(self) -> float:
@@ -121,14 +124,18 @@ class PretrainResult:
 
 
 #: PretrainConfig fields that change neither the trained weights nor the data: left out of a run's fingerprint.
-NOT_IN_SETUP = ("gradient_checkpointing", "heldout_clusters")
+NOT_IN_SETUP = ("gradient_checkpointing", "heldout_clusters", "copy_probe_steps")
 
 
 def run_setup(variant: str, seed: int, config: "PretrainConfig", n_examples: int, processes: int = 1) -> dict:
-    """The fingerprint of a pretraining run: a saved model or checkpoint is reused only when it matches (as JSON).
+    """The fingerprint of a pretraining run: a saved model or checkpoint is reused only when it matches (as JSON);
+    settings at their default are left out, so a model saved before a setting existed keeps matching.
     A run of several processes adds their count: each process draws its own masks, so a checkpoint resumes only on
     as many (one process leaves the key out, as every fingerprint before it did)."""
-    settings = {name: value for name, value in asdict(config).items() if name not in NOT_IN_SETUP}
+    defaults = {f.name: f.default for f in fields(config) if f.default is not MISSING}
+    # A field at its default is left out too: a run made before the field existed still matches.
+    settings = {name: value for name, value in asdict(config).items()
+                if name not in NOT_IN_SETUP and not (name in defaults and value == defaults[name])}
     setup = {"variant": variant, "seed": seed, "config": settings, "examples": n_examples}
     return json.loads(json.dumps(setup | ({"processes": processes} if processes > 1 else {})))
 
@@ -236,7 +243,7 @@ def load_result(run_dir: str | os.PathLike, variant: str, seed: int | None = Non
     data.pop("tokens_per_second", None)
     data.pop("setup", None)
     data["model_dir"] = path.parent  # where the model is now, whatever folder it was saved from
-    for key in ("loss_history", "lr_history", "perplexity_history"):
+    for key in ("loss_history", "lr_history", "perplexity_history", "copy_probe_history"):
         data[key] = [tuple(point) for point in data.get(key, [])]
     return PretrainResult(**data)
 

@@ -168,18 +168,20 @@ def world_copy_targets(examples: "Dataset", clusters: "Dataset", facts: "Dataset
             for row, documents, row_facts in world_rows(examples, clusters, facts, "world_copy_targets")]
 
 
-def probe_targets(examples: "Dataset", profile: "Profile", tokenizer: "PreTrainedTokenizerBase",
-                  split: str = "test") -> list[list[CopyTarget]] | None:
-    """`world_copy_targets` of the packed `split` examples of the profile's world; None where there is nothing
-    to probe: another corpus (only the world knows which of its tokens state which fact), or no statement with a
-    witness (a few short clusters)."""
-    if profile.data_source != "embedded":
-        return None
+def probe_set(examples: "Dataset", profile: "Profile", tokenizer: "PreTrainedTokenizerBase",
+              split: str = "test") -> tuple["Dataset", list[list[CopyTarget]]] | None:
+    """The packed examples the probe reads and their `world_copy_targets`, or None (no statement with a witness:
+    a few short clusters). Only the embedded world knows which of its tokens state which fact, so on another corpus
+    (Multi-News, the gpu profile) its `split` clusters are packed as in pretraining (`heldout_examples`) with this
+    `tokenizer`: Longformer-base and the released CDLM are probed on the world's facts, through their own BPE."""
     from ..data.corpora import world
+    from ..pretraining.heldout import heldout_examples
 
     made = world(profile.world)
+    if profile.data_source != "embedded":
+        examples = heldout_examples(made.clusters[split], tokenizer, profile)
     targets = world_copy_targets(examples, made.clusters[split], made.facts[split], tokenizer)
-    return targets if any(targets) else None
+    return (examples, targets) if any(targets) else None
 
 
 def copy_gains(models: Mapping[str, "Encoder"], tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
@@ -224,16 +226,55 @@ def copy_metrics(gains: Mapping[str, CopyGain]) -> dict[str, float]:
     return metrics
 
 
-def copy_readings(gains: Mapping[str, CopyGain]) -> list[str]:
-    """Per model: does it read the witnesses (interval above 0), and how much of the statement's NLL that saves;
-    or not (interval covering 0: at the floor; below 0: hurt by them)?"""
+#: A model *reads* the other documents when its copy gain's whole interval is above this many nats per token: the
+#: statement's perplexity at least 10 % lower (e^0.1 = 1.105) with the witnesses readable. Copying a statement
+#: outright saves several nats a token, so a gain above 0 but below this is a trace, not reading.
+READS_THRESHOLD = 0.1
+
+
+def copy_verdict(low: float, high: float, threshold: float = READS_THRESHOLD) -> str:
+    """The one wording of a copy gain's interval (`low`, `high`): it reads the other documents (above
+    `threshold`), a trace above the floor (above 0, not above the threshold), at the floor (covers 0), or hurt."""
+    if low > threshold:
+        return "reads"
+    if low > 0:
+        return "trace"
+    return "hurt" if high < 0 else "floor"
+
+
+VERDICT_WORDS = {
+    "reads": "reads the other documents' statements (interval above {threshold} nats/token)",
+    "trace": "a trace above the floor, below the {threshold} nats/token of reading: does not read them",
+    "floor": "does not read them: at the floor",
+    "hurt": "is hurt by them",
+}
+
+
+def copy_readings(gains: Mapping[str, CopyGain], threshold: float = READS_THRESHOLD) -> list[str]:
+    """Per model, its gain, interval and `copy_verdict` in words; where it reads, how much of the statement's NLL
+    that saves."""
     from ..variants import display_name
 
     lines = []
     for variant, result in gains.items():
-        share = f"{result.gain / result.hidden_nll:.1%} of its {result.hidden_nll:.2f} nats/token without them"
-        verdict = (f"reads the other documents' statements, saving {share}" if result.ci_low > 0 else
-                   "is hurt by them" if result.ci_high < 0 else "does not read them: at the floor")
+        verdict = copy_verdict(result.ci_low, result.ci_high, threshold)
+        words = VERDICT_WORDS[verdict].format(threshold=threshold)
+        if verdict == "reads":
+            words += f", saving {result.gain / result.hidden_nll:.1%} of its {result.hidden_nll:.2f} nats/token"
         lines.append(f"{display_name(variant)}: copy gain {result.gain:+.3f} nats/token "
-                     f"({result.ci_low:+.3f} to {result.ci_high:+.3f}) — {verdict}.")
+                     f"({result.ci_low:+.3f} to {result.ci_high:+.3f}) — {words}.")
     return lines
+
+
+def within_reach_gains(models: Mapping[str, "Encoder"], tokenizer: "PreTrainedTokenizerBase", texts: Sequence[str],
+                       start: "Encoder | None" = None) -> dict[str, dict[str, float]]:
+    """The positive control, per model (and `"start"` first, when given): the within-reach copy gain
+    (`copy_task.WITHIN_REACH`: a span of a held-out document written twice inside one local window), with the span
+    `"same"` and with its halves `"swapped"` (only a copy by content gains there). What copying looks like, beside
+    the cross-document gains."""
+    from ..pretraining.copy_task import copy_task_gain, within_reach_data
+
+    data = {"same": within_reach_data(tokenizer, texts), "swapped": within_reach_data(tokenizer, texts, True)}
+    measured = {**({"start": start} if start is not None else {}), **models}
+    return {name: {form: copy_task_gain(encoder.model, pairs)[1] for form, pairs in data.items()}
+            for name, encoder in measured.items()}

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..collate import pad_batch
+from ..errors import DataError
 from ..masking import IGNORE_INDEX
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ class CopyTask:
 
     length: int = 24  # tokens per copy (documents are cut to it; shorter ones are not used)
     shuffle: bool = False  # the second copy's sentences in another order: copy by content, not by position
+    swap_halves: bool = False  # the second copy's halves swapped: a fixed-offset copy earns nothing
     mask_rate: float = 0.3  # share of the second copy's tokens predicted (all of them become <mask>)
     steps: int = 300  # rounded up to a multiple of the measuring interval
     batch_size: int = 32
@@ -86,7 +88,10 @@ class CopyTaskData:
                                                     random.Random(mask_seed)) for first in (doc, other)))
 
     def second_copy(self, doc: list[int], rng: random.Random) -> list[int]:
-        """`doc` as the second copy: unchanged, or its sentences in a new order (`task.shuffle`)."""
+        """`doc` as the second copy: unchanged, its halves swapped (`task.swap_halves`), or its sentences in a new
+        order (`task.shuffle`)."""
+        if self.task.swap_halves:
+            return [*doc[len(doc) // 2:], *doc[:len(doc) // 2]]
         if not self.task.shuffle:
             return list(doc)
         parts = sentences(doc, self.stops)
@@ -122,6 +127,26 @@ def copy_task_gain(model: "PreTrainedModel", data: CopyTaskData, batch_size: int
     finally:
         model.train(was_training)
     return float(nll[0].mean()), float(nll[1].mean() - nll[0].mean())
+
+
+#: The within-reach copy probe of a start: a 24-token span of a held-out document written twice (51 tokens with its
+#: separators: inside one 64-token Longformer window), 30 % of the second copy masked, scored with the first copy
+#: readable and with another document's span in its place. Longformer-base copies here; a start that does not has
+#: nothing for CD-MLM to move onto its global attention.
+WITHIN_REACH = CopyTask(length=24, mask_rate=0.3)
+#: Evaluation pairs of the probe (each a held-out span and another one).
+WITHIN_REACH_PAIRS = 128
+
+
+def within_reach_data(tokenizer: "PreTrainedTokenizerBase", texts: Sequence[str],
+                      swap_halves: bool = False) -> CopyTaskData:
+    """The probe's fixed evaluation pairs (`WITHIN_REACH`) over `texts` (held-out documents): the span repeated
+    as it is, or with its halves swapped (only a copy by content gains there)."""
+    task = replace(WITHIN_REACH, swap_halves=swap_halves)
+    documents = task_documents(texts, tokenizer, task.length)
+    if not documents:
+        raise DataError(f"no held-out document has the copy probe's {task.length} tokens")
+    return CopyTaskData(task, tokenizer, [], documents, n_eval=WITHIN_REACH_PAIRS)
 
 
 def train_copy_task(model: "PreTrainedModel", data: CopyTaskData, every: int = 0,

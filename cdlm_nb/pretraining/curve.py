@@ -15,10 +15,15 @@ from transformers import TrainerCallback
 from .heldout import heldout_perplexity
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from datasets import Dataset
     from transformers import PreTrainedModel, PreTrainedTokenizerBase, TrainerControl, TrainerState, TrainingArguments
 
+    from .copy_task import CopyTaskData
+
 CURVE_KEY = "heldout_perplexity"  # the log-history entry of one curve point
+COPY_KEY = "copy_probe"  # the log-history entry of one within-reach copy probe point (`CopyProbeCurve`)
 
 
 class PerplexityCurve(TrainerCallback):
@@ -44,6 +49,46 @@ class PerplexityCurve(TrainerCallback):
                     model: "PreTrainedModel | None" = None, **kwargs) -> None:
         if state.global_step % self.every == 0 or state.global_step == state.max_steps:
             self._measure(state, model)
+
+
+class CopyProbeCurve(TrainerCallback):
+    """The within-reach copy probe (`copy_task.WITHIN_REACH`) at the start of training and every `every`
+    optimizer steps (and the last), against the tokens trained: the curve on which a copy circuit's phase change
+    shows as a jump. Both forms of the probe, the span repeated as it is and with its halves swapped; each point
+    is also said with `echo` (a base stage runs for many minutes: the jump can be watched)."""
+
+    def __init__(self, same: "CopyTaskData", swapped: "CopyTaskData", every: int,
+                 echo: "Callable[[str], object] | None" = None):
+        self.same, self.swapped, self.every, self.echo = same, swapped, every, echo
+
+    def _measure(self, state: "TrainerState", model: "PreTrainedModel") -> None:
+        from .copy_task import copy_task_gain
+
+        if not state.is_world_process_zero or any(entry.get("step") == state.global_step and COPY_KEY in entry
+                                                  for entry in state.log_history):
+            return
+        gains = {name: copy_task_gain(model, data)[1] for name, data in (("same", self.same),
+                                                                        ("swapped", self.swapped))}
+        tokens = int(state.num_input_tokens_seen)
+        state.log_history.append({"step": state.global_step, "tokens": tokens, COPY_KEY: gains})
+        if self.echo is not None:
+            self.echo(f"    step {state.global_step:,} ({tokens:.2e} tokens): within-reach copy gain "
+                      f"{gains['same']:+.3f} nats/token, halves swapped {gains['swapped']:+.3f}")
+
+    def on_train_begin(self, args: "TrainingArguments", state: "TrainerState", control: "TrainerControl",
+                       model: "PreTrainedModel | None" = None, **kwargs) -> None:
+        self._measure(state, model)
+
+    def on_step_end(self, args: "TrainingArguments", state: "TrainerState", control: "TrainerControl",
+                    model: "PreTrainedModel | None" = None, **kwargs) -> None:
+        if state.global_step % self.every == 0 or state.global_step == state.max_steps:
+            self._measure(state, model)
+
+
+def copy_probe_points(log_history: list[dict]) -> list[tuple[int, int, float, float]]:
+    """The (step, tokens trained, gain as repeated, gain with halves swapped) points of a run's copy probe curve."""
+    return sorted((entry["step"], int(entry["tokens"]), entry[COPY_KEY]["same"], entry[COPY_KEY]["swapped"])
+                  for entry in log_history if COPY_KEY in entry)
 
 
 def curve_points(log_history: list[dict]) -> list[tuple[int, float]]:

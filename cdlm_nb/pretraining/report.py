@@ -100,6 +100,11 @@ def pretraining_metrics(results: list[PretrainResult], bases: Sequence[PretrainR
     """Notebook 02's recorded figures: each base stage's last loss (`pretrain/<stage>_final_loss`), and each
     variant's training tokens/s (when it was trained in a measured session) and last logged loss."""
     metrics = {f"pretrain/{base.variant}_final_loss": base.final_loss for base in bases}
+    for base in bases:  # the within-reach copy probe at the end of each stage that traced it
+        if base.copy_probe_history:
+            _, _, same, swapped = base.copy_probe_history[-1]
+            metrics |= {f"pretrain/copy_probe/{base.variant}/same": same,
+                        f"pretrain/copy_probe/{base.variant}/swapped": swapped}
     for result in results:
         if result.steps and result.seconds > 0:
             metrics[f"pretrain/tokens_per_s/{result.variant}"] = result.tokens_per_second
@@ -115,7 +120,7 @@ def plot_loss_curves(results: list[PretrainResult], bases: Sequence[PretrainResu
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
     start = 0
-    for shade, base in zip(("0.45", "0.7"), bases):
+    for shade, base in zip(("0.3", "0.5", "0.7"), bases):
         if base.loss_history:
             steps, losses = zip(*base.loss_history)
             ax.plot([start + step for step in steps], losses, color=shade, label=display_name(base.variant))
@@ -129,6 +134,39 @@ def plot_loss_curves(results: list[PretrainResult], bases: Sequence[PretrainResu
     ax.set_ylabel("training MLM loss")
     ax.set_title("Cross-document MLM pretraining")
     ax.legend(frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def copy_probe_curve(bases: Sequence[PretrainResult]) -> "pd.DataFrame":
+    """The within-reach copy probe traced along the base stages (`curve.CopyProbeCurve`), a row per point: the
+    stage, its step, the tokens trained since the first traced stage began, and the gain (nats per token) with the
+    span as repeated and with its halves swapped."""
+    import pandas as pd
+
+    rows, before = [], 0
+    for base in bases:
+        for step, tokens, same, swapped in base.copy_probe_history:
+            rows.append({"stage": display_name(base.variant), "step": step, "tokens": before + tokens,
+                         "as repeated": same, "halves swapped": swapped})
+        before += base.tokens if base.copy_probe_history else 0
+    return pd.DataFrame(rows, columns=["stage", "step", "tokens", "as repeated", "halves swapped"])
+
+
+def plot_copy_probe(curve: "pd.DataFrame") -> "Figure":
+    """The copy probe against the tokens trained, both forms, one colour per stage: a copy circuit forming shows as
+    a jump."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    for (stage, points), colour in zip(curve.groupby("stage", sort=False), ("C0", "C1", "C2")):
+        ax.plot(points["tokens"], points["as repeated"], color=colour, marker=".", label=f"{stage}: as repeated")
+        ax.plot(points["tokens"], points["halves swapped"], color=colour, linestyle="--", label="halves swapped")
+    ax.axhline(0, color="0.6", linewidth=0.8)
+    ax.set_xlabel("tokens trained since the copy stage began")
+    ax.set_ylabel("within-reach copy gain (nats/token)")
+    ax.set_title("Does the start copy? The copy probe along the base stages")
+    ax.legend(frameon=False, fontsize=7)
     fig.tight_layout()
     return fig
 

@@ -5,7 +5,10 @@ Where the models start. In the CDLM paper every ablation continues from Longform
 from RoBERTa: heads trained with full attention over 512 tokens, positions copied out to 4,096 and trained there by
 continued MLM, global Q/K/V copied from the local ones. Tiny models get the same history in small (`base_stages`):
 single-document MLM with full attention over `base_max_length` tokens, then MLM on unrelated documents packed to
-`max_length` with full attention, then the recipe (`longformer_recipe`). From random weights, none of the tiny
+`max_length` with full attention, then (`copy_steps`) small batches of short inputs that repeat a span of their
+own text (`repeated_spans`), until the start copies as RoBERTa's heads do; then the recipe (`longformer_recipe`).
+The copy stage comes last: trained before the long stage, its copying was gone 1,000 long-stage steps later
+(docs/experiments.md). From random weights, none of the tiny
 variants learned to use context within a CPU budget; without the second stage, every position past
 `base_max_length` was an untrained copy, and any attention reaching there (CDLM's global masked tokens) started
 far worse than local attention (docs/experiments.md).
@@ -42,7 +45,8 @@ if TYPE_CHECKING:
     from ..data.corpora import PretrainingClusters
     from ..encoders import Encoder
     from ..profiles import PretrainConfig, Profile
-    from .curve import PerplexityCurve
+    from .curve import CopyProbeCurve, PerplexityCurve
+    from .repeated_spans import RepeatedSpanCollator
 
 Echo = Callable[[str], object]
 
@@ -66,13 +70,31 @@ def base_stage_config(config: "PretrainConfig") -> "PretrainConfig":
     return replace(config, variants=("base",), max_steps=config.base_steps,
                    per_device_batch_size=config.base_batch_size, gradient_accumulation_steps=1,
                    max_length=config.base_max_length, curve_steps=0,
-                   warmup_steps=warmup_for(config, config.base_steps), base_long_steps=0)
+                   warmup_steps=warmup_for(config, config.base_steps), base_long_steps=0, **NO_COPY_STAGE)
+
+
+#: The copy stage's fields at their defaults: the stages before it do not depend on them (and their fingerprints,
+#: which leave defaults out, match those of stages trained before the copy stage existed).
+NO_COPY_STAGE = dict(copy_steps=0, copy_batch_size=0, copy_share=0.0, copy_span=0, copy_probe_steps=0)
+
+
+def copy_stage_config(config: "PretrainConfig") -> "PretrainConfig":
+    """The settings of the copy stage: `copy_batch_size` single documents a step for `copy_steps` steps, each cut
+    to the room of a span and its repeat (`2 x copy_span + 4` tokens: `<s> <doc-s> span </s> span' </s>`, the
+    copy task's shape), a `copy_share` of them repeated (`repeated_spans`); at a constant rate after the warm-up,
+    since the copy heads form late and abruptly (a decayed rate had not formed them after 20,000 steps:
+    docs/experiments.md)."""
+    return replace(config, variants=("base-copy",), max_steps=config.copy_steps,
+                   per_device_batch_size=config.copy_batch_size, gradient_accumulation_steps=1,
+                   max_length=2 * config.copy_span + 4, curve_steps=0, lr_power=0.0,
+                   warmup_steps=warmup_for(config, config.copy_steps))
 
 
 def long_stage_config(config: "PretrainConfig") -> "PretrainConfig":
-    """The settings of the second base stage: `config`'s batch, length and schedule for `base_long_steps` steps."""
+    """The settings of the second base stage: `config`'s batch, length and schedule for `base_long_steps` steps
+    (the copy stage's fields reset: it comes after)."""
     return replace(config, variants=("base-long",), max_steps=config.base_long_steps, gradient_accumulation_steps=1,
-                   curve_steps=0, warmup_steps=warmup_for(config, config.base_long_steps))
+                   curve_steps=0, warmup_steps=warmup_for(config, config.base_long_steps), **NO_COPY_STAGE)
 
 
 def base_stages(config: "PretrainConfig") -> list[tuple[str, "PretrainConfig", str]]:
@@ -82,6 +104,12 @@ def base_stages(config: "PretrainConfig") -> list[tuple[str, "PretrainConfig", s
     if config.base_long_steps > 0:
         stages.append(("base-long", long_stage_config(config),
                        f" on unrelated documents packed to {config.max_length} tokens, full attention"))
+    if config.copy_steps > 0:
+        copy = copy_stage_config(config)
+        stages.append(("base-copy", copy,
+                       f" on single documents cut to {copy.max_length} tokens, {config.copy_batch_size} a step, "
+                       f"{config.copy_share:.0%} with a span of up to {config.copy_span} tokens written again, "
+                       "full attention, constant rate"))
     return stages
 
 
@@ -113,14 +141,14 @@ def pretrain_base(profile: "Profile", encoder: "Encoder", clusters: "Pretraining
     config = profile.pretrain
     if starts_pretrained(profile) or config.base_steps <= 0:
         return encoder, []
-    results, model, trained = [], encoder, config.max_length  # random positions: none to copy out
+    results, model, trained = [], encoder, 0  # positions trained so far
     for variant, stage, inputs in base_stages(config):
         with main_process_first():  # one process copies the shipped stage; the others then find it finished
             if shipped and resume and finished_result(run_dir, variant, stage, len(clusters.train)) is None:
                 install_shipped_base(profile.name, variant, stage, encoder, len(clusters.train), run_dir, echo)
-        wide = full_attention(model, stage.max_length, trained)
+        wide = full_attention(model, stage.max_length, trained or stage.max_length)  # random ones: none to copy
         results.append(reuse_or_pretrain(variant, stage, profile, wide, clusters, run_dir, resume, echo, inputs))
-        model, trained = load_pretrained(run_dir, variant), stage.max_length
+        model, trained = load_pretrained(run_dir, variant), max(trained, stage.max_length)
     return longformer_recipe(model, profile, trained), results
 
 
@@ -145,9 +173,10 @@ def starting_model(profile: "Profile", run_dir: str | os.PathLike, stages: int |
         return load_encoder(profile.encoder)
     if profile.pretrain.base_steps <= 0:
         return None
-    variant, stage, _ = base_stages(profile.pretrain)[:stages][-1]
+    made = base_stages(profile.pretrain)[:stages]
+    variant = made[-1][0]
     base = load_pretrained_models(run_dir, (variant,), profile.name)[variant]
-    return longformer_recipe(base, profile, stage.max_length)
+    return longformer_recipe(base, profile, max(stage.max_length for _, stage, _ in made))
 
 
 def finished_result(run_dir: str | os.PathLike, variant: str, config: "PretrainConfig", n_train: int,
@@ -270,10 +299,43 @@ def train_variant(variant: str, config: "PretrainConfig", profile: "Profile", en
                   clusters: "PretrainingClusters", run_dir: str | os.PathLike, resume: bool = True,
                   seed: int | None = None, echo: Echo = print) -> PretrainResult:
     """`pretrain` of `variant` from `encoder` on the training clusters, recording its learning curve on the
-    validation clusters (`learning_curve`): one rule for notebook 02 and `cdlm-nb pretrain`."""
+    validation clusters (`learning_curve`, and for the copy stage `copy_curve`), with spans repeated in the copy
+    stage (`stage_collator`): one rule for notebook 02 and `cdlm-nb pretrain`."""
+    callbacks = [*learning_curve(variant, config, profile, encoder.tokenizer, clusters),
+                 *copy_curve(variant, config, encoder.tokenizer, clusters, echo)]
     return pretrain(variant, config, encoder.model, encoder.tokenizer, clusters.train, run_dir, resume=resume,
-                    seed=seed, sentence_markers=profile.encoder.sentence_markers,
-                    callbacks=learning_curve(variant, config, profile, encoder.tokenizer, clusters), echo=echo)
+                    seed=seed, sentence_markers=profile.encoder.sentence_markers, callbacks=callbacks, echo=echo,
+                    collator=stage_collator(variant, config, encoder.tokenizer))
+
+
+#: The base stage whose inputs repeat spans (`PretrainConfig.copy_share`) and whose copy probe is traced.
+COPY_STAGES = ("base-copy",)
+
+
+def stage_collator(variant: str, config: "PretrainConfig",
+                   tokenizer: "PreTrainedTokenizerBase") -> "RepeatedSpanCollator | None":
+    """The collator of the copy stage, with repeated spans; None (the variant's own) otherwise."""
+    from ..masking import CrossDocumentMLMCollator
+    from .repeated_spans import RepeatedSpanCollator
+
+    if variant not in COPY_STAGES or config.copy_share <= 0:
+        return None
+    return RepeatedSpanCollator(CrossDocumentMLMCollator(tokenizer, pattern="local"), config.copy_share,
+                                config.copy_span, config.max_length)
+
+
+def copy_curve(variant: str, config: "PretrainConfig", tokenizer: "PreTrainedTokenizerBase",
+               clusters: "PretrainingClusters", echo: Echo | None = None) -> list["CopyProbeCurve"]:
+    """The callback tracing the within-reach copy probe on the validation documents every `copy_probe_steps`
+    steps of the copy stage, or none."""
+    from .copy_task import within_reach_data
+    from .curve import CopyProbeCurve
+
+    if variant not in COPY_STAGES or config.copy_probe_steps <= 0 or "validation" not in clusters.heldout:
+        return []
+    texts = [doc for docs in clusters.heldout["validation"]["documents"] for doc in docs]
+    return [CopyProbeCurve(within_reach_data(tokenizer, texts), within_reach_data(tokenizer, texts, swap_halves=True),
+                           config.copy_probe_steps, echo)]
 
 
 def reused(variant: str, config: "PretrainConfig", clusters: "PretrainingClusters", run_dir: str | os.PathLike,

@@ -35,7 +35,7 @@ from ..variants import (
     run_setup,
     save_model_folder,
 )
-from .curve import curve_points
+from .curve import copy_probe_points, curve_points
 from .inputs import pretraining_inputs
 
 if TYPE_CHECKING:
@@ -287,6 +287,7 @@ def _result(variant: str, seed: int, final_dir: Path, state, seconds: float, res
         loss_history=[(entry["step"], entry["loss"]) for entry in state.log_history if "loss" in entry],
         lr_history=[(entry["step"], entry["learning_rate"]) for entry in state.log_history if "learning_rate" in entry],
         perplexity_history=curve_points(state.log_history),
+        copy_probe_history=copy_probe_points(state.log_history),
         seconds=seconds,
         tokens=state.num_input_tokens_seen - tokens_before,
         resumed_from_step=_checkpoint_step(resume_from),

@@ -76,6 +76,14 @@ class PretrainConfig:
     #                       pretraining at 4,096 tokens did (0: positions past base_max_length stay copies)
     gradient_checkpointing: bool = False  # recompute each layer in the backward pass (set by the plan: `cdlm_nb.plan`)
     heldout_clusters: int | None = None  # held-out clusters per split (validation, test) read; None: all of them
+    copy_steps: int = 0  # random-init encoders only: a last base stage, on single documents cut to 2 x copy_span + 4
+    #                      tokens of which a `copy_share` get their span written again (`pretraining.repeated_spans`),
+    #                      so the start grows the copy heads RoBERTa's pretraining gave Longformer-base (0: none)
+    copy_batch_size: int = 0  # inputs per step in that stage: a small batch of short inputs reaches the copy heads'
+    #                           phase change in fewer tokens (Aoyama et al., arXiv:2511.16893: N = T sqrt(B C))
+    copy_share: float = 0.0  # share of the copy stage's inputs with a repeated span
+    copy_span: int = 0  # most tokens of a repeated span (from the start of one of the input's documents)
+    copy_probe_steps: int = 0  # the within-reach copy probe every this many steps of the copy stage (0: never)
 
 
 @dataclass(frozen=True)

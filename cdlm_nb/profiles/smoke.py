@@ -39,7 +39,7 @@ PRETRAIN = PretrainConfig(
     gradient_accumulation_steps=1, learning_rate=1e-3, warmup_steps=1, lr_power=3.0, weight_decay=0.01,
     fp16=True, max_length=256, logging_steps=1, save_steps=1000, seeds=(SEED,), eval_batch_size=8,
     bootstrap_resamples=200, curve_steps=2, base_steps=4, base_batch_size=4, base_max_length=64,
-    base_long_steps=2,
+    base_long_steps=2, copy_steps=2, copy_batch_size=2, copy_share=1.0, copy_span=16, copy_probe_steps=1,
 )
 
 ATTENTION = AttentionConfig(n_pairs=10, kinds=("event", "entity"),

@@ -218,7 +218,8 @@ def _add_pretrain_base(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "pretrain-base", help="train a profile's base models (notebook 02's base stages) to ship with the package",
         description="Train the base stages of notebook 02 (single-document MLM, then MLM on unrelated documents "
-                    "packed to the full length, both with full attention) from the profile's seeded random start, "
+                    "packed to the full length, then the copy stage's short inputs with a span written again, all "
+                    "with full attention) from the profile's seeded random start, "
                     "as notebook 02 would, and save each where notebook 02 looks for a shipped one "
                     "(cdlm_nb/checkpoints/<profile>-<stage>), or under --output.")
     p.add_argument("--profile", default="cpu", help="profile whose base stage is trained (default cpu)")

@@ -98,3 +98,51 @@ def test_ratio_interval_brackets_the_ratio_and_is_a_point_for_a_constant_ratio()
     low, high = ratio_interval(sums, counts, n_resamples=500)
     assert low <= sums.sum() / counts.sum() <= high and low < high
     assert ratio_interval(counts * 0.3, counts, n_resamples=100) == pytest.approx((0.3, 0.3))
+
+
+def test_one_wording_per_copy_verdict_on_each_side_of_its_threshold():
+    from cdlm_nb.perplexity.copy_gain import READS_THRESHOLD, copy_verdict
+
+    t = READS_THRESHOLD
+    assert copy_verdict(t + 0.01, t + 0.5) == "reads"
+    assert copy_verdict(t - 0.01, t + 0.5) == "trace"  # above the floor, not above the threshold
+    assert copy_verdict(0.001, 0.05) == "trace"
+    assert copy_verdict(-0.01, 0.05) == "floor"
+    assert copy_verdict(-0.2, -0.01) == "hurt"
+
+
+def test_the_readings_say_reads_only_above_the_threshold():
+    from cdlm_nb.perplexity.copy_gain import CopyGain, copy_readings
+
+    gains = {"cdlm": CopyGain("cdlm", 1.2, 0.9, 1.5, 2.0, 3.2, 100, 10),
+             "rand": CopyGain("rand", 0.03, 0.01, 0.06, 3.0, 3.03, 100, 10),
+             "local": CopyGain("local", 0.0, -0.01, 0.01, 3.0, 3.0, 100, 10)}
+    cdlm, rand, local = copy_readings(gains)
+    assert "reads the other documents' statements" in cdlm and "37.5%" in cdlm
+    assert "a trace above the floor" in rand and "does not read them" in rand
+    assert "at the floor" in local
+
+
+def test_the_probe_reads_the_embedded_world_on_every_corpus(world_test, tiny_tokenizer):
+    """On the embedded world the held-out examples themselves; on a hub corpus (gpu: Multi-News, which does not say
+    which tokens state a fact) the world's test clusters packed with the models' own tokenizer."""
+    from cdlm_nb.profiles import get_profile
+
+    smoke = get_profile("smoke")
+    examples, targets = world_test
+    probed, probed_targets = cg.probe_set(examples, smoke, tiny_tokenizer)
+    assert probed is examples and probed_targets == targets
+    hub = smoke.override(data_source="hub")
+    packed, hub_targets = cg.probe_set(None, hub, tiny_tokenizer)
+    assert len(packed) == len(hub_targets) and any(hub_targets)
+    assert set(packed["cluster_id"]) <= set(examples["cluster_id"]) | set(packed["cluster_id"])
+    assert max(len(ids) for ids in packed["input_ids"]) <= hub.pretrain.max_length
+
+
+def test_the_positive_control_measures_every_model_and_the_start(long_model, tiny_tokenizer, world_texts):
+    from cdlm_nb.encoders import Encoder
+
+    encoder = Encoder(long_model, tiny_tokenizer)
+    gains = cg.within_reach_gains({"cdlm": encoder}, tiny_tokenizer, world_texts, start=encoder)
+    assert list(gains) == ["start", "cdlm"] and gains["start"] == gains["cdlm"]
+    assert set(gains["cdlm"]) == {"same", "swapped"} and all(np.isfinite(list(gains["cdlm"].values())))

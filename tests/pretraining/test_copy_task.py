@@ -21,6 +21,21 @@ def test_copy_input_masks_only_the_second_copy(tiny_tokenizer):
                for i in masked)
 
 
+def test_the_within_reach_probe_swaps_the_halves_of_its_second_copy(tiny_tokenizer, world_texts):
+    same = copy_task.within_reach_data(tiny_tokenizer, world_texts)
+    swapped = copy_task.within_reach_data(tiny_tokenizer, world_texts, swap_halves=True)
+    assert len(same.eval_pairs) == copy_task.WITHIN_REACH_PAIRS
+    length, half = copy_task.WITHIN_REACH.length, copy_task.WITHIN_REACH.length // 2
+    for (readable, _), (crossed, _) in zip(same.eval_pairs[:5], swapped.eval_pairs[:5]):
+        first = readable["input_ids"][1:length + 1]
+        assert len(readable["input_ids"]) == 2 * length + 3 <= 64  # inside one 64-token window
+        second = [label if label != IGNORE_INDEX else token for token, label in
+                  zip(crossed["input_ids"][length + 2:-1], crossed["labels"][length + 2:-1])]
+        assert second == first[half:] + first[:half]
+    with pytest.raises(Exception, match="no held-out document"):
+        copy_task.within_reach_data(tiny_tokenizer, ["too short."])
+
+
 def test_sentences_cut_after_each_stop_and_keep_every_token():
     assert copy_task.sentences([5, 1, 6, 7, 1, 8], {1}) == [[5, 1], [6, 7, 1], [8]]
 

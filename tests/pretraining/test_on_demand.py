@@ -12,8 +12,8 @@ from cdlm_nb.profiles import PAPER_MODELS, get_profile
 def test_notebook_02_makes_every_variant_and_the_base_from_a_tiny_start_and_the_released_two_from_longformer_base():
     from cdlm_nb.pretraining.on_demand import made_by_notebook_02
 
-    assert made_by_notebook_02(get_profile("smoke")) == (*PAPER_MODELS, "base", "base-long")
-    assert made_by_notebook_02(get_profile("cpu")) == (*PAPER_MODELS, "base", "base-long")
+    assert made_by_notebook_02(get_profile("smoke")) == (*PAPER_MODELS, "base", "base-long", "base-copy")
+    assert made_by_notebook_02(get_profile("cpu")) == (*PAPER_MODELS, "base", "base-long", "base-copy")
     assert made_by_notebook_02(get_profile("gpu")) == ("longformer", "cdlm")
 
 

@@ -67,3 +67,20 @@ def test_input_summary_and_model_folders(tmp_path, tiny_encoder, word_clusters):
     fig = plot_loss_curves([_result("cdlm")], [_result("base"), _result("base-long")])
     assert [line.get_label() for line in fig.axes[0].lines] == [base, long, "CDLM"]
     assert fig.axes[0].lines[2].get_xdata()[0] == 9  # after both stages' 4 steps
+
+
+def test_the_copy_probe_curve_counts_tokens_across_the_stages_that_traced_it():
+    from cdlm_nb.pretraining.report import copy_probe_curve, plot_copy_probe, pretraining_metrics
+
+    base = _result("base")
+    copy = replace(_result("base-copy", tokens=1000), copy_probe_history=[(0, 0, 0.0, 0.1), (4, 1000, 0.8, 0.7)])
+    long = replace(_result("base-long", tokens=500), copy_probe_history=[(0, 0, 0.7, 0.6), (4, 500, 1.1, 1.0)])
+    curve = copy_probe_curve([base, copy, long])
+    assert curve["tokens"].tolist() == [0, 1000, 1000, 1500]
+    assert curve["as repeated"].tolist() == [0.0, 0.8, 0.7, 1.1] and curve["stage"].nunique() == 2
+    metrics = pretraining_metrics([], [base, copy, long])
+    assert metrics["pretrain/copy_probe/base-long/same"] == 1.1
+    assert metrics["pretrain/copy_probe/base-copy/swapped"] == 0.7
+    assert "pretrain/copy_probe/base/same" not in metrics
+    assert copy_probe_curve([base]).empty
+    assert len(plot_copy_probe(curve).axes[0].lines) == 5  # two forms per stage, and the floor

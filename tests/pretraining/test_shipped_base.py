@@ -30,7 +30,8 @@ def test_pretrain_base_is_deterministic_and_ships_no_path_of_this_machine(shippe
     from cdlm_nb.variants import RESULT_FILE
 
     config = get_profile("smoke").pretrain
-    for stage, steps in (("base", config.base_steps), ("base-long", config.base_long_steps)):
+    for stage, steps in (("base", config.base_steps), ("base-long", config.base_long_steps),
+                         ("base-copy", config.copy_steps)):
         first = load_file(shipped / "first" / f"smoke-{stage}" / "model.safetensors")
         second = load_file(shipped / "second" / f"smoke-{stage}" / "model.safetensors")
         assert first.keys() == second.keys() and all((first[key] == second[key]).all() for key in first)
@@ -52,10 +53,10 @@ def test_notebook_02_takes_the_shipped_base_only_when_it_is_the_one_it_would_tra
     clusters = pretraining_clusters(profile)
     encoder = initial_encoder(profile, clusters)
     messages = []
-    start, (base, long) = pretrain_base(profile, encoder, clusters, tmp_path / "same", echo=messages.append)
-    assert "shipped with the package" in messages[0] and "reused" in messages[1]
-    assert "shipped with the package" in messages[2] and "reused" in messages[3]
+    start, (base, long, copy) = pretrain_base(profile, encoder, clusters, tmp_path / "same", echo=messages.append)
+    assert all("shipped with the package" in messages[k] and "reused" in messages[k + 1] for k in (0, 2, 4))
     assert base.model_dir == tmp_path / "same" / "models" / "base"
+    assert copy.copy_probe_history and not long.copy_probe_history  # the copy stage carries its probe curve
     assert long.model_dir == tmp_path / "same" / "models" / "base-long"
     reference, _ = pretrain_base(profile, encoder, clusters, shipped / "run-first", echo=messages.append)
     assert all(torch.equal(weight, reference.model.state_dict()[name]) for name, weight in
@@ -66,7 +67,8 @@ def test_notebook_02_takes_the_shipped_base_only_when_it_is_the_one_it_would_tra
     pretrain_base(reseeded, encoder, clusters, tmp_path / "seed14", echo=messages.append)
     assert "not used: it was trained with another run setup (seed, seeds differ)" in messages[0]
     assert "pretraining 4 steps" in messages[1]
-    assert "not used: it was trained with another run setup (seed, seeds differ)" in messages[3]
+    refused = [m for m in messages if "not used" in m]
+    assert len(refused) == 3 and all("another run setup (seed, seeds differ)" in m for m in refused)
 
     wider = reseeded.override(encoder=replace(profile.encoder, hidden_size=32))
     assert "another architecture (hidden_size differ)" in shipped_base.mismatch(
@@ -75,6 +77,7 @@ def test_notebook_02_takes_the_shipped_base_only_when_it_is_the_one_it_would_tra
     messages.clear()
     pretrain_base(longer, encoder, clusters, tmp_path / "longer", echo=messages.append)
     assert "shipped with the package" in messages[0] and "(base_long_steps, max_steps differ)" in messages[2]
+    assert any("not used" in m and "base_long_steps differ" in m for m in messages[3:])  # then the copy stage
 
     messages.clear()
     pretrain_base(profile, encoder, clusters, tmp_path / "retrain", shipped=False, echo=messages.append)
@@ -109,7 +112,7 @@ def test_the_shipped_cpu_base_is_load_checked_and_left_as_it_is(tmp_path, capsys
 
     monkeypatch.setattr(artefacts, "_said_unrecorded", set())  # said once per process: maybe by an earlier test
 
-    for stage in ("base", "base-long"):
+    for stage in ("base", "base-long", "base-copy"):
         folder = shipped_base_dir("cpu", stage)
         before = sorted(p.name for p in folder.iterdir())
         assert model_problems(folder) == [] and "has no manifest" not in capsys.readouterr().out

@@ -23,12 +23,51 @@ def test_base_stage_configs_take_the_base_fields():
     assert base.warmup_steps <= base.max_steps and attention_pattern_of("base") == "local"
     assert base.base_long_steps == 0  # the first stage's fingerprint does not depend on the second's length
     assert get_profile("gpu").pretrain.base_steps == 0  # Longformer-base is the paper's starting point
-    (_, first, _), (name, long, inputs) = base_stages(config)
+    (_, first, _), (name, long, inputs), (copy_name, copy, copy_inputs) = base_stages(config)
     assert first == base and name == "base-long" and attention_pattern_of(name) == "local"
+    assert copy_name == "base-copy" and attention_pattern_of(copy_name) == "local"
+    assert (copy.max_steps, copy.per_device_batch_size, copy.max_length, copy.lr_power) == (
+        config.copy_steps, config.copy_batch_size, 2 * config.copy_span + 4, 0.0)
+    assert f"{config.copy_batch_size} a step" in copy_inputs and "written again" in copy_inputs
     assert (long.max_steps, long.max_length, long.per_device_batch_size) == (
         config.base_long_steps, config.max_length, config.per_device_batch_size)
-    assert "unrelated documents" in inputs
-    assert [n for n, _, _ in base_stages(replace(config, base_long_steps=0))] == ["base"]
+    assert "unrelated documents" in inputs and long.copy_steps == 0  # the copy stage comes after it
+    assert [n for n, _, _ in base_stages(replace(config, base_long_steps=0, copy_steps=0))] == ["base"]
+
+
+def test_the_stages_before_the_copy_stage_ignore_its_settings():
+    """The copy fields are reset in the first two stages and left out of a fingerprint at their defaults, so
+    stages trained before they existed (the shipped ones) still match."""
+    from cdlm_nb.pretraining.stages import base_stage_config, long_stage_config
+    from cdlm_nb.variants import run_setup
+
+    config = get_profile("cpu").pretrain
+    plain = replace(config, copy_steps=0, copy_batch_size=0, copy_share=0.0, copy_span=0, copy_probe_steps=0)
+    with_copy = run_setup("base", 13, base_stage_config(config), 10)
+    assert with_copy == run_setup("base", 13, base_stage_config(plain), 10)
+    assert not any(key.startswith("copy_") for key in with_copy["config"])
+    assert run_setup("base-long", 13, long_stage_config(config), 10) == run_setup(
+        "base-long", 13, long_stage_config(plain), 10)
+    assert run_setup("base-copy", 13, config, 10)["config"]["copy_share"] == config.copy_share
+
+
+def test_only_the_copy_and_long_stages_repeat_spans_and_trace_the_probe(tiny_tokenizer):
+    from cdlm_nb.data.corpora import PretrainingClusters, world
+    from cdlm_nb.pretraining.repeated_spans import RepeatedSpanCollator
+    from cdlm_nb.pretraining.stages import copy_curve, stage_collator
+
+    made = world(get_profile("smoke").world).clusters
+    word_clusters = PretrainingClusters("smoke world", made["train"], {"validation": made["dev"]})
+    config = replace(get_profile("cpu").pretrain, copy_probe_steps=5)
+    assert isinstance(stage_collator("base-copy", config, tiny_tokenizer), RepeatedSpanCollator)
+    assert stage_collator("base-copy", config, tiny_tokenizer).max_length == config.max_length
+    assert stage_collator("cdlm", config, tiny_tokenizer) is None and stage_collator("base-long", config,
+                                                                                      tiny_tokenizer) is None
+    assert stage_collator("base-copy", replace(config, copy_share=0.0), tiny_tokenizer) is None
+    assert len(copy_curve("base-copy", config, tiny_tokenizer, word_clusters)) == 1
+    assert copy_curve("cdlm", config, tiny_tokenizer, word_clusters) == []
+    assert copy_curve("base-copy", replace(config, copy_probe_steps=0), tiny_tokenizer, word_clusters) == []
+    assert copy_curve("base-copy", config, tiny_tokenizer, replace(word_clusters, heldout={})) == []
 
 
 def test_the_long_base_stage_packs_unrelated_documents_to_the_full_length(tiny_encoder, word_clusters):
