@@ -75,7 +75,8 @@ def base_stage_config(config: "PretrainConfig") -> "PretrainConfig":
 
 #: The copy stage's fields at their defaults: the stages before it do not depend on them (and their fingerprints,
 #: which leave defaults out, match those of stages trained before the copy stage existed).
-NO_COPY_STAGE = dict(copy_steps=0, copy_batch_size=0, copy_share=0.0, copy_span=0, copy_probe_steps=0)
+NO_COPY_STAGE = dict(copy_steps=0, copy_batch_size=0, copy_share=0.0, copy_span=0, copy_probe_steps=0,
+                     copy_positions=0)
 
 
 def copy_stage_config(config: "PretrainConfig") -> "PretrainConfig":
@@ -321,7 +322,7 @@ def stage_collator(variant: str, config: "PretrainConfig",
     if variant not in COPY_STAGES or config.copy_share <= 0:
         return None
     return RepeatedSpanCollator(CrossDocumentMLMCollator(tokenizer, pattern="local"), config.copy_share,
-                                config.copy_span, config.max_length)
+                                config.copy_span, config.max_length, config.copy_positions)
 
 
 def copy_curve(variant: str, config: "PretrainConfig", tokenizer: "PreTrainedTokenizerBase",

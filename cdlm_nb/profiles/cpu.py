@@ -51,7 +51,7 @@ PRETRAIN = PretrainConfig(  # lr 1e-3, linear decay: a higher peak leaves tiny m
     base_long_steps=2000,
     # the copy stage (docs/experiments.md, "A start that copies"): small batches of short inputs, each a span and
     #   its repeat, at a constant rate (half of them, at a decaying rate, gave +0.15 nats/token in 20,000 steps)
-    copy_steps=24000, copy_batch_size=8, copy_share=1.0, copy_span=32, copy_probe_steps=1000,
+    copy_steps=24000, copy_batch_size=8, copy_share=1.0, copy_span=32, copy_probe_steps=1000, copy_positions=1024,
 )
 
 ATTENTION = AttentionConfig(n_pairs=50, kinds=("event", "entity"),  # 1,000 forward passes in all

@@ -84,6 +84,8 @@ class PretrainConfig:
     copy_share: float = 0.0  # share of the copy stage's inputs with a repeated span
     copy_span: int = 0  # most tokens of a repeated span (from the start of one of the input's documents)
     copy_probe_steps: int = 0  # the within-reach copy probe every this many steps of the copy stage (0: never)
+    copy_positions: int = 0  # the copy stage's short inputs start at random offsets within this many positions, so
+    #                          every position stays trained (0: all from the first)
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ PRETRAIN = PretrainConfig(
     fp16=True, max_length=256, logging_steps=1, save_steps=1000, seeds=(SEED,), eval_batch_size=8,
     bootstrap_resamples=200, curve_steps=2, base_steps=4, base_batch_size=4, base_max_length=64,
     base_long_steps=2, copy_steps=2, copy_batch_size=2, copy_share=1.0, copy_span=16, copy_probe_steps=1,
+    copy_positions=256,
 )
 
 ATTENTION = AttentionConfig(n_pairs=10, kinds=("event", "entity"),

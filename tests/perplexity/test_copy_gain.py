@@ -3,6 +3,8 @@ attention pattern cannot reach the witnesses."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
@@ -132,7 +134,7 @@ def test_the_probe_reads_the_embedded_world_on_every_corpus(world_test, tiny_tok
     examples, targets = world_test
     probed, probed_targets = cg.probe_set(examples, smoke, tiny_tokenizer)
     assert probed is examples and probed_targets == targets
-    hub = smoke.override(data_source="hub")
+    hub = smoke.override(data_source="hub", pretrain=replace(smoke.pretrain, max_length=600))  # room for witnesses
     packed, hub_targets = cg.probe_set(None, hub, tiny_tokenizer)
     assert len(packed) == len(hub_targets) and any(hub_targets)
     assert set(packed["cluster_id"]) <= set(examples["cluster_id"]) | set(packed["cluster_id"])

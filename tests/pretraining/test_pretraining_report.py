@@ -56,7 +56,9 @@ def test_input_summary_and_model_folders(tmp_path, tiny_encoder, word_clusters):
     profile = smoke.override(pretrain=replace(smoke.pretrain, variants=("longformer", "cdlm"), max_length=128))
     inputs = input_summary(profile, word_clusters, tiny_encoder.tokenizer)
     base, long = "Base (single-document MLM)", "Base, long inputs (unrelated documents packed)"
-    assert list(inputs.index) == [base, long, "CDLM"]  # Longformer is the start: not trained further
+    copy = "Base, repeated spans (single documents, some with a span written twice)"
+    assert list(inputs.index) == [base, long, copy, "CDLM"]  # Longformer is the start: not trained further
+    assert inputs.loc[copy, "max tokens"] <= 2 * profile.pretrain.copy_span + 4  # before a span is repeated
     assert inputs.loc[base, "mean documents"] == 1 and inputs.loc["CDLM", "mean documents"] > 1
     assert inputs.loc[base, "max tokens"] <= profile.pretrain.base_max_length < inputs.loc[long, "max tokens"] <= 128
     assert "M parameters" in starting_model_summary(profile, tiny_encoder)

@@ -8,7 +8,7 @@ import torch
 
 from cdlm_nb.masking import CrossDocumentMLMCollator
 from cdlm_nb.pretraining.copy_task import sentences
-from cdlm_nb.pretraining.repeated_spans import RepeatedSpanCollator, repeat_span, text_runs
+from cdlm_nb.pretraining.repeated_spans import RepeatedSpanCollator, repeat_span, spread_positions, text_runs
 
 SEP, STOP = 2, 9  # `</s>` and a full stop in these made-up rows
 
@@ -50,3 +50,24 @@ def test_the_collator_repeats_a_span_in_about_its_share_of_the_rows(tiny_tokeniz
     assert (batch["labels"] != -100).any()
     none = RepeatedSpanCollator(CrossDocumentMLMCollator(tiny_tokenizer, pattern="local"), 0.0, 24, 128)
     assert none([{"input_ids": ids}] * 4)["input_ids"].shape[1] == len(ids)
+
+
+def test_spread_positions_start_each_row_at_an_offset_inside_the_positions_and_pad_with_the_padding_index():
+    lengths, positions, padding = [5, 3, 7], 20, 1
+    ids = spread_positions(lengths, positions, padding, torch.Generator().manual_seed(0))
+    for row, length in zip(ids, lengths):
+        used = row[:length]
+        assert torch.equal(used, used[0] + torch.arange(length)) and (row[length:] == padding).all()
+        assert padding + 1 <= used[0] and used[-1] <= padding + positions  # inside the embeddings trained
+    starts = {int(spread_positions([4], 1024, padding)[0, 0]) for _ in range(20)}
+    assert len(starts) > 10  # spread, not all from the first position
+
+
+def test_the_collator_adds_position_ids_only_when_asked(tiny_tokenizer):
+    ids = tiny_tokenizer("The trial was held in Harare. Jurors convicted Yuki Petrov.")["input_ids"]
+    spread = RepeatedSpanCollator(CrossDocumentMLMCollator(tiny_tokenizer, pattern="local"), 1.0, 8, 64, positions=256)
+    batch = spread([{"input_ids": ids}] * 3)
+    assert batch["position_ids"].shape == batch["input_ids"].shape
+    assert int(batch["position_ids"].max()) <= tiny_tokenizer.pad_token_id + 256
+    plain = RepeatedSpanCollator(CrossDocumentMLMCollator(tiny_tokenizer, pattern="local"), 1.0, 8, 64)
+    assert "position_ids" not in plain([{"input_ids": ids}])

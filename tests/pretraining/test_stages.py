@@ -60,7 +60,8 @@ def test_only_the_copy_and_long_stages_repeat_spans_and_trace_the_probe(tiny_tok
     word_clusters = PretrainingClusters("smoke world", made["train"], {"validation": made["dev"]})
     config = replace(get_profile("cpu").pretrain, copy_probe_steps=5)
     assert isinstance(stage_collator("base-copy", config, tiny_tokenizer), RepeatedSpanCollator)
-    assert stage_collator("base-copy", config, tiny_tokenizer).max_length == config.max_length
+    collator = stage_collator("base-copy", config, tiny_tokenizer)
+    assert (collator.max_length, collator.positions) == (config.max_length, config.copy_positions)
     assert stage_collator("cdlm", config, tiny_tokenizer) is None and stage_collator("base-long", config,
                                                                                       tiny_tokenizer) is None
     assert stage_collator("base-copy", replace(config, copy_share=0.0), tiny_tokenizer) is None

@@ -55,8 +55,8 @@ def test_every_stage_keeps_its_warmup_to_a_tenth_of_its_steps():
     from cdlm_nb.pretraining.stages import base_stages, warmup_for, with_steps
 
     smoke, cpu = get_profile("smoke").pretrain, get_profile("cpu").pretrain
-    assert [stage.warmup_steps for _, stage, _ in base_stages(smoke)] == [0, 0]  # 4 and 2 steps: none
-    assert [stage.warmup_steps for _, stage, _ in base_stages(cpu)] == [cpu.warmup_steps] * 2
+    assert [stage.warmup_steps for _, stage, _ in base_stages(smoke)] == [0, 0, 0]  # 4, 2 and 2 steps: none
+    assert [stage.warmup_steps for _, stage, _ in base_stages(cpu)] == [cpu.warmup_steps] * 3
     assert with_steps(cpu, 100).warmup_steps == 10 == warmup_for(cpu, 100)
 
 
