@@ -145,8 +145,11 @@ def test_a_damaged_copy_of_the_shipped_base_is_said_and_replaced(shipped, tmp_pa
 
 @pytest.mark.slow
 def test_the_shipped_cpu_start_reads_its_whole_input(tmp_path):
-    """At the packed length, the start under CDLM's pattern is within 1.5x of local attention and full attention is
-    no worse (the one-stage start: 584 and 689 against 4.53), on 20 validation clusters."""
+    """At the packed length, on 20 validation clusters: after the long stage, the start under CDLM's pattern is within
+    1.5x of local attention and full attention is no worse (the one-stage start: 584 and 689 against 4.53); the copy
+    stage keeps local attention within 2x of that (from position 0 only, its short inputs took it to about 1,000).
+    Under CDLM's pattern the copying start is worse: its global masked tokens look for copies everywhere
+    (docs/experiments.md, "A start that copies")."""
     from cdlm_nb.artefacts import copy_folder
     from cdlm_nb.data.corpora import pretraining_clusters
     from cdlm_nb.pretraining.shipped_base import shipped_base_dir
@@ -156,9 +159,13 @@ def test_the_shipped_cpu_start_reads_its_whole_input(tmp_path):
 
     profile = get_profile("cpu")
     clusters = pretraining_clusters(profile)
-    copy_folder(shipped_base_dir("cpu", "base-long"), model_dir(tmp_path, "base-long"))
-    start = starting_model(profile, tmp_path)  # the shipped last stage after the Longformer recipe
+    for stage in ("base-long", "base-copy"):
+        copy_folder(shipped_base_dir("cpu", stage), model_dir(tmp_path, stage))
     length = profile.pretrain.max_length
+    long = start_perplexity(starting_model(profile, tmp_path, stages=2), clusters.heldout["validation"], profile,
+                            lengths=[length])
+    assert long["cdlm", length] <= 1.5 * long["local", length]
+    assert long["full", length] <= long["local", length]
+    start = starting_model(profile, tmp_path)  # the shipped last stage after the Longformer recipe
     scores = start_perplexity(start, clusters.heldout["validation"], profile, lengths=[length])
-    assert scores["cdlm", length] <= 1.5 * scores["local", length]
-    assert scores["full", length] <= scores["local", length]
+    assert scores["local", length] <= 2 * long["local", length]
