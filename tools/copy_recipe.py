@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
                           resume=False, seed=args.seed, collator=collator)
     trained = variants.load_pretrained(args.output_dir, args.variant, args.seed, config, profile.name)
     heldout = heldout_examples(made.clusters["dev"], start.tokenizer, profile)
-    targets = copy_gain.probe_targets(heldout, profile, start.tokenizer, split="dev")
+    heldout, targets = copy_gain.probe_set(heldout, profile, start.tokenizer, split="dev")
     gains = copy_gain.copy_gains({args.variant: trained}, start.tokenizer, heldout, targets, config,
                                  start=start)
     for name, gain in gains.items():

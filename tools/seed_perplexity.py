@@ -52,8 +52,8 @@ def seed_metrics(run_dir: str, seed: int, profile_name: str) -> dict[str, float]
         metrics |= {f"paired/{score.variant}": difference, f"paired/{score.variant}/ci_low": low,
                     f"paired/{score.variant}/ci_high": high}
     by_fact = fact_tokens.world_fact_results(models, tokenizer, test, profile)
-    targets = copy_gain.probe_targets(test, profile, tokenizer)
-    gains = copy_gain.copy_gains(models, tokenizer, test, targets, config) if targets is not None else {}
+    probed, targets = copy_gain.probe_set(test, profile, tokenizer) or (None, None)
+    gains = copy_gain.copy_gains(models, tokenizer, probed, targets, config) if targets is not None else {}
     return metrics | (fact_tokens.fact_metrics(by_fact) if by_fact is not None else {}) | copy_gain.copy_metrics(gains)
 
 
