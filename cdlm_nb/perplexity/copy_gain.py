@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -173,13 +173,15 @@ def probe_set(examples: "Dataset", profile: "Profile", tokenizer: "PreTrainedTok
     """The packed examples the probe reads and their `world_copy_targets`, or None (no statement with a witness:
     a few short clusters). Only the embedded world knows which of its tokens state which fact, so on another corpus
     (Multi-News, the gpu profile) its `split` clusters are packed as in pretraining (`heldout_examples`) with this
-    `tokenizer`: Longformer-base and the released CDLM are probed on the world's facts, through their own BPE."""
+    `tokenizer` and without sentence markers (the fact locator reads whole documents): Longformer-base and the
+    released CDLM are probed on the world's facts, through their own BPE."""
     from ..data.corpora import world
     from ..pretraining.heldout import heldout_examples
 
     made = world(profile.world)
-    if profile.data_source != "embedded":
-        examples = heldout_examples(made.clusters[split], tokenizer, profile)
+    if profile.data_source != "embedded":  # without sentence markers: the fact locator needs whole documents
+        plain = profile.override(encoder=replace(profile.encoder, sentence_markers=False))
+        examples = heldout_examples(made.clusters[split], tokenizer, plain)
     targets = world_copy_targets(examples, made.clusters[split], made.facts[split], tokenizer)
     return (examples, targets) if any(targets) else None
 
