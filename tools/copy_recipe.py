@@ -69,15 +69,17 @@ def main(argv: list[str] | None = None) -> int:
     from cdlm_nb.perplexity import copy_gain
     from cdlm_nb.pretraining.heldout import heldout_examples
     from cdlm_nb.pretraining.shipped_base import shipped_base_dir
+    from cdlm_nb.pretraining.stages import base_stages, longformer_recipe
     from cdlm_nb.pretraining.trainer import pretrain, training_examples
     from cdlm_nb.profiles import get_profile
 
     profile = get_profile("cpu")
     config = replace(profile.pretrain, max_steps=args.steps, curve_steps=0, save_steps=args.steps,
                      learning_rate=args.lr or profile.pretrain.learning_rate)
-    folder = shipped_base_dir(profile.name, "base-long")
-    start = Encoder(use_fast_attention(LongformerForMaskedLM.from_pretrained(folder)),
-                    AutoTokenizer.from_pretrained(folder))
+    last_stage, _, _ = base_stages(profile.pretrain)[-1]
+    folder = shipped_base_dir(profile.name, last_stage)
+    start = longformer_recipe(Encoder(use_fast_attention(LongformerForMaskedLM.from_pretrained(folder)),
+                                      AutoTokenizer.from_pretrained(folder)), profile, profile.pretrain.max_length)
     made = world(profile.world)
     worlds = [world(replace(profile.world, seed=profile.world.seed + 1000 + k)) for k in range(args.fresh_worlds)]
     named = [(f"w{k}/", w) for k, w in enumerate(worlds)] or [("", made)]  # cluster ids are unique per world only
