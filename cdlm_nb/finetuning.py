@@ -239,6 +239,19 @@ def gradient_scaler(device: str) -> "torch.amp.GradScaler":
     return torch.amp.GradScaler("cuda", enabled=precision(device) == "fp16")
 
 
+#: P(positive) at which a trained binary classifier says yes (a pair related, two documents aligned, a sentence
+#: supporting): the likelier of its two classes, fixed and never tuned on test (the rules of notebook 11 choose
+#: their thresholds on dev).
+DECISION_THRESHOLD = 0.5
+
+
+def decide(probabilities: "Sequence[float] | np.ndarray") -> "np.ndarray":
+    """0/1 decisions at `DECISION_THRESHOLD`."""
+    import numpy as np
+
+    return (np.asarray(probabilities) >= DECISION_THRESHOLD).astype(int)
+
+
 @dataclass
 class ScoringResult:
     """Probabilities of a list of pairs, and how fast they were computed."""

@@ -94,6 +94,10 @@ class SearchResult:
     def best(self) -> SearchPoint:
         return max(self.points, key=SearchPoint.rank)
 
+    def describe(self) -> str:
+        """The chosen recipe in words, and whether this run trained it or read it from the cache."""
+        return self.chosen.describe() + ("; read from the run folder's cache, nothing trained" if self.cached else "")
+
     @property
     def train_seconds(self) -> float:
         """Training the chosen recipe took (its learning rate up to its epoch, dev scoring left out)."""
@@ -112,8 +116,9 @@ class SearchResult:
                    data["outcome"], cached=True)
 
 
-#: Config fields a search replaces (the learning rate and epochs it chooses) or that name other systems.
-NOT_IN_KEY = ("models", "epochs", "learning_rate")
+#: Config fields that name other systems (each system's search is keyed and cached apart); every other field is
+#: in the key.
+NOT_IN_KEY = ("models",)
 
 
 def setting(config: Any) -> dict[str, Any]:

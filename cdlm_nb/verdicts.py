@@ -236,18 +236,32 @@ def f1_rows(truth: np.ndarray, guess: np.ndarray) -> np.ndarray:
     return np.divide(2 * (truth & guess).sum(-1), positives, out=np.zeros(positives.shape), where=positives > 0)
 
 
+def decision_rows(metric: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """`acc` or `f1` of boolean decisions per row of (truth, guess) matrices: what a resample of test pairs scores."""
+    if metric == "acc":
+        return lambda truth, guess: (truth == guess).mean(-1)
+    if metric == "f1":
+        return f1_rows
+    raise ValueError(f"metric must be 'acc' or 'f1', got {metric!r}")
+
+
+def decision_interval(labels: Sequence[int], decisions: Sequence[int], metric: str, resamples: int = RESAMPLES,
+                      seed: int = SEED) -> tuple[float, float]:
+    """The 95 % percentile interval of `acc` or `f1` (fractions) over test pairs resampled with replacement."""
+    truth, guess = (np.asarray(x).astype(bool) for x in (labels, decisions))
+    score = decision_rows(metric)
+    return paired_bootstrap(lambda rows: score(truth[rows], guess[rows]), len(truth), resamples, seed)
+
+
 def decision_difference(labels: Sequence[int], first: Sequence[int], second: Sequence[int], metric: str,
                         band: float | None, resamples: int = RESAMPLES, seed: int = SEED) -> Difference:
     """`acc` or `f1` (fractions) of `first` minus `second` on the same test pairs, with its paired interval."""
     truth, a, b = (np.asarray(x).astype(bool) for x in (labels, first, second))
-    if metric == "acc":
-        def value(rows):
-            return (a[rows] == truth[rows]).mean(-1) - (b[rows] == truth[rows]).mean(-1)
-    elif metric == "f1":
-        def value(rows):
-            return f1_rows(truth[rows], a[rows]) - f1_rows(truth[rows], b[rows])
-    else:
-        raise ValueError(f"metric must be 'acc' or 'f1', got {metric!r}")
+    score = decision_rows(metric)
+
+    def value(rows):
+        return score(truth[rows], a[rows]) - score(truth[rows], b[rows])
+
     whole = np.arange(len(truth))[None]
     return Difference(float(value(whole)[0]), *paired_bootstrap(value, len(truth), resamples, seed), band)
 

@@ -12,7 +12,7 @@ TOOL = "tools/longer_search.py"
 def test_a_cda_matcher_is_searched_over_the_longer_schedule_and_written(tmp_path, capsys, load_script):
     from cdlm_nb.profiles import get_profile
 
-    epochs = get_profile("smoke").cda.search.epochs + 2
+    epochs = get_profile("smoke").cda.epochs + 2
     assert load_script(TOOL).main([str(tmp_path), "cda", "gru_han", "--epochs", str(epochs), "--patience", str(epochs),
                          "--profile", "smoke"]) == 0
     written = json.loads((tmp_path / "longer_search" / f"auto_cda_gru_han_{epochs}.json").read_text())

@@ -119,7 +119,7 @@ def test_every_loop_bound_of_gpu_is_shrunk_in_the_rehearsal():
     assert not large, f"gpu-sized integers left in the rehearsal (shrink them in rehearsal/sizes.py): {large}"
     stale = sorted(set(KEPT_AT_GPU) - set(kept))
     assert not stale, f"KEPT_AT_GPU names fields the rehearsal now shrinks or that no longer exist: {stale}"
-    assert get_profile("gpu-rehearsal").cda.search.epochs < get_profile("gpu").cda.search.epochs
+    assert get_profile("gpu-rehearsal").cda.epochs < get_profile("gpu").cda.epochs
 
 
 def test_no_code_branches_on_a_profile_name():
@@ -140,3 +140,60 @@ def test_no_code_branches_on_a_profile_name():
                 if names and literals:
                     offenders.append(f"{path.name}:{node.lineno}")
     assert not offenders, f"code compares a name with a profile name: {offenders}"
+
+
+def _sources() -> str:
+    """The package's code (the profile values aside) and the notebooks' cells: where a setting can be read."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    code = [p.read_text() for p in (root / "cdlm_nb").rglob("*.py") if p.parent.name != "profiles"
+            or p.name == "sections.py"]
+    cells = ["".join(cell["source"]) for notebook in sorted((root / "notebooks").glob("*.ipynb"))
+             for cell in json.loads(notebook.read_text())["cells"] if cell["cell_type"] == "code"]
+    return "\n".join(code + cells)
+
+
+def test_every_field_of_every_section_is_read():
+    """A setting nothing reads would do nothing: every section field is read as `.field` by the package or a
+    notebook (the profile values themselves aside)."""
+    import re
+
+    sources, profile = _sources(), get_profile("cpu")
+    sections = {f.name: getattr(profile, f.name) for f in fields(Profile) if is_dataclass(getattr(profile, f.name))}
+    unread = [f"{name}.{field.name}" for name, section in sections.items() for field in fields(section)
+              if not re.search(rf"\.{field.name}\b", sources)]
+    assert not unread, f"settings no code reads: {unread}"
+
+
+@pytest.mark.parametrize("section", ["matching", "cda"])
+def test_the_learning_rates_are_the_search_and_one_rate_trains_without_it(section):
+    """The rates a profile gives are the ones trained: searched on dev with `select_on_dev`, else exactly one
+    (several without a search are refused, naming the field); each rate and epoch count is in the search's cache
+    key, so a change retrains."""
+    from dataclasses import replace
+
+    from cdlm_nb.recipe_search import setting
+
+    config = getattr(get_profile("cpu"), section)
+    assert config.select_on_dev and config.search.learning_rates == config.learning_rates
+    assert config.search.epochs == config.epochs
+    for change in (dict(learning_rates=(7e-4,)), dict(epochs=config.epochs + 1)):
+        assert setting(replace(config, **change)) != setting(config)
+    single = replace(config, learning_rates=(7e-4,), select_on_dev=False)
+    assert single.search is None and single.learning_rate == 7e-4
+    with pytest.raises(ConfigError, match="learning_rates"):
+        replace(config, select_on_dev=False)
+
+
+def test_with_parameters_puts_in_what_a_notebook_sets_and_keeps_the_rest():
+    from cdlm_nb.profiles import with_parameters
+
+    matching = get_profile("cpu").matching
+    assert with_parameters(matching, "notebook 05", learning_rates=None, epochs=None) == matching
+    changed = with_parameters(matching, "notebook 05", learning_rates=[1e-4, 2e-4], epochs=2)
+    assert changed.learning_rates == (1e-4, 2e-4) and changed.search.epochs == 2
+    assert changed.batch_size == matching.batch_size
+    with pytest.raises(ConfigError, match="notebook 05"):
+        with_parameters(matching, "notebook 05", learning_rate=1e-4)

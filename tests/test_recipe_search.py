@@ -88,6 +88,7 @@ def test_a_cache_hit_trains_nothing_and_returns_the_chosen_weights_and_record(tm
                            record=lambda chosen: pytest.fail("a cache hit records nothing"))
     assert cached.cached and cached.chosen == searched.chosen and cached.points == searched.points
     assert again.trained == [] and cached.outcome == searched.outcome
+    assert "nothing trained" in cached.describe() and "nothing trained" not in searched.describe()
     assert float(state["weight"]) == pytest.approx(1e-3 * 1000 + 2)
     other = FakeTraining()
     search("cdlm", SPACE, other.fit, other.dev_score, cache=cache, key="k2")  # another key: searched again

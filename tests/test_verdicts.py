@@ -54,6 +54,15 @@ def test_decision_difference_matches_the_direct_scores():
         verdicts.decision_difference(labels, good, coin, "auc", band=None)
 
 
+def test_decision_interval_brackets_the_estimate_and_is_seeded():
+    labels = [1, 0] * 50
+    low, high = verdicts.decision_interval(labels, [1] * 100, "acc", 500)
+    assert low < 0.5 < high
+    assert verdicts.decision_interval(labels, [1] * 100, "acc", 500) == (low, high)
+    f1_low, f1_high = verdicts.decision_interval(labels, [1] * 100, "f1", 500)
+    assert f1_low < 2 / 3 < f1_high
+
+
 def test_f1_rows_is_scikit_learns_f1():
     from sklearn.metrics import f1_score
 

@@ -32,13 +32,11 @@ def longer_search(run_dir: str, task: str, system: str, epochs: int, patience: i
 
     profile = get_profile(profile_name)
     if task == "cross":
-        from cdlm_nb.match_ignition.experiment import with_epoch_search
-
-        searched = with_epoch_search(profile.match_ignition, epochs)
-        config = searched.training
+        config = replace(profile.match_ignition.training, epochs=epochs, select_on_dev=True)
+        searched = replace(profile.match_ignition, training=config)
     else:
         section = profile.matching if task == "matching" else profile.cda
-        config = replace(section, search=replace(section.search, epochs=epochs))
+        config = replace(section, epochs=epochs)
     if task == "cda" and patience is not None:
         config = replace(config, patience=patience)
     notebook_10 = task == "cda" and system != "aose"  # 05 and 11 read the profile's pairs, 10 caps them itself

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ConfigError
+from ..finetuning import decide
 from ..profiles import SEED
 from .alignment import S2DScores, expected_random_mrr, joint_s2d
 from .han import GRUHAN, BertAVG, BertHAN, PooledSentences
@@ -148,7 +149,7 @@ def run_model(name: str, prepared: Prepared, config: "CDAConfig", seed: int = SE
                       patience=config.patience, min_improvement=config.min_improvement)
     test = pairs["test"]
     predicted = predict(model, test, config.batch_size)
-    decisions = (predicted.probabilities >= 0.5).astype(int).tolist()
+    decisions = decide(predicted.probabilities).tolist()
     oracle = {scorer: joint_s2d(test.labels, test.labels, scores, test.gold)
               for scorer, scores in (("attention", predicted.attention), ("cosine", predicted.cosine))}
     return CDARun(name, d2d_scores(test.labels, decisions),
@@ -173,7 +174,7 @@ def search_recipe(name: str, prepared: Prepared, pairs: Mapping[str, PairSet], c
     trained: dict[float, tuple[SiameseCDA, Fit]] = {}
 
     def dev_score(model) -> dict[str, float]:
-        decisions = (predict(model, pairs["dev"], config.batch_size).probabilities >= 0.5).astype(int).tolist()
+        decisions = decide(predict(model, pairs["dev"], config.batch_size).probabilities).tolist()
         return dev_scores(pairs["dev"].labels, decisions)
 
     def fit_rate(learning_rate: float, on_epoch) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .. import verdicts
+from ..finetuning import decide
 from ..verdicts import NR, reference_label
 from .experiment import RANDOM, CDARun, model_spec
 
@@ -162,9 +163,8 @@ def recipe_table(runs: Mapping[str, CDARun]) -> "pd.DataFrame":
 
 def stopping_rule(config: "CDAConfig") -> str:
     """How long one learning rate trains, in words: the epoch bound and the early-stopping rule."""
-    most = config.search.epochs if config.search is not None else config.epochs
-    return (f"each learning rate trains at most {most} epochs, and stops earlier once the dev loss has not fallen "
-            f"by at least {config.min_improvement:g} for {config.patience} epoch(s) in a row")
+    return (f"each learning rate trains at most {config.epochs} epochs, and stops earlier once the dev loss has not "
+            f"fallen by at least {config.min_improvement:g} for {config.patience} epoch(s) in a row")
 
 
 def recipe_note(runs: Mapping[str, CDARun]) -> str:
@@ -210,7 +210,7 @@ def pair_alignment_figure(run: CDARun, rows, index: int) -> "Figure":
 def learned_d2d(runs: Mapping[str, CDARun], test_labels: Sequence[int]) -> tuple[list[str], list[str]]:
     """(the trained models above the D2D reference rows on accuracy and F1, the readings naming the others): a
     model not above calling every pair related / none learned nothing here."""
-    decisions = {name: run.probabilities >= 0.5 for name, run in runs.items()
+    decisions = {name: decide(run.probabilities) for name, run in runs.items()
                  if name != RANDOM and run.probabilities is not None}
     return verdicts.split_learned({name: runs[name].d2d for name in decisions},
                                   verdicts.floors(verdicts.pair_references(test_labels)),
@@ -235,8 +235,8 @@ def readings(runs: Mapping[str, CDARun], test_labels: Sequence[int], profile: st
                     lines.append(f"- {claim}: cannot be checked here ({verdicts.LEARNED_NOTHING}: "
                                  f"{' and '.join(nothing)}).")
                     continue
-                diff = verdicts.decision_difference(test_labels, runs[name].probabilities >= 0.5,
-                                                    runs[encoder].probabilities >= 0.5, "f1",
+                diff = verdicts.decision_difference(test_labels, decide(runs[name].probabilities),
+                                                    decide(runs[encoder].probabilities), "f1",
                                                     band(name, encoder, "d2d/f1", scale=100))
                 lines.append(verdicts.claim_line(claim, diff, "D2D F1"))
     random_mrr = runs[RANDOM].oracle["attention"].metrics["mrr"] if RANDOM in runs else None
@@ -270,6 +270,6 @@ def readings(runs: Mapping[str, CDARun], test_labels: Sequence[int], profile: st
 
 def run_line(run: CDARun) -> str:
     """One line per matcher as notebook 10 trains it: D2D accuracy and F1 (%), S2D MRR, time and the kept recipe."""
-    kept = f"{run.recipe.chosen.describe()}" if run.recipe is not None else f"best epoch {run.fit.best_epoch}"
+    kept = run.recipe.describe() if run.recipe is not None else f"best epoch {run.fit.best_epoch}"
     return (f"{run.name:<22} D2D acc {100 * run.d2d['acc']:5.1f}  F1 {100 * run.d2d['f1']:5.1f}  S2D MRR "
             f"{run.s2d_attention.metrics['mrr']:.3f}  ({run.fit.seconds:.0f} s, {kept})")

@@ -1,6 +1,6 @@
-"""What notebook 11 computes from the systems' test decisions: scores with bootstrap intervals (the paired one of
-an ordering is `verdicts.decision_difference`), F1 on hard negatives only, F1 by pair length, and which pairs only
-one system gets right."""
+"""What notebook 11 computes from the systems' test decisions: scores (their bootstrap intervals are
+`verdicts.decision_interval`, the paired one of an ordering `verdicts.decision_difference`), F1 on hard negatives
+only, F1 by pair length, and which pairs only one system gets right."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..profiles import SEED
-from ..verdicts import f1_rows, paired_bootstrap
 from .systems import System
 
 
@@ -24,19 +22,6 @@ def scores(labels: Sequence[int], decisions: Sequence[int], kinds: Sequence[str]
     f1_hard = (pair_scores(labels[hard], decisions[hard])["f1"] if (kinds == "hard_negative").any()
                else float("nan"))
     return {"acc": overall["accuracy"], "f1": overall["f1"], "f1_hard": f1_hard}
-
-
-def bootstrap_interval(labels: Sequence[int], decisions: Sequence[int], metric: str, resamples: int,
-                       seed: int = SEED) -> tuple[float, float]:
-    """The 95 % percentile interval of `acc` or `f1` over pairs resampled with replacement (`verdicts.paired_bootstrap`;
-    `verdicts.f1_rows`: scikit-learn's F1, 0 when nothing is positive)."""
-    labels, decisions = np.asarray(labels), np.asarray(decisions)
-
-    def value(rows: np.ndarray) -> np.ndarray:
-        truth, guess = labels[rows], decisions[rows]
-        return (truth == guess).mean(-1) if metric == "acc" else f1_rows(truth, guess)
-
-    return paired_bootstrap(value, len(labels), resamples, seed)
 
 
 def length_buckets(rows, buckets: int) -> tuple[np.ndarray, list[str]]:

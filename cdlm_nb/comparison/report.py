@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import verdicts
-from ..verdicts import reference_label
-from .analysis import bootstrap_interval, length_buckets, only_right, scores
+from ..verdicts import decision_interval, reference_label
+from .analysis import length_buckets, only_right, scores
 from .systems import System
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def results_table(systems: Mapping[str, System], rows, resamples: int) -> "pd.Da
         measured = _scores(system, rows)
         row = {}
         for metric in ("acc", "f1"):
-            low, high = bootstrap_interval(rows["label"], system.decisions, metric, resamples)
+            low, high = decision_interval(rows["label"], system.decisions, metric, resamples)
             row[metric] = f"{100 * measured[metric]:.1f} [{100 * low:.0f}-{100 * high:.0f}]"
         row |= {"F1 hard neg.": round(100 * measured["f1_hard"], 1), "train s": round(system.train_seconds, 1),
                 "pairs/s": round(system.pairs_per_second, 1), "peak MB": round(system.peak_mb),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +22,7 @@ import numpy as np
 from transformers import set_seed
 
 from ..errors import ConfigError
+from ..finetuning import DECISION_THRESHOLD
 from ..memory import peak_memory
 from ..profiles import COMPARISON_SYSTEMS as SYSTEMS
 from ..profiles import SEED
@@ -149,23 +150,25 @@ def _cda(ctx: Context, system: str, model: str) -> System:
     trained = run.recipe.train_seconds if run.recipe is not None else run.fit.seconds  # the chosen recipe's
     train_seconds = trained + embedding.get("train", 0.0) + embedding.get("dev", 0.0)
     pairs_per_second = len(run.probabilities) / (run.inference_seconds + embedding.get("test", 0.0))
-    return System(system, run.probabilities, 0.5, train_seconds, pairs_per_second, 0.0, parameters(built),
-                  parameters(built) + frozen, longest)
+    return System(system, run.probabilities, DECISION_THRESHOLD, train_seconds, pairs_per_second, 0.0,
+                  parameters(built), parameters(built) + frozen, longest)
 
 
 def _match_ignition(ctx: Context, system: str) -> System:
     """A MiniLM cross-encoder: Match-Ignition with both filters or without them (`cross_encoder_filters`)."""
-    from ..match_ignition.experiment import cross_encoder_filters, train_variant, with_epoch_search
+    from ..match_ignition.experiment import cross_encoder_filters, train_variant
 
     config = ctx.profile.match_ignition
     alpha, keep = cross_encoder_filters(system, config)
     # notebook 09's recipe, its epoch chosen on dev here (one schedule: the time of a wider search is not there)
-    searched = with_epoch_search(config, ctx.profile.comparison.cross_encoder_epochs)
+    epochs = ctx.profile.comparison.cross_encoder_epochs
+    searched = replace(config, training=replace(config.training, epochs=epochs or config.training.epochs,
+                                                select_on_dev=True))
     run, model = train_variant(system, ctx.splits, alpha, keep, searched, device=ctx.device, seed=ctx.seed)
     ctx.recipes[system] = run.recipe
     longest = f"{config.training.max_length} tokens" + (f" of the top {keep} sentences each" if keep else "")
-    return System(system, run.test_scores, 0.5, run.train_seconds, run.pairs_per_second, 0.0, parameters(model),
-                  parameters(model), longest)
+    return System(system, run.test_scores, DECISION_THRESHOLD, run.train_seconds, run.pairs_per_second, 0.0,
+                  parameters(model), parameters(model), longest)
 
 
 def _cross_encoder(ctx: Context, variant: str) -> System | None:
@@ -182,8 +185,8 @@ def _cross_encoder(ctx: Context, variant: str) -> System | None:
     run = run_classifier(variant, model, encoder.tokenizer, ctx.splits, config, device=ctx.device, seed=ctx.seed,
                          cache=recipe_cache(ctx.run_dir))  # notebook 05's search: re-used when its pairs are these
     ctx.recipes[variant] = run.recipe
-    return System(variant, run.test_scores, 0.5, run.train_seconds, run.pairs_per_second, 0.0, parameters(model),
-                  parameters(model), f"{max_input_length(model, config.max_length)} tokens per pair")
+    return System(variant, run.test_scores, DECISION_THRESHOLD, run.train_seconds, run.pairs_per_second, 0.0,
+                  parameters(model), parameters(model), f"{max_input_length(model, config.max_length)} tokens per pair")
 
 
 #: How each baseline of `system_ids.BASELINE_LABELS` trains and scores (the pretrained models: `_cross_encoder`).

@@ -16,17 +16,17 @@ import copy
 import statistics
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import torch
 
 from ..errors import ConfigError
-from ..finetuning import synchronize
+from ..finetuning import DECISION_THRESHOLD, synchronize
 from ..matching.experiment import MatchingRun, evaluate_at, run_classifier
 from ..matching.inputs import encode_pairs
 from ..matching.training import score
-from ..profiles import SEED, epoch_search
+from ..profiles import SEED
 from .sentence_filter import filter_pair
 from .word_filter import FilterTrace, WordFilterClassifier
 
@@ -87,13 +87,6 @@ def filter_splits(splits: Mapping[str, Any], keep: int | None) -> dict[str, Any]
     return {split: filter_sentences(rows, keep) for split, rows in splits.items()}
 
 
-def with_epoch_search(config: "MatchIgnitionConfig", epochs: int | None = None) -> "MatchIgnitionConfig":
-    """The config with its training recipe run for `epochs` epochs (None: its own) as a one-rate search, so that
-    dev is scored after every epoch and the best epoch kept (`recipe_search`)."""
-    training = replace(config.training, epochs=epochs or config.training.epochs)
-    return replace(config, training=replace(training, search=epoch_search(training)))
-
-
 def cross_encoder_filters(system: str, config: "MatchIgnitionConfig") -> tuple[float, int | None]:
     """(α, sentences kept per document) of the comparison's MiniLM cross-encoders: `match_ignition`, both filters
     (α = 10 %, the config's λ), or `minilm_cross`, neither (the truncated cross-encoder)."""
@@ -134,7 +127,7 @@ def inference_variants(model, tokenizer, splits: Mapping[str, Any], config: "Mat
         inputs, _ = encode_pairs(rows, tokenizer, config.training.max_length, config.training.protocol)
         scored = score(model, inputs, pad_id=tokenizer.pad_token_id, batch_size=config.training.score_batch_size,
                        device=device)
-        results[name] = evaluate_at(scored.probabilities, rows, 0.5)
+        results[name] = evaluate_at(scored.probabilities, rows, DECISION_THRESHOLD)
     return results
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from transformers import set_seed
 
 from ..encoders import max_input_length
-from ..finetuning import TrainSetup
+from ..finetuning import DECISION_THRESHOLD, TrainSetup, decide
 from ..profiles import SEED
 from ..recipe_search import RecipeCache, SearchResult
 from .inputs import EncodingStats, encode_pairs
@@ -68,7 +68,8 @@ def recipe_cache(run_dir: str | Path | None, task: str = "matching") -> RecipeCa
 def run_classifier(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
                    splits: Mapping[str, Any], config: "MatchingConfig", *, device: str = "cpu",
                    seed: int = SEED, cache: RecipeCache | None = None, score_dev: bool = True) -> MatchingRun:
-    """Fine-tune a ready pair classifier on train, score dev and test; a pair is related when P(related) >= 0.5.
+    """Fine-tune a ready pair classifier on train, score dev and test; a pair is related when P(related) >= 0.5
+    (`finetuning.DECISION_THRESHOLD`).
     With `config.search`, the recipe is chosen on dev first (`search_recipe`), and test is scored once with the
     chosen weights; else `config`'s one recipe is trained (`score_dev=False`: dev is not scored, for callers that
     show only test, e.g. notebook 09's variants)."""
@@ -93,10 +94,10 @@ def run_classifier(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTo
                            batch_size=config.score_batch_size, protocol=config.protocol, device=device)
               for split in (("dev", "test") if score_dev else ("test",))}
     model.to("cpu")
-    dev = evaluate_at(scored["dev"].probabilities, splits["dev"], 0.5) if score_dev else {}
-    return MatchingRun(name, 0.5, dev,
-                       evaluate_at(scored["test"].probabilities, splits["test"], 0.5), scored["test"].probabilities,
-                       train_seconds, scored["test"].pairs_per_second, losses, encoded["test"][1], recipe)
+    dev = evaluate_at(scored["dev"].probabilities, splits["dev"], DECISION_THRESHOLD) if score_dev else {}
+    test = evaluate_at(scored["test"].probabilities, splits["test"], DECISION_THRESHOLD)
+    return MatchingRun(name, DECISION_THRESHOLD, dev, test, scored["test"].probabilities, train_seconds,
+                       scored["test"].pairs_per_second, losses, encoded["test"][1], recipe)
 
 
 def search_recipe(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
@@ -120,7 +121,7 @@ def search_recipe(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTok
     def dev_score(current) -> dict[str, float]:
         probabilities = score(current, encoded["dev"][0], pad_id=tokenizer.pad_token_id,
                               batch_size=config.score_batch_size, protocol=config.protocol, device=device).probabilities
-        return dev_scores(splits["dev"]["label"], (probabilities >= 0.5).astype(int).tolist())
+        return dev_scores(splits["dev"]["label"], decide(probabilities).tolist())
 
     def fit(learning_rate: float, on_epoch) -> None:
         model.load_state_dict(initial)

@@ -210,7 +210,7 @@ def readings(runs: Mapping[str, MatchingRun], labels, profile: str, data: str) -
 
 def run_line(run: MatchingRun) -> str:
     """One line per encoder as notebook 05 fine-tunes it: test accuracy and F1 (%), time, recipe and speed."""
-    chosen = f", {run.recipe.chosen.describe()}" if run.recipe is not None else ""
+    chosen = f", {run.recipe.describe()}" if run.recipe is not None else ""
     return (f"{display_name(run.model):<12} test accuracy {100 * run.test['accuracy']:5.1f}  F1 "
             f"{100 * run.test['f1']:5.1f}  ({run.train_seconds:.0f} s training{chosen}, "
             f"{run.pairs_per_second:.0f} pairs/s)")

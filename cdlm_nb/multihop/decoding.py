@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
+from ..finetuning import DECISION_THRESHOLD
 from .inputs import ANSWER_TYPES, QAInput
 
 GOLD_PARAGRAPHS = 2
@@ -48,7 +49,8 @@ def decode(item: QAInput, logits: dict[str, np.ndarray], max_answer_tokens: int)
     for paragraph in chosen:
         own = [k for k, owner in enumerate(item.sentence_paragraph) if owner == paragraph]
         if own:
-            kept = [k for k in own if probabilities[k] >= 0.5] or [max(own, key=lambda k: probabilities[k])]
+            best = max(own, key=lambda k: probabilities[k])
+            kept = [k for k in own if probabilities[k] >= DECISION_THRESHOLD] or [best]
             supporting += kept
     kind = ANSWER_TYPES[int(np.argmax(logits["answer_type"]))]
     answer = kind

@@ -36,7 +36,6 @@ from .sections import (
     PretrainConfig,
     SearchSpace,
     WorldConfig,
-    epoch_search,
 )
 
 PROFILE_NAMES = ("smoke", "cpu", "gpu", "gpu-rehearsal")
@@ -78,6 +77,12 @@ def override(section: Any, changes: dict | None, where: str) -> Any:
     if unknown:
         raise ConfigError(f"{where}: unknown {type(section).__name__} field(s) {unknown}; valid: {sorted(known)}")
     return replace(section, **{k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()})
+
+
+def with_parameters(section: Any, where: str, **parameters: Any) -> Any:
+    """`section` with a notebook's parameters put in (`override`), each None (the parameters cell's "the profile's
+    value") left out: `with_parameters(profile.matching, "notebook 05", epochs=EPOCHS)`."""
+    return override(section, {name: value for name, value in parameters.items() if value is not None}, where)
 
 
 def _build(name: str, values: ModuleType) -> Profile:
@@ -140,4 +145,4 @@ __all__ = ["BASELINE_SYSTEMS", "CDA_MODELS", "COMPARISON_SYSTEMS", "PAPER_MODELS
            "REHEARSAL_MINUTES", "REHEARSAL_SIZES", "RELEASED_MODELS", "SEED", "AttentionConfig", "CDAConfig",
            "ClassificationConfig", "ComparisonConfig", "CorefConfig", "EncoderConfig", "MatchIgnitionConfig",
            "MatchingConfig", "MultihopConfig", "PretrainConfig", "Profile", "SearchSpace", "WorldConfig",
-           "epoch_search", "get_profile", "override", "profile_names", "rehearsal_of", "shrunk"]
+           "get_profile", "override", "profile_names", "rehearsal_of", "shrunk", "with_parameters"]

@@ -21,7 +21,6 @@ from .sections import (
     MatchingConfig,
     MultihopConfig,
     PretrainConfig,
-    SearchSpace,
     WorldConfig,
 )
 
@@ -69,10 +68,9 @@ COREF = CorefConfig(models=PAPER_MODELS, kinds=("event", "entity"),
                     max_pairs_per_subtopic=800, thresholds=(0.5, 0.55, 0.6, 0.65, 0.7), ecbplus_topics=None)
 
 MATCHING = MatchingConfig(models=PAPER_MODELS, max_length=4096, protocol="paper", max_pairs=None, pairs_per_kind=3,
-                          pan_like_pairs=500, epochs=8, batch_size=32, learning_rate=2e-5, warmup=0.0,
+                          pan_like_pairs=500, epochs=8, batch_size=32, learning_rates=(2e-5,), warmup=0.0,
                           score_batch_size=32, ecbplus_topics=None,
-                          # the paper's recipe; only the epoch is chosen on dev
-                          search=SearchSpace(learning_rates=(2e-5,), epochs=8, warmup=0.0))
+                          select_on_dev=True)  # the paper's recipe; only the epoch is chosen on dev
 
 MULTIHOP = MultihopConfig(models=PAPER_MODELS, max_length=4096, max_questions=2500, epochs=5, batch_size=32,
                           # paper: all 90,447 training questions, 5 epochs. 2,500 of them (was 6,000), the paper's 5
@@ -83,8 +81,8 @@ MULTIHOP = MultihopConfig(models=PAPER_MODELS, max_length=4096, max_questions=25
 MATCH_IGNITION = MatchIgnitionConfig(alphas=(0.0, 0.05, 0.1, 0.2, 0.3), keep_sentences=5, lambdas=(3, 5, 8),
                                      ablation_alpha=0.1,
                                      training=replace(MATCHING, models=(), max_length=400, max_pairs=None, epochs=10,
-                                                      batch_size=8, learning_rate=1e-5, warmup=0.1, search=None,
-                                                      class_weighted=False),
+                                                      batch_size=8, learning_rates=(1e-5,), warmup=0.1,
+                                                      select_on_dev=False, class_weighted=False),
                                      speed_length=400, speed_batch=8, speed_repeats=20)
 
 CLASSIFICATION = ClassificationConfig(encoder="sentence-transformers/nli-roberta-base-v2", min_tokens=5,
@@ -99,9 +97,8 @@ CLASSIFICATION = ClassificationConfig(encoder="sentence-transformers/nli-roberta
 
 CDA = CDAConfig(models=CDA_MODELS, max_pairs=None, max_sentences=60, max_words=60, sentence_tokens=128,
                 vocab_size=50000, embedding_dim=50, gru_hidden=50, bert_hidden=128, classifier_hidden=128,
-                epochs=100, patience=5, batch_size=256, learning_rate=1e-5, min_improvement=1e-3,
-                # the paper's recipe; only the epoch is chosen on dev (by F1, not loss)
-                search=SearchSpace(learning_rates=(1e-5,), epochs=100, warmup=0.0, schedule="constant"))
+                epochs=100, patience=5, batch_size=256, learning_rates=(1e-5,), min_improvement=1e-3,
+                select_on_dev=True)  # the paper's recipe; only the epoch is chosen on dev (by F1, not loss)
 
 COMPARISON = ComparisonConfig(systems=COMPARISON_SYSTEMS, minilm_tokens=512, bootstrap=1000, length_buckets=4,
                               cross_encoder_epochs=None)

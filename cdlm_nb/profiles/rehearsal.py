@@ -21,8 +21,8 @@ REHEARSAL_SIZES: dict[str, dict] = {
     "coref": dict(max_length=512, hidden_sizes=(32,), max_train_pairs=8, epochs=1, batch_size=8,
                   per_device_batch=4, score_batch_size=16, eval_subtopics=2, max_pairs_per_subtopic=10,
                   ecbplus_topics=(1, 3, 2, 5, 36, 37)),  # two topics of each split (train, dev, test)
-    "matching": dict(max_length=512, max_pairs=24, pairs_per_kind=1, pan_like_pairs=6, epochs=1, batch_size=8,
-                     score_batch_size=16, search=dict(epochs=2)),
+    "matching": dict(max_length=512, max_pairs=24, pairs_per_kind=1, pan_like_pairs=6, epochs=2, batch_size=8,
+                     score_batch_size=16),
     "multihop": dict(max_length=512, max_questions=12, epochs=1, batch_size=4, score_batch_size=8),
     "match_ignition": dict(training=dict(max_length=64, max_pairs=8, pairs_per_kind=1, pan_like_pairs=6, epochs=1,
                                          score_batch_size=16),
@@ -31,8 +31,7 @@ REHEARSAL_SIZES: dict[str, dict] = {
                            test_docs=12, frozen_epochs=3, batch_size=8, finetune_docs=12, finetune_epochs=1,
                            max_segments_per_step=64, embed_batch_size=64),
     "cda": dict(max_pairs=12, max_sentences=6, max_words=20, sentence_tokens=32, vocab_size=2000, embedding_dim=16,
-                gru_hidden=16, bert_hidden=16, classifier_hidden=16, epochs=2, patience=1, batch_size=8,
-                search=dict(epochs=2)),
+                gru_hidden=16, bert_hidden=16, classifier_hidden=16, epochs=2, patience=1, batch_size=8),
     "comparison": dict(minilm_tokens=64, bootstrap=100, length_buckets=2),
     "world": dict(topics=5, dev_topics=1, test_topics=1, task_topics=3, pairs_per_kind=1, qa_distractors=2),
 }

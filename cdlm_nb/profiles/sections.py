@@ -6,7 +6,9 @@ sizes in `rehearsal.py`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+
+from ..errors import ConfigError
 
 #: The tutorial's one default seed: every run, split and resample draws from it unless a notebook's `SEED` parameter
 #: or a seed-spread run says otherwise. Seeding itself is transformers' `set_seed`.
@@ -37,10 +39,10 @@ class SearchSpace:
                 f"({shape}); up to {len(self.learning_rates) * self.epochs} points")
 
 
-def epoch_search(training) -> SearchSpace:
-    """A training config's own schedule (`learning_rate`, `epochs`, `warmup`) as a one-rate search: dev is scored
-    after every epoch and the best epoch kept, nothing else searched."""
-    return SearchSpace((training.learning_rate,), training.epochs, training.warmup)
+def check_rates(name: str, rates: tuple[float, ...], searched: bool) -> None:
+    """A section's learning rates: at least one, and exactly one unless they are searched on dev."""
+    if not rates or (len(rates) > 1 and not searched):
+        raise ConfigError(f"{name}={rates!r}: give one rate, or several with select_on_dev=True (tried on dev)")
 
 
 @dataclass(frozen=True)
@@ -179,17 +181,31 @@ class MatchingConfig:
     max_pairs: int | None  # random cap on pairs per split (CPU budget; counted); None = every pair
     pairs_per_kind: int  # ECB+ / Multi-News pairs per subtopic and kind (the world has its own)
     pan_like_pairs: int  # PAN-like positive (and as many negative) pairs per split
-    epochs: int  # paper: 8
+    epochs: int  # length of the schedule (paper: 8)
     batch_size: int  # pairs per optimizer step (paper: 32)
-    learning_rate: float  # AdamW (the released code: 2e-5 for Longformer-base; tiny models need more)
+    learning_rates: tuple[float, ...]  # AdamW peak rates (the released code: 2e-5 for Longformer-base; tiny models
+    #                                    need more): each tried with `select_on_dev`, else exactly one
     warmup: float  # share of the steps with a linear learning-rate warm-up (then linear decay to 0)
     score_batch_size: int  # pairs per forward pass when scoring
     ecbplus_topics: tuple[int, ...] | None  # ECB+ topics read when DATA = "ecbplus" (None: all)
     per_device_batch: int | None = None  # pairs per forward pass, gradients accumulated up to batch_size (None: all
     #                                      at once); set by the plan (`cdlm_nb.plan`) to what fits the card
-    search: SearchSpace | None = None  # the recipe searched on dev, the same for every encoder (`recipe_search`);
-    #                                    replaces epochs, learning_rate and warmup; None: train that one recipe
-    class_weighted: bool = False  # cross-entropy with balanced class weights (`matching.training.balanced_weights`):
+    select_on_dev: bool = False  # dev scored after every epoch of every rate, the best point trained and kept, the
+    #                              same search for every encoder (`recipe_search`); False: the one rate, last epoch
+    class_weighted: bool = False  # cross-entropy with balanced class weights (`matching.training.balanced_weights`)
+
+    def __post_init__(self) -> None:
+        check_rates("learning_rates", self.learning_rates, self.select_on_dev)
+
+    @property
+    def search(self) -> SearchSpace | None:
+        """The recipes tried on dev (`select_on_dev`), or None: train `learning_rate` alone."""
+        return SearchSpace(self.learning_rates, self.epochs, self.warmup) if self.select_on_dev else None
+
+    @property
+    def learning_rate(self) -> float:
+        """The one rate trained without a search."""
+        return self.learning_rates[0]
 
 
 @dataclass(frozen=True)
@@ -220,11 +236,6 @@ class MatchIgnitionConfig:
     speed_length: int  # tokens per input of the speed measurement (paper: 400)
     speed_batch: int  # inputs per batch of the speed measurement (paper: 8)
     speed_repeats: int  # timed repeats per α (the median is reported)
-
-
-def with_epoch_search(training: MatchingConfig) -> MatchingConfig:
-    """`training` with its own schedule run as a one-rate search (`epoch_search`): the best dev epoch kept."""
-    return replace(training, search=epoch_search(training))
 
 
 @dataclass(frozen=True)
@@ -268,10 +279,26 @@ class CDAConfig:
     epochs: int  # most epochs (early stopping decides)
     patience: int  # epochs without a better dev loss before stopping (paper: 5)
     batch_size: int  # paper: 256
-    learning_rate: float  # Adam (paper: 1e-5, on 100k+ pairs; a few hundred pairs need more)
+    learning_rates: tuple[float, ...]  # Adam, constant (paper: 1e-5, on 100k+ pairs; a few hundred pairs need more):
+    #                                    each tried with `select_on_dev`, else exactly one
     min_improvement: float  # a dev loss is better only when it falls by at least this much (nats; the paper: not
     #                         given): at lr 1e-5 the loss creeps down by hairs, and any decrease would run every epoch
-    search: SearchSpace | None = None  # learning rates tried on dev, the same for every model (`recipe_search`): each
+    select_on_dev: bool = False  # dev D2D scored after every epoch of every rate, the best point kept, the same
+    #                              search for every model (`recipe_search`); False: the one rate, early stopping alone
+
+    def __post_init__(self) -> None:
+        check_rates("learning_rates", self.learning_rates, self.select_on_dev)
+
+    @property
+    def search(self) -> SearchSpace | None:
+        """The recipes tried on dev (`select_on_dev`), or None: train `learning_rate` alone."""
+        return (SearchSpace(self.learning_rates, self.epochs, 0.0, schedule="constant") if self.select_on_dev
+                else None)
+
+    @property
+    def learning_rate(self) -> float:
+        """The one rate trained without a search."""
+        return self.learning_rates[0]
 
 
 CDA_MODELS = ("gru_han", "gru_han_shallow", "gru_han_deep", "bert_han", "bert_han_shallow", "bert_han_shallow_add",

@@ -19,7 +19,6 @@ from .sections import (
     MatchingConfig,
     MultihopConfig,
     PretrainConfig,
-    SearchSpace,
     WorldConfig,
 )
 
@@ -54,16 +53,15 @@ COREF = CorefConfig(models=("longformer", "cdlm"), kinds=("event",), sentences_a
                     thresholds=FINE_THRESHOLDS, ecbplus_topics=(1, 2, 5))
 
 MATCHING = MatchingConfig(models=("longformer", "cdlm"), max_length=256, protocol="paper", max_pairs=24,
-                          pairs_per_kind=1, pan_like_pairs=6, epochs=1, batch_size=8, learning_rate=1e-3,
-                          warmup=0.0, score_batch_size=32, ecbplus_topics=(1, 3, 2, 5),
-                          search=SearchSpace(learning_rates=(1e-3,), epochs=2, warmup=0.1))
+                          pairs_per_kind=1, pan_like_pairs=6, epochs=2, batch_size=8, learning_rates=(1e-3,),
+                          warmup=0.1, score_batch_size=32, ecbplus_topics=(1, 3, 2, 5), select_on_dev=True)
 
 MULTIHOP = MultihopConfig(models=("longformer", "cdlm"), max_length=512, max_questions=16, epochs=1, batch_size=4,
                           learning_rate=1e-3, warmup=0.1, max_answer_tokens=30, score_batch_size=8)
 
 MATCH_IGNITION = MatchIgnitionConfig(alphas=(0.0, 0.2), keep_sentences=5, lambdas=(3, 5), ablation_alpha=0.2,
-                                     training=replace(MATCHING, models=(), max_length=128, max_pairs=16,
-                                                      warmup=0.1, search=None, class_weighted=False),
+                                     training=replace(MATCHING, models=(), max_length=128, max_pairs=16, epochs=1,
+                                                      warmup=0.1, select_on_dev=False, class_weighted=False),
                                      speed_length=64, speed_batch=2, speed_repeats=2)
 
 CLASSIFICATION = ClassificationConfig(encoder="minilm", min_tokens=5, max_tokens=250, max_document_tokens=1024,
@@ -75,8 +73,7 @@ CLASSIFICATION = ClassificationConfig(encoder="minilm", min_tokens=5, max_tokens
 CDA = CDAConfig(models=("gru_han", "gru_han_deep", "bert_han_shallow", "bert_avg"), max_pairs=24,
                 max_sentences=12, max_words=30, sentence_tokens=64, vocab_size=2000, embedding_dim=16,
                 gru_hidden=16, bert_hidden=16, classifier_hidden=16, epochs=2, patience=1, batch_size=8,
-                learning_rate=1e-3, min_improvement=1e-3,
-                search=SearchSpace(learning_rates=(1e-3,), epochs=2, warmup=0.0, schedule="constant"))
+                learning_rates=(1e-3,), min_improvement=1e-3, select_on_dev=True)
 
 COMPARISON = ComparisonConfig(systems=("tfidf", "minilm_cosine", "aose", "cda_gru_deep", "match_ignition", "cdlm"),
                               minilm_tokens=128, bootstrap=100, length_buckets=2, cross_encoder_epochs=None)

@@ -156,10 +156,7 @@ def test_cda_files_are_written_atomically_with_a_manifest(tmp_path, monkeypatch)
 def test_a_searched_run_keeps_the_dev_best_point_and_a_cache_hit_trains_nothing(tmp_path, monkeypatch):
     from dataclasses import replace
 
-    from cdlm_nb.profiles import SearchSpace
-
-    config = replace(get_profile("smoke").cda, patience=3,
-                     search=SearchSpace(learning_rates=(1e-3, 1e-2), epochs=3, warmup=0.0))
+    config = replace(get_profile("smoke").cda, patience=3, learning_rates=(1e-3, 1e-2), epochs=3, select_on_dev=True)
     prepared = experiment.prepare({name: ROWS for name in experiment.SPLITS}, config)
     cache = experiment.recipe_cache(tmp_path)
     run = experiment.run_model("gru_han_shallow", prepared, config, cache=cache)

@@ -39,8 +39,8 @@ def test_classifier_shares_the_encoders_weights(tiny_encoder):
 @pytest.mark.slow
 def test_run_matching_learns_a_lexical_rule(tiny_encoder):
     splits = {"train": _pairs(32), "dev": _pairs(8), "test": _pairs(8)}
-    config = replace(get_profile("smoke").matching, epochs=8, learning_rate=3e-3, batch_size=8, max_length=64,
-                     search=None)  # the one recipe given
+    config = replace(get_profile("smoke").matching, epochs=8, learning_rates=(3e-3,), batch_size=8,
+                     max_length=64, select_on_dev=False)  # the one recipe given
     run = run_matching("cdlm", copy.deepcopy(tiny_encoder.model), tiny_encoder.tokenizer, splits, config)
     assert sum(run.losses[-4:]) < sum(run.losses[:4])  # last epoch against the first
     assert set(run.test) >= {"accuracy", "f1", "acc/positive", "acc/easy_negative"}
@@ -91,7 +91,7 @@ def test_run_matching_starts_alike_whatever_drew_random_numbers_before(tiny_enco
     import torch
 
     splits = {"train": _pairs(8), "dev": _pairs(4), "test": _pairs(4)}
-    config = replace(get_profile("smoke").matching, epochs=1, batch_size=4, max_length=64, search=None)
+    config = replace(get_profile("smoke").matching, epochs=1, batch_size=4, max_length=64, select_on_dev=False)
     runs = []
     for draws in (0, 100):
         torch.rand(draws)  # e.g. a cell that built a model before the fine-tuning
@@ -105,7 +105,7 @@ def test_a_run_without_dev_scoring_has_the_same_test_scores_and_no_dev(tiny_enco
     from cdlm_nb.matching.experiment import run_classifier
 
     splits = {"train": _pairs(8), "dev": _pairs(4), "test": _pairs(4)}
-    config = replace(get_profile("smoke").matching, epochs=1, batch_size=4, max_length=64, search=None)
+    config = replace(get_profile("smoke").matching, epochs=1, batch_size=4, max_length=64, select_on_dev=False)
     runs = []
     for score_dev in (True, False):
         set_seed(13)
@@ -169,11 +169,9 @@ def test_readings_say_holds_only_beyond_the_interval_and_the_seed_band(monkeypat
 def test_run_matching_with_a_search_uses_the_dev_best_recipe_and_caches_it(tiny_encoder, tmp_path, monkeypatch):
     from cdlm_nb.matching import training
     from cdlm_nb.matching.experiment import recipe_cache
-    from cdlm_nb.profiles import SearchSpace
-
     splits = {"train": _pairs(8), "dev": _pairs(4), "test": _pairs(4)}
-    space = SearchSpace(learning_rates=(1e-3, 3e-3), epochs=2, warmup=0.1)
-    config = replace(get_profile("smoke").matching, batch_size=4, max_length=64, search=space)
+    config = replace(get_profile("smoke").matching, batch_size=4, max_length=64, learning_rates=(1e-3, 3e-3),
+                     epochs=2, warmup=0.1, select_on_dev=True)
     scored = []
     real_score = training.score
     monkeypatch.setattr(training, "score", lambda model, inputs, **kw: scored.append(len(inputs)) or
@@ -212,7 +210,7 @@ def torch_counts(labels):
 def test_class_weighting_changes_the_loss_of_an_unbalanced_batch(tiny_encoder):
     splits = {"train": Dataset.from_list([r for r in _pairs(12) if r["label"] or int(r["pair_id"]) % 4 != 1],
                                          features=PAIR_FEATURES), "dev": _pairs(4), "test": _pairs(4)}
-    config = replace(get_profile("smoke").matching, epochs=1, batch_size=16, max_length=64, search=None)
+    config = replace(get_profile("smoke").matching, epochs=1, batch_size=16, max_length=64, select_on_dev=False)
     plain = run_matching("cdlm", copy.deepcopy(tiny_encoder.model), tiny_encoder.tokenizer, splits, config)
     weighted = run_matching("cdlm", copy.deepcopy(tiny_encoder.model), tiny_encoder.tokenizer, splits,
                             replace(config, class_weighted=True))
