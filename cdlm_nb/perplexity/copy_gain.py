@@ -280,3 +280,8 @@ def within_reach_gains(models: Mapping[str, "Encoder"], tokenizer: "PreTrainedTo
     measured = {**({"start": start} if start is not None else {}), **models}
     return {name: {form: copy_task_gain(encoder.model, pairs)[1] for form, pairs in data.items()}
             for name, encoder in measured.items()}
+
+
+def within_reach_metrics(gains: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
+    """`within_reach/<model>/<form>` of `within_reach_gains` for results.json."""
+    return {f"within_reach/{name}/{form}": gain for name, forms in gains.items() for form, gain in forms.items()}

@@ -148,3 +148,6 @@ def test_the_positive_control_measures_every_model_and_the_start(long_model, tin
     gains = cg.within_reach_gains({"cdlm": encoder}, tiny_tokenizer, world_texts, start=encoder)
     assert list(gains) == ["start", "cdlm"] and gains["start"] == gains["cdlm"]
     assert set(gains["cdlm"]) == {"same", "swapped"} and all(np.isfinite(list(gains["cdlm"].values())))
+    metrics = cg.within_reach_metrics(gains)
+    assert set(metrics) == {f"within_reach/{name}/{form}" for name in gains for form in ("same", "swapped")}
+    assert metrics["within_reach/cdlm/swapped"] == gains["cdlm"]["swapped"]
