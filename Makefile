@@ -42,6 +42,9 @@ install: $(STAMP)
 # all pinned in requirements.lock; Colab's install cell takes the core only (pyproject.toml says why).
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "make install: $(VENV) runs \
+	$$($(BIN)/python --version 2>&1), and the project needs Python >= 3.11 (requirements.lock's numpy, pandas and \
+	scipy). Install Python 3.11 or newer, then: rm -rf $(VENV) && make install PYTHON=python3.11" >&2; exit 1; }
 	@$(CHOOSE_TORCH) --explain >/dev/null
 	$(TORCH_FIRST)
 	$(PIP) -r requirements.lock

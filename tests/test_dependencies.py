@@ -61,6 +61,29 @@ def distribution_of(module: str) -> str:
     return canonicalize_name(found[0])
 
 
+def extra(name: str) -> set[str]:
+    """The distributions an extra installs, its references to the project's other extras followed."""
+    found = set()
+    for line in PROJECT["optional-dependencies"][name]:
+        requirement = Requirement(line)
+        if canonicalize_name(requirement.name) == canonicalize_name(PROJECT["name"]):
+            found |= set().union(*(extra(other) for other in requirement.extras))
+        else:
+            found.add(canonicalize_name(requirement.name))
+    return found
+
+
+def test_the_test_extra_holds_what_the_tests_import():
+    """`pip install -e ".[test]"` is enough for `pytest`: every third-party module a test imports comes from the
+    core or the test extra (nothing is installed here: the imports are read, not run)."""
+    tests = ROOT / "tests"
+    imported = set().union(*(imported_modules(path) for path in tests.rglob("*.py"))) - {"tests"}
+    needed = {distribution_of(module) for module in third_party(imported)}
+    assert "nbformat" in needed and "pytest" in needed
+    undeclared = sorted(needed - names(PROJECT["dependencies"]) - extra("test"))
+    assert not undeclared, f"tests import {undeclared}: declare them in pyproject's `test` extra"
+
+
 def test_no_jupyter_package_is_a_core_dependency():
     jupyter = sorted(name for name in names(PROJECT["dependencies"]) if is_jupyter(name))
     assert not jupyter, (f"{jupyter} in pyproject's core dependencies: a Colab install would upgrade Colab's kernel; "
@@ -110,13 +133,30 @@ sys.exit(cdlm_nb.tooling.cli.main(["run", "--profile", "smoke", "--output", sys.
                           timeout=300, env=env)
     assert done.returncode == 2, done.stderr
     assert done.stdout.splitlines() == [NO_IPYWIDGETS_NOTE, "rendered 0.5"]
-    assert ('needs the `lab` extra, and papermill, nbformat, ipykernel are not installed: pip install "cdlm-nb[lab]"'
-            in done.stderr)
+    assert ('needs the `lab` extra, and papermill, nbformat, ipykernel are not installed: pip install -e ".[lab]" in '
+            "the clone (cdlm-nb is not on PyPI)" in done.stderr)
+    assert "cdlm-nb[lab]" not in done.stderr  # not a PyPI name: it would install whoever registers it
 
 
 def test_make_install_installs_the_lab_extra():
     assert re.search(r'-e "?\.\[[^\]]*\blab\b', (ROOT / "Makefile").read_text()), (
         "make install must install cdlm-nb with the `lab` extra (local users and CI run notebooks)")
+
+
+def test_make_install_stops_on_an_older_python_and_says_which_to_install(tmp_path):
+    """Before anything is installed: a venv of Python 3.10 (a stand-in that says so) is named, with the version
+    pyproject requires and the command that makes the right one."""
+    assert PROJECT["requires-python"].startswith(">=3.11")
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    python = bin_dir / "python"
+    python.write_text('#!/bin/sh\n[ "$1" = "--version" ] && echo "Python 3.10.12" && exit 0\nexit 1\n')
+    python.chmod(0o755)
+    made = subprocess.run(["make", "-C", str(ROOT), "install", f"VENV={tmp_path / 'venv'}"], capture_output=True,
+                          text=True, timeout=120)
+    assert made.returncode != 0
+    assert "Python 3.10.12" in made.stderr and "needs Python >= 3.11" in made.stderr, made.stderr
+    assert "make install PYTHON=python3.11" in made.stderr and "pip" not in made.stdout
 
 
 def test_requirements_lock_pins_the_core_and_the_lab_extra():

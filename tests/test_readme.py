@@ -20,6 +20,9 @@ def test_readme_is_short_and_has_the_newcomers_sections():
     for section in ("Read it without running", "Run it", "The chapters", "What the cpu run shows", "Go further"):
         assert section in headings, f"README.md needs a '## {section}' section"
     assert README.index("docs/notebooks/00_overview.ipynb") < README.index("## Run it")
+    run_it = README.split("## Run it")[1].split("\n## ")[0]
+    for command in ("make tutorial", "make test", "make lab"):  # the Makefile's three entry points for a newcomer
+        assert command in run_it, f"README's 'Run it' should name `{command}`"
 
 
 @pytest.mark.parametrize("page", [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))],

@@ -35,7 +35,7 @@ PROGRESS_EVERY_S = 10.0  # at most one progress line per this many seconds: read
 HEARTBEAT_S = 60.0  # a cell still running says so this often (a pretraining cell runs for minutes)
 #: what running notebooks needs beyond the core: the `lab` extra (ipykernel provides the `python3` kernel)
 LAB_MODULES = ("papermill", "nbformat", "ipykernel")
-LAB_INSTALL = 'pip install "cdlm-nb[lab]"'
+LAB_INSTALL = 'pip install -e ".[lab]" in the clone (cdlm-nb is not on PyPI)'
 
 
 @dataclass
@@ -48,7 +48,7 @@ class NotebookResult:
 
 
 def require_lab() -> None:
-    """A ConfigError naming the missing packages and `pip install "cdlm-nb[lab]"` when the Jupyter stack that
+    """A ConfigError naming the missing packages and `pip install -e ".[lab]"` when the Jupyter stack that
     executes notebooks is absent (the core leaves it out, so that a Colab install keeps Colab's own kernel)."""
     missing = [name for name in LAB_MODULES if importlib.util.find_spec(name) is None]
     if missing:
