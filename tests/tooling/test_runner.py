@@ -255,7 +255,8 @@ def test_running_without_the_lab_extra_names_the_install_command(tiny_notebooks,
     monkeypatch.setattr(runner.importlib.util, "find_spec",
                         lambda name, *args: None if name in ("papermill", "ipykernel") else find_spec(name, *args))
     out = tmp_path / "never"
-    with pytest.raises(ConfigError, match=r'papermill, ipykernel are not installed: pip install "cdlm-nb\[lab\]"'):
+    with pytest.raises(ConfigError, match=r'papermill, ipykernel are not installed: pip install -e "\.\[lab\]" in '
+                                          r"the clone \(cdlm-nb is not on PyPI\)"):
         run_notebooks("smoke", output=str(out), folder=tiny_notebooks, echo=lambda *_: None)
     assert not out.exists()
     assert cli.main(["run", "--profile", "smoke", "--output", str(out)]) == 2
