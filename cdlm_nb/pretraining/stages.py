@@ -70,13 +70,17 @@ def base_stage_config(config: "PretrainConfig") -> "PretrainConfig":
     return replace(config, variants=("base",), max_steps=config.base_steps,
                    per_device_batch_size=config.base_batch_size, gradient_accumulation_steps=1,
                    max_length=config.base_max_length, curve_steps=0,
-                   warmup_steps=warmup_for(config, config.base_steps), base_long_steps=0, **NO_COPY_STAGE)
+                   warmup_steps=warmup_for(config, config.base_steps), base_long_steps=0, **no_copy_stage())
 
 
-#: The copy stage's fields at their defaults: the stages before it do not depend on them (and their fingerprints,
-#: which leave defaults out, match those of stages trained before the copy stage existed).
-NO_COPY_STAGE = dict(copy_steps=0, copy_batch_size=0, copy_share=0.0, copy_span=0, copy_probe_steps=0,
-                     copy_positions=0)
+def no_copy_stage() -> dict:
+    """The copy stage's fields (`copy_*`) at their defaults: the stages before it do not depend on them (and their
+    fingerprints, which leave defaults out, match those of stages trained before the copy stage existed)."""
+    from dataclasses import fields
+
+    from ..profiles import PretrainConfig
+
+    return {f.name: f.default for f in fields(PretrainConfig) if f.name.startswith("copy_")}
 
 
 def copy_stage_config(config: "PretrainConfig") -> "PretrainConfig":
@@ -95,7 +99,7 @@ def long_stage_config(config: "PretrainConfig") -> "PretrainConfig":
     """The settings of the second base stage: `config`'s batch, length and schedule for `base_long_steps` steps
     (the copy stage's fields reset: it comes after)."""
     return replace(config, variants=("base-long",), max_steps=config.base_long_steps, gradient_accumulation_steps=1,
-                   curve_steps=0, warmup_steps=warmup_for(config, config.base_long_steps), **NO_COPY_STAGE)
+                   curve_steps=0, warmup_steps=warmup_for(config, config.base_long_steps), **no_copy_stage())
 
 
 def base_stages(config: "PretrainConfig") -> list[tuple[str, "PretrainConfig", str]]:

@@ -7,6 +7,7 @@ sizes in `rehearsal.py`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..errors import ConfigError
 
@@ -39,10 +40,29 @@ class SearchSpace:
                 f"({shape}); up to {len(self.learning_rates) * self.epochs} points")
 
 
-def check_rates(name: str, rates: tuple[float, ...], searched: bool) -> None:
-    """A section's learning rates: at least one, and exactly one unless they are searched on dev."""
-    if not rates or (len(rates) > 1 and not searched):
-        raise ConfigError(f"{name}={rates!r}: give one rate, or several with select_on_dev=True (tried on dev)")
+class RatesOnDev:
+    """A fine-tuning section's `learning_rates`, `epochs` and `select_on_dev` (its fields): with `select_on_dev`
+    every rate is tried and dev scored after each epoch (`search`, for `recipe_search`), else exactly one rate is
+    trained (`learning_rate`). The schedule's shape is the section's class attributes `warmup` (or its field) and
+    `schedule`."""
+
+    schedule: ClassVar[str] = "linear"
+
+    def __post_init__(self) -> None:
+        if not self.learning_rates or (len(self.learning_rates) > 1 and not self.select_on_dev):
+            raise ConfigError(f"learning_rates={self.learning_rates!r}: give one rate, or several with "
+                              "select_on_dev=True (tried on dev)")
+
+    @property
+    def search(self) -> SearchSpace | None:
+        """The recipes tried on dev (`select_on_dev`), or None: train `learning_rate` alone."""
+        return (SearchSpace(self.learning_rates, self.epochs, self.warmup, self.schedule) if self.select_on_dev
+                else None)
+
+    @property
+    def learning_rate(self) -> float:
+        """The one rate trained without a search."""
+        return self.learning_rates[0]
 
 
 @dataclass(frozen=True)
@@ -171,7 +191,7 @@ FINE_THRESHOLDS = tuple(round(0.3 + 0.05 * i, 2) for i in range(11))  # 0.3, 0.3
 
 
 @dataclass(frozen=True)
-class MatchingConfig:
+class MatchingConfig(RatesOnDev):
     """Document matching with a pair classifier (CDLM paper §3.3, Table 4; CDLM preprint (v1) §5.3, A.3, B.2)."""
 
     models: tuple[str, ...]  # notebook 02's encoders fine-tuned, one classifier each
@@ -193,19 +213,6 @@ class MatchingConfig:
     select_on_dev: bool = False  # dev scored after every epoch of every rate, the best point trained and kept, the
     #                              same search for every encoder (`recipe_search`); False: the one rate, last epoch
     class_weighted: bool = False  # cross-entropy with balanced class weights (`matching.training.balanced_weights`)
-
-    def __post_init__(self) -> None:
-        check_rates("learning_rates", self.learning_rates, self.select_on_dev)
-
-    @property
-    def search(self) -> SearchSpace | None:
-        """The recipes tried on dev (`select_on_dev`), or None: train `learning_rate` alone."""
-        return SearchSpace(self.learning_rates, self.epochs, self.warmup) if self.select_on_dev else None
-
-    @property
-    def learning_rate(self) -> float:
-        """The one rate trained without a search."""
-        return self.learning_rates[0]
 
 
 @dataclass(frozen=True)
@@ -263,7 +270,7 @@ class ClassificationConfig:
 
 
 @dataclass(frozen=True)
-class CDAConfig:
+class CDAConfig(RatesOnDev):
     """CDA (Zhou, Pappas & Smith 2020, §3-5 and Appendix A): HAN encoders with cross-document attention."""
 
     models: tuple[str, ...]  # of CDA_MODELS below (names read by cdlm_nb.cda.experiment.model_spec)
@@ -286,19 +293,8 @@ class CDAConfig:
     select_on_dev: bool = False  # dev D2D scored after every epoch of every rate, the best point kept, the same
     #                              search for every model (`recipe_search`); False: the one rate, early stopping alone
 
-    def __post_init__(self) -> None:
-        check_rates("learning_rates", self.learning_rates, self.select_on_dev)
-
-    @property
-    def search(self) -> SearchSpace | None:
-        """The recipes tried on dev (`select_on_dev`), or None: train `learning_rate` alone."""
-        return (SearchSpace(self.learning_rates, self.epochs, 0.0, schedule="constant") if self.select_on_dev
-                else None)
-
-    @property
-    def learning_rate(self) -> float:
-        """The one rate trained without a search."""
-        return self.learning_rates[0]
+    warmup: ClassVar[float] = 0.0  # the paper's Adam at a constant rate: no warm-up, no decay
+    schedule: ClassVar[str] = "constant"
 
 
 CDA_MODELS = ("gru_han", "gru_han_shallow", "gru_han_deep", "bert_han", "bert_han_shallow", "bert_han_shallow_add",

@@ -41,10 +41,9 @@ TIMING_SEGMENT = r"(^|/)[a-z0-9_]*(_s|_seconds?|per_second|speedup|gflops)(/|$)"
 # training, can flip a decision near its threshold (one of 6 smoke pairs is 16.7 accuracy points).
 # `--rtol` loosens every checked kind for such a comparison; add a kind here (pattern, rtol, atol, and why) only
 # where drift was measured, and record the measurement in docs/experiments.md.
-# Another thread count moves only float32 model outputs (losses, perplexities and their intervals, attention
-# reach), and by far less than their kind's 1e-5, itself far below what a code change moves (docs/experiments.md);
-# counts, F1 and accuracy stay bit for bit. Notebook 07's mean percentile ranks (`mpr/`) rank float32 attention
-# weights of the pretrained models: the same float noise, through a rank.
+# Another thread count moves only float32 model outputs (losses, perplexities and their intervals, and the attention
+# readings below), and by far less than their kinds' 1e-5, itself far below what a code change moves
+# (docs/experiments.md); counts, F1 and accuracy stay bit for bit.
 FLOAT32_OUTPUTS = r"^(perplexity|learning_curve|copy_gain|within_reach)/|^pretrain/(.*/)?[a-z_]*loss(/|$)"
 # Readings of float32 attention weights (shares of attention, mean percentile ranks), of the start itself or of models
 # each machine pretrains: a weight near a tie moves a share or a rank.
