@@ -4,6 +4,7 @@ throughput. Pretraining uses transformers' `Trainer` instead (checkpoints and re
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -44,13 +45,22 @@ class TrainSetup:
     #                                   HF Trainer's default; one bad batch cannot throw a tiny model off); None: not
 
 
-def train_steps(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: BatchLoss, setup: TrainSetup, *,
-                device: str = "cpu", parameters=None, split: Split | None = None,
-                after_epoch: Callable[[int], bool | None] | None = None, what: str = "inputs") -> list[float]:
-    """Train `model` in place on inputs of these token `lengths`; returns every batch's loss.
+@dataclass(frozen=True)
+class Epoch:
+    """One epoch of `train_epochs`, as the caller's loop sees it between epochs."""
 
-    `parameters`: AdamW parameter groups with their own rates (default: all of the model's). `after_epoch(epoch)`
-    (1-based) runs after each epoch, e.g. early stopping or a recipe search's dev score; True stops training.
+    number: int  # 1-based
+    losses: list[float]  # every batch's loss in this epoch
+    seconds: float  # training so far (what the caller does between epochs, e.g. scoring dev, left out)
+
+
+def train_epochs(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: BatchLoss, setup: TrainSetup, *,
+                 device: str = "cpu", parameters=None, split: Split | None = None,
+                 what: str = "inputs") -> Iterator[Epoch]:
+    """Train `model` in place on inputs of these token `lengths`, yielding after each epoch (the model in eval
+    mode) so that the caller's loop can score dev, keep weights or stop (`break`); training resumes in train mode.
+
+    `parameters`: AdamW parameter groups with their own rates (default: all of the model's).
 
     On several processes (`torchrun` / `accelerate launch`: `processes.job`), each process runs its share
     of every batch's forward passes (the pieces `split` cuts, dealt round-robin) and the gradients are summed across
@@ -64,13 +74,16 @@ def train_steps(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: Ba
     if not lengths:
         raise DataError(f"no training {what}: the training split is empty")
     torch.manual_seed(setup.seed)
-    model.to(device).train()
+    model.to(device)
     optimizer = make_optimizer(model.parameters() if parameters is None else parameters, setup)
     schedule = make_schedule(optimizer, setup, steps=setup.epochs * -(-len(lengths) // setup.batch_size))
     scaler = gradient_scaler(device)
     epochs = epoch_batches(lengths, setup)
-    losses: list[float] = []
+    seconds = 0.0
     for epoch in range(1, setup.epochs + 1):
+        started = time.perf_counter()
+        model.to(device).train()
+        losses: list[float] = []
         for batch in progress(next(epochs), desc=f"epoch {epoch}/{setup.epochs}"):
             loss = 0.0
             for piece in (split or whole)(batch)[processes.process_index::processes.num_processes]:
@@ -89,13 +102,15 @@ def train_steps(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: Ba
             schedule.step()
             optimizer.zero_grad()
             losses.append(loss)
-        if after_epoch is not None:
-            stop = after_epoch(epoch)
-            model.to(device).train()
-            if stop:
-                break
-    model.eval()
-    return losses
+        model.eval()
+        seconds += time.perf_counter() - started
+        yield Epoch(epoch, losses, seconds)
+
+
+def train_steps(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: BatchLoss, setup: TrainSetup,
+                **options) -> list[float]:
+    """All of `train_epochs` (options as it takes them) without stopping between epochs; every batch's loss."""
+    return [loss for epoch in train_epochs(model, lengths, batch_loss, setup, **options) for loss in epoch.losses]
 
 
 def shared_gradients(optimizer: "torch.optim.Optimizer", loss: float) -> float:
@@ -174,8 +189,8 @@ def cpu_state(model: "torch.nn.Module") -> dict[str, "torch.Tensor"]:
 
 @dataclass
 class EarlyStopping:
-    """`after_epoch` for `train_steps`: stop once `dev_loss()` has not improved by `min_improvement` for `patience`
-    epochs, keeping the best epoch's weights (in CPU memory) for `restore`."""
+    """Early stopping, called after each epoch of `train_epochs` (True: stop): once `dev_loss()` has not improved
+    by `min_improvement` for `patience` epochs, keeping the best epoch's weights (in CPU memory) for `restore`."""
 
     model: "torch.nn.Module"
     dev_loss: Callable[[], float]

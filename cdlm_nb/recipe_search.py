@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .finetuning import LOOP_VERSION, cpu_state
+from .finetuning import LOOP_VERSION, Epoch, cpu_state
 from .profiles import SearchSpace
 
 if TYPE_CHECKING:
@@ -178,48 +178,55 @@ class RecipeCache:
         write_text_atomic(self.path(result.system, key), json.dumps(result.to_json(), indent=1) + "\n")
 
 
-#: fit(learning_rate, on_epoch): trains a fresh model over the space's schedule at `learning_rate`, calling
-#: `on_epoch(model, epoch)` after every epoch (1-based) and stopping when it returns True (`train_steps`'
-#: `after_epoch`).
-Fit = Callable[[float, Callable[["torch.nn.Module", int], bool]], object]
-#: dev_score(model) -> `dev_scores(dev labels, decisions)` on the dev split (the model is left as it was found).
-DevScore = Callable[["torch.nn.Module"], dict[str, float]]
-#: record(chosen) -> what the caller keeps of the chosen recipe's run, JSON-able (`SearchResult.outcome`).
-Record = Callable[[Recipe], dict[str, Any]]
+@dataclass
+class Search:
+    """One system's search as the caller's loop runs it (notebook 05 writes the loop out): train every rate of
+    `rates()` (none when the run folder's cache holds this search), `keep` each epoch's dev scores, then `result`;
+    `state` holds the best point's weights (in CPU memory), to load before scoring test once."""
 
+    system: str
+    space: SearchSpace
+    cache: RecipeCache | None = None
+    key: str = ""  # the cache key: everything the search depends on (`setting`, the data, the start, the seed)
+    points: list[SearchPoint] = field(default_factory=list)
+    state: dict[str, "torch.Tensor"] | None = None
+    cached: SearchResult | None = None  # the search read from the cache: nothing to train
+    started: float = field(default_factory=time.perf_counter)
 
-def search(system: str, space: SearchSpace, fit: Fit, dev_score: DevScore, *, cache: RecipeCache | None = None,
-           key: str = "", record: Record | None = None) -> tuple[SearchResult, dict[str, "torch.Tensor"]]:
-    """Run the search (or, on a cache hit, read it) and return it with the chosen point's weights (a state dict),
-    to load into the model before scoring test once."""
-    hit = cache.load(system, key) if cache is not None else None
-    if hit is not None:
-        return hit
-    best: dict[str, Any] = {"rank": None, "state": None}
-    points: list[SearchPoint] = []
+    def __post_init__(self) -> None:
+        hit = self.cache.load(self.system, self.key) if self.cache is not None else None
+        if hit is not None:
+            self.cached, self.state = hit
 
-    def on_epoch(learning_rate: float, clock: dict[str, float], model: "torch.nn.Module", epoch: int) -> bool:
-        scoring = time.perf_counter()
-        trained = scoring - clock["start"] - clock["scoring"]
-        scores = dev_score(model)
-        point = SearchPoint(learning_rate, epoch, float(scores["f1"]), float(scores["accuracy"]),
-                            float(scores["macro_f1"]), bool(scores["one_class"]), trained)
-        points.append(point)
-        if best["rank"] is None or point.rank() > best["rank"]:
-            best["rank"], best["state"] = point.rank(), cpu_state(model)
-        clock["scoring"] += time.perf_counter() - scoring
-        return epoch >= space.epochs
+    def rates(self) -> list[float]:
+        """The learning rates still to train, smallest first: all of the space's, or none on a cache hit."""
+        return [] if self.cached is not None else sorted(self.space.learning_rates)
 
-    start = time.perf_counter()
-    for rate in sorted(space.learning_rates):
-        clock = {"start": time.perf_counter(), "scoring": 0.0}
-        fit(rate, lambda model, epoch, rate=rate, clock=clock: on_epoch(rate, clock, model, epoch))
-    chosen = _recipe(max(points, key=SearchPoint.rank), space)
-    result = SearchResult(system, space, points, chosen, time.perf_counter() - start,
-                          record(chosen) if record is not None else {})
-    if cache is not None:
-        cache.save(result, key, best["state"])
-    return result, best["state"]
+    def keep(self, model: "torch.nn.Module", learning_rate: float, epoch: Epoch, scores: dict[str, float]) -> None:
+        """Record one point (`dev_scores` of the model after `epoch` at `learning_rate`), and its weights when it
+        ranks first so far (`SearchPoint.rank`)."""
+        point = SearchPoint(learning_rate, epoch.number, float(scores["f1"]), float(scores["accuracy"]),
+                            float(scores["macro_f1"]), bool(scores["one_class"]), epoch.seconds)
+        if not self.points or point.rank() > max(p.rank() for p in self.points):
+            self.state = cpu_state(model)
+        self.points.append(point)
+
+    @property
+    def chosen(self) -> Recipe:
+        """The recipe of the best point."""
+        return self.cached.chosen if self.cached is not None else _recipe(max(self.points, key=SearchPoint.rank),
+                                                                           self.space)
+
+    def result(self, outcome: dict[str, Any] | None = None) -> SearchResult:
+        """The search with what the caller keeps of the chosen run (`outcome`, JSON-able), saved to the cache; on a
+        cache hit the cached one, as first searched."""
+        if self.cached is not None:
+            return self.cached
+        result = SearchResult(self.system, self.space, self.points, self.chosen, time.perf_counter() - self.started,
+                              outcome or {})
+        if self.cache is not None:
+            self.cache.save(result, self.key, self.state)
+        return result
 
 
 def _recipe(point: SearchPoint, space: SearchSpace) -> Recipe:
@@ -288,5 +295,5 @@ def search_note(results: dict[str, SearchResult], labels: Callable[[str], str] =
     return "\n".join(lines)
 
 
-__all__ = ["Recipe", "RecipeCache", "SearchPoint", "SearchResult", "dev_scores", "search", "search_metrics",
+__all__ = ["Recipe", "RecipeCache", "Search", "SearchPoint", "SearchResult", "dev_scores", "search_metrics",
            "search_note", "space_table"]

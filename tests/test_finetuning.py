@@ -38,6 +38,26 @@ def test_train_steps_learns_and_refuses_an_empty_split():
         train_steps(model, [], batch_loss, TrainSetup(1, 4, 0.1), what="questions")
 
 
+def test_train_epochs_hands_each_epoch_to_the_callers_loop_and_times_only_training(monkeypatch):
+    """The caller's loop scores dev between epochs (the model in eval mode), may stop with `break`, and the
+    epoch's seconds leave its time out."""
+    import cdlm_nb.finetuning as finetuning
+
+    clock = iter(range(1000))
+    monkeypatch.setattr(finetuning.time, "perf_counter", lambda: float(next(clock)))
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Dropout(0.5), torch.nn.Linear(4, 1))
+    x, y = torch.randn(8, 4), torch.randn(8, 1)
+    seen = []
+    for epoch in finetuning.train_epochs(model, [1] * 8, lambda i: torch.nn.functional.mse_loss(model(x[i]), y[i]),
+                                         finetuning.TrainSetup(5, 4, 0.01)):
+        assert not model.training  # ready to score
+        finetuning.time.perf_counter()  # the caller's dev scoring reads the clock too
+        seen.append((epoch.number, len(epoch.losses), epoch.seconds))
+        if epoch.number == 3:
+            break
+    assert seen == [(1, 2, 1.0), (2, 2, 2.0), (3, 2, 3.0)]  # each epoch: two reads of its own, one tick
+
+
 def test_gradients_are_clipped_to_the_setup_norm_before_each_step():
     from cdlm_nb.finetuning import TrainSetup, train_steps
 

@@ -8,12 +8,13 @@ import json
 import pytest
 
 from cdlm_nb.artefacts import fingerprint
+from cdlm_nb.finetuning import Epoch
 from cdlm_nb.profiles import SearchSpace
 from cdlm_nb.recipe_search import (
     RecipeCache,
+    Search,
     SearchResult,
     dev_scores,
-    search,
     search_metrics,
     search_note,
     space_table,
@@ -35,18 +36,27 @@ class FakeTraining:
         self.trained: list[tuple[float, int]] = []  # every epoch trained
         self.current = (0.0, 0)
 
-    def fit(self, learning_rate, on_epoch):
+    def fit(self, learning_rate):
+        """Like `finetuning.train_epochs`: yields after each epoch."""
         for epoch in range(1, SPACE.epochs + 1):
             self.trained.append((learning_rate, epoch))
             self.current = (learning_rate, epoch)
             with torch.no_grad():
                 self.model.weight.fill_(learning_rate * 1000 + epoch)
-            if on_epoch(self.model, epoch):
-                break
+            yield Epoch(epoch, [], float(epoch))
 
     def dev_score(self, model):
         score = self.dev_f1[self.current]
         return {"f1": score, "accuracy": 0.5, "macro_f1": score, "one_class": False}
+
+
+def search(system, space, training, *, cache=None, key="", record=None):
+    """The loop notebook 05 writes out, on a fake training: every rate, dev kept after every epoch."""
+    run = Search(system, space, cache, key)
+    for rate in run.rates():
+        for epoch in training.fit(rate):
+            run.keep(training.model, rate, epoch, training.dev_score(training.model))
+    return run.result(record(run.chosen) if record is not None else None), run.state
 
 
 def test_the_best_weights_are_kept_in_cpu_memory_not_on_the_device(monkeypatch):
@@ -56,13 +66,13 @@ def test_the_best_weights_are_kept_in_cpu_memory_not_on_the_device(monkeypatch):
     kept = []
     monkeypatch.setattr(recipe_search, "cpu_state", lambda model: kept.append(model) or {"weight": torch.zeros(1)})
     training = FakeTraining()
-    search("cdlm", SPACE, training.fit, training.dev_score)
+    search("cdlm", SPACE, training)
     assert kept and all(model is training.model for model in kept)  # every best point went through cpu_state
 
 
 def test_search_picks_the_dev_best_point_and_its_weights():
     training = FakeTraining()
-    result, state = search("cdlm", SPACE, training.fit, training.dev_score)
+    result, state = search("cdlm", SPACE, training)
     assert (result.chosen.learning_rate, result.chosen.epochs) == (1e-3, 2)
     assert result.chosen.schedule_epochs == 3 and result.chosen.warmup == 0.1
     assert float(state["weight"]) == pytest.approx(1e-3 * 1000 + 2)  # the chosen epoch's weights, not the last
@@ -72,54 +82,47 @@ def test_search_picks_the_dev_best_point_and_its_weights():
 
 def test_ties_go_to_fewer_epochs_then_the_smaller_learning_rate():
     training = FakeTraining({point: 0.5 for point in DEV_F1})
-    result, _ = search("cdlm", SPACE, training.fit, training.dev_score)
+    result, _ = search("cdlm", SPACE, training)
     assert (result.chosen.learning_rate, result.chosen.epochs) == (1e-4, 1)
 
 
 def test_a_cache_hit_trains_nothing_and_returns_the_chosen_weights_and_record(tmp_path):
     cache = RecipeCache(tmp_path / "recipes" / "matching")
     first = FakeTraining()
-    searched, _ = search("cdlm", SPACE, first.fit, first.dev_score, cache=cache, key="k1",
+    searched, _ = search("cdlm", SPACE, first, cache=cache, key="k1",
                          record=lambda chosen: {"epochs": chosen.epochs, "trained": len(first.trained)})
     assert searched.outcome == {"epochs": 2, "trained": 6}
     assert all(p.seconds >= 0 for p in searched.points) and searched.train_seconds == searched.best.seconds
     again = FakeTraining()
-    cached, state = search("cdlm", SPACE, again.fit, again.dev_score, cache=cache, key="k1",
-                           record=lambda chosen: pytest.fail("a cache hit records nothing"))
+    cached, state = search("cdlm", SPACE, again, cache=cache, key="k1",
+                           record=lambda chosen: {"ignored": 1})  # a cache hit keeps what was recorded
     assert cached.cached and cached.chosen == searched.chosen and cached.points == searched.points
     assert again.trained == [] and cached.outcome == searched.outcome
     assert "nothing trained" in cached.describe() and "nothing trained" not in searched.describe()
     assert float(state["weight"]) == pytest.approx(1e-3 * 1000 + 2)
     other = FakeTraining()
-    search("cdlm", SPACE, other.fit, other.dev_score, cache=cache, key="k2")  # another key: searched again
+    search("cdlm", SPACE, other, cache=cache, key="k2")  # another key: searched again
     assert len(other.trained) == 6
 
 
-def test_the_points_time_training_without_the_dev_scoring(monkeypatch):
-    import cdlm_nb.recipe_search as recipe_search
-
-    clock = iter(range(1000))
-    monkeypatch.setattr(recipe_search.time, "perf_counter", lambda: float(next(clock)))
-    training = FakeTraining()
-    result, _ = search("cdlm", SPACE, training.fit, training.dev_score)
-    # per rate: its start reads the clock once, then each epoch two reads around the dev score: one tick of
-    # training per epoch, the scoring's tick left out
-    assert [p.seconds for p in result.points] == [1.0, 2.0, 3.0] * 2
+def test_each_point_carries_its_epochs_training_seconds():
+    result, _ = search("cdlm", SPACE, FakeTraining())
+    assert [p.seconds for p in result.points] == [1.0, 2.0, 3.0] * 2  # `Epoch.seconds`: dev scoring left out
 
 
 def test_weights_missing_or_kept_for_another_recipe_are_searched_again(tmp_path):
     cache = RecipeCache(tmp_path)
     first = FakeTraining()
-    searched, _ = search("cdlm", SPACE, first.fit, first.dev_score, cache=cache, key="k")
+    searched, _ = search("cdlm", SPACE, first, cache=cache, key="k")
     cache.weights_path("cdlm", "k").unlink()
     again = FakeTraining()
-    search("cdlm", SPACE, again.fit, again.dev_score, cache=cache, key="k")
+    search("cdlm", SPACE, again, cache=cache, key="k")
     assert len(again.trained) == 6 and cache.weights_path("cdlm", "k").is_file()
     stale = searched.to_json() | {"chosen": {"learning_rate": 1e-4, "epochs": 3, "schedule_epochs": 3,
                                              "warmup": 0.1}}
     cache.path("cdlm", "k").write_text(json.dumps(stale), encoding="utf-8")  # chosen under an older rule
     third = FakeTraining()
-    result, state = search("cdlm", SPACE, third.fit, third.dev_score, cache=cache, key="k")
+    result, state = search("cdlm", SPACE, third, cache=cache, key="k")
     assert len(third.trained) == 6 and not result.cached
     assert float(state["weight"]) == pytest.approx(1e-3 * 1000 + 2)
 
@@ -128,7 +131,7 @@ def test_an_unreadable_cache_file_is_searched_again(tmp_path):
     cache = RecipeCache(tmp_path)
     cache.path("cdlm", "k").write_text("{not json", encoding="utf-8")
     training = FakeTraining()
-    result, _ = search("cdlm", SPACE, training.fit, training.dev_score, cache=cache, key="k")
+    result, _ = search("cdlm", SPACE, training, cache=cache, key="k")
     assert not result.cached and len(training.trained) == 6
     assert SearchResult.from_json(result.to_json()).chosen == result.chosen
 
@@ -140,7 +143,7 @@ def test_fingerprint_tells_data_apart():
 
 def test_table_metrics_and_note_show_every_point_and_the_choice():
     training = FakeTraining()
-    result, _ = search("cdlm", SPACE, training.fit, training.dev_score)
+    result, _ = search("cdlm", SPACE, training)
     table = space_table({"cdlm": result})
     assert table.loc[("cdlm", "lr 0.001"), "epoch 2"] == "60.0*"
     assert table.loc[("cdlm", "lr 0.0001"), "epoch 3"] == "30.0"
@@ -156,7 +159,7 @@ def test_a_point_giving_every_dev_pair_one_class_ranks_below_any_learned_one():
     # lr 1e-4 at epoch 1 gives every dev pair one class: it ranks last whatever its F1
     training.dev_score = lambda model: scored(model) | ({"f1": 0.9, "macro_f1": 0.9, "one_class": True}
                                                          if training.current == (1e-4, 1) else {})
-    result, _ = search("cdlm", SPACE, training.fit, training.dev_score)
+    result, _ = search("cdlm", SPACE, training)
     assert (result.chosen.learning_rate, result.chosen.epochs) == (1e-3, 2)
     assert "90.0°" in space_table({"cdlm": result}).loc[("cdlm", "lr 0.0001"), "epoch 1"]
 
@@ -169,7 +172,7 @@ def test_when_every_point_gives_one_class_the_majority_class_wins():
                                         if training.current in everything_related else
                                         scored(model) | {"f1": 0.0, "accuracy": 2 / 3, "macro_f1": 0.4,
                                                          "one_class": True})
-    result, _ = search("cdlm", SPACE, training.fit, training.dev_score)
+    result, _ = search("cdlm", SPACE, training)
     assert (result.chosen.learning_rate, result.chosen.epochs) == (1e-4, 1)
 
 
@@ -189,5 +192,5 @@ def test_macro_f1_not_f1_decides():
     # lr 1e-4 at epoch 3 calls nearly every pair related: the higher F1 but the lower macro-F1 than lr 1e-3, epoch 2
     training.dev_score = lambda model: scored(model) | ({"f1": 0.7, "macro_f1": 0.35}
                                                          if training.current == (1e-4, 3) else {})
-    result, _ = search("cdlm", SPACE, training.fit, training.dev_score)
+    result, _ = search("cdlm", SPACE, training)
     assert (result.chosen.learning_rate, result.chosen.epochs) == (1e-3, 2)

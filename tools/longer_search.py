@@ -47,13 +47,15 @@ def longer_search(run_dir: str, task: str, system: str, epochs: int, patience: i
         alpha, keep = cross_encoder_filters(system, profile.match_ignition)
         return train_variant(system, data.splits, alpha, keep, searched, seed=profile.seed)[0].recipe
     if task == "matching":
-        from cdlm_nb.matching.experiment import run_matching
+        from cdlm_nb.matching.experiment import ClassifierSearch, run_classifier
         from cdlm_nb.variants import PretrainedShelf
 
         encoder = PretrainedShelf(run_dir, profile.name).load(system)
         if encoder is None:
             raise SystemExit(f"no pretrained {system!r} in {run_dir}/models: run notebook 02 there first")
-        return run_matching(system, encoder.model, encoder.tokenizer, data.splits, config, seed=profile.seed).recipe
+        search = ClassifierSearch.start(system, encoder.model, encoder.tokenizer, data.splits, config,
+                                        seed=profile.seed)
+        return run_classifier(search).recipe
     from cdlm_nb.cda import experiment
     from cdlm_nb.sentence_encoders import load_sentence_encoder
 

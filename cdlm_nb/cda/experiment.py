@@ -24,7 +24,7 @@ from .alignment import S2DScores, expected_random_mrr, joint_s2d
 from .han import GRUHAN, BertAVG, BertHAN, PooledSentences
 from .inputs import PairSet, Vocabulary, sentence_vectors, vector_pairs, word_pairs
 from .model import SiameseCDA
-from .training import Fit, fit, paper_setup, predict
+from .training import Fit, fit, fit_epochs, paper_setup, predict
 
 if TYPE_CHECKING:
     from ..profiles import CDAConfig
@@ -169,30 +169,23 @@ def search_recipe(name: str, prepared: Prepared, pairs: Mapping[str, PairSet], c
     import torch
 
     from ..artefacts import fingerprint
-    from ..recipe_search import dev_scores, search, setting
-
-    trained: dict[float, tuple[SiameseCDA, Fit]] = {}
-
-    def dev_score(model) -> dict[str, float]:
-        decisions = decide(predict(model, pairs["dev"], config.batch_size).probabilities).tolist()
-        return dev_scores(pairs["dev"].labels, decisions)
-
-    def fit_rate(learning_rate: float, on_epoch) -> None:
-        torch.manual_seed(seed)
-        model = build_model(name, prepared, config, **options).to(device)
-        trained[learning_rate] = model, fit(
-            model, pairs["train"], pairs["dev"], paper_setup(config.search.epochs, config.batch_size, learning_rate,
-                                                             seed),
-            patience=config.patience, min_improvement=config.min_improvement,
-            after_epoch=lambda epoch: on_epoch(model, epoch))
+    from ..recipe_search import Search, dev_scores, setting
 
     data = fingerprint([[split.labels, [_digest(doc) for doc in split.docs_a + split.docs_b]]
                         for split in (pairs["train"], pairs["dev"])])
-    key = fingerprint(name, setting(config), data, seed, sorted(options.items()))
-    result, state = search(name, config.search, fit_rate, dev_score, cache=cache, key=key,
-                           record=lambda chosen: {"fit": asdict(trained[chosen.learning_rate][1])})
-    model = build_model(name, prepared, config, **options).to(device)  # a cache hit trained none
-    model.load_state_dict(state)
+    search = Search(name, config.search, cache, fingerprint(name, setting(config), data, seed, sorted(options.items())))
+    fits: dict[float, Fit] = {}
+    for rate in search.rates():  # a fresh matcher (same seed) per rate; none on a cache hit
+        torch.manual_seed(seed)
+        model = build_model(name, prepared, config, **options).to(device)
+        setup = paper_setup(config.search.epochs, config.batch_size, rate, seed)
+        for epoch, fits[rate] in fit_epochs(model, pairs["train"], pairs["dev"], setup, patience=config.patience,
+                                            min_improvement=config.min_improvement):
+            decisions = decide(predict(model, pairs["dev"], config.batch_size).probabilities).tolist()
+            search.keep(model, rate, epoch, dev_scores(pairs["dev"].labels, decisions))
+    result = search.result({"fit": asdict(fits[search.chosen.learning_rate])} if fits else None)
+    model = build_model(name, prepared, config, **options).to(device)
+    model.load_state_dict(search.state)
     return model, Fit(**result.outcome["fit"]), result
 
 

@@ -5,13 +5,13 @@ predictions."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-from ..finetuning import EarlyStopping, TrainSetup, pieces, train_steps
+from ..finetuning import EarlyStopping, Epoch, TrainSetup, pieces, train_epochs
 from .inputs import PairSet, side
 from .model import Output, SiameseCDA
 
@@ -51,11 +51,11 @@ def paper_setup(epochs: int, batch_size: int, learning_rate: float, seed: int) -
     return TrainSetup(epochs, batch_size, learning_rate, seed, decay=False, optimizer="adam", random_batches=True)
 
 
-def fit(model: SiameseCDA, train: PairSet, dev: PairSet, setup: TrainSetup, *, patience: int,
-        min_improvement: float = 0.0, after_epoch: Callable[[int], bool | None] | None = None) -> Fit:
-    """`finetuning.train_steps`, stopped once the dev loss has not improved by `min_improvement` for `patience`
-    epochs (or when `after_epoch(epoch)`, e.g. a recipe search's dev score, returns True); the best epoch's weights
-    are restored."""
+def fit_epochs(model: SiameseCDA, train: PairSet, dev: PairSet, setup: TrainSetup, *, patience: int,
+               min_improvement: float = 0.0) -> Iterator[tuple[Epoch, Fit]]:
+    """`finetuning.train_epochs`, yielding each epoch with the fit so far, and stopped once the dev loss has not
+    improved by `min_improvement` for `patience` epochs; once the loop ends the best epoch's weights are
+    restored."""
     stopping = EarlyStopping(model, lambda: dev_loss(model, dev, setup.batch_size), patience, min_improvement)
     epoch_loss = [0.0]
     train_losses: list[float] = []
@@ -65,18 +65,23 @@ def fit(model: SiameseCDA, train: PairSet, dev: PairSet, setup: TrainSetup, *, p
         epoch_loss[0] += loss.item() * len(indices)
         return loss
 
-    def end_of_epoch(epoch: int) -> bool:
+    lengths = [len(a) + len(b) for a, b in zip(train.docs_a, train.docs_b)]
+    for epoch in train_epochs(model, lengths, batch_loss, setup, device=str(next(model.parameters()).device),
+                              what="document pairs"):
         train_losses.append(epoch_loss[0] / len(train))
         epoch_loss[0] = 0.0
-        stop = stopping(epoch)
-        return bool(after_epoch is not None and after_epoch(epoch)) or stop
-
-    start = time.perf_counter()
-    lengths = [len(a) + len(b) for a, b in zip(train.docs_a, train.docs_b)]
-    train_steps(model, lengths, batch_loss, setup, device=str(next(model.parameters()).device),
-                after_epoch=end_of_epoch, what="document pairs")
+        stop = stopping(epoch.number)
+        yield epoch, Fit(list(train_losses), list(stopping.losses), stopping.best_epoch, epoch.seconds)
+        if stop:
+            break
     stopping.restore()
-    return Fit(train_losses, stopping.losses, stopping.best_epoch, time.perf_counter() - start)
+
+
+def fit(model: SiameseCDA, train: PairSet, dev: PairSet, setup: TrainSetup, *, patience: int,
+        min_improvement: float = 0.0) -> Fit:
+    """All of `fit_epochs`: the best epoch's weights restored, and what training did."""
+    *_, (_, fitted) = fit_epochs(model, train, dev, setup, patience=patience, min_improvement=min_improvement)
+    return fitted
 
 
 @dataclass

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from transformers import set_seed
 
 from ..errors import ConfigError
 from ..finetuning import DECISION_THRESHOLD
@@ -173,17 +172,16 @@ def _match_ignition(ctx: Context, system: str) -> System:
 
 def _cross_encoder(ctx: Context, variant: str) -> System | None:
     from ..encoders import max_input_length
-    from ..matching.experiment import recipe_cache, run_classifier
-    from ..matching.model import pair_classifier
+    from ..matching.experiment import ClassifierSearch, recipe_cache, run_classifier
 
     encoder = ctx.shelf.load(variant)
     if encoder is None:
         return None
-    set_seed(ctx.seed)  # the new head starts as in notebook 05 (`run_matching`), so its search is re-used
-    model = pair_classifier(encoder.model)
     config = ctx.profile.matching
-    run = run_classifier(variant, model, encoder.tokenizer, ctx.splits, config, device=ctx.device, seed=ctx.seed,
-                         cache=recipe_cache(ctx.run_dir))  # notebook 05's search: re-used when its pairs are these
+    # the new head starts as in notebook 05, so its search is re-used when its pairs are these
+    search = ClassifierSearch.start(variant, encoder.model, encoder.tokenizer, ctx.splits, config, device=ctx.device,
+                                    seed=ctx.seed, cache=recipe_cache(ctx.run_dir))
+    run, model = run_classifier(search), search.model
     ctx.recipes[variant] = run.recipe
     return System(variant, run.test_scores, DECISION_THRESHOLD, run.train_seconds, run.pairs_per_second, 0.0,
                   parameters(model), parameters(model), f"{max_input_length(model, config.max_length)} tokens per pair")

@@ -23,7 +23,7 @@ import torch
 
 from ..errors import ConfigError
 from ..finetuning import DECISION_THRESHOLD, synchronize
-from ..matching.experiment import MatchingRun, evaluate_at, run_classifier
+from ..matching.experiment import ClassifierSearch, MatchingRun, evaluate_at, run_classifier
 from ..matching.inputs import encode_pairs
 from ..matching.training import score
 from ..profiles import SEED
@@ -105,8 +105,9 @@ def train_variant(name: str, splits: Mapping[str, Any], alpha: float, keep: int 
     classifier, tokenizer = minilm_cross_encoder()
     model = WordFilterClassifier(classifier, alpha, _protected(tokenizer))
     filtered = filtered if filtered is not None else filter_splits(splits, keep)
-    return run_classifier(name, model, tokenizer, filtered, config.training, device=device, seed=seed,
-                          score_dev=False), model
+    search = ClassifierSearch(name, model, tokenizer, filtered, config.training, device=device, seed=seed,
+                              score_dev=False)
+    return run_classifier(search), model
 
 
 def variant_plan(config: "MatchIgnitionConfig") -> list[tuple[str, float, int | None]]:

@@ -4,7 +4,7 @@ train, score dev and test; the TF-IDF floor on the same pairs (CDLM paper §3.3,
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,9 +13,9 @@ import numpy as np
 from transformers import set_seed
 
 from ..encoders import max_input_length
-from ..finetuning import DECISION_THRESHOLD, TrainSetup, decide
+from ..finetuning import DECISION_THRESHOLD, Epoch, ScoringResult, TrainSetup, decide
 from ..profiles import SEED
-from ..recipe_search import RecipeCache, SearchResult
+from ..recipe_search import RecipeCache, Search, SearchResult
 from .inputs import EncodingStats, encode_pairs
 from .metrics import best_threshold, pair_scores
 
@@ -34,7 +34,7 @@ class MatchingRun:
 
     model: str
     threshold: float  # P(related) (or cosine) at or above which a pair is called related
-    dev: dict[str, float]  # pair_scores ({} when dev was not scored: `run_classifier(score_dev=False)`)
+    dev: dict[str, float]  # pair_scores ({} when dev was not scored: `ClassifierSearch.score_dev`)
     test: dict[str, float]
     test_scores: np.ndarray  # P(related) or cosine, per test pair
     train_seconds: float
@@ -49,97 +49,126 @@ def evaluate_at(scores: np.ndarray, rows: "Dataset", threshold: float) -> dict[s
     return pair_scores(rows["label"], (scores >= threshold).astype(int), rows["kind"])
 
 
-def run_matching(name: str, encoder: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
-                 splits: Mapping[str, Any], config: "MatchingConfig", *, device: str = "cpu",
-                 seed: int = SEED, cache: RecipeCache | None = None) -> MatchingRun:
-    """Fine-tune a pair classifier on `encoder` (a new head) on train, score dev and test (`run_classifier`)."""
-    from .model import pair_classifier
+@dataclass
+class ClassifierSearch:
+    """One pair classifier's training on the pairs, run by the caller's loop (notebook 05 writes it out):
 
-    set_seed(seed)  # the new head starts alike whatever ran before
-    return run_classifier(name, pair_classifier(encoder), tokenizer, splits, config, device=device, seed=seed,
-                          cache=cache)
+        for rate in search.rates():                 # config.learning_rates; none on a cache hit
+            model = search.reset()                  # the same starting weights for every rate
+            for epoch in search.fine_tune(model, rate):
+                search.keep(model, rate, epoch)     # dev scored; the best (rate, epoch) keeps its weights
+        run = search.finish()                       # test scored once, with the chosen weights
+
+    With `config.search` the (rate, epoch) of the best dev macro-F1 is kept (`recipe_search.Search`, cached in the
+    run folder); without, `config`'s one rate is trained to its last epoch. A pair is related when P(related) >= 0.5
+    (`finetuning.DECISION_THRESHOLD`)."""
+
+    name: str
+    model: "PreTrainedModel"  # the pair classifier, holding its starting weights
+    tokenizer: "PreTrainedTokenizerBase"
+    splits: Mapping[str, Any]
+    config: "MatchingConfig"
+    device: str = "cpu"
+    seed: int = SEED
+    cache: RecipeCache | None = None
+    score_dev: bool = True  # False: dev is not scored (callers that show only test, e.g. notebook 09's variants)
+    encoded: dict[str, Any] = field(init=False)
+    initial: dict[str, Any] = field(init=False)
+    search: Search | None = field(init=False, default=None)
+    losses: dict[float, list[float]] = field(init=False, default_factory=dict)
+    seconds: float = field(init=False, default=0.0)  # training the last epoch kept took
+
+    @classmethod
+    def start(cls, name: str, encoder: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
+              splits: Mapping[str, Any], config: "MatchingConfig", **options: Any) -> ClassifierSearch:
+        """A search for a pair classifier on `encoder`: a new head (seeded alike whatever ran before)."""
+        from .model import pair_classifier
+
+        set_seed(options.get("seed", SEED))
+        return cls(name, pair_classifier(encoder), tokenizer, splits, config, **options)
+
+    def __post_init__(self) -> None:
+        from ..artefacts import fingerprint
+        from ..recipe_search import setting
+
+        max_length = max_input_length(self.model, self.config.max_length)
+        self.encoded = {split: encode_pairs(self.splits[split], self.tokenizer, max_length, self.config.protocol)
+                        for split in ("train", "dev", "test")}
+        self.initial = {key: value.detach().clone() for key, value in self.model.state_dict().items()}
+        if self.config.search is not None:
+            train, dev = self.encoded["train"][0], self.encoded["dev"][0]
+            data = fingerprint([item.input_ids for item in train], list(self.splits["train"]["label"]),
+                               [item.input_ids for item in dev], list(self.splits["dev"]["label"]))
+            weights = fingerprint([round(float(value.double().sum()), 6) for value in self.initial.values()])
+            key = fingerprint(self.name, setting(self.config), data, weights, self.seed)
+            self.search = Search(self.name, self.config.search, self.cache, key)
+
+    def rates(self) -> list[float]:
+        """The learning rates to train: the search's (none when read from the cache), or the one rate."""
+        return self.search.rates() if self.search is not None else [self.config.learning_rate]
+
+    def reset(self) -> "PreTrainedModel":
+        """The classifier back at its starting weights."""
+        self.model.load_state_dict(self.initial)
+        return self.model
+
+    def fine_tune(self, model: "PreTrainedModel", learning_rate: float) -> Iterator[Epoch]:
+        """`training.fine_tune` on the training pairs at `learning_rate` over the config's schedule."""
+        from .training import fine_tune
+
+        setup = TrainSetup(self.config.epochs, self.config.batch_size, learning_rate, self.seed,
+                           warmup=self.config.warmup)
+        return fine_tune(model, self.encoded["train"][0], self.splits["train"]["label"], setup,
+                         pad_id=self.tokenizer.pad_token_id, protocol=self.config.protocol, device=self.device,
+                         per_device_batch=self.config.per_device_batch, class_weighted=self.config.class_weighted)
+
+    def keep(self, model: "PreTrainedModel", learning_rate: float, epoch: Epoch) -> None:
+        """After an epoch: its losses kept, and with a search dev scored at P(related) >= 0.5 (`Search.keep`)."""
+        from ..recipe_search import dev_scores
+
+        self.losses.setdefault(learning_rate, []).extend(epoch.losses)
+        self.seconds = epoch.seconds
+        if self.search is not None:
+            decisions = decide(self.probabilities(model, "dev").probabilities).tolist()
+            self.search.keep(model, learning_rate, epoch, dev_scores(self.splits["dev"]["label"], decisions))
+
+    def probabilities(self, model: "PreTrainedModel", split: str) -> ScoringResult:
+        """P(related) for every pair of `split` (`training.score`)."""
+        from .training import score
+
+        return score(model, self.encoded[split][0], pad_id=self.tokenizer.pad_token_id,
+                     batch_size=self.config.score_batch_size, protocol=self.config.protocol, device=self.device)
+
+    def finish(self) -> MatchingRun:
+        """Load the chosen weights (with a search), score dev and test once, and say what was trained."""
+        recipe, losses, seconds = None, self.losses.get(self.config.learning_rate, []), self.seconds
+        if self.search is not None:
+            chosen = self.search.chosen
+            steps = chosen.epochs * -(-len(self.encoded["train"][0]) // self.config.batch_size)
+            recipe = self.search.result({"losses": self.losses.get(chosen.learning_rate, [])[:steps]})
+            losses, seconds = recipe.outcome["losses"], recipe.train_seconds
+            self.model.load_state_dict(self.search.state)
+        scored = {split: self.probabilities(self.model, split) for split in (("dev", "test") if self.score_dev
+                                                                             else ("test",))}
+        self.model.to("cpu")
+        dev = evaluate_at(scored["dev"].probabilities, self.splits["dev"], DECISION_THRESHOLD) if self.score_dev else {}
+        test = evaluate_at(scored["test"].probabilities, self.splits["test"], DECISION_THRESHOLD)
+        return MatchingRun(self.name, DECISION_THRESHOLD, dev, test, scored["test"].probabilities, seconds,
+                           scored["test"].pairs_per_second, losses, self.encoded["test"][1], recipe)
+
+
+def run_classifier(search: ClassifierSearch) -> MatchingRun:
+    """The loop of `ClassifierSearch`, for the notebooks that do not write it out (09, 11)."""
+    for rate in search.rates():
+        model = search.reset()
+        for epoch in search.fine_tune(model, rate):
+            search.keep(model, rate, epoch)
+    return search.finish()
 
 
 def recipe_cache(run_dir: str | Path | None, task: str = "matching") -> RecipeCache | None:
     """Where the recipe searches of a run are cached (`<run_dir>/recipes/<task>`; None: not cached)."""
     return RecipeCache.in_run(run_dir, task)
-
-
-def run_classifier(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
-                   splits: Mapping[str, Any], config: "MatchingConfig", *, device: str = "cpu",
-                   seed: int = SEED, cache: RecipeCache | None = None, score_dev: bool = True) -> MatchingRun:
-    """Fine-tune a ready pair classifier on train, score dev and test; a pair is related when P(related) >= 0.5
-    (`finetuning.DECISION_THRESHOLD`).
-    With `config.search`, the recipe is chosen on dev first (`search_recipe`), and test is scored once with the
-    chosen weights; else `config`'s one recipe is trained (`score_dev=False`: dev is not scored, for callers that
-    show only test, e.g. notebook 09's variants)."""
-    from .training import fine_tune, score
-
-    max_length = max_input_length(model, config.max_length)
-    encoded = {split: encode_pairs(splits[split], tokenizer, max_length, config.protocol)
-               for split in ("train", "dev", "test")}
-    start = time.perf_counter()
-    recipe = None
-    if config.search is not None:
-        recipe, losses = search_recipe(name, model, tokenizer, encoded, splits, config, device=device, seed=seed,
-                                       cache=cache)
-    else:
-        setup = TrainSetup(config.epochs, config.batch_size, config.learning_rate, seed, warmup=config.warmup)
-        losses = fine_tune(model, encoded["train"][0], splits["train"]["label"], setup,
-                           pad_id=tokenizer.pad_token_id, protocol=config.protocol, device=device,
-                           per_device_batch=config.per_device_batch, class_weighted=config.class_weighted)
-    # with a search: training its chosen recipe (as first measured, when the search was read from the cache)
-    train_seconds = recipe.train_seconds if recipe is not None else time.perf_counter() - start
-    scored = {split: score(model, encoded[split][0], pad_id=tokenizer.pad_token_id,
-                           batch_size=config.score_batch_size, protocol=config.protocol, device=device)
-              for split in (("dev", "test") if score_dev else ("test",))}
-    model.to("cpu")
-    dev = evaluate_at(scored["dev"].probabilities, splits["dev"], DECISION_THRESHOLD) if score_dev else {}
-    test = evaluate_at(scored["test"].probabilities, splits["test"], DECISION_THRESHOLD)
-    return MatchingRun(name, DECISION_THRESHOLD, dev, test, scored["test"].probabilities, train_seconds,
-                       scored["test"].pairs_per_second, losses, encoded["test"][1], recipe)
-
-
-def search_recipe(name: str, model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
-                  encoded: Mapping[str, Any], splits: Mapping[str, Any], config: "MatchingConfig", *,
-                  device: str = "cpu", seed: int = SEED,
-                  cache: RecipeCache | None = None) -> tuple[SearchResult, list[float]]:
-    """`recipe_search.search` over `config.search` for this classifier: every learning rate from the same
-    starting weights, dev scores at P(related) >= 0.5 after each epoch; the model is left holding the chosen point's
-    weights. Returns the search and the chosen run's batch losses (up to its last epoch; kept with the search, so a
-    cache hit that trains nothing returns them too)."""
-    from ..artefacts import fingerprint
-    from ..recipe_search import dev_scores, search, setting
-    from .training import fine_tune, score
-
-    space = config.search
-    initial = {key: value.detach().clone() for key, value in model.state_dict().items()}
-    train_inputs, labels = encoded["train"][0], splits["train"]["label"]
-    steps_per_epoch = -(-len(train_inputs) // config.batch_size)
-    losses: dict[float, list[float]] = {}
-
-    def dev_score(current) -> dict[str, float]:
-        probabilities = score(current, encoded["dev"][0], pad_id=tokenizer.pad_token_id,
-                              batch_size=config.score_batch_size, protocol=config.protocol, device=device).probabilities
-        return dev_scores(splits["dev"]["label"], decide(probabilities).tolist())
-
-    def fit(learning_rate: float, on_epoch) -> None:
-        model.load_state_dict(initial)
-        setup = TrainSetup(space.epochs, config.batch_size, learning_rate, seed, warmup=space.warmup)
-        losses[learning_rate] = fine_tune(
-            model, train_inputs, labels, setup, pad_id=tokenizer.pad_token_id, protocol=config.protocol,
-            device=device, per_device_batch=config.per_device_batch,
-            after_epoch=lambda epoch: on_epoch(model, epoch), class_weighted=config.class_weighted)
-
-    data = fingerprint([item.input_ids for item in train_inputs], list(labels),
-                       [item.input_ids for item in encoded["dev"][0]], list(splits["dev"]["label"]))
-    weights = fingerprint([round(float(value.double().sum()), 6) for value in initial.values()])
-    key = fingerprint(name, setting(config), data, weights, seed)
-    result, state = search(name, space, fit, dev_score, cache=cache, key=key,
-                           record=lambda chosen: {"losses": losses[chosen.learning_rate][:chosen.epochs
-                                                                                          * steps_per_epoch]})
-    model.load_state_dict(state)
-    return result, result.outcome["losses"]
 
 
 def tfidf_run(splits: Mapping[str, Any]) -> MatchingRun:

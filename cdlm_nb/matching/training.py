@@ -4,13 +4,14 @@ linear decay), and batched scoring with its throughput."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from ..batching import length_grouped_batches
 from ..collate import pad_batch
 from ..encoders import takes_global_attention
 from ..finetuning import (
+    Epoch,
     ScoringResult,
     TrainSetup,
     autocast,
@@ -18,7 +19,7 @@ from ..finetuning import (
     per_device,
     synchronize,
     to_device,
-    train_steps,
+    train_epochs,
 )
 from ..progress import progress
 from .inputs import MatchInput
@@ -47,9 +48,9 @@ def collate(inputs: Sequence[MatchInput], pad_id: int, protocol: str = "paper",
 
 def fine_tune(model: "PreTrainedModel", inputs: Sequence[MatchInput], labels: Sequence[int], setup: TrainSetup, *,
               pad_id: int, protocol: str = "paper", device: str = "cpu", per_device_batch: int | None = None,
-              after_epoch: Callable[[int], bool | None] | None = None, class_weighted: bool = False) -> list[float]:
+              class_weighted: bool = False) -> Iterator[Epoch]:
     """Train encoder and head together with cross-entropy on the pair labels (`class_weighted`: each class's loss
-    weighted by n / (2 n_class), `balanced_weights`); returns every batch's loss."""
+    weighted by n / (2 n_class), `balanced_weights`), yielding after each epoch (`finetuning.train_epochs`)."""
     import torch
 
     targets = torch.tensor(labels, dtype=torch.long)
@@ -61,8 +62,8 @@ def fine_tune(model: "PreTrainedModel", inputs: Sequence[MatchInput], labels: Se
         return torch.nn.functional.cross_entropy(model(**batch).logits.float(), targets[indices].to(device),
                                                  weight=weight)
 
-    return train_steps(model, input_lengths(inputs), batch_loss, setup, device=device,
-                       split=per_device(per_device_batch), after_epoch=after_epoch, what="pairs")
+    return train_epochs(model, input_lengths(inputs), batch_loss, setup, device=device,
+                        split=per_device(per_device_batch), what="pairs")
 
 
 def balanced_weights(labels: Sequence[int], classes: int = 2) -> "torch.Tensor":

@@ -119,8 +119,12 @@ def train_qa(variant: str, encoder, tokenizer, splits: Mapping[str, "Dataset"], 
     start = time.perf_counter()
     setup = TrainSetup(config.epochs, config.batch_size, config.learning_rate, seed, warmup=config.warmup)
     keeper = best_dev_epoch(trained, splits["dev"], config, device) if "dev" in splits else None
-    losses = fine_tune(model, train.inputs, train.labels, setup, pad_id=markers.pad, device=device,
-                       per_device_batch=config.per_device_batch, after_epoch=keeper)
+    losses = []
+    for epoch in fine_tune(model, train.inputs, train.labels, setup, pad_id=markers.pad, device=device,
+                           per_device_batch=config.per_device_batch):
+        losses += epoch.losses
+        if keeper is not None:
+            keeper(epoch.number)  # every epoch runs: the keeper only keeps the best one's weights
     if keeper is not None:
         keeper.restore()
     train_seconds = time.perf_counter() - start
@@ -131,8 +135,8 @@ def train_qa(variant: str, encoder, tokenizer, splits: Mapping[str, "Dataset"], 
 
 
 def best_dev_epoch(trained: TrainedQA, dev: "Dataset", config: "MultihopConfig", device: str) -> EarlyStopping:
-    """`after_epoch` that answers the dev questions after every epoch and keeps the weights of the best one (every
-    epoch runs): the dev score is the mean of answer F1 and supporting-fact F1, since joint F1 is 0 for nearly
+    """Early stopping that never stops (every epoch runs): answers the dev questions after every epoch and keeps the
+    best one's weights. The dev score is the mean of answer F1 and supporting-fact F1, since joint F1 is 0 for nearly
     every question at this scale and could not tell two epochs apart."""
     def dev_loss() -> float:
         metrics = answer("dev", trained, dev, config, device).scores.metrics

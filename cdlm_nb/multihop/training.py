@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Sequence
 
 import torch
 
 from ..batching import length_grouped_batches
 from ..encoders import takes_global_attention
 from ..finetuning import (
+    Epoch,
     TrainSetup,
     autocast,
     input_lengths,
     per_device,
     to_device,
-    train_steps,
+    train_epochs,
 )
 from ..progress import progress
 from .decoding import Decoded, decode
@@ -24,17 +25,16 @@ from .model import MultiHopQA, collate, multitask_loss
 
 
 def fine_tune(model: MultiHopQA, inputs: Sequence[QAInput], labels: Sequence[QALabels], setup: TrainSetup, *,
-              pad_id: int, device: str = "cpu", per_device_batch: int | None = None,
-              after_epoch: Callable[[int], bool | None] | None = None) -> list[float]:
-    """Train encoder and heads on the summed multi-task loss (`per_device_batch`: questions per forward pass;
-    `after_epoch` as `train_steps` takes it); returns every batch's loss."""
+              pad_id: int, device: str = "cpu", per_device_batch: int | None = None) -> Iterator[Epoch]:
+    """Train encoder and heads on the summed multi-task loss (`per_device_batch`: questions per forward pass),
+    yielding after each epoch (`finetuning.train_epochs`)."""
     def batch_loss(indices: list[int]) -> torch.Tensor:
         batch = to_device(collate([inputs[i] for i in indices], [labels[i] for i in indices], pad_id,
                                   takes_global_attention(model.encoder)), device)
         return multitask_loss(model(**batch), batch)
 
-    return train_steps(model, input_lengths(inputs), batch_loss, setup, device=device,
-                       split=per_device(per_device_batch), after_epoch=after_epoch, what="questions")
+    return train_epochs(model, input_lengths(inputs), batch_loss, setup, device=device,
+                        split=per_device(per_device_batch), what="questions")
 
 
 def predict(model: MultiHopQA, inputs: Sequence[QAInput], *, pad_id: int, batch_size: int, max_answer_tokens: int,

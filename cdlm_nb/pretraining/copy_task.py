@@ -151,25 +151,22 @@ def within_reach_data(tokenizer: "PreTrainedTokenizerBase", texts: Sequence[str]
 
 def train_copy_task(model: "PreTrainedModel", data: CopyTaskData, every: int = 0,
                     report: Callable[[int, float, float], object] | None = None) -> list[tuple[int, float, float]]:
-    """Train `model` on the task with the one fine-tuning loop (`finetuning.train_steps`: AdamW, warm-up over the
+    """Train `model` on the task with the one fine-tuning loop (`finetuning.train_epochs`: AdamW, warm-up over the
     first `warmup_steps`, then constant), a fresh batch every step; return (step, readable NLL, copy gain) at step
     0, every `every` steps and at the end, each also handed to `report` when given."""
-    from ..finetuning import TrainSetup, train_steps
+    from ..finetuning import TrainSetup, train_epochs
 
     task = data.task
     every = every or task.steps
-    history = []
-
-    def measure(epoch: int) -> None:
-        history.append((epoch * every, *copy_task_gain(model, data)))
-        if report is not None:
-            report(*history[-1])
-
-    measure(0)
     setup = TrainSetup(epochs=-(-task.steps // every), batch_size=task.batch_size, learning_rate=task.learning_rate,
                        seed=task.seed, warmup=task.warmup_steps / task.steps, decay=False, random_batches=True)
-    train_steps(model, [1] * (every * task.batch_size), lambda batch: model(**data.batch(len(batch))).loss, setup,
-                after_epoch=measure, what="copy-task inputs")
+    history = []
+    epochs = train_epochs(model, [1] * (every * task.batch_size), lambda batch: model(**data.batch(len(batch))).loss,
+                          setup, what="copy-task inputs")
+    for step in (0, *(epoch.number * every for epoch in epochs)):  # measured before training, then every epoch
+        history.append((step, *copy_task_gain(model, data)))
+        if report is not None:
+            report(*history[-1])
     return history
 
 

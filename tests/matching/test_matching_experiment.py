@@ -12,7 +12,7 @@ from datasets import Dataset
 from cdlm_nb.data.matching_pairs import cap_pairs, matching_data
 from cdlm_nb.data.schemas import PAIR_FEATURES
 from cdlm_nb.matching import report
-from cdlm_nb.matching.experiment import TFIDF, run_matching, tfidf_run
+from cdlm_nb.matching.experiment import TFIDF, ClassifierSearch, run_classifier, tfidf_run
 from cdlm_nb.matching.model import pair_classifier
 from cdlm_nb.profiles import get_profile
 
@@ -29,6 +29,12 @@ def _pairs(n: int) -> Dataset:
     return Dataset.from_list(rows, features=PAIR_FEATURES)
 
 
+def _trained(encoder, splits, config, **options):
+    """Notebook 05's loop (`run_classifier`) for a pair classifier on a copy of `encoder`."""
+    model = copy.deepcopy(encoder.model)
+    return run_classifier(ClassifierSearch.start("cdlm", model, encoder.tokenizer, splits, config, **options))
+
+
 def test_classifier_shares_the_encoders_weights(tiny_encoder):
     model = copy.deepcopy(tiny_encoder.model)
     classifier = pair_classifier(model)
@@ -41,7 +47,7 @@ def test_run_matching_learns_a_lexical_rule(tiny_encoder):
     splits = {"train": _pairs(32), "dev": _pairs(8), "test": _pairs(8)}
     config = replace(get_profile("smoke").matching, epochs=8, learning_rates=(3e-3,), batch_size=8,
                      max_length=64, select_on_dev=False)  # the one recipe given
-    run = run_matching("cdlm", copy.deepcopy(tiny_encoder.model), tiny_encoder.tokenizer, splits, config)
+    run = _trained(tiny_encoder, splits, config)
     assert sum(run.losses[-4:]) < sum(run.losses[:4])  # last epoch against the first
     assert set(run.test) >= {"accuracy", "f1", "acc/positive", "acc/easy_negative"}
     assert run.encoding.pairs == 8 and run.pairs_per_second > 0
@@ -95,14 +101,12 @@ def test_run_matching_starts_alike_whatever_drew_random_numbers_before(tiny_enco
     runs = []
     for draws in (0, 100):
         torch.rand(draws)  # e.g. a cell that built a model before the fine-tuning
-        runs.append(run_matching("cdlm", copy.deepcopy(tiny_encoder.model), tiny_encoder.tokenizer, splits, config))
+        runs.append(_trained(tiny_encoder, splits, config))
     assert runs[0].losses == runs[1].losses
 
 
 def test_a_run_without_dev_scoring_has_the_same_test_scores_and_no_dev(tiny_encoder):
     from transformers import set_seed
-
-    from cdlm_nb.matching.experiment import run_classifier
 
     splits = {"train": _pairs(8), "dev": _pairs(4), "test": _pairs(4)}
     config = replace(get_profile("smoke").matching, epochs=1, batch_size=4, max_length=64, select_on_dev=False)
@@ -110,7 +114,8 @@ def test_a_run_without_dev_scoring_has_the_same_test_scores_and_no_dev(tiny_enco
     for score_dev in (True, False):
         set_seed(13)
         classifier = pair_classifier(copy.deepcopy(tiny_encoder.model))
-        runs.append(run_classifier("cdlm", classifier, tiny_encoder.tokenizer, splits, config, score_dev=score_dev))
+        runs.append(run_classifier(ClassifierSearch("cdlm", classifier, tiny_encoder.tokenizer, splits, config,
+                                                    score_dev=score_dev)))
     assert set(runs[0].dev) >= {"accuracy", "f1"} and runs[1].dev == {}
     assert runs[1].test == runs[0].test and (runs[1].test_scores == runs[0].test_scores).all()
 
@@ -177,16 +182,14 @@ def test_run_matching_with_a_search_uses_the_dev_best_recipe_and_caches_it(tiny_
     monkeypatch.setattr(training, "score", lambda model, inputs, **kw: scored.append(len(inputs)) or
                         real_score(model, inputs, **kw))
     cache = recipe_cache(tmp_path)
-    run = run_matching("cdlm", copy.deepcopy(tiny_encoder.model), tiny_encoder.tokenizer, splits, config,
-                       cache=cache)
+    run = _trained(tiny_encoder, splits, config, cache=cache)
     assert len(run.recipe.points) == 4 and not run.recipe.cached
     best = max(run.recipe.points, key=lambda p: p.rank())
     assert (run.recipe.chosen.learning_rate, run.recipe.chosen.epochs) == (best.learning_rate, best.epoch)
     assert run.dev["f1"] == best.dev_f1  # the chosen weights are the ones scored on test
     assert scored == [4] * 4 + [4, 4]  # dev after every point, then dev and test once
     assert len(run.losses) == 2 * run.recipe.chosen.epochs
-    again = run_matching("cdlm", copy.deepcopy(tiny_encoder.model), tiny_encoder.tokenizer, splits, config,
-                         cache=cache)
+    again = _trained(tiny_encoder, splits, config, cache=cache)
     assert again.recipe.cached and again.recipe.chosen == run.recipe.chosen and again.losses == run.losses
     assert again.test == run.test and again.dev["f1"] == best.dev_f1
     assert again.train_seconds == run.train_seconds == run.recipe.train_seconds  # the chosen recipe's training
@@ -211,7 +214,6 @@ def test_class_weighting_changes_the_loss_of_an_unbalanced_batch(tiny_encoder):
     splits = {"train": Dataset.from_list([r for r in _pairs(12) if r["label"] or int(r["pair_id"]) % 4 != 1],
                                          features=PAIR_FEATURES), "dev": _pairs(4), "test": _pairs(4)}
     config = replace(get_profile("smoke").matching, epochs=1, batch_size=16, max_length=64, select_on_dev=False)
-    plain = run_matching("cdlm", copy.deepcopy(tiny_encoder.model), tiny_encoder.tokenizer, splits, config)
-    weighted = run_matching("cdlm", copy.deepcopy(tiny_encoder.model), tiny_encoder.tokenizer, splits,
-                            replace(config, class_weighted=True))
+    plain = _trained(tiny_encoder, splits, config)
+    weighted = _trained(tiny_encoder, splits, replace(config, class_weighted=True))
     assert weighted.losses[0] != pytest.approx(plain.losses[0])

@@ -52,7 +52,8 @@ def test_the_heads_learn_two_questions_by_heart(qa_row, qa_tokenizer, tiny_encod
              "supporting_facts": {"title": ["Acme Corp"], "sent_id": [1]}}
     markers, encoded = _encoded([qa_row, other], qa_tokenizer, encoder)
     model = MultiHopQA(encoder)
-    losses = fine_tune(model, encoded.inputs, encoded.labels, TrainSetup(60, 2, 3e-3, warmup=0.1), pad_id=markers.pad)
+    losses = [loss for epoch in fine_tune(model, encoded.inputs, encoded.labels, TrainSetup(60, 2, 3e-3, warmup=0.1),
+                                          pad_id=markers.pad) for loss in epoch.losses]
     assert losses[-1] < 0.2 * losses[0]
     decoded, seconds = predict(model, encoded.inputs, pad_id=markers.pad, batch_size=2, max_answer_tokens=10)
     assert decoded["q1"].answer == "Lyon" and decoded["q2"].answer == "yes" and seconds > 0
