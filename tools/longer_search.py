@@ -64,7 +64,7 @@ def longer_search(run_dir: str, task: str, system: str, epochs: int, patience: i
     words = experiment.model_spec(system)[0] == "gru_han"  # GRU-HAN reads words, the others sentence vectors
     encoder = None if words else load_sentence_encoder("minilm", "cpu")
     prepared = experiment.prepare(splits, config, encoder, run_dir)
-    return experiment.run_model(system, prepared, config, seed=profile.seed).recipe
+    return experiment.run_model(experiment.ModelSearch(system, prepared, config, seed=profile.seed)).recipe
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,8 +9,8 @@ random sentence scores and a coin-flip D2D decision.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,17 +18,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ConfigError
-from ..finetuning import decide
+from ..finetuning import Epoch, decide
 from ..profiles import SEED
 from .alignment import S2DScores, expected_random_mrr, joint_s2d
 from .han import GRUHAN, BertAVG, BertHAN, PooledSentences
 from .inputs import PairSet, Vocabulary, sentence_vectors, vector_pairs, word_pairs
 from .model import SiameseCDA
-from .training import Fit, fit, fit_epochs, paper_setup, predict
+from .training import Fit, fit_epochs, paper_setup, predict
 
 if TYPE_CHECKING:
     from ..profiles import CDAConfig
-    from ..recipe_search import RecipeCache, SearchResult
+    from ..recipe_search import RecipeCache, Search, SearchResult
 
 RANDOM = "random"
 SPLITS = ("train", "dev", "test")
@@ -131,62 +131,97 @@ def d2d_scores(labels, predictions) -> dict[str, float]:
     return {"acc": scores["accuracy"], "f1": scores["f1"]}
 
 
-def run_model(name: str, prepared: Prepared, config: "CDAConfig", seed: int = SEED, device: str = "cpu",
-              cache: "RecipeCache | None" = None, **options: Any) -> CDARun:
-    """Train one model on `device` on train (early stopping on dev) and score it on test; with `config.search`,
-    its learning rate and epoch are chosen on dev first (`search_recipe`) and test is scored once with them."""
-    import torch
+@dataclass
+class ModelSearch:
+    """One matcher's training, run by the caller's loop (notebook 10 writes it out):
 
-    pairs = prepared.words if model_spec(name)[0] == "gru_han" else prepared.vectors
-    recipe = None
-    if config.search is not None:
-        model, trained, recipe = search_recipe(name, prepared, pairs, config, seed, device, cache, **options)
-    else:
-        torch.manual_seed(seed)
-        model = build_model(name, prepared, config, **options).to(device)
-        trained = fit(model, pairs["train"], pairs["dev"],
-                      paper_setup(config.epochs, config.batch_size, config.learning_rate, seed),
-                      patience=config.patience, min_improvement=config.min_improvement)
-    test = pairs["test"]
-    predicted = predict(model, test, config.batch_size)
-    decisions = decide(predicted.probabilities).tolist()
-    oracle = {scorer: joint_s2d(test.labels, test.labels, scores, test.gold)
-              for scorer, scores in (("attention", predicted.attention), ("cosine", predicted.cosine))}
-    return CDARun(name, d2d_scores(test.labels, decisions),
-                  joint_s2d(test.labels, decisions, predicted.attention, test.gold),
-                  joint_s2d(test.labels, decisions, predicted.cosine, test.gold),
-                  predicted.seconds, predicted.probabilities, trained, predicted.attention, oracle, model.eval(),
-                  recipe)
+        for rate in search.rates():                          # config.learning_rates; none on a cache hit
+            model = search.fresh()                           # a new matcher, the same seed for every rate
+            for epoch, fitted in search.fit_epochs(model, rate):  # Adam, early stopping on the dev loss
+                search.keep(model, rate, epoch, fitted)      # dev D2D scored; the best (rate, epoch) kept
+        run = search.finish()                                # test scored once, with the chosen weights
+
+    With `config.search` the (rate, epoch) of the best dev macro-F1 is kept (`recipe_search.Search`, cached in the
+    run folder); without, the one rate's early-stopped fit. `options` reach `build_model`."""
+
+    name: str
+    prepared: Prepared
+    config: "CDAConfig"
+    seed: int = SEED
+    device: str = "cpu"
+    cache: "RecipeCache | None" = None
+    options: dict[str, Any] = field(default_factory=dict)
+    pairs: Mapping[str, PairSet] = field(init=False)
+    search: "Search | None" = field(init=False, default=None)
+    fits: dict[float, Fit] = field(init=False, default_factory=dict)
+    model: SiameseCDA | None = field(init=False, default=None)  # the last matcher trained
+
+    def __post_init__(self) -> None:
+        from ..artefacts import fingerprint
+        from ..recipe_search import Search, setting
+
+        self.pairs = self.prepared.words if model_spec(self.name)[0] == "gru_han" else self.prepared.vectors
+        if self.config.search is not None:
+            data = fingerprint([[split.labels, [_digest(doc) for doc in split.docs_a + split.docs_b]]
+                                for split in (self.pairs["train"], self.pairs["dev"])])
+            key = fingerprint(self.name, setting(self.config), data, self.seed, sorted(self.options.items()))
+            self.search = Search(self.name, self.config.search, self.cache, key)
+
+    def rates(self) -> list[float]:
+        """The learning rates to train: the search's (none when read from the cache), or the one rate."""
+        return self.search.rates() if self.search is not None else [self.config.learning_rate]
+
+    def fresh(self) -> SiameseCDA:
+        """A new matcher on the device, its weights drawn from the seed."""
+        import torch
+
+        torch.manual_seed(self.seed)
+        self.model = build_model(self.name, self.prepared, self.config, **self.options).to(self.device)
+        return self.model
+
+    def fit_epochs(self, model: SiameseCDA, learning_rate: float) -> Iterator[tuple[Epoch, Fit]]:
+        """`training.fit_epochs` at `learning_rate`: the paper's recipe, for at most `config.epochs` epochs."""
+        setup = paper_setup(self.config.epochs, self.config.batch_size, learning_rate, self.seed)
+        return fit_epochs(model, self.pairs["train"], self.pairs["dev"], setup, patience=self.config.patience,
+                          min_improvement=self.config.min_improvement)
+
+    def keep(self, model: SiameseCDA, learning_rate: float, epoch: Epoch, fitted: Fit) -> None:
+        """After an epoch: the fit so far kept, and with a search dev D2D scored at P(aligned) >= 0.5."""
+        from ..recipe_search import dev_scores
+
+        self.fits[learning_rate] = fitted
+        if self.search is not None:
+            decisions = decide(predict(model, self.pairs["dev"], self.config.batch_size).probabilities).tolist()
+            self.search.keep(model, learning_rate, epoch, dev_scores(self.pairs["dev"].labels, decisions))
+
+    def finish(self) -> CDARun:
+        """Load the chosen weights (with a search; a cache hit builds the matcher here), score test once."""
+        recipe, fitted, model = None, self.fits.get(self.config.learning_rate), self.model
+        if self.search is not None:
+            chosen = self.search.chosen
+            recipe = self.search.result({"fit": asdict(self.fits[chosen.learning_rate])} if self.fits else None)
+            fitted = Fit(**recipe.outcome["fit"])
+            model = build_model(self.name, self.prepared, self.config, **self.options).to(self.device)
+            model.load_state_dict(self.search.state)
+        test = self.pairs["test"]
+        predicted = predict(model, test, self.config.batch_size)
+        decisions = decide(predicted.probabilities).tolist()
+        oracle = {scorer: joint_s2d(test.labels, test.labels, scores, test.gold)
+                  for scorer, scores in (("attention", predicted.attention), ("cosine", predicted.cosine))}
+        return CDARun(self.name, d2d_scores(test.labels, decisions),
+                      joint_s2d(test.labels, decisions, predicted.attention, test.gold),
+                      joint_s2d(test.labels, decisions, predicted.cosine, test.gold),
+                      predicted.seconds, predicted.probabilities, fitted, predicted.attention, oracle, model.eval(),
+                      recipe)
 
 
-def search_recipe(name: str, prepared: Prepared, pairs: Mapping[str, PairSet], config: "CDAConfig", seed: int,
-                  device: str, cache: "RecipeCache | None" = None,
-                  **options: Any) -> tuple[SiameseCDA, Fit, "SearchResult"]:
-    """`recipe_search.search` over `config.search`: a fresh matcher (same seed) per learning rate, trained with
-    the paper's early stopping on the dev loss (`patience`) for at most `search.epochs` epochs, dev D2D scores at
-    P(aligned) >= 0.5 after every epoch; returns the matcher holding the chosen point's weights, its fit and the
-    search."""
-    import torch
-
-    from ..artefacts import fingerprint
-    from ..recipe_search import Search, dev_scores, setting
-
-    data = fingerprint([[split.labels, [_digest(doc) for doc in split.docs_a + split.docs_b]]
-                        for split in (pairs["train"], pairs["dev"])])
-    search = Search(name, config.search, cache, fingerprint(name, setting(config), data, seed, sorted(options.items())))
-    fits: dict[float, Fit] = {}
-    for rate in search.rates():  # a fresh matcher (same seed) per rate; none on a cache hit
-        torch.manual_seed(seed)
-        model = build_model(name, prepared, config, **options).to(device)
-        setup = paper_setup(config.search.epochs, config.batch_size, rate, seed)
-        for epoch, fits[rate] in fit_epochs(model, pairs["train"], pairs["dev"], setup, patience=config.patience,
-                                            min_improvement=config.min_improvement):
-            decisions = decide(predict(model, pairs["dev"], config.batch_size).probabilities).tolist()
-            search.keep(model, rate, epoch, dev_scores(pairs["dev"].labels, decisions))
-    result = search.result({"fit": asdict(fits[search.chosen.learning_rate])} if fits else None)
-    model = build_model(name, prepared, config, **options).to(device)
-    model.load_state_dict(search.state)
-    return model, Fit(**result.outcome["fit"]), result
+def run_model(search: ModelSearch) -> CDARun:
+    """The loop of `ModelSearch`, for the callers that do not write it out (notebook 11, the tests)."""
+    for rate in search.rates():
+        model = search.fresh()
+        for epoch, fitted in search.fit_epochs(model, rate):
+            search.keep(model, rate, epoch, fitted)
+    return search.finish()
 
 
 def recipe_cache(run_dir: str | Path | None) -> "RecipeCache | None":

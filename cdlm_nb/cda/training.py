@@ -77,13 +77,6 @@ def fit_epochs(model: SiameseCDA, train: PairSet, dev: PairSet, setup: TrainSetu
     stopping.restore()
 
 
-def fit(model: SiameseCDA, train: PairSet, dev: PairSet, setup: TrainSetup, *, patience: int,
-        min_improvement: float = 0.0) -> Fit:
-    """All of `fit_epochs`: the best epoch's weights restored, and what training did."""
-    *_, (_, fitted) = fit_epochs(model, train, dev, setup, patience=patience, min_improvement=min_improvement)
-    return fitted
-
-
 @dataclass
 class Predictions:
     """P(aligned) per pair, doc_a's sentence scores per pair (attention and cosine), and the seconds taken."""

@@ -135,10 +135,10 @@ def _minilm_cosine(ctx: Context) -> System:
 
 
 def _cda(ctx: Context, system: str, model: str) -> System:
-    from ..cda.experiment import build_model, model_spec, recipe_cache, run_model
+    from ..cda.experiment import ModelSearch, build_model, model_spec, recipe_cache, run_model
 
     config, inputs = ctx.profile.cda, ctx.cda_inputs
-    run = run_model(model, inputs, config, ctx.seed, ctx.device, recipe_cache(ctx.run_dir))  # notebook 10's search
+    run = run_model(ModelSearch(model, inputs, config, ctx.seed, ctx.device, recipe_cache(ctx.run_dir)))  # 10's search
     ctx.recipes[system] = run.recipe
     built = build_model(model, inputs, config)
     words = model_spec(model)[0] == "gru_han"

@@ -27,7 +27,9 @@ def _fit(monkeypatch, dev_losses, epochs, **options):
     losses = iter(dev_losses)
     monkeypatch.setattr(training, "dev_loss", lambda *args: next(losses))
     model, pairs = _matcher()
-    return training.fit(model, pairs["train"], pairs["dev"], training.paper_setup(epochs, 4, 1e-3, 13), **options)
+    setup = training.paper_setup(epochs, 4, 1e-3, 13)
+    *_, (_, fitted) = training.fit_epochs(model, pairs["train"], pairs["dev"], setup, **options)
+    return fitted
 
 
 def test_a_loss_creeping_down_by_hairs_stops_after_patience(monkeypatch):
