@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     import numpy as np
     import torch
 
-#: Bumped whenever `train_steps` changes what a recipe learns (2: gradients clipped; 3: Hugging Face's
+#: Bumped whenever `train_epochs` changes what a recipe learns (2: gradients clipped; 3: Hugging Face's
 #: length-grouped batch order); part of every cached recipe search's key (`recipe_search.setting`), so a run
 #: folder never reuses weights the loop would not train now.
 LOOP_VERSION = 3
@@ -105,12 +105,6 @@ def train_epochs(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: B
         model.eval()
         seconds += time.perf_counter() - started
         yield Epoch(epoch, losses, seconds)
-
-
-def train_steps(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: BatchLoss, setup: TrainSetup,
-                **options) -> list[float]:
-    """All of `train_epochs` (options as it takes them) without stopping between epochs; every batch's loss."""
-    return [loss for epoch in train_epochs(model, lengths, batch_loss, setup, **options) for loss in epoch.losses]
 
 
 def shared_gradients(optimizer: "torch.optim.Optimizer", loss: float) -> float:

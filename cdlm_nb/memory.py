@@ -1,50 +1,67 @@
-"""Peak memory of a block of work: on a GPU, torch's peak allocation; on a CPU, the peak resident memory of the
-process above what it held when the block began (sampled every few milliseconds by a thread: torch's CPU
+"""Peak memory of a stretch of work: on a GPU, torch's peak allocation; on a CPU, the peak resident memory of the
+process above what it held when the stretch began (sampled every few milliseconds by a thread: torch's CPU
 allocations are invisible to tracemalloc)."""
 
 from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass
-class Peak:
-    """Megabytes above the start of the block (filled in when the block ends)."""
+class PeakMemory:
+    """Started on creation; `stop()` returns the megabytes above the start (notebook 11 measures a system's
+    training and scoring, which run in the notebook's own loop between its two calls)."""
 
-    megabytes: float = 0.0
+    device: str = "cpu"
+    interval: float = 0.005
+    megabytes: float = 0.0  # filled in by `stop`
+    _start: int = field(init=False, default=0)
+    _highest: int = field(init=False, default=0)
+    _done: threading.Event = field(init=False, default_factory=threading.Event)
+    _sampler: threading.Thread | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        import torch
+
+        if self.device == "cuda":
+            torch.cuda.reset_peak_memory_stats()
+            self._start = torch.cuda.memory_allocated()
+            return
+        self._start = self._highest = _resident()
+        self._sampler = threading.Thread(target=self._sample, daemon=True)
+        self._sampler.start()
+
+    def _sample(self) -> None:
+        while not self._done.wait(self.interval):
+            self._highest = max(self._highest, _resident())
+
+    def stop(self) -> float:
+        """End the measurement; the peak in megabytes above the start."""
+        import torch
+
+        if self._sampler is None:
+            peak = torch.cuda.max_memory_allocated()
+        else:
+            self._done.set()
+            self._sampler.join()
+            peak = max(self._highest, _resident())
+        self.megabytes = (peak - self._start) / 2 ** 20
+        return self.megabytes
+
+
+def _resident() -> int:
+    import psutil
+
+    return psutil.Process().memory_info().rss
 
 
 @contextmanager
 def peak_memory(device: str = "cpu", interval: float = 0.005):
     """`with peak_memory() as peak: ...` then `peak.megabytes`."""
-    import torch
-
-    peak = Peak()
-    if device == "cuda":
-        torch.cuda.reset_peak_memory_stats()
-        start = torch.cuda.memory_allocated()
-        yield peak
-        peak.megabytes = (torch.cuda.max_memory_allocated() - start) / 2 ** 20
-        return
-    import psutil
-
-    process = psutil.Process()
-    start = highest = process.memory_info().rss
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal highest
-        while not done.wait(interval):
-            highest = max(highest, process.memory_info().rss)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
+    peak = PeakMemory(device, interval)
     try:
         yield peak
     finally:
-        done.set()
-        sampler.join()
-        highest = max(highest, process.memory_info().rss)
-        peak.megabytes = (highest - start) / 2 ** 20
+        peak.stop()

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .finetuning import LOOP_VERSION, Epoch, cpu_state
 from .profiles import SearchSpace
@@ -163,7 +163,7 @@ class RecipeCache:
 
     def save(self, result: SearchResult, key: str, state: dict[str, "torch.Tensor"]) -> None:
         """The weights first, then the JSON that makes them a cache hit; by the main process only (on several
-        processes each has searched alike and holds the same weights, `finetuning.train_steps`)."""
+        processes each has searched alike and holds the same weights, `finetuning.train_epochs`)."""
         from safetensors.torch import save_file
 
         from .artefacts import write_atomic, write_text_atomic
@@ -227,6 +227,32 @@ class Search:
         if self.cache is not None:
             self.cache.save(result, self.key, self.state)
         return result
+
+
+class Trainable(Protocol):
+    """A system's training as the notebooks' loop drives it (`matching.experiment.ClassifierSearch`,
+    `cda.experiment.ModelSearch`): the rates to train, the starting model, its epochs, what each epoch keeps, and
+    the run scored once at the end."""
+
+    def rates(self) -> list[float]: ...
+
+    def reset(self) -> "torch.nn.Module": ...
+
+    def fine_tune(self, model: "torch.nn.Module", learning_rate: float) -> Iterator[Epoch]: ...
+
+    def keep(self, model: "torch.nn.Module", learning_rate: float, epoch: Epoch) -> None: ...
+
+    def finish(self) -> Any: ...
+
+
+def train_and_score(search: Trainable) -> Any:
+    """The loop notebooks 05, 09, 10 and 11 write out, for the callers that do not (tools, tests): every rate from
+    the same start, every epoch kept, then the run scored once."""
+    for rate in search.rates():
+        model = search.reset()
+        for epoch in search.fine_tune(model, rate):
+            search.keep(model, rate, epoch)
+    return search.finish()
 
 
 def _recipe(point: SearchPoint, space: SearchSpace) -> Recipe:
@@ -295,5 +321,6 @@ def search_note(results: dict[str, SearchResult], labels: Callable[[str], str] =
     return "\n".join(lines)
 
 
-__all__ = ["Recipe", "RecipeCache", "Search", "SearchPoint", "SearchResult", "dev_scores", "search_metrics",
+__all__ = ["Recipe", "RecipeCache", "Search", "SearchPoint", "SearchResult", "Trainable", "dev_scores",
+           "search_metrics", "train_and_score",
            "search_note", "space_table"]

@@ -8,6 +8,13 @@ import torch
 from cdlm_nb.finetuning import autocast, to_device
 
 
+def _all_losses(*args, **options) -> list[float]:
+    """Every batch's loss of `train_epochs` run to its end."""
+    from cdlm_nb.finetuning import train_epochs
+
+    return [loss for epoch in train_epochs(*args, **options) for loss in epoch.losses]
+
+
 def test_to_device_and_autocast_on_cpu_keep_full_precision():
     batch = to_device({"x": torch.ones(2)}, "cpu")
     with autocast("cpu"):
@@ -21,7 +28,7 @@ def test_train_steps_learns_and_refuses_an_empty_split():
     import torch
 
     from cdlm_nb.errors import DataError
-    from cdlm_nb.finetuning import TrainSetup, input_lengths, train_steps
+    from cdlm_nb.finetuning import TrainSetup, input_lengths
 
     torch.manual_seed(0)
     inputs = [SimpleNamespace(input_ids=[0] * (i % 3 + 1)) for i in range(8)]
@@ -31,11 +38,11 @@ def test_train_steps_learns_and_refuses_an_empty_split():
     def batch_loss(indices):
         return torch.nn.functional.mse_loss(model(x[indices]), y[indices])
 
-    losses = train_steps(model, input_lengths(inputs), batch_loss, TrainSetup(30, 4, 0.05, warmup=0.5))
+    losses = _all_losses(model, input_lengths(inputs), batch_loss, TrainSetup(30, 4, 0.05, warmup=0.5))
     assert len(losses) == 60 and sum(losses[-4:]) < sum(losses[:4])
     assert not model.training  # handed back ready to score
     with pytest.raises(DataError, match="no training questions"):
-        train_steps(model, [], batch_loss, TrainSetup(1, 4, 0.1), what="questions")
+        _all_losses(model, [], batch_loss, TrainSetup(1, 4, 0.1), what="questions")
 
 
 def test_train_epochs_hands_each_epoch_to_the_callers_loop_and_times_only_training(monkeypatch):
@@ -59,7 +66,7 @@ def test_train_epochs_hands_each_epoch_to_the_callers_loop_and_times_only_traini
 
 
 def test_gradients_are_clipped_to_the_setup_norm_before_each_step():
-    from cdlm_nb.finetuning import TrainSetup, train_steps
+    from cdlm_nb.finetuning import TrainSetup
 
     x, y = torch.randn(8, 4), torch.randn(8, 1) * 1000
 
@@ -67,7 +74,7 @@ def test_gradients_are_clipped_to_the_setup_norm_before_each_step():
         torch.manual_seed(0)
         model = torch.nn.Linear(4, 1)
         before = model.weight.detach().clone()
-        train_steps(model, [1] * 8, lambda i: torch.nn.functional.mse_loss(model(x[i]), y[i]),
+        _all_losses(model, [1] * 8, lambda i: torch.nn.functional.mse_loss(model(x[i]), y[i]),
                     TrainSetup(1, 8, 0.1, decay=False, max_grad_norm=max_grad_norm))
         return (model.weight.detach() - before).abs().max().item()
 
@@ -80,7 +87,7 @@ def test_per_device_pieces_accumulate_to_the_whole_batch():
     of 4 at once: what the plan relies on when a batch does not fit the card."""
     from types import SimpleNamespace
 
-    from cdlm_nb.finetuning import TrainSetup, input_lengths, per_device, pieces, train_steps
+    from cdlm_nb.finetuning import TrainSetup, input_lengths, per_device, pieces
 
     assert pieces([5, 6, 7], 2) == [[5, 6], [7]] and pieces([5, 6, 7], None) == [[5, 6, 7]]
     inputs = [SimpleNamespace(input_ids=[0] * (i % 3 + 1)) for i in range(8)]
@@ -93,7 +100,7 @@ def test_per_device_pieces_accumulate_to_the_whole_batch():
         def batch_loss(indices, model=model):
             return torch.nn.functional.mse_loss(model(x[indices]), y[indices])
 
-        losses = train_steps(model, input_lengths(inputs), batch_loss, TrainSetup(3, 4, 0.05),
+        losses = _all_losses(model, input_lengths(inputs), batch_loss, TrainSetup(3, 4, 0.05),
                              split=per_device(size))
         weights.append((model.weight.detach().clone(), losses))
     assert torch.allclose(weights[0][0], weights[1][0], atol=1e-6)
@@ -179,20 +186,21 @@ def test_early_stopping_keeps_the_best_epoch_and_refuses_an_all_nan_run():
         nan.restore()
 
 
-#: `train_steps` on a tiny regression, the same in one process and under torchrun; the main process saves the
+#: `train_epochs` on a tiny regression, the same in one process and under torchrun; the main process saves the
 #: trained weights to argv[1].
 SHARED_LOOP = """
 import sys
 import torch
 from accelerate import PartialState
-from cdlm_nb.finetuning import TrainSetup, per_device, train_steps
+from cdlm_nb.finetuning import TrainSetup, per_device, train_epochs
 from cdlm_nb.processes import end_job
 
 torch.manual_seed(0)
 inputs, targets = torch.randn(16, 3), torch.randn(16, 1)
 model = torch.nn.Linear(3, 1)
-losses = train_steps(model, [1] * 16, lambda rows: torch.nn.functional.mse_loss(model(inputs[rows]), targets[rows]),
-                     TrainSetup(epochs=3, batch_size=8, learning_rate=0.05, seed=0), split=per_device(2))
+epochs = train_epochs(model, [1] * 16, lambda rows: torch.nn.functional.mse_loss(model(inputs[rows]), targets[rows]),
+                      TrainSetup(epochs=3, batch_size=8, learning_rate=0.05, seed=0), split=per_device(2))
+losses = [loss for epoch in epochs for loss in epoch.losses]
 if PartialState().is_main_process:
     torch.save({"weights": model.state_dict(), "losses": losses}, sys.argv[1])
 end_job()

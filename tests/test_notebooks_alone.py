@@ -31,7 +31,7 @@ CALL = "ensure_pretrained("
 def test_every_notebook_that_loads_notebook_02s_models_builds_them_when_missing():
     for path in discover_notebooks():
         code = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code")
-        loads = "PretrainedShelf" in code or "run_system(" in code
+        loads = "PretrainedShelf" in code or "search_for(" in code
         assert (path.stem[:2] in WANTS) == loads, f"{path.name}: update WANTS"
         assert (CALL in code) == loads and ("BUILD_MISSING" in code) == loads, path.name
 

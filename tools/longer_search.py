@@ -42,12 +42,15 @@ def longer_search(run_dir: str, task: str, system: str, epochs: int, patience: i
     notebook_10 = task == "cda" and system != "aose"  # 05 and 11 read the profile's pairs, 10 caps them itself
     data = matching_data(profile, data_name, None, None, Path(run_dir), config.max_pairs if notebook_10 else None)
     if task == "cross":
-        from cdlm_nb.match_ignition.experiment import cross_encoder_filters, train_variant
+        from cdlm_nb.match_ignition.experiment import cross_encoder_filters, filter_splits, variant_search
+        from cdlm_nb.recipe_search import train_and_score
 
         alpha, keep = cross_encoder_filters(system, profile.match_ignition)
-        return train_variant(system, data.splits, alpha, keep, searched, seed=profile.seed)[0].recipe
+        return train_and_score(variant_search(system, filter_splits(data.splits, keep), alpha, searched,
+                                             seed=profile.seed)).recipe
     if task == "matching":
-        from cdlm_nb.matching.experiment import ClassifierSearch, run_classifier
+        from cdlm_nb.matching.experiment import ClassifierSearch
+        from cdlm_nb.recipe_search import train_and_score
         from cdlm_nb.variants import PretrainedShelf
 
         encoder = PretrainedShelf(run_dir, profile.name).load(system)
@@ -55,8 +58,9 @@ def longer_search(run_dir: str, task: str, system: str, epochs: int, patience: i
             raise SystemExit(f"no pretrained {system!r} in {run_dir}/models: run notebook 02 there first")
         search = ClassifierSearch.start(system, encoder.model, encoder.tokenizer, data.splits, config,
                                         seed=profile.seed)
-        return run_classifier(search).recipe
+        return train_and_score(search).recipe
     from cdlm_nb.cda import experiment
+    from cdlm_nb.recipe_search import train_and_score
     from cdlm_nb.sentence_encoders import load_sentence_encoder
 
     splits = (experiment.through_csv(data.splits, Path(run_dir) / "cda_files" / data.source)[0] if notebook_10
@@ -64,7 +68,7 @@ def longer_search(run_dir: str, task: str, system: str, epochs: int, patience: i
     words = experiment.model_spec(system)[0] == "gru_han"  # GRU-HAN reads words, the others sentence vectors
     encoder = None if words else load_sentence_encoder("minilm", "cpu")
     prepared = experiment.prepare(splits, config, encoder, run_dir)
-    return experiment.run_model(experiment.ModelSearch(system, prepared, config, seed=profile.seed)).recipe
+    return train_and_score(experiment.ModelSearch(system, prepared, config, seed=profile.seed)).recipe
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,14 +13,14 @@ import torch
 from torch import nn
 
 from ..batching import length_grouped_batches
-from ..finetuning import Split, TrainSetup, autocast, train_steps, whole
+from ..finetuning import Split, TrainSetup, autocast, train_epochs, whole
 
 Forward = Callable[[list[int]], "tuple[torch.Tensor, torch.Tensor | None]"]
 
 
 def train(forward: Forward, model: nn.Module, labels: Sequence[int], lengths: Sequence[int], setup: TrainSetup, *,
           parameters: Sequence | None = None, split: Split | None = None, device: str = "cpu") -> float:
-    """Train in place with cross-entropy (`finetuning.train_steps`: AdamW decaying linearly to zero, documents
+    """Train in place with cross-entropy (`finetuning.train_epochs`: AdamW decaying linearly to zero, documents
     batched by similar length, `split` cutting a batch that does not fit); returns the seconds."""
     started = time.perf_counter()
     targets = torch.tensor(list(labels))
@@ -29,8 +29,9 @@ def train(forward: Forward, model: nn.Module, labels: Sequence[int], lengths: Se
         logits, _ = forward(piece)
         return nn.functional.cross_entropy(logits, targets[piece].to(logits.device))
 
-    train_steps(model, lengths, batch_loss, setup, device=device, parameters=parameters, split=split,
-                what="documents")
+    for _ in train_epochs(model, lengths, batch_loss, setup, device=device, parameters=parameters, split=split,
+                          what="documents"):
+        pass  # every epoch runs; nothing is scored between them
     return time.perf_counter() - started
 
 

@@ -135,11 +135,13 @@ def d2d_scores(labels, predictions) -> dict[str, float]:
 class ModelSearch:
     """One matcher's training, run by the caller's loop (notebook 10 writes it out):
 
-        for rate in search.rates():                          # config.learning_rates; none on a cache hit
-            model = search.fresh()                           # a new matcher, the same seed for every rate
-            for epoch, fitted in search.fit_epochs(model, rate):  # Adam, early stopping on the dev loss
-                search.keep(model, rate, epoch, fitted)      # dev D2D scored; the best (rate, epoch) kept
-        run = search.finish()                                # test scored once, with the chosen weights
+        for rate in search.rates():                     # config.learning_rates; none on a cache hit
+            model = search.reset()                      # a new matcher, the same seed for every rate
+            for epoch in search.fine_tune(model, rate): # Adam, early stopping on the dev loss
+                search.keep(model, rate, epoch)         # dev D2D scored; the best (rate, epoch) kept
+        run = search.finish()                           # test scored once, with the chosen weights
+
+    (the loop of notebook 05's `ClassifierSearch`, so one loop trains any system of notebook 11)
 
     With `config.search` the (rate, epoch) of the best dev macro-F1 is kept (`recipe_search.Search`, cached in the
     run folder); without, the one rate's early-stopped fit. `options` reach `build_model`."""
@@ -171,25 +173,28 @@ class ModelSearch:
         """The learning rates to train: the search's (none when read from the cache), or the one rate."""
         return self.search.rates() if self.search is not None else [self.config.learning_rate]
 
-    def fresh(self) -> SiameseCDA:
-        """A new matcher on the device, its weights drawn from the seed."""
+    def reset(self) -> SiameseCDA:
+        """A new matcher on the device, its weights drawn from the seed (the same for every rate)."""
         import torch
 
         torch.manual_seed(self.seed)
         self.model = build_model(self.name, self.prepared, self.config, **self.options).to(self.device)
         return self.model
 
-    def fit_epochs(self, model: SiameseCDA, learning_rate: float) -> Iterator[tuple[Epoch, Fit]]:
-        """`training.fit_epochs` at `learning_rate`: the paper's recipe, for at most `config.epochs` epochs."""
+    def fine_tune(self, model: SiameseCDA, learning_rate: float) -> Iterator[Epoch]:
+        """`training.fit_epochs` at `learning_rate` (the paper's recipe, at most `config.epochs` epochs, early
+        stopping on the dev loss), each epoch's fit so far kept in `fits`."""
         setup = paper_setup(self.config.epochs, self.config.batch_size, learning_rate, self.seed)
-        return fit_epochs(model, self.pairs["train"], self.pairs["dev"], setup, patience=self.config.patience,
-                          min_improvement=self.config.min_improvement)
+        epochs = fit_epochs(model, self.pairs["train"], self.pairs["dev"], setup, patience=self.config.patience,
+                            min_improvement=self.config.min_improvement)
+        for epoch, fitted in epochs:
+            self.fits[learning_rate] = fitted
+            yield epoch
 
-    def keep(self, model: SiameseCDA, learning_rate: float, epoch: Epoch, fitted: Fit) -> None:
-        """After an epoch: the fit so far kept, and with a search dev D2D scored at P(aligned) >= 0.5."""
+    def keep(self, model: SiameseCDA, learning_rate: float, epoch: Epoch) -> None:
+        """After an epoch: with a search, dev D2D scored at P(aligned) >= 0.5 (`Search.keep`)."""
         from ..recipe_search import dev_scores
 
-        self.fits[learning_rate] = fitted
         if self.search is not None:
             decisions = decide(predict(model, self.pairs["dev"], self.config.batch_size).probabilities).tolist()
             self.search.keep(model, learning_rate, epoch, dev_scores(self.pairs["dev"].labels, decisions))
@@ -213,15 +218,6 @@ class ModelSearch:
                       joint_s2d(test.labels, decisions, predicted.cosine, test.gold),
                       predicted.seconds, predicted.probabilities, fitted, predicted.attention, oracle, model.eval(),
                       recipe)
-
-
-def run_model(search: ModelSearch) -> CDARun:
-    """The loop of `ModelSearch`, for the callers that do not write it out (notebook 11, the tests)."""
-    for rate in search.rates():
-        model = search.fresh()
-        for epoch, fitted in search.fit_epochs(model, rate):
-            search.keep(model, rate, epoch, fitted)
-    return search.finish()
 
 
 def recipe_cache(run_dir: str | Path | None) -> "RecipeCache | None":

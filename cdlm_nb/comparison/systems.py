@@ -1,5 +1,5 @@
-"""Every system of notebook 11 as one function that trains it (when it learns) on the same train split, scores
-the same test pairs and reports the same costs. Each reuses its own notebook's package (no copy):
+"""Every system of notebook 11: its training for the notebook's loop (`search_for`) on the same train split, then
+its scores on the same test pairs with the same costs (`finish`). Each reuses its own notebook's package (no copy):
 
 - `tfidf`, `minilm_cosine`: lexical and frozen-embedding cosines, threshold at the best dev macro-F1;
 - `aose`, `cda_gru_deep`, `cda_minilm_shallow`: the Siamese matchers of `cdlm_nb.cda` (AoSE's attention pooling
@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import cached_property, partial
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,14 +22,17 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..finetuning import DECISION_THRESHOLD
-from ..memory import peak_memory
+from ..memory import PeakMemory
 from ..profiles import COMPARISON_SYSTEMS as SYSTEMS
 from ..profiles import SEED
 from ..variants import PretrainedShelf, display_name
 from .system_ids import BASELINE_LABELS
 
 if TYPE_CHECKING:
+    from ..cda.experiment import CDARun
+    from ..matching.experiment import ClassifierSearch, MatchingRun
     from ..profiles import Profile
+    from ..recipe_search import Trainable
 
 @dataclass
 class System:
@@ -70,6 +73,7 @@ class Context:
     minilm_tokens: int | None = None  # tokens of each document MiniLM cosine reads; None: the profile's
     notes: list[str] = field(default_factory=list)
     recipes: dict[str, Any] = field(default_factory=dict)  # system -> its dev recipe search (`recipe_search`)
+    peak: PeakMemory | None = None  # the running system's memory measurement (`search_for` to `finish`)
 
     @cached_property
     def sentence_encoder(self):
@@ -134,14 +138,12 @@ def _minilm_cosine(ctx: Context) -> System:
                   f"{ctx.minilm_tokens or ctx.profile.comparison.minilm_tokens} tokens per document")
 
 
-def _cda(ctx: Context, system: str, model: str) -> System:
-    from ..cda.experiment import ModelSearch, build_model, model_spec, recipe_cache, run_model
+def _cda(ctx: Context, system: str, run: "CDARun") -> System:
+    """A Siamese matcher of notebook 10, with the sentence vectors' cost where it reads them."""
+    from ..cda.experiment import model_spec
 
-    config, inputs = ctx.profile.cda, ctx.cda_inputs
-    run = run_model(ModelSearch(model, inputs, config, ctx.seed, ctx.device, recipe_cache(ctx.run_dir)))  # 10's search
-    ctx.recipes[system] = run.recipe
-    built = build_model(model, inputs, config)
-    words = model_spec(model)[0] == "gru_han"
+    config = ctx.profile.cda
+    words = model_spec(CDA_MODELS[system])[0] == "gru_han"
     frozen = 0 if words else parameters(ctx.sentence_encoder, trainable=False)
     embedding = {} if words else ctx.embedding_seconds  # sentence vectors: paid for at training and at inference
     longest = (f"{config.max_sentences} sentences × {config.max_words} words" if words
@@ -150,61 +152,81 @@ def _cda(ctx: Context, system: str, model: str) -> System:
     train_seconds = trained + embedding.get("train", 0.0) + embedding.get("dev", 0.0)
     pairs_per_second = len(run.probabilities) / (run.inference_seconds + embedding.get("test", 0.0))
     return System(system, run.probabilities, DECISION_THRESHOLD, train_seconds, pairs_per_second, 0.0,
-                  parameters(built), parameters(built) + frozen, longest)
+                  parameters(run.model), parameters(run.model) + frozen, longest)
 
 
-def _match_ignition(ctx: Context, system: str) -> System:
-    """A MiniLM cross-encoder: Match-Ignition with both filters or without them (`cross_encoder_filters`)."""
-    from ..match_ignition.experiment import cross_encoder_filters, train_variant
+def _cross_search(ctx: Context, system: str) -> "ClassifierSearch":
+    """A MiniLM cross-encoder: Match-Ignition with both filters or without them (`cross_encoder_filters`), on
+    notebook 09's recipe with its epoch chosen on dev here (one schedule: the time of a wider search is not
+    there)."""
+    from ..match_ignition.experiment import cross_encoder_filters, filter_splits, variant_search
 
     config = ctx.profile.match_ignition
     alpha, keep = cross_encoder_filters(system, config)
-    # notebook 09's recipe, its epoch chosen on dev here (one schedule: the time of a wider search is not there)
     epochs = ctx.profile.comparison.cross_encoder_epochs
     searched = replace(config, training=replace(config.training, epochs=epochs or config.training.epochs,
                                                 select_on_dev=True))
-    run, model = train_variant(system, ctx.splits, alpha, keep, searched, device=ctx.device, seed=ctx.seed)
-    ctx.recipes[system] = run.recipe
-    longest = f"{config.training.max_length} tokens" + (f" of the top {keep} sentences each" if keep else "")
-    return System(system, run.test_scores, DECISION_THRESHOLD, run.train_seconds, run.pairs_per_second, 0.0,
-                  parameters(model), parameters(model), longest)
+    return variant_search(system, filter_splits(ctx.splits, keep), alpha, searched, device=ctx.device, seed=ctx.seed)
 
 
-def _cross_encoder(ctx: Context, variant: str) -> System | None:
+def _classifier(ctx: Context, system: str, search: "ClassifierSearch", run: "MatchingRun") -> System:
+    """A pair classifier (a MiniLM cross-encoder, or one of notebook 02's encoders as in notebook 05)."""
     from ..encoders import max_input_length
-    from ..matching.experiment import ClassifierSearch, recipe_cache, run_classifier
+    from ..match_ignition.experiment import cross_encoder_filters
 
-    encoder = ctx.shelf.load(variant)
-    if encoder is None:
-        return None
-    config = ctx.profile.matching
-    # the new head starts as in notebook 05, so its search is re-used when its pairs are these
-    search = ClassifierSearch.start(variant, encoder.model, encoder.tokenizer, ctx.splits, config, device=ctx.device,
-                                    seed=ctx.seed, cache=recipe_cache(ctx.run_dir))
-    run, model = run_classifier(search), search.model
-    ctx.recipes[variant] = run.recipe
-    return System(variant, run.test_scores, DECISION_THRESHOLD, run.train_seconds, run.pairs_per_second, 0.0,
-                  parameters(model), parameters(model), f"{max_input_length(model, config.max_length)} tokens per pair")
+    if system in CROSS_ENCODERS:
+        keep = cross_encoder_filters(system, ctx.profile.match_ignition)[1]
+        longest = f"{search.config.max_length} tokens" + (f" of the top {keep} sentences each" if keep else "")
+    else:
+        longest = f"{max_input_length(search.model, search.config.max_length)} tokens per pair"
+    return System(system, run.test_scores, DECISION_THRESHOLD, run.train_seconds, run.pairs_per_second, 0.0,
+                  parameters(search.model), parameters(search.model), longest)
 
 
-#: How each baseline of `system_ids.BASELINE_LABELS` trains and scores (the pretrained models: `_cross_encoder`).
-BUILDERS: dict[str, Callable[[Context], System]] = {
-    "tfidf": _tfidf,
-    "minilm_cosine": _minilm_cosine,
-    "aose": partial(_cda, system="aose", model="aose"),
-    "cda_gru_deep": partial(_cda, system="cda_gru_deep", model="gru_han_deep"),
-    "cda_minilm_shallow": partial(_cda, system="cda_minilm_shallow", model="bert_han_shallow"),
-    "match_ignition": partial(_match_ignition, system="match_ignition"),
-    "minilm_cross": partial(_match_ignition, system="minilm_cross"),
-}
+#: The baselines that train nothing here: a similarity with its threshold chosen on dev.
+UNTRAINED: dict[str, Callable[[Context], System]] = {"tfidf": _tfidf, "minilm_cosine": _minilm_cosine}
+#: Notebook 10's matchers in the comparison: system -> CDA model name (`cda.experiment.model_spec`).
+CDA_MODELS = {"aose": "aose", "cda_gru_deep": "gru_han_deep", "cda_minilm_shallow": "bert_han_shallow"}
+#: Notebook 09's MiniLM cross-encoders in the comparison (`match_ignition.experiment.cross_encoder_filters`).
+CROSS_ENCODERS = ("match_ignition", "minilm_cross")
 
 
-def run_system(ctx: Context, system: str) -> System | None:
-    """Train and score one system, its peak memory measured around both; None when its model is missing."""
+def search_for(ctx: Context, system: str) -> "Trainable | None":
+    """The training `system` needs, for the caller's loop (notebook 11 writes it out, as 05 and 10 do), its recipe
+    chosen on dev as in its own notebook (and its search re-used from there when the pairs are these); None when
+    it trains nothing (`UNTRAINED`) or its pretrained model is missing. Peak memory is measured from here to
+    `finish`."""
+    from ..cda.experiment import ModelSearch
+    from ..cda.experiment import recipe_cache as cda_cache
+    from ..matching.experiment import ClassifierSearch, recipe_cache
+
     if system not in SYSTEMS:
         raise ConfigError(f"unknown system {system!r} (the profile's comparison.systems); choose from {list(SYSTEMS)}")
-    with peak_memory(ctx.device) as peak:
-        result = BUILDERS[system](ctx) if system in BUILDERS else _cross_encoder(ctx, system)
+    ctx.peak = PeakMemory(ctx.device)
+    if system in UNTRAINED:
+        return None
+    if system in CDA_MODELS:
+        return ModelSearch(CDA_MODELS[system], ctx.cda_inputs, ctx.profile.cda, ctx.seed, ctx.device,
+                           cda_cache(ctx.run_dir))
+    if system in CROSS_ENCODERS:
+        return _cross_search(ctx, system)
+    encoder = ctx.shelf.load(system)
+    return None if encoder is None else ClassifierSearch.start(
+        system, encoder.model, encoder.tokenizer, ctx.splits, ctx.profile.matching, device=ctx.device, seed=ctx.seed,
+        cache=recipe_cache(ctx.run_dir))
+
+
+def finish(ctx: Context, system: str, search: "Trainable | None") -> System | None:
+    """`system` scored on test with its costs (its search finished: the chosen weights) and its peak memory since
+    `search_for`; None when its pretrained model is missing."""
+    result = None
+    if system in UNTRAINED:
+        result = UNTRAINED[system](ctx)
+    elif search is not None:
+        run = search.finish()
+        ctx.recipes[system] = run.recipe
+        result = _cda(ctx, system, run) if system in CDA_MODELS else _classifier(ctx, system, search, run)
+    megabytes = ctx.peak.stop()
     if result is not None:
-        result.peak_mb = peak.megabytes
+        result.peak_mb = megabytes
     return result

@@ -1,5 +1,5 @@
 """Fine-tuning the pair scorer and scoring pairs with it: length-sorted batches (little padding), padding into
-tensors, the BCE loss for `finetuning.train_steps`, and batched scoring with its throughput."""
+tensors, the BCE loss for `finetuning.train_epochs`, and batched scoring with its throughput."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from ..finetuning import (
     per_device,
     synchronize,
     to_device,
-    train_steps,
+    train_epochs,
 )
 from ..progress import progress
 from .inputs import PairInput
@@ -51,8 +51,9 @@ def train_scorer(scorer: "PairScorer", inputs: Sequence[PairInput], labels: Sequ
         logits = scorer(**to_device(collate([inputs[i] for i in indices], pad_id), device))
         return torch.nn.functional.binary_cross_entropy_with_logits(logits.float(), targets[indices].to(device))
 
-    return train_steps(scorer, input_lengths(inputs), batch_loss, setup, device=device,
-                       split=per_device(per_device_batch), what="mention pairs")
+    epochs = train_epochs(scorer, input_lengths(inputs), batch_loss, setup, device=device,
+                          split=per_device(per_device_batch), what="mention pairs")
+    return [loss for epoch in epochs for loss in epoch.losses]
 
 
 def score_pairs(scorer: "PairScorer", inputs: Sequence[PairInput], *, pad_id: int, batch_size: int,

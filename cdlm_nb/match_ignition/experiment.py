@@ -23,7 +23,7 @@ import torch
 
 from ..errors import ConfigError
 from ..finetuning import DECISION_THRESHOLD, synchronize
-from ..matching.experiment import ClassifierSearch, MatchingRun, evaluate_at, run_classifier
+from ..matching.experiment import ClassifierSearch, evaluate_at
 from ..matching.inputs import encode_pairs
 from ..matching.training import score
 from ..profiles import SEED
@@ -96,18 +96,16 @@ def cross_encoder_filters(system: str, config: "MatchIgnitionConfig") -> tuple[f
     return filters[system]
 
 
-def train_variant(name: str, splits: Mapping[str, Any], alpha: float, keep: int | None,
-                  config: "MatchIgnitionConfig", *, device: str = "cpu", seed: int = SEED,
-                  filtered: Mapping[str, Any] | None = None) -> tuple[MatchingRun, Any]:
-    """Fine-tune one variant from a fresh MiniLM and score test (dev is not shown); returns its run and the trained
-    wrapped model (`filtered`: `filter_splits(splits, keep)` when already computed)."""
+def variant_search(name: str, splits: Mapping[str, Any], alpha: float, config: "MatchIgnitionConfig", *,
+                   device: str = "cpu", seed: int = SEED) -> ClassifierSearch:
+    """One variant's training (notebook 05's `ClassifierSearch`, run by the caller's loop) from a fresh MiniLM with
+    the word filter at `alpha`, on `splits` (already through the sentence filter: `filter_splits`); dev is used to
+    choose the epoch, not shown."""
     torch.manual_seed(seed)
     classifier, tokenizer = minilm_cross_encoder()
     model = WordFilterClassifier(classifier, alpha, _protected(tokenizer))
-    filtered = filtered if filtered is not None else filter_splits(splits, keep)
-    search = ClassifierSearch(name, model, tokenizer, filtered, config.training, device=device, seed=seed,
-                              score_dev=False)
-    return run_classifier(search), model
+    return ClassifierSearch(name, model, tokenizer, splits, config.training, device=device, seed=seed,
+                            score_dev=False)
 
 
 def variant_plan(config: "MatchIgnitionConfig") -> list[tuple[str, float, int | None]]:

@@ -157,15 +157,6 @@ class ClassifierSearch:
                            scored["test"].pairs_per_second, losses, self.encoded["test"][1], recipe)
 
 
-def run_classifier(search: ClassifierSearch) -> MatchingRun:
-    """The loop of `ClassifierSearch`, for the notebooks that do not write it out (09, 11)."""
-    for rate in search.rates():
-        model = search.reset()
-        for epoch in search.fine_tune(model, rate):
-            search.keep(model, rate, epoch)
-    return search.finish()
-
-
 def recipe_cache(run_dir: str | Path | None, task: str = "matching") -> RecipeCache | None:
     """Where the recipe searches of a run are cached (`<run_dir>/recipes/<task>`; None: not cached)."""
     return RecipeCache.in_run(run_dir, task)

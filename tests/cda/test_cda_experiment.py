@@ -9,6 +9,7 @@ from cdlm_nb.cda.inputs import Vocabulary, sentence_vectors, side, word_pairs
 from cdlm_nb.data.schemas import PAIR_FEATURES
 from cdlm_nb.errors import ConfigError
 from cdlm_nb.profiles import get_profile
+from cdlm_nb.recipe_search import train_and_score
 
 ROWS = [{"pair_id": str(i), "doc_a": ["The quake hit Lima.", f"It killed {i} people.", "Rain fell."],
          "doc_b": ["A quake struck Lima.", "Many died."] if i % 2 else ["Stocks rose."], "label": i % 2,
@@ -41,7 +42,7 @@ def test_a_smoke_run_scores_d2d_and_s2d_and_records_the_issue_names():
     config = get_profile("smoke").cda
     splits = {name: ROWS for name in experiment.SPLITS}
     prepared = experiment.prepare(splits, config)
-    run = experiment.run_model(experiment.ModelSearch("gru_han_shallow", prepared, config))
+    run = train_and_score(experiment.ModelSearch("gru_han_shallow", prepared, config))
     assert set(run.d2d) == {"acc", "f1"} and run.s2d_attention.pairs == 8 and run.oracle["cosine"].pairs == 8
     assert not run.model.training and run.model.document_cda is not None  # kept for notebook 10's written-out lines
     pair = [side([prepared.words["test"].docs_a[0]]), side([prepared.words["test"].docs_b[0]])]
@@ -159,7 +160,7 @@ def test_a_searched_run_keeps_the_dev_best_point_and_a_cache_hit_trains_nothing(
     config = replace(get_profile("smoke").cda, patience=3, learning_rates=(1e-3, 1e-2), epochs=3, select_on_dev=True)
     prepared = experiment.prepare({name: ROWS for name in experiment.SPLITS}, config)
     cache = experiment.recipe_cache(tmp_path)
-    run = experiment.run_model(experiment.ModelSearch("gru_han_shallow", prepared, config, cache=cache))
+    run = train_and_score(experiment.ModelSearch("gru_han_shallow", prepared, config, cache=cache))
     points = run.recipe.points
     assert {p.learning_rate for p in points} == {1e-3, 1e-2} and not run.recipe.cached
     best = max(points, key=lambda p: p.rank())
@@ -169,7 +170,7 @@ def test_a_searched_run_keeps_the_dev_best_point_and_a_cache_hit_trains_nothing(
     assert metrics["cda/world/recipe/gru_han_shallow/dev_f1"] == best.dev_f1
     assert "chosen recipe" in report.recipe_table({"gru_han_shallow": run}).columns
     monkeypatch.setattr(experiment, "fit_epochs", lambda *args, **kwargs: pytest.fail("a cache hit trains nothing"))
-    again = experiment.run_model(experiment.ModelSearch("gru_han_shallow", prepared, config, cache=cache))
+    again = train_and_score(experiment.ModelSearch("gru_han_shallow", prepared, config, cache=cache))
     assert again.recipe.cached and again.fit == run.fit  # the chosen run's curves, as the search measured them
     assert again.d2d == run.d2d and again.probabilities == pytest.approx(run.probabilities, abs=1e-6)
 

@@ -7,7 +7,7 @@ from datasets import Dataset
 
 from cdlm_nb.comparison import analysis, report
 from cdlm_nb.comparison.system_ids import BASELINE_LABELS
-from cdlm_nb.comparison.systems import BUILDERS, System, run_system
+from cdlm_nb.comparison.systems import CDA_MODELS, CROSS_ENCODERS, UNTRAINED, System, search_for
 from cdlm_nb.errors import ConfigError
 from cdlm_nb.memory import peak_memory
 from cdlm_nb.profiles import COMPARISON_SYSTEMS as SYSTEMS
@@ -71,7 +71,7 @@ def test_a_system_that_gives_one_class_is_named_and_not_compared():
 
 def test_unknown_systems_are_named_and_peak_memory_sees_a_large_allocation():
     with pytest.raises(ConfigError, match="unknown system 'bm25' .*comparison.systems"):
-        run_system(None, "bm25")
+        search_for(None, "bm25")
     with peak_memory() as peak:
         block = np.ones(50_000_000)  # 400 MB
         block[::4096] = 2.0
@@ -81,7 +81,8 @@ def test_unknown_systems_are_named_and_peak_memory_sees_a_large_allocation():
 def test_one_list_of_system_ids_that_every_profile_and_builder_follows():
     """`profiles.COMPARISON_SYSTEMS` is the list: each baseline has a builder, the rest are the paper's models,
     and every profile's systems are taken from it in its order."""
-    assert set(BUILDERS) == set(BASELINE_LABELS) and SYSTEMS == (*BASELINE_LABELS, *PAPER_MODELS)
+    assert {*UNTRAINED, *CDA_MODELS, *CROSS_ENCODERS} == set(BASELINE_LABELS)
+    assert SYSTEMS == (*BASELINE_LABELS, *PAPER_MODELS)
     for name in PROFILE_NAMES:
         systems = get_profile(name).comparison.systems
         assert list(systems) == [system for system in SYSTEMS if system in systems], name

@@ -12,9 +12,10 @@ from datasets import Dataset
 from cdlm_nb.data.matching_pairs import cap_pairs, matching_data
 from cdlm_nb.data.schemas import PAIR_FEATURES
 from cdlm_nb.matching import report
-from cdlm_nb.matching.experiment import TFIDF, ClassifierSearch, run_classifier, tfidf_run
+from cdlm_nb.matching.experiment import TFIDF, ClassifierSearch, tfidf_run
 from cdlm_nb.matching.model import pair_classifier
 from cdlm_nb.profiles import get_profile
+from cdlm_nb.recipe_search import train_and_score
 
 
 def _pairs(n: int) -> Dataset:
@@ -30,9 +31,9 @@ def _pairs(n: int) -> Dataset:
 
 
 def _trained(encoder, splits, config, **options):
-    """Notebook 05's loop (`run_classifier`) for a pair classifier on a copy of `encoder`."""
+    """Notebook 05's loop (`recipe_search.train_and_score`) for a pair classifier on a copy of `encoder`."""
     model = copy.deepcopy(encoder.model)
-    return run_classifier(ClassifierSearch.start("cdlm", model, encoder.tokenizer, splits, config, **options))
+    return train_and_score(ClassifierSearch.start("cdlm", model, encoder.tokenizer, splits, config, **options))
 
 
 def test_classifier_shares_the_encoders_weights(tiny_encoder):
@@ -114,7 +115,7 @@ def test_a_run_without_dev_scoring_has_the_same_test_scores_and_no_dev(tiny_enco
     for score_dev in (True, False):
         set_seed(13)
         classifier = pair_classifier(copy.deepcopy(tiny_encoder.model))
-        runs.append(run_classifier(ClassifierSearch("cdlm", classifier, tiny_encoder.tokenizer, splits, config,
+        runs.append(train_and_score(ClassifierSearch("cdlm", classifier, tiny_encoder.tokenizer, splits, config,
                                                     score_dev=score_dev)))
     assert set(runs[0].dev) >= {"accuracy", "f1"} and runs[1].dev == {}
     assert runs[1].test == runs[0].test and (runs[1].test_scores == runs[0].test_scores).all()
