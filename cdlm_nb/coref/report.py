@@ -20,6 +20,8 @@ from .references import conll_difference, reference_scores
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..profiles import CorefConfig
+
 #: Table columns: (metric, R/P/F1) for MUC, B3, CEAF-e and LEA, then (CoNLL, F1); values in percent.
 TABLE_COLUMNS = [(metric, part) for metric in ("MUC", "B3", "CEAF-e", "LEA") for part in ("R", "P", "F1")] + \
     [("CoNLL", "F1")]
@@ -250,7 +252,9 @@ def _kind_readings(kind: str, runs: CorefRuns, test: Any, spread: Mapping | None
     return lines
 
 
-def run_line(run: CorefRun, kind: str) -> str:
-    """One line per encoder and mention kind as notebook 04 fine-tunes it: test CoNLL F1 (%), threshold, time."""
-    return (f"{row_label(run.model):<12} {kind:<6} test CoNLL F1 {100 * run.test_scores.conll:5.1f}  "
-            f"(threshold {run.threshold}, {run.train_seconds:.0f} s training)")
+def run_line(run: CorefRun, config: "CorefConfig") -> str:
+    """One line per encoder and mention kind as notebook 04 fine-tunes it: test CoNLL F1 (%), threshold, time and
+    the recipe trained."""
+    return (f"{row_label(run.model):<12} {run.kind:<6} test CoNLL F1 {100 * run.test_scores.conll:5.1f}  "
+            f"(threshold {run.threshold}, {run.train_seconds:.0f} s training: {config.epochs} epoch(s) at lr "
+            f"{config.learning_rate:g}, batch {config.batch_size})")

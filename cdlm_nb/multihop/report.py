@@ -181,8 +181,10 @@ def _cdlm_line(runs: Mapping[str, QARun], above: list[str], set_label: str, spre
 
 
 def run_line(run: QARun, config: "MultihopConfig") -> str:
-    """One line per encoder as notebook 06 fine-tunes it: the official F1s (%), time and the epoch kept."""
+    """One line per encoder as notebook 06 fine-tunes it: the official F1s (%), time, the recipe and the epoch
+    kept."""
     metrics = run.scores.metrics
     return (f"{row_label(run.name):<12} test answer F1 {100 * metrics['f1']:5.1f}  support F1 "
             f"{100 * metrics['sp_f1']:5.1f}  joint F1 {100 * metrics['joint_f1']:5.1f}  "
-            f"({run.train_seconds:.0f} s training, {kept(run, config)})")
+            f"({run.train_seconds:.0f} s training at lr {config.learning_rate:g}, batch {config.batch_size}, "
+            f"{kept(run, config)})")
