@@ -161,12 +161,16 @@ def train_copy_task(model: "PreTrainedModel", data: CopyTaskData, every: int = 0
     setup = TrainSetup(epochs=-(-task.steps // every), batch_size=task.batch_size, learning_rate=task.learning_rate,
                        seed=task.seed, warmup=task.warmup_steps / task.steps, decay=False, random_batches=True)
     history = []
-    epochs = train_epochs(model, [1] * (every * task.batch_size), lambda batch: model(**data.batch(len(batch))).loss,
-                          setup, what="copy-task inputs")
-    for step in (0, *(epoch.number * every for epoch in epochs)):  # measured before training, then every epoch
+
+    def measure(step: int) -> None:
         history.append((step, *copy_task_gain(model, data)))
         if report is not None:
             report(*history[-1])
+
+    measure(0)
+    for epoch in train_epochs(model, [1] * (every * task.batch_size),
+                              lambda batch: model(**data.batch(len(batch))).loss, setup, what="copy-task inputs"):
+        measure(epoch.number * every)
     return history
 
 

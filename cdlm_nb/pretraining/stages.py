@@ -260,31 +260,37 @@ def save_released(variant: str, profile: "Profile", encoder: "Encoder", run_dir:
 def pretrain_variants(profile: "Profile", encoder: "Encoder", clusters: "PretrainingClusters",
                       run_dir: str | os.PathLike, resume: bool = True, pretrain_steps: int | None = None,
                       echo: Echo = print, only: Collection[str] | None = None) -> list[PretrainResult]:
-    """Notebook 02: every variant of `profile.pretrain.variants` (those in `only`, if given: a later notebook
-    building what it lacks, `on_demand`), each from `encoder`'s weights, for `notebook_steps` steps.
+    """The loop notebook 02 writes out, for a later notebook building what it lacks (`on_demand`, with `only`):
+    every variant of `profile.pretrain.variants` from `encoder`'s weights, for `notebook_steps` steps.
 
     With `resume`, a finished model with the same setup is reused and an interrupted one continues from its last
-    checkpoint; `resume=False` retrains all. `longformer` is the starting model itself on every profile (the paper's
-    "without additional pretraining"); at 0 steps (the gpu default)
-    `cdlm` is the released `biu-nlp/cdlm` and the ablations the authors did not release are skipped (a finished one
-    is still reused), so Longformer and CDLM are ready in minutes (`save_released`).
-    """
+    checkpoint; `resume=False` retrains all. At 0 steps (the gpu default) no variant is pretrained
+    (`without_pretraining`)."""
     steps = notebook_steps(profile, pretrain_steps)
     config = with_steps(profile.pretrain, steps) if steps else profile.pretrain
     results = []
     for variant in (v for v in config.variants if only is None or v in only):
-        if variant == "longformer" or (steps == 0 and variant == "cdlm"):
-            results.append(save_released(variant, profile, encoder, run_dir, echo))
-        elif steps == 0:
-            done = reused(variant, config, clusters, run_dir, resume, echo)
-            if done is not None:
-                results.append(done)
-            else:
-                echo(f"{display_name(variant)}: skipped (not released by the authors; PRETRAIN_STEPS = N pretrains "
-                     f"it and the other ablations N steps each: `cdlm-nb plan` gives the time per variant)")
+        if variant == "longformer" or steps == 0:
+            result = without_pretraining(variant, config, profile, encoder, clusters, run_dir, resume, echo)
         else:
-            results.append(reuse_or_pretrain(variant, config, profile, encoder, clusters, run_dir, resume, echo))
+            result = reuse_or_pretrain(variant, config, profile, encoder, clusters, run_dir, resume, echo)
+        results += [result] if result is not None else []
     return results
+
+
+def without_pretraining(variant: str, config: "PretrainConfig", profile: "Profile", encoder: "Encoder",
+                        clusters: "PretrainingClusters", run_dir: str | os.PathLike, resume: bool = True,
+                        echo: Echo = print) -> PretrainResult | None:
+    """A variant that is not pretrained here: `longformer` is the starting model itself on every profile (the
+    paper's "without additional pretraining"); at 0 steps `cdlm` is the released `biu-nlp/cdlm` (`save_released`)
+    and an ablation the authors did not release is its finished model (`resume`) or skipped (None, said)."""
+    if variant in ("longformer", "cdlm"):
+        return save_released(variant, profile, encoder, run_dir, echo)
+    done = reused(variant, config, clusters, run_dir, resume, echo)
+    if done is None:
+        echo(f"{display_name(variant)}: skipped (not released by the authors; PRETRAIN_STEPS = N pretrains it and "
+             f"the other ablations N steps each: `cdlm-nb plan` gives the time per variant)")
+    return done
 
 
 def learning_curve(variant: str, config: "PretrainConfig", profile: "Profile", tokenizer: "PreTrainedTokenizerBase",
