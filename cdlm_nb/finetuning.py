@@ -5,9 +5,9 @@ throughput. Pretraining uses transformers' `Trainer` instead (checkpoints and re
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from .batching import length_grouped_batches
 from .errors import DataError
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 #: length-grouped batch order); part of every cached recipe search's key (`recipe_search.setting`), so a run
 #: folder never reuses weights the loop would not train now.
 LOOP_VERSION = 3
+T = TypeVar("T")
 #: batch_loss(indices) -> the task's mean loss on those inputs (its forward pass, run under `autocast`)
 BatchLoss = Callable[[list[int]], "torch.Tensor"]
 #: split(batch) -> the batch cut into forward passes that fit in memory (their gradients add up to the batch's)
@@ -246,6 +247,34 @@ def gradient_scaler(device: str) -> "torch.amp.GradScaler":
     import torch
 
     return torch.amp.GradScaler("cuda", enabled=precision(device) == "fp16")
+
+
+def predict_batches(forward: Callable[[list[int]], T], batches: Iterable[list[int]], *, device: str = "cpu",
+                    split: Split | None = None, desc: str = "predicting") -> tuple[list[tuple[list[int], T]], float]:
+    """The one inference loop: `forward(indices)` on every batch (cut by `split` into forward passes that fit), in
+    inference mode under `autocast(device)`; returns each (indices, output) in order and the seconds it took (the
+    device's queued work included: `synchronize`). `forward` returns what the caller keeps (on the CPU)."""
+    import torch
+
+    outputs = []
+    start = time.perf_counter()
+    with torch.inference_mode():
+        for batch in progress(list(batches), desc=desc):
+            for piece in (split or whole)(batch):
+                with autocast(device):
+                    outputs.append((piece, forward(piece)))
+    synchronize(device)
+    return outputs, time.perf_counter() - start
+
+
+def scattered(outputs: Sequence[tuple[list[int], "np.ndarray"]], n: int) -> "np.ndarray":
+    """One value per input from `predict_batches`' outputs (an array of values per batch), in the inputs' order."""
+    import numpy as np
+
+    values = np.zeros(n, dtype=np.float32)
+    for indices, batch_values in outputs:
+        values[indices] = batch_values
+    return values
 
 
 #: P(positive) at which a trained binary classifier says yes (a pair related, two documents aligned, a sentence

@@ -13,7 +13,7 @@ import torch
 from torch import nn
 
 from ..batching import length_grouped_batches
-from ..finetuning import Split, TrainSetup, autocast, train_epochs, whole
+from ..finetuning import Split, TrainSetup, predict_batches, train_epochs
 
 Forward = Callable[[list[int]], "tuple[torch.Tensor, torch.Tensor | None]"]
 
@@ -35,19 +35,22 @@ def train(forward: Forward, model: nn.Module, labels: Sequence[int], lengths: Se
     return time.perf_counter() - started
 
 
-@torch.no_grad()
 def predict(forward: Forward, lengths: Sequence[int], batch_size: int, items: Sequence[int] | None = None,
             split: Split | None = None, device: str = "cpu") -> tuple[list[int], list[list[float]]]:
     """(predicted labels, α per document over its `items` sentences (default: `lengths`); [] when the model has no
-    attention), in the examples' order; batches cut by `split` and run under `autocast(device)` as in `train`."""
+    attention), in the examples' order (`finetuning.predict_batches`: batches of similar length cut by `split`, under
+    `autocast(device)` as in `train`)."""
     items = lengths if items is None else items
+
+    def labels_and_alphas(piece: list[int]) -> tuple[list[int], list[list[float]]]:
+        logits, alpha = forward(piece)
+        return (logits.argmax(-1).tolist(),
+                [[] if alpha is None else alpha[row, :items[index]].tolist() for row, index in enumerate(piece)])
+
+    outputs, _ = predict_batches(labels_and_alphas, length_grouped_batches(lengths, batch_size), device=device,
+                                 split=split, desc="classifying")
     predictions, alphas = [0] * len(lengths), [[] for _ in lengths]
-    pieces = [piece for batch in length_grouped_batches(lengths, batch_size) for piece in (split or whole)(batch)]
-    for piece in pieces:
-        with autocast(device):
-            logits, alpha = forward(piece)
+    for piece, (labels, weights) in outputs:
         for row, index in enumerate(piece):
-            predictions[index] = int(logits[row].argmax())
-            if alpha is not None:
-                alphas[index] = alpha[row, :items[index]].tolist()
+            predictions[index], alphas[index] = labels[row], weights[row]
     return predictions, alphas

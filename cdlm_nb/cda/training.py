@@ -4,14 +4,13 @@ predictions."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-from ..finetuning import EarlyStopping, Epoch, TrainSetup, pieces, train_epochs
+from ..finetuning import EarlyStopping, Epoch, TrainSetup, pieces, predict_batches, train_epochs
 from .inputs import PairSet, side
 from .model import Output, SiameseCDA
 
@@ -88,15 +87,19 @@ class Predictions:
 
 
 def predict(model: SiameseCDA, pairs: PairSet, batch_size: int) -> Predictions:
+    """P(aligned) per pair and doc_a's sentence scores (attention, cosine), in consecutive batches (with the
+    released code's `softmax_over_batch` a pair's score depends on its batch), and the seconds taken."""
     model.eval()
-    probabilities, attention, cosine = [], [], []
-    start = time.perf_counter()
-    with torch.inference_mode():
-        for indices in pieces(list(range(len(pairs))), batch_size):
-            output = forward(model, pairs, indices)
-            probabilities += torch.sigmoid(output.logits).tolist()
-            for row, i in enumerate(indices):
-                n = len(pairs.docs_a[i])
-                attention.append(output.attention_alignment[row, :n].cpu().numpy())
-                cosine.append(output.cosine_alignment[row, :n].cpu().numpy())
-    return Predictions(np.array(probabilities), attention, cosine, time.perf_counter() - start)
+    device = str(next(model.parameters()).device)
+
+    def scores(indices: list[int]) -> tuple[list[float], list[np.ndarray], list[np.ndarray]]:
+        output = forward(model, pairs, indices)
+        sizes = [len(pairs.docs_a[i]) for i in indices]
+        return (torch.sigmoid(output.logits).tolist(),
+                [output.attention_alignment[row, :n].cpu().numpy() for row, n in enumerate(sizes)],
+                [output.cosine_alignment[row, :n].cpu().numpy() for row, n in enumerate(sizes)])
+
+    outputs, seconds = predict_batches(scores, pieces(list(range(len(pairs))), batch_size), device=device,
+                                       desc="matching pairs")
+    return Predictions(np.array([p for _, out in outputs for p in out[0]]), [a for _, out in outputs for a in out[1]],
+                       [c for _, out in outputs for c in out[2]], seconds)

@@ -3,7 +3,6 @@ tensors, the BCE loss for `finetuning.train_epochs`, and batched scoring with it
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -12,14 +11,13 @@ from ..collate import indicator, pad_batch
 from ..finetuning import (
     ScoringResult,
     TrainSetup,
-    autocast,
     input_lengths,
     per_device,
-    synchronize,
+    predict_batches,
+    scattered,
     to_device,
     train_epochs,
 )
-from ..progress import progress
 from .inputs import PairInput
 
 if TYPE_CHECKING:
@@ -59,17 +57,14 @@ def train_scorer(scorer: "PairScorer", inputs: Sequence[PairInput], labels: Sequ
 def score_pairs(scorer: "PairScorer", inputs: Sequence[PairInput], *, pad_id: int, batch_size: int,
                 device: str = "cpu") -> ScoringResult:
     """P(coreferent) for every pair (batched by length), with the wall-clock time for the throughput."""
-    import numpy as np
     import torch
 
     scorer.to(device).eval()
-    probabilities = np.zeros(len(inputs), dtype=np.float32)
-    start = time.perf_counter()
-    with torch.inference_mode():
-        for indices in progress(length_grouped_batches(input_lengths(inputs), batch_size), desc="scoring pairs"):
-            batch = to_device(collate([inputs[i] for i in indices], pad_id), device)
-            with autocast(device):
-                logits = scorer(**batch)
-            probabilities[indices] = torch.sigmoid(logits.float()).cpu().numpy()
-    synchronize(device)
-    return ScoringResult(probabilities, time.perf_counter() - start)
+
+    def coreferent(indices: list[int]):
+        logits = scorer(**to_device(collate([inputs[i] for i in indices], pad_id), device))
+        return torch.sigmoid(logits.float()).cpu().numpy()
+
+    outputs, seconds = predict_batches(coreferent, length_grouped_batches(input_lengths(inputs), batch_size),
+                                       device=device, desc="scoring pairs")
+    return ScoringResult(scattered(outputs, len(inputs)), seconds)

@@ -3,7 +3,6 @@ linear decay), and batched scoring with its throughput."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -14,14 +13,13 @@ from ..finetuning import (
     Epoch,
     ScoringResult,
     TrainSetup,
-    autocast,
     input_lengths,
     per_device,
-    synchronize,
+    predict_batches,
+    scattered,
     to_device,
     train_epochs,
 )
-from ..progress import progress
 from .inputs import MatchInput
 
 if TYPE_CHECKING:
@@ -79,18 +77,15 @@ def balanced_weights(labels: Sequence[int], classes: int = 2) -> "torch.Tensor":
 def score(model: "PreTrainedModel", inputs: Sequence[MatchInput], *, pad_id: int, batch_size: int,
           protocol: str = "paper", device: str = "cpu") -> ScoringResult:
     """P(related) for every pair (softmax of the two logits), batched by length, with the wall-clock time."""
-    import numpy as np
     import torch
 
     model.to(device).eval()
-    probabilities = np.zeros(len(inputs), dtype=np.float32)
-    start = time.perf_counter()
-    with torch.inference_mode():
-        for indices in progress(length_grouped_batches(input_lengths(inputs), batch_size), desc="scoring pairs"):
-            batch = to_device(collate([inputs[i] for i in indices], pad_id, protocol,
-                                      takes_global_attention(model)), device)
-            with autocast(device):
-                logits = model(**batch).logits
-            probabilities[indices] = torch.softmax(logits.float(), dim=-1)[:, 1].cpu().numpy()
-    synchronize(device)
-    return ScoringResult(probabilities, time.perf_counter() - start)
+    global_first = takes_global_attention(model)
+
+    def related(indices: list[int]):
+        batch = to_device(collate([inputs[i] for i in indices], pad_id, protocol, global_first), device)
+        return torch.softmax(model(**batch).logits.float(), dim=-1)[:, 1].cpu().numpy()
+
+    outputs, seconds = predict_batches(related, length_grouped_batches(input_lengths(inputs), batch_size),
+                                       device=device, desc="scoring pairs")
+    return ScoringResult(scattered(outputs, len(inputs)), seconds)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator, Sequence
 
+import numpy as np
 import torch
 
 from ..batching import length_grouped_batches
@@ -12,13 +12,12 @@ from ..encoders import takes_global_attention
 from ..finetuning import (
     Epoch,
     TrainSetup,
-    autocast,
     input_lengths,
     per_device,
+    predict_batches,
     to_device,
     train_epochs,
 )
-from ..progress import progress
 from .decoding import Decoded, decode
 from .inputs import QAInput, QALabels
 from .model import MultiHopQA, collate, multitask_loss
@@ -41,15 +40,15 @@ def predict(model: MultiHopQA, inputs: Sequence[QAInput], *, pad_id: int, batch_
             device: str = "cpu") -> tuple[dict[str, Decoded], float]:
     """Each question's decoded prediction, and the seconds it took."""
     model.to(device).eval()
-    decoded: dict[str, Decoded] = {}
-    start = time.perf_counter()
-    with torch.inference_mode():
-        for indices in progress(length_grouped_batches(input_lengths(inputs), batch_size), desc="answering"):
-            chosen = [inputs[i] for i in indices]
-            batch = to_device(collate(chosen, None, pad_id, takes_global_attention(model.encoder)), device)
-            with autocast(device):
-                logits = {name: value.float().cpu().numpy() for name, value in model(**batch).items()}
-            for row, item in enumerate(chosen):
-                own = {name: value[row] for name, value in logits.items()}
-                decoded[item.qid] = decode(item, own, max_answer_tokens)
-    return decoded, time.perf_counter() - start
+    global_first = takes_global_attention(model.encoder)
+
+    def heads(indices: list[int]) -> dict[str, np.ndarray]:
+        batch = to_device(collate([inputs[i] for i in indices], None, pad_id, global_first), device)
+        return {name: value.float().cpu().numpy() for name, value in model(**batch).items()}
+
+    outputs, seconds = predict_batches(heads, length_grouped_batches(input_lengths(inputs), batch_size),
+                                       device=device, desc="answering")
+    decoded = {inputs[i].qid: decode(inputs[i], {name: value[row] for name, value in logits.items()},
+                                     max_answer_tokens)
+               for indices, logits in outputs for row, i in enumerate(indices)}
+    return decoded, seconds
