@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass, replace
 import torch
 
 from cdlm_nb.pretraining.trainer import masked_positions_loss
-from cdlm_nb.runtime import matmul_gflops
+from cdlm_nb.tooling.runtime import matmul_gflops
 
 LENGTHS = (512, 1024, 2048, 4096)
 IMPLEMENTATIONS = ("hf", "ours", "dense", "floor")

@@ -23,11 +23,11 @@ from dataclasses import replace
 
 import torch
 
-from cdlm_nb.plan.cards import GIB, get_card, this_card
-from cdlm_nb.plan.memory_model import Step, peak_bytes, step_flops
-from cdlm_nb.plan.planner import plan_suite
 from cdlm_nb.pretraining.trainer import masked_positions_loss
 from cdlm_nb.profiles import get_profile
+from cdlm_nb.tooling.plan.cards import GIB, get_card, this_card
+from cdlm_nb.tooling.plan.memory_model import Step, peak_bytes, step_flops
+from cdlm_nb.tooling.plan.planner import plan_suite
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 

@@ -1,14 +1,26 @@
 """cdlm_nb — the helper package behind the cdlm-notebooks tutorial.
 
-The notebooks call a few well-named functions per step; the logic lives here: a flat shared layer (tokenization,
+The notebooks call a few well-named functions per step; the method lives here: a flat shared layer (tokenization,
 inputs, collate, masking, attention_pattern, encoders, variants, finetuning, plots, data/) and one subpackage per
-stage or task. The machinery that runs, rehearses and publishes the notebooks is `cdlm_nb.tooling`.
+stage or task. The machinery that runs, rehearses and publishes the notebooks (the session and its run folder,
+the GPU plan, building missing models, the CLI) is `cdlm_nb.tooling`, which no method module imports; the
+session's few calls below are read from there when a notebook first uses them.
 """
+
+from importlib import import_module
+from typing import Any
 
 from .profiles import get_profile, profile_names
 from .progress import progress
-from .runtime import current_session, record, record_all, record_input, save_figure, setup
 
 __version__ = "0.1.0"
-__all__ = ["get_profile", "profile_names", "setup", "current_session", "record", "record_all", "record_input",
-           "save_figure", "progress"]
+#: The notebook session's calls, from `cdlm_nb.tooling.runtime` (imported on first use, so that importing the
+#: method loads none of the machinery).
+SESSION = ("setup", "current_session", "record", "record_all", "record_input", "save_figure")
+__all__ = ["get_profile", "profile_names", "progress", *SESSION]
+
+
+def __getattr__(name: str) -> Any:
+    if name in SESSION:
+        return getattr(import_module(".tooling.runtime", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

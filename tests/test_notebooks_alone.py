@@ -51,7 +51,7 @@ def through_the_build(path: Path, folder: Path) -> Path:
 @pytest.mark.slow
 @pytest.mark.parametrize("number", WANTS)
 def test_a_notebook_run_alone_builds_the_models_it_needs_in_its_empty_run_folder(number, tmp_path):
-    from cdlm_nb.pretraining.on_demand import to_build
+    from cdlm_nb.tooling.on_demand import to_build
 
     (path,) = select_notebooks(discover_notebooks(), [number])
     out = tmp_path / "run"

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import networkx as nx
+import pytest
 
 from cdlm_nb.paths import PACKAGE_DIR
 
@@ -75,7 +76,7 @@ def import_graph() -> nx.DiGraph:
 
 def test_the_import_graph_sees_relative_function_level_type_checking_and_package_imports():
     graph = import_graph()
-    assert graph.has_edge("cdlm_nb", "cdlm_nb.runtime")  # __init__: from .runtime import ...
+    assert graph.has_edge("cdlm_nb", "cdlm_nb.profiles")  # __init__: from .profiles import ...
     assert graph.has_edge("cdlm_nb.tooling.cli", "cdlm_nb.tooling.runner")  # a function-level import in _run
     assert graph.has_edge("cdlm_nb.variants", "cdlm_nb.profiles")  # under TYPE_CHECKING: PretrainConfig
 
@@ -100,8 +101,10 @@ def test_no_module_is_longer_than_the_limit():
 # Layers: the teaching core below, the machinery (planning, running, rehearsing, publishing, comparing) above it.
 # ---------------------------------------------------------------------------------------------------------
 
-#: The machinery around the tutorial (running, rehearsing, publishing, comparing); every other module of the
-#: package is its teaching core. The device planner (`plan`) is core: a gpu session sizes its batches with it.
+#: The machinery around the tutorial (the session and its run folder, the GPU plan, building missing models,
+#: running, rehearsing, publishing, comparing); every other module of the package is its teaching core. A notebook
+#: reaches the session through `cdlm_nb.setup` and friends, which `cdlm_nb/__init__.py` reads from
+#: `tooling.runtime` on first use (so importing the core loads no machinery: the probe below).
 MACHINERY = ("cdlm_nb.tooling", "cdlm_nb.__main__")
 
 
@@ -119,7 +122,8 @@ def test_chapter_02_imports_nothing_of_chapter_03():
 
 
 def test_the_core_imports_nothing_of_the_machinery():
-    """Function-level and TYPE_CHECKING imports count."""
+    """Function-level and TYPE_CHECKING imports count; `cdlm_nb/__init__.py`'s lazy session calls are the one way
+    in, and only on a notebook's first use (`test_the_session_calls_are_read_from_the_machinery_on_first_use`)."""
     graph = import_graph()
     upward = sorted(f"{a} -> {b}" for a, b in graph.edges if is_machinery(b) and not is_machinery(a))
     assert not upward, f"the core imports the machinery: {upward}"
@@ -127,9 +131,18 @@ def test_the_core_imports_nothing_of_the_machinery():
 
 def test_the_import_time_reading_skips_functions_and_type_checking_blocks():
     files = {module_name(p): p for p in PACKAGE_DIR.rglob("*.py")}
-    runtime = imported_modules(files["cdlm_nb.runtime"], set(files), at_import_only=True)
-    assert "cdlm_nb.profiles" in runtime and "cdlm_nb.plan" not in runtime
-    assert "cdlm_nb.plan" in imported_modules(files["cdlm_nb.runtime"], set(files))
+    runtime = imported_modules(files["cdlm_nb.tooling.runtime"], set(files), at_import_only=True)
+    assert "cdlm_nb.profiles" in runtime and "cdlm_nb.tooling.plan" not in runtime
+    assert "cdlm_nb.tooling.plan" in imported_modules(files["cdlm_nb.tooling.runtime"], set(files))
+
+
+def test_the_session_calls_are_read_from_the_machinery_on_first_use():
+    import cdlm_nb
+    from cdlm_nb.tooling import runtime
+
+    assert all(getattr(cdlm_nb, name) is getattr(runtime, name) for name in cdlm_nb.SESSION)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        cdlm_nb.nothing  # noqa: B018
 
 
 #: Run in a fresh interpreter: wraps torch's matrix products and `time.perf_counter` (timing calls from cdlm_nb
@@ -189,7 +202,7 @@ def test_importing_the_package_and_its_core_modules_registers_and_measures_nothi
                           timeout=300, cwd=PACKAGE_DIR.parent)
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
-    assert {"cdlm_nb.runtime", "cdlm_nb.profiles", "cdlm_nb.pretraining.heldout"} <= set(report["imported"])
+    assert {"cdlm_nb.profiles", "cdlm_nb.finetuning", "cdlm_nb.pretraining.heldout"} <= set(report["imported"])
     assert report["calls"] == {"matrix products": 0, "timings from cdlm_nb": 0}, report["calls"]
     assert report["registered"] == {"attention": [], "mask": []}, f"registered at import: {report['registered']}"
     assert report["machinery loaded"] == [], "importing the core loads the machinery (e.g. profiles -> rehearsal)"

@@ -12,8 +12,8 @@ TOOL = "tools/seed_perplexity.py"
 
 @pytest.mark.slow
 def test_a_second_seed_is_trained_beside_the_first_and_scored_like_notebook_03(tmp_path, capsys, load_script):
-    from cdlm_nb.pretraining.script import pretrain_from_config
     from cdlm_nb.profiles import get_profile
+    from cdlm_nb.tooling.pretrain_script import pretrain_from_config
 
     config = tmp_path / "seed14.json"
     config.write_text(json.dumps({"profile": "smoke", "seed": 14, "output_dir": str(tmp_path / "run")}))

@@ -20,8 +20,8 @@ from pathlib import Path
 def measure(profile: str, variants: list[str], steps: int, every: int, run_dir: Path) -> dict:
     """Pretrain `variants` for `steps` steps into `run_dir` (`cdlm-nb pretrain --config`), then read their curves."""
     from cdlm_nb.perplexity.learning_curve import learning_curves
-    from cdlm_nb.pretraining.script import pretrain_from_config
-    from cdlm_nb.runtime import cpu_identity
+    from cdlm_nb.tooling.pretrain_script import pretrain_from_config
+    from cdlm_nb.tooling.runtime import cpu_identity
 
     run_dir.mkdir(parents=True, exist_ok=True)
     config = run_dir / "budget_curve.json"

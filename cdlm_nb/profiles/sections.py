@@ -96,7 +96,7 @@ class PretrainConfig:
     base_long_steps: int  # then MLM steps on unrelated documents packed to max_length, full attention, batch
     #                       per_device_batch_size: trains every position the variants read, as Longformer's continued
     #                       pretraining at 4,096 tokens did (0: positions past base_max_length stay copies)
-    gradient_checkpointing: bool = False  # recompute each layer in the backward pass (set by the plan: `cdlm_nb.plan`)
+    gradient_checkpointing: bool = False  # recompute each layer in the backward pass (set by `cdlm_nb.tooling.plan`)
     heldout_clusters: int | None = None  # held-out clusters per split (validation, test) read; None: all of them
     copy_steps: int = 0  # random-init encoders only: a last base stage, on single documents cut to 2 x copy_span + 4
     #                      tokens of which a `copy_share` get their span written again (`pretraining.repeated_spans`),
@@ -209,7 +209,7 @@ class MatchingConfig(RatesOnDev):
     score_batch_size: int  # pairs per forward pass when scoring
     ecbplus_topics: tuple[int, ...] | None  # ECB+ topics read when DATA = "ecbplus" (None: all)
     per_device_batch: int | None = None  # pairs per forward pass, gradients accumulated up to batch_size (None: all
-    #                                      at once); set by the plan (`cdlm_nb.plan`) to what fits the card
+    #                                      at once); set by the plan (`cdlm_nb.tooling.plan`) to what fits the card
     select_on_dev: bool = False  # dev scored after every epoch of every rate, the best point trained and kept, the
     #                              same search for every encoder (`recipe_search`); False: the one rate, last epoch
     class_weighted: bool = False  # cross-entropy with balanced class weights (`matching.training.balanced_weights`)

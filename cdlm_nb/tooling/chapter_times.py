@@ -22,9 +22,9 @@ FINDINGS_BLOCK = re.compile(r"(<!-- findings:start -->\n).*?(<!-- findings:end -
 def gpu_minutes() -> dict[str, float]:
     """Notebook stem -> minutes of compute on a T4 by the gpu plan (`cdlm-nb plan --device t4`), for the notebooks
     that run a model there."""
-    from ..plan.cards import CARDS
-    from ..plan.report import suite_json
     from ..profiles import get_profile
+    from .plan.cards import CARDS
+    from .plan.report import suite_json
 
     return {nb["name"]: nb["minutes"] for nb in suite_json(get_profile("gpu"), CARDS["t4"])["notebooks"]}
 
@@ -32,7 +32,7 @@ def gpu_minutes() -> dict[str, float]:
 def gpu_estimate_note() -> str:
     """How the T4 minutes were estimated, for the time line: at the share of the T4's peak measured on a T4, or (as
     now) at the H100's, which no T4 run has checked yet (`plan.cards.Card.utilisation_note`)."""
-    from ..plan.cards import CARDS, MEASURED_CARD
+    from .plan.cards import CARDS, MEASURED_CARD
 
     if CARDS["t4"].utilisation_measured:
         return "estimate at the T4's measured utilisation"

@@ -173,9 +173,9 @@ def _run_line(name: str, result: PretrainResult, target: str | os.PathLike) -> s
 def _pretrain(args: argparse.Namespace) -> int:
     import json
 
-    from ..pretraining.script import pretrain_from_config
     from ..processes import end_job, is_main_process
     from ..variants import display_name
+    from .pretrain_script import pretrain_from_config
 
     results = pretrain_from_config(args.config)
     end_job()
@@ -207,7 +207,7 @@ def _add_pretrain(sub: argparse._SubParsersAction) -> None:
 
 
 def _pretrain_base(args: argparse.Namespace) -> int:
-    from ..pretraining.script import build_shipped_base, to_stderr
+    from .pretrain_script import build_shipped_base, to_stderr
 
     for folder, result in build_shipped_base(args.profile, args.run_dir, args.output, echo=to_stderr):
         print(_run_line(result.variant, result, folder))
@@ -263,8 +263,8 @@ def _add_rehearse(sub: argparse._SubParsersAction) -> None:
 
 
 def _plan(args: argparse.Namespace) -> int:
-    from ..plan import get_card, plan_suite
-    from ..plan.report import readme_table, suite_json
+    from .plan import get_card, plan_suite
+    from .plan.report import readme_table, suite_json
 
     profile = get_profile(args.profile)
     if args.table:
@@ -277,7 +277,7 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _add_plan(sub: argparse._SubParsersAction) -> None:
-    from ..plan import CARDS
+    from .plan import CARDS
 
     p = sub.add_parser(
         "plan", help="memory and time of every notebook on a GPU: batch, accumulation, precision (no GPU needed)",

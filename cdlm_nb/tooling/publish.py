@@ -12,9 +12,9 @@ from typing import Any
 from ..artefacts import write_text_atomic
 from ..errors import ConfigError, DataError
 from ..paths import notebooks_dir, repo_root
-from ..runtime import library_versions
 from .regression import load_results, results_path
 from .runner import discover_notebooks
+from .runtime import library_versions
 
 PUBLISHED_PROFILE = "cpu"  # the published notebooks are the offline default's outputs
 INJECTED_TAG = "injected-parameters"  # the cell papermill adds after `parameters`: in a run, not in notebooks/

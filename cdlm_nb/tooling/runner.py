@@ -27,7 +27,7 @@ from ..paths import notebooks_dir
 from ..paths import run_dir as default_run_dir
 from ..profiles import get_profile
 from ..progress import HEADLESS_ENV
-from ..runtime import RECORDS, cpu_identity, library_versions, notebook_record, read_record
+from .runtime import RECORDS, cpu_identity, library_versions, notebook_record, read_record
 
 NOTEBOOK_NAME = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
 RUNNER_PARAMETERS = {"PROFILE": "--profile", "RUN_DIR": "--output"}  # set by the runner itself

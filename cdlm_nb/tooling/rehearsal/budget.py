@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ...profiles import REHEARSAL_MINUTES
-from ...runtime import PROBE_METRIC, matmul_gflops
+from ..runtime import PROBE_METRIC, matmul_gflops
 
 REFERENCE_GFLOPS = 150.0  # the 2-core CPU the budgets are stated for (notebook 00's probe)
 NOTEBOOK_SHARE = 0.25  # no notebook may take more than this share of the whole rehearsal's budget

@@ -9,7 +9,7 @@ from .planner import plan_suite, share
 from .workloads import PRICED_STEPS
 
 if TYPE_CHECKING:
-    from ..profiles import Profile
+    from ...profiles import Profile
 
 #: The cards of the README's table (`cdlm-nb plan --table`): Colab's free one and two large ones.
 README_CARDS = ("t4", "a100-80", "h100")

@@ -10,8 +10,8 @@ from dataclasses import replace
 
 import pytest
 
-from cdlm_nb.plan.cards import GIB
-from cdlm_nb.plan.memory_model import (
+from cdlm_nb.tooling.plan.cards import GIB
+from cdlm_nb.tooling.plan.memory_model import (
     ACTIVATION_ELEMENTS,
     HALF_ACTIVATION_ELEMENTS,
     Shape,

@@ -24,8 +24,8 @@ def _script_config(tmp_path, **changes) -> str:
 
 
 def test_script_config_errors_name_the_field(tmp_path):
-    from cdlm_nb.pretraining.script import pretrain_from_config
     from cdlm_nb.tooling.cli import main
+    from cdlm_nb.tooling.pretrain_script import pretrain_from_config
 
     with pytest.raises(ConfigError, match=r"unknown field\(s\) \['steps'\]"):
         pretrain_from_config(_script_config(tmp_path, steps=3))

@@ -42,7 +42,7 @@ MEASURED_ON = "measured on a 2-core CPU"
 def made_by_notebook_02(profile: "Profile") -> tuple[str, ...]:
     """The models a default run of notebook 02 saves on `profile`: its variants (from Longformer-base, only the
     released ones), and the base stages every tiny variant starts from (notebook 03's Start row)."""
-    from .stages import base_stages
+    from ..pretraining.stages import base_stages
 
     base = () if starts_pretrained(profile) or profile.pretrain.base_steps <= 0 else (
         tuple(name for name, _, _ in base_stages(profile.pretrain)))
@@ -66,7 +66,7 @@ def expected_time(profile: "Profile", names: Sequence[str], device: str = "cpu")
     minutes for notebook 02 on `device` (`cdlm-nb plan`, an estimate and here an upper bound; downloads not in it).
     Off a CUDA card that estimate needs the CPU's rate: measured here (`runtime.matmul_gflops`), explicitly, as a
     long build is about to start."""
-    from ..runtime import device_plan, matmul_gflops
+    from .runtime import device_plan, matmul_gflops
 
     measured = MEASURED_SECONDS.get(profile.name)
     if measured is not None:
@@ -84,7 +84,7 @@ def build(run_dir: str | os.PathLike, profile: "Profile", names: Collection[str]
     """Notebook 02's work for `names` only, with its functions and into `run_dir`: the released checkpoints saved
     from a pretrained start (no corpus needed), else the starting model, the base stage and the variants."""
     from ..data.corpora import pretraining_clusters
-    from .stages import initial_encoder, pretrain_base, pretrain_variants, save_released
+    from ..pretraining.stages import initial_encoder, pretrain_base, pretrain_variants, save_released
 
     if starts_pretrained(profile):
         encoder = initial_encoder(profile, None)
@@ -100,7 +100,7 @@ def ensure_pretrained(run_dir: str | os.PathLike, profile: "Profile", wanted: Co
                       build_missing: bool = True, echo: Echo = print) -> list[str]:
     """Build those of notebook 02's models in `wanted` that `run_dir` lacks (`to_build`), after saying what, why and
     about how long; return what was built ([] when all are there, or with `build_missing` off)."""
-    from ..runtime import detect_device, random_state_kept
+    from .runtime import detect_device, random_state_kept
 
     names = to_build(run_dir, profile, wanted)
     if not names or not build_missing:

@@ -14,13 +14,13 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..precision import precision_for
+from ...precision import precision_for
 from .cards import GIB, Card
 from .memory_model import peak_bytes, step_flops
 from .workloads import NOTEBOOK_JOBS, Job
 
 if TYPE_CHECKING:
-    from ..profiles import Profile
+    from ...profiles import Profile
 
 @dataclass(frozen=True)
 class JobPlan:
@@ -131,7 +131,7 @@ class NotebookPlan:
 
     def apply(self, profile: "Profile") -> "Profile":
         """`profile` with this plan's batches, accumulation and checkpointing in the fields the jobs name."""
-        from ..profiles import shrunk
+        from ...profiles import shrunk
 
         changes: dict = {}
         for j in self.jobs:

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 
 from ..artefacts import copy_folder, record_manifest, write_text_atomic
 from ..errors import ConfigError
+from ..pretraining.shipped_base import shipped_base_dir
+from ..pretraining.stages import initial_encoder, pretrain_base, save_released, train_variant
 from ..processes import is_main_process, main_process_first
 from ..variants import RESULT_FILE, PretrainResult, check_variant, load_result, model_dir
-from .shipped_base import shipped_base_dir
-from .stages import initial_encoder, pretrain_base, save_released, train_variant
 
 if TYPE_CHECKING:
     from ..encoders import Encoder

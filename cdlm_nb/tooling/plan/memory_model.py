@@ -74,7 +74,7 @@ class Step:
 
 def keys_per_query(step: Step) -> int:
     """Keys each query is scored against: every token, or (Longformer) the global tokens plus its block's window."""
-    from ..longformer_attention import block_size, whole_sequence
+    from ...longformer_attention import block_size, whole_sequence
 
     if step.shape.window <= 0:
         return step.tokens

@@ -4,9 +4,9 @@ import math
 import pytest
 
 import cdlm_nb
-from cdlm_nb import runtime
 from cdlm_nb.errors import ConfigError
 from cdlm_nb.progress import is_headless, progress
+from cdlm_nb.tooling import runtime
 
 
 def test_record_writes_this_notebooks_metrics(session):
@@ -56,7 +56,7 @@ def test_a_seed_given_to_setup_is_the_training_seed_and_leaves_the_profile(tmp_p
 
 
 def test_the_cpu_identity_names_model_vector_instructions_and_threads():
-    identity = cdlm_nb.runtime.cpu_identity()
+    identity = cdlm_nb.tooling.runtime.cpu_identity()
     assert set(identity) == {"model", "capability", "threads"} and identity["capability"]
 
 

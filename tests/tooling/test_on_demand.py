@@ -10,7 +10,7 @@ from cdlm_nb.profiles import PAPER_MODELS, get_profile
 
 
 def test_notebook_02_makes_every_variant_and_the_base_from_a_tiny_start_and_the_released_two_from_longformer_base():
-    from cdlm_nb.pretraining.on_demand import made_by_notebook_02
+    from cdlm_nb.tooling.on_demand import made_by_notebook_02
 
     assert made_by_notebook_02(get_profile("smoke")) == (*PAPER_MODELS, "base", "base-long", "base-copy")
     assert made_by_notebook_02(get_profile("cpu")) == (*PAPER_MODELS, "base", "base-long", "base-copy")
@@ -28,7 +28,7 @@ def two_saved(tmp_path, tiny_encoder):
 
 
 def test_what_is_built_is_what_is_missing_or_damaged_among_the_wanted_models_notebook_02_makes(two_saved):
-    from cdlm_nb.pretraining.on_demand import to_build
+    from cdlm_nb.tooling.on_demand import to_build
     from cdlm_nb.variants import model_dir
 
     smoke = get_profile("smoke")
@@ -40,7 +40,7 @@ def test_what_is_built_is_what_is_missing_or_damaged_among_the_wanted_models_not
 
 
 def test_the_expected_time_is_measured_on_the_cpu_profiles_and_planned_on_gpu():
-    from cdlm_nb.pretraining.on_demand import MEASURED_SECONDS, expected_time
+    from cdlm_nb.tooling.on_demand import MEASURED_SECONDS, expected_time
 
     for name, seconds in MEASURED_SECONDS.items():
         assert set(seconds) == {"start", *PAPER_MODELS}
@@ -51,7 +51,7 @@ def test_the_expected_time_is_measured_on_the_cpu_profiles_and_planned_on_gpu():
 
 def test_nothing_is_built_when_every_model_is_there_or_when_building_is_turned_off(two_saved, monkeypatch, capsys):
     from cdlm_nb.errors import DataError
-    from cdlm_nb.pretraining import on_demand
+    from cdlm_nb.tooling import on_demand
     from cdlm_nb.variants import PretrainedShelf
 
     monkeypatch.setattr(on_demand, "build", lambda *args, **kwargs: pytest.fail("nothing should be built"))
@@ -64,7 +64,8 @@ def test_nothing_is_built_when_every_model_is_there_or_when_building_is_turned_o
 
 def test_on_gpu_only_the_released_checkpoints_are_saved(tmp_path, tiny_encoder, monkeypatch):
     from cdlm_nb import encoders
-    from cdlm_nb.pretraining import on_demand, stages
+    from cdlm_nb.pretraining import stages
+    from cdlm_nb.tooling import on_demand
     from cdlm_nb.variants import is_saved, load_result, model_dir
 
     monkeypatch.setattr(stages, "initial_encoder", lambda profile, clusters: tiny_encoder)  # Longformer-base
@@ -82,7 +83,7 @@ def test_a_missing_model_is_built_once_with_notebook_02s_functions_and_the_rando
     import torch
 
     from cdlm_nb.artefacts import sha256
-    from cdlm_nb.pretraining.on_demand import ensure_pretrained
+    from cdlm_nb.tooling.on_demand import ensure_pretrained
     from cdlm_nb.variants import PretrainedShelf, load_result, model_dir
 
     smoke = get_profile("smoke")

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING
 
 from transformers import set_seed
 
-from .artefacts import write_text_atomic
-from .errors import ConfigError
-from .paths import run_dir as default_run_dir
-from .profiles import SEED, Profile, get_profile
-from .progress import is_headless
+from ..artefacts import write_text_atomic
+from ..errors import ConfigError
+from ..paths import run_dir as default_run_dir
+from ..profiles import SEED, Profile, get_profile
+from ..progress import is_headless
 
 if TYPE_CHECKING:
     from .plan import NotebookPlan
@@ -226,7 +226,7 @@ def setup(profile: str, notebook: str, run_dir: str | os.PathLike | None = None,
 
 def device_plan(profile: Profile, notebook: str, device: str,
                 cpu_gflops: float | None = None) -> "NotebookPlan | None":
-    """The plan of `notebook` on this session's device (`cdlm_nb.plan`) for a profile sized for a GPU; None for the
+    """The plan of `notebook` on this session's device (`plan`) for a profile sized for a GPU; None for the
     offline profiles and for notebooks that run no model. Nothing is measured here: off a CUDA card, the plan's
     minutes need the CPU's rate (`cpu_gflops`, e.g. `recorded_cpu_gflops` or an explicit `matmul_gflops()`), and
     without one the plan gives no minutes."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..errors import ConfigError
+from ...errors import ConfigError
 
 GIB = 2**30
 #: Share of a card's memory the plan may fill: the CUDA context and the allocator's fragmentation take the rest.

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..profiles import RELEASED_MODELS
+from ...profiles import RELEASED_MODELS
 from .memory_model import MINILM, ROBERTA_BASE, Shape, Step
 
 if TYPE_CHECKING:
-    from ..profiles import Profile
+    from ...profiles import Profile
 
 #: Mean tokens per input, measured with the packaged MiniLM WordPiece tokenizer on the sample corpora beside the
 #: checkout (../shared/data; RoBERTa's BPE gives similar counts): a Multi-News cluster (2.95 documents), an ECB+
@@ -82,8 +82,8 @@ PRICED_STEPS = 1000
 def packing_seconds(profile: "Profile") -> float:
     """Notebook 02's CPU work on Multi-News train: tokenized once, then packed once per kind of input its trained
     models read (related clusters, unrelated documents), each packing kept in the run folder for the rest."""
-    from ..pretraining.inputs import packing_of
-    from ..pretraining.report import trained_models
+    from ...pretraining.inputs import packing_of
+    from ...pretraining.report import trained_models
 
     tokens = MULTINEWS_TRAIN_CLUSTERS * TYPICAL_TOKENS["multinews"] * PACKED_WORD_SHARE
     packings = len({packing_of(model) for model, _ in trained_models(profile)})

@@ -8,9 +8,10 @@ import json
 import pytest
 
 from cdlm_nb.errors import ConfigError
-from cdlm_nb.plan import CARDS, get_card, plan_notebook, plan_suite, precision_for
-from cdlm_nb.plan.cards import H100_UTILISATION, card_like
+from cdlm_nb.paths import repo_root
 from cdlm_nb.profiles import get_profile
+from cdlm_nb.tooling.plan import CARDS, get_card, plan_notebook, plan_suite, precision_for
+from cdlm_nb.tooling.plan.cards import H100_UTILISATION, card_like
 
 GPU = get_profile("gpu")
 
@@ -53,9 +54,9 @@ def test_the_targets_of_one_16_gb_card_and_of_the_large_ones():
 def test_a_card_not_measured_uses_the_h100s_share_and_says_so():
     """Only the H100's share of peak was measured: every other card, a card torch describes and the CPU take it,
     and the plan's text, JSON, table and the notebooks' time lines say where it comes from."""
-    from cdlm_nb.plan.cards import cpu_card
-    from cdlm_nb.plan.report import readme_table, suite_json
     from cdlm_nb.tooling.chapter_times import time_line
+    from cdlm_nb.tooling.plan.cards import cpu_card
+    from cdlm_nb.tooling.plan.report import readme_table, suite_json
 
     assert CARDS["h100"].utilisation_measured and CARDS["h100"].utilisation_note == "measured on H100"
     h200 = card_like("NVIDIA H200", 139.8, (9, 0))  # its nearest card below is the H100, its share not its own
@@ -98,7 +99,7 @@ def test_cli_prints_the_plan_as_json(capsys):
 
 
 def test_notebook_08_embeds_only_the_documents_its_profile_samples():
-    from cdlm_nb.plan.workloads import CORPUS_SIZES, aose_jobs
+    from cdlm_nb.tooling.plan.workloads import CORPUS_SIZES, aose_jobs
 
     def embedded(profile_name: str) -> dict[str, int]:
         return {job.what.split(":")[0]: job.sequences for job in aose_jobs(get_profile(profile_name))
@@ -113,7 +114,7 @@ def test_notebook_08_embeds_only_the_documents_its_profile_samples():
 def test_notebook_02_counts_its_packing_on_the_cpu_once_per_kind_of_input():
     """Tokenizing Multi-News train once and packing it for the related and the unrelated models (the input
     summary's two packings, reused by the speed cell) is a CPU job: the same minutes on every card, no memory."""
-    from cdlm_nb.plan.workloads import (
+    from cdlm_nb.tooling.plan.workloads import (
         MULTINEWS_TRAIN_CLUSTERS,
         PACK_TOKENS_PER_S,
         PACKED_WORD_SHARE,
@@ -134,10 +135,9 @@ def test_notebook_02_counts_its_packing_on_the_cpu_once_per_kind_of_input():
 
 
 def test_the_readme_shows_the_plan_table_the_code_prints():
-    from pathlib import Path
 
-    from cdlm_nb.plan.report import readme_table
+    from cdlm_nb.tooling.plan.report import readme_table
 
-    readme = (Path(__file__).resolve().parents[2] / "docs" / "gpu.md").read_text(encoding="utf-8")
+    readme = (repo_root() / "docs" / "gpu.md").read_text(encoding="utf-8")
     table = readme_table(get_profile("gpu"))
     assert table.strip() in readme, "docs/gpu.md's plan table is stale: paste `cdlm-nb plan --table` there"
