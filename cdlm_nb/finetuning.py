@@ -61,17 +61,11 @@ def train_epochs(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: B
     """Train `model` in place on inputs of these token `lengths`, yielding after each epoch (the model in eval
     mode) so that the caller's loop can score dev, keep weights or stop (`break`); training resumes in train mode.
 
-    `parameters`: AdamW parameter groups with their own rates (default: all of the model's).
-
-    On several processes (`torchrun` / `accelerate launch`: `processes.job`), each process runs its share
-    of every batch's forward passes (the pieces `split` cuts, dealt round-robin) and the gradients are summed across
-    processes before the step (`shared_gradients`): every process then takes the same step as one process would on
-    the whole batch, and holds the same model. One process runs exactly the single-device loop."""
+    `parameters`: AdamW parameter groups with their own rates (default: all of the model's). One process, one
+    device: fine-tuning is minutes on one GPU at every profile's sizes (docs/gpu.md); pretraining scales out with
+    the Trainer instead."""
     import torch
 
-    from .processes import job
-
-    processes = job()
     if not lengths:
         raise DataError(f"no training {what}: the training split is empty")
     torch.manual_seed(setup.seed)
@@ -87,13 +81,11 @@ def train_epochs(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: B
         losses: list[float] = []
         for batch in progress(next(epochs), desc=f"epoch {epoch}/{setup.epochs}"):
             loss = 0.0
-            for piece in (split or whole)(batch)[processes.process_index::processes.num_processes]:
+            for piece in (split or whole)(batch):
                 with autocast(device):
                     piece_loss = batch_loss(piece) * (len(piece) / len(batch))
                 scaler.scale(piece_loss).backward()
                 loss += piece_loss.item()
-            if processes.num_processes > 1:
-                loss = shared_gradients(optimizer, loss)
             if setup.max_grad_norm is not None:
                 scaler.unscale_(optimizer)
                 torch.nn.utils.clip_grad_norm_([p for group in optimizer.param_groups for p in group["params"]],
@@ -106,20 +98,6 @@ def train_epochs(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: B
         model.eval()
         seconds += time.perf_counter() - started
         yield Epoch(epoch, losses, seconds)
-
-
-def shared_gradients(optimizer: "torch.optim.Optimizer", loss: float) -> float:
-    """Sum every parameter's gradient over the processes (a process whose pieces never reached a parameter adds
-    zeros), so each holds the whole batch's gradient; returns the batch's loss summed the same way."""
-    import torch
-    from accelerate.utils import reduce
-
-    for group in optimizer.param_groups:
-        for parameter in group["params"]:
-            if parameter.grad is None:
-                parameter.grad = torch.zeros_like(parameter)
-            parameter.grad.copy_(reduce(parameter.grad, reduction="sum"))
-    return float(reduce(torch.tensor(loss, dtype=torch.float64), reduction="sum"))
 
 
 def make_optimizer(parameters, setup: TrainSetup) -> "torch.optim.Optimizer":
@@ -259,7 +237,7 @@ def predict_batches(forward: Callable[[list[int]], T], batches: Iterable[list[in
     outputs = []
     start = time.perf_counter()
     with torch.inference_mode():
-        for batch in progress(list(batches), desc=desc):
+        for batch in progress(list(batches), desc=desc, leave=False):  # gone once done: dev is scored every epoch
             for piece in (split or whole)(batch):
                 with autocast(device):
                     outputs.append((piece, forward(piece)))

@@ -1,7 +1,7 @@
-"""The processes of a job (`torchrun`, `accelerate launch`): which one writes (the main one, while the others wait
-for it), how many share a fine-tuning batch, and how they leave together; a process alone just runs. Accelerate's
-`PartialState` knows the job: it is the state the Hugging Face `Trainer` itself reads, so these agree with the
-Trainer's own `main_process_first`."""
+"""The processes of a pretraining job (`torchrun`, `accelerate launch`): which one writes (the main one, while the
+others wait for it) and how they leave together; a process alone just runs (fine-tuning runs on one process).
+Accelerate's `PartialState` knows the job: it is the state the Hugging Face `Trainer` itself reads, so these agree
+with the Trainer's own `main_process_first`."""
 
 from __future__ import annotations
 

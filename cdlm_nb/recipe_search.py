@@ -162,15 +162,10 @@ class RecipeCache:
         return (result, state) if _recipe(result.best, result.space) == result.chosen else None
 
     def save(self, result: SearchResult, key: str, state: dict[str, "torch.Tensor"]) -> None:
-        """The weights first, then the JSON that makes them a cache hit; by the main process only (on several
-        processes each has searched alike and holds the same weights, `finetuning.train_epochs`)."""
+        """The weights first, then the JSON that makes them a cache hit."""
         from safetensors.torch import save_file
 
         from .artefacts import write_atomic, write_text_atomic
-        from .processes import is_main_process
-
-        if not is_main_process():
-            return
 
         # one copy per entry: safetensors refuses tensors that share memory (tied weights)
         tensors = {name: value.detach().cpu().contiguous().clone() for name, value in state.items()}

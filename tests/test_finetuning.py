@@ -21,7 +21,7 @@ def test_to_device_and_autocast_on_cpu_keep_full_precision():
         assert (batch["x"] @ batch["x"]).dtype == torch.float32
 
 
-def test_train_steps_learns_and_refuses_an_empty_split():
+def test_train_epochs_learns_and_refuses_an_empty_split():
     from types import SimpleNamespace
 
     import pytest
@@ -184,50 +184,3 @@ def test_early_stopping_keeps_the_best_epoch_and_refuses_an_all_nan_run():
     nan(1)
     with pytest.raises(FloatingPointError, match="every dev loss was NaN"):
         nan.restore()
-
-
-#: `train_epochs` on a tiny regression, the same in one process and under torchrun; the main process saves the
-#: trained weights to argv[1].
-SHARED_LOOP = """
-import sys
-import torch
-from accelerate import PartialState
-from cdlm_nb.finetuning import TrainSetup, per_device, train_epochs
-from cdlm_nb.processes import end_job
-
-torch.manual_seed(0)
-inputs, targets = torch.randn(16, 3), torch.randn(16, 1)
-model = torch.nn.Linear(3, 1)
-epochs = train_epochs(model, [1] * 16, lambda rows: torch.nn.functional.mse_loss(model(inputs[rows]), targets[rows]),
-                      TrainSetup(epochs=3, batch_size=8, learning_rate=0.05, seed=0), split=per_device(2))
-losses = [loss for epoch in epochs for loss in epoch.losses]
-if PartialState().is_main_process:
-    torch.save({"weights": model.state_dict(), "losses": losses}, sys.argv[1])
-end_job()
-"""
-
-
-@pytest.mark.slow
-def test_the_loop_on_two_processes_takes_the_steps_of_one(tmp_path):
-    """Two CPU processes (gloo) each run half of every batch's pieces and sum their gradients: the same weights and
-    batch losses as one process on the whole batches."""
-    import os
-    import subprocess
-    import sys
-
-    import torch
-
-    script = tmp_path / "loop.py"
-    script.write_text(SHARED_LOOP)
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": "", "CDLM_NB_HEADLESS": "1"}
-    one = subprocess.run([sys.executable, str(script), str(tmp_path / "one.pt")], env=env, capture_output=True,
-                         text=True, timeout=120)
-    two = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
-                          str(script), str(tmp_path / "two.pt")], env=env, capture_output=True, text=True,
-                         timeout=240)
-    assert one.returncode == 0, one.stderr[-2000:]
-    assert two.returncode == 0, two.stderr[:3000] + "\n...\n" + two.stderr[-2000:]  # the failing rank's own lines first
-    single, shared = (torch.load(tmp_path / name, weights_only=True) for name in ("one.pt", "two.pt"))
-    for name, weight in single["weights"].items():
-        torch.testing.assert_close(shared["weights"][name], weight, rtol=1e-5, atol=1e-6)
-    assert shared["losses"] == pytest.approx(single["losses"], rel=1e-5)

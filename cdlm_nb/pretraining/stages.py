@@ -187,8 +187,9 @@ def starting_model(profile: "Profile", run_dir: str | os.PathLike, stages: int |
 def finished_result(run_dir: str | os.PathLike, variant: str, config: "PretrainConfig", n_train: int,
                     echo: Echo | None = None) -> PretrainResult | None:
     """The saved result of a finished run of `variant` with exactly this setup (`variants.run_setup` with the
-    config's first seed), or None (not run, run with another setup, or damaged: said with `echo`, naming the
-    files, as the caller then rebuilds it)."""
+    config's first seed) on any number of processes (a `torchrun` job of `cdlm-nb pretrain` into this run folder
+    keeps the effective batch: its model is the same experiment, said with `echo`), or None (not run, run with
+    another setup, or damaged: said with `echo`, naming the files, as the caller then rebuilds it)."""
     folder = model_dir(run_dir, variant)
     problems = model_problems(folder) if is_saved(folder) else []
     if problems:
@@ -196,8 +197,12 @@ def finished_result(run_dir: str | os.PathLike, variant: str, config: "PretrainC
             echo(f"{display_name(variant)}: the saved model in {folder} is damaged, rebuilding it: "
                  + "; ".join(problems))
         return None
-    if saved_setup(run_dir, variant) != run_setup(variant, config.seeds[0], config, n_train):
+    saved = saved_setup(run_dir, variant) or {}
+    processes = saved.pop("processes", 1)
+    if saved != run_setup(variant, config.seeds[0], config, n_train):
         return None
+    if processes > 1 and echo is not None:
+        echo(f"{display_name(variant)}: the saved model in {folder} was pretrained on {processes} processes")
     return load_result(run_dir, variant)
 
 
@@ -282,11 +287,14 @@ def without_pretraining(variant: str, config: "PretrainConfig", profile: "Profil
                         clusters: "PretrainingClusters", run_dir: str | os.PathLike, resume: bool = True,
                         echo: Echo = print) -> PretrainResult | None:
     """A variant that is not pretrained here: `longformer` is the starting model itself on every profile (the
-    paper's "without additional pretraining"); at 0 steps `cdlm` is the released `biu-nlp/cdlm` (`save_released`)
-    and an ablation the authors did not release is its finished model (`resume`) or skipped (None, said)."""
-    if variant in ("longformer", "cdlm"):
+    paper's "without additional pretraining"); at 0 steps any other is its finished model with the profile's setup
+    (`resume`; e.g. from `torchrun ... cdlm_nb pretrain` into this run folder, docs/gpu.md), else `cdlm` is the
+    released `biu-nlp/cdlm` (`save_released`) and an ablation the authors did not release is skipped (None, said)."""
+    if variant == "longformer":
         return save_released(variant, profile, encoder, run_dir, echo)
     done = reused(variant, config, clusters, run_dir, resume, echo)
+    if done is None and variant == "cdlm":
+        return save_released(variant, profile, encoder, run_dir, echo)
     if done is None:
         echo(f"{display_name(variant)}: skipped (not released by the authors; PRETRAIN_STEPS = N pretrains it and "
              f"the other ablations N steps each: `cdlm-nb plan` gives the time per variant)")

@@ -218,14 +218,16 @@ def pretrain(
     final_dir = model_dir(run_dir, variant, seed, config)
     args = training_arguments(config, variant, checkpoints, seed)
     setup = run_setup(variant, seed, config, len(train_clusters), args.world_size)
-    resume_from = _checkpoint_to_resume(checkpoints, setup, echo) if resume else None
-
-    set_seed(seed)
-    with args.main_process_first(desc="clearing old checkpoints"):
+    # the job's first process (of all nodes: one run folder, on a filesystem every node shares) checks, removes and
+    # packs first; the others then find intact checkpoints and read what it saved
+    with args.main_process_first(local=False, desc="checking checkpoints"):
+        resume_from = _checkpoint_to_resume(checkpoints, setup, echo) if resume else None
         if not resume and checkpoints.exists():
             shutil.rmtree(checkpoints)
+
+    set_seed(seed)
     effective_batch = config.per_device_batch_size * config.gradient_accumulation_steps  # on any process count
-    with args.main_process_first(desc=f"packing {variant} inputs"):  # the others read what the first saved
+    with args.main_process_first(local=False, desc=f"packing {variant} inputs"):
         examples = training_examples(variant, config, tokenizer, train_clusters, run_dir, seed, sentence_markers,
                                      echo)
     order = length_grouped_order(example_lengths(examples), effective_batch, config.max_steps, seed)
@@ -321,7 +323,7 @@ def _checkpoint_to_resume(checkpoints: Path, setup: dict, echo: Callable[[str], 
         problems = check_artefact(checkpoint, CHECKPOINT_FILES, echo)
         if not problems:
             return str(checkpoint)
-        shutil.rmtree(checkpoint, ignore_errors=True)  # every process may find it; any one may remove it
+        shutil.rmtree(checkpoint, ignore_errors=True)  # by the job's first process (`pretrain`): the others wait
         echo(f"checkpoint {checkpoint} is damaged, removed; falling back to the previous checkpoint: "
              + "; ".join(problems))
     echo(f"no intact checkpoint left in {checkpoints}: pretraining from the start")

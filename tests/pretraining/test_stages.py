@@ -109,6 +109,12 @@ def test_a_finished_run_is_reused_only_with_the_same_setup(tmp_path, tiny_encode
     assert finished_result(tmp_path, "cdlm", config, n_train=7) is None
     assert finished_result(tmp_path, "cdlm", replace(config, max_steps=5), n_train=6) is None
     assert finished_result(tmp_path, "local", config, n_train=6) is None
+    # trained by `torchrun ... cdlm_nb pretrain` into this run folder: the same experiment, reused and said
+    path.write_text(json.dumps({**data, "setup": run_setup("cdlm", config.seeds[0], config, 6, processes=2)}))
+    record_manifest(path.parent)
+    said = []
+    assert finished_result(tmp_path, "cdlm", config, n_train=6, echo=said.append).variant == "cdlm"
+    assert said and "pretrained on 2 processes" in said[0]
 
 
 @pytest.mark.slow
@@ -279,3 +285,20 @@ def test_notebook_02_with_resume_rebuilds_a_damaged_model(tmp_path, tiny_encoder
     assert f"{weights} is truncated" in messages[0] and "is damaged, rebuilding it" in messages[0]
     assert "pretraining 2 steps" in messages[1] and again[0].steps == 2
     assert load_pretrained(tmp_path, "local") is not None
+
+
+def test_at_zero_steps_a_finished_cdlm_is_kept_not_replaced_by_the_release(monkeypatch):
+    """A CDLM pretrained by `torchrun ... cdlm_nb pretrain` into the run folder is what notebook 02 keeps; the
+    release is fetched only when there is none."""
+    from cdlm_nb.pretraining import stages
+
+    finished = object()
+    monkeypatch.setattr(stages, "reused", lambda variant, *args: finished if variant == "cdlm" else None)
+    monkeypatch.setattr(stages, "save_released", lambda variant, *args: f"released {variant}")
+    keep = stages.without_pretraining
+    profile = get_profile("gpu-rehearsal")
+    assert keep("cdlm", profile.pretrain, profile, None, None, "run") is finished
+    assert keep("longformer", profile.pretrain, profile, None, None, "run") == "released longformer"
+    said = []
+    assert keep("rand", profile.pretrain, profile, None, None, "run", echo=said.append) is None
+    assert "skipped" in said[0]
