@@ -81,6 +81,21 @@ def test_every_link_to_the_repository_follows_project_urls(notebook):
     assert f"git+https://github.com/{repo}@{release()}" in (root / "docs" / "install.md").read_text()
 
 
+def test_links_into_the_repository_open_anywhere_and_find_their_file(notebook):
+    """A notebook opened on Colab has no `../docs` beside it: every link into the repository is the repository's
+    address at the release tag ([project.urls]), and the file it names exists in this checkout (anchors not
+    checked)."""
+    root = notebooks_dir().parent
+    path, nb = notebook
+    base = f"https://github.com/{repository()}/blob/{release()}/"
+    text = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+    relative = re.findall(r"\]\((\.\.?/[^)]*)\)", text)
+    assert not relative, f"{path.name}: relative links open nothing on Colab: {relative}"
+    targets = [link.split("#")[0] for link in re.findall(r"\]\(" + re.escape(base) + r"([^)]*)\)", text)]
+    missing = [target for target in targets if not (root / target).exists()]
+    assert not missing, f"{path.name}: links to files not in the repository: {missing}"
+
+
 def test_first_cell_is_markdown_with_title_badges_and_timing(notebook):
     path, nb = notebook
     first = nb.cells[0]
@@ -118,7 +133,8 @@ def test_setup_is_called_with_the_notebooks_own_name(notebook):
 
 #: The first code cell of every notebook, word for word (this is its one source; an edit here is copied into the 12
 #: notebooks by a script). On Colab it installs the core and [minilm] only: the core leaves out the Jupyter stack, so
-#: pip keeps Colab's pinned ipykernel/IPython; a failed install is said, with the command, instead of stopping.
+#: pip keeps Colab's pinned ipykernel/IPython; a failed install stops the notebook (Run all goes no further) and
+#: says what to do.
 COLAB_INSTALL = """\
 # On Colab, install the helper package: its core and [minilm] only, so Colab's own ipykernel/IPython stay as they
 # are (elsewhere `make install` already did).
@@ -128,9 +144,9 @@ import sys
 if "google.colab" in sys.modules:
     package = "cdlm-nb[minilm] @ git+https://github.com/cdlm-notebooks/cdlm-notebooks@v0.1.0"
     if subprocess.run([sys.executable, "-m", "pip", "install", "-q", package]).returncode:
-        print(f"Installing {package} failed (pip says why above); run by hand, then go on: !pip install '{package}'")
-    else:
-        print("Installed. If Colab asks to restart: Runtime > Restart session, then run from the next cell.")"""
+        raise RuntimeError(f"Installing {package} failed (pip says why above). Fix that (Colab's pip needs the "
+                           f"internet), then run !pip install '{package}' and this notebook again.")
+    print("Installed. If Colab asks to restart: Runtime > Restart session, then run from the next cell.")"""
 
 
 def test_the_first_code_cell_is_the_guarded_colab_install(notebook):
@@ -268,8 +284,8 @@ def test_notebook_ends_with_takeaways_then_exercises(number):
         f"{path.name}: the last cell must be the markdown '## Exercises'")
     assert len(NUMBERED.findall(exercises.source)) >= 2, f"{path.name}: give at least 2 numbered exercises"
     anchor = solution_anchors().get(number)
-    assert anchor and f"../docs/solutions.md#{anchor}" in exercises.source, (
-        f"{path.name}: link the exercises' solutions, ../docs/solutions.md#{anchor or f'{number}--...'}")
+    link = f"https://github.com/{repository()}/blob/{release()}/docs/solutions.md#{anchor}"
+    assert anchor and link in exercises.source, f"{path.name}: link the exercises' solutions, {link}"
 
 
 def test_solutions_have_a_section_for_every_notebook():
