@@ -7,7 +7,7 @@ the feed-forward's 4h input and output, dropout masks), plus, for a local-window
 and global keys/values each query block gets (`cdlm_nb.longformer_attention`), plus the attention scores when the
 attention kernel keeps them (PyTorch's math path, used on a CPU with attention dropout; CUDA's memory-efficient
 kernel keeps none). With gradient checkpointing only each layer's input stays, and one layer is recomputed at a
-time. `tests/plan/test_memory_model.py` checks the model against a training step measured on a CPU.
+time. `tests/tooling/plan/test_memory_model.py` checks the model against a training step measured on a CPU.
 """
 
 from __future__ import annotations
