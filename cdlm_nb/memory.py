@@ -5,7 +5,6 @@ allocations are invisible to tracemalloc)."""
 from __future__ import annotations
 
 import threading
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 
@@ -56,12 +55,3 @@ def _resident() -> int:
 
     return psutil.Process().memory_info().rss
 
-
-@contextmanager
-def peak_memory(device: str = "cpu", interval: float = 0.005):
-    """`with peak_memory() as peak: ...` then `peak.megabytes`."""
-    peak = PeakMemory(device, interval)
-    try:
-        yield peak
-    finally:
-        peak.stop()

@@ -9,7 +9,7 @@ from cdlm_nb.comparison import analysis, report
 from cdlm_nb.comparison.system_ids import BASELINE_LABELS
 from cdlm_nb.comparison.systems import CDA_MODELS, CROSS_ENCODERS, UNTRAINED, System, search_for
 from cdlm_nb.errors import ConfigError
-from cdlm_nb.memory import peak_memory
+from cdlm_nb.memory import PeakMemory
 from cdlm_nb.profiles import COMPARISON_SYSTEMS as SYSTEMS
 from cdlm_nb.profiles import PAPER_MODELS, PROFILE_NAMES, get_profile
 
@@ -72,9 +72,10 @@ def test_a_system_that_gives_one_class_is_named_and_not_compared():
 def test_unknown_systems_are_named_and_peak_memory_sees_a_large_allocation():
     with pytest.raises(ConfigError, match="unknown system 'bm25' .*comparison.systems"):
         search_for(None, "bm25")
-    with peak_memory() as peak:
-        block = np.ones(50_000_000)  # 400 MB
-        block[::4096] = 2.0
+    peak = PeakMemory()
+    block = np.ones(50_000_000)  # 400 MB
+    block[::4096] = 2.0
+    peak.stop()
     assert peak.megabytes > 200
 
 

@@ -93,7 +93,7 @@ import json, sys
 import torch
 from transformers import LongformerConfig
 from cdlm_nb.longformer_attention import use_fast_attention
-from cdlm_nb.memory import peak_memory
+from cdlm_nb.memory import PeakMemory
 from cdlm_nb.pretraining.trainer import MaskedPositionsLongformer
 
 tokens = int(sys.argv[1])
@@ -106,8 +106,9 @@ ids = torch.randint(5, 1000, (1, tokens))
 predicted = torch.rand(1, tokens) < 0.15
 batch = dict(input_ids=ids, attention_mask=torch.ones_like(ids), global_attention_mask=predicted.long(),
              labels=torch.where(predicted, ids, torch.full_like(ids, -100)))
-with peak_memory() as peak:
-    model(**batch).loss.backward()
+peak = PeakMemory()
+model(**batch).loss.backward()
+peak.stop()
 print(json.dumps({"megabytes": peak.megabytes, "predicted": int(predicted.sum())}))
 """
 
