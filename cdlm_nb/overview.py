@@ -1,18 +1,14 @@
-"""The tutorial's map: the papers it cites (one references table), which notebook reproduces which section, what
-each part of the package holds (`package_table`, read from the package itself), and CDLM at a glance
-(`glance_rows` / `glance_figure`: one tiny input per model, masked and given global attention by the package's
-own collator).
+"""The tutorial's map: the papers it cites (one references table), which notebook reproduces which section, and CDLM
+at a glance (`glance_rows` / `glance_figure`: one tiny input per model, masked and given global attention by the
+package's own collator).
 
 `REFERENCES` is the one source of truth for citations: notebook 00 shows it with `references_table()` and the
-docs/references.md is `references_markdown()` (a test keeps the two equal). Text elsewhere cites a
+docs/references.md is `tooling.docs_pages.references_markdown()` (a test keeps the two equal). Text elsewhere cites a
 paper by its `name` ("the CDLM paper, Table 6"), never by a file name.
 """
 
 from __future__ import annotations
 
-import ast
-import pkgutil
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -102,16 +98,6 @@ def references_table() -> "pd.DataFrame":
     return pd.DataFrame(reference_rows(), columns=REFERENCE_COLUMNS).set_index("name")
 
 
-def references_markdown() -> str:
-    """The references as a Markdown table (docs/references.md holds exactly this text)."""
-    lines = ["| " + " | ".join(REFERENCE_COLUMNS[:-1]) + " |", "|" + "---|" * (len(REFERENCE_COLUMNS) - 1)]
-    for row in reference_rows():
-        arxiv = f"[{row['arXiv']}]({row['link']})" if row["arXiv"] != "—" else f"— ([site]({row['link']}))"
-        cells = (row["name"], row["authors"], f"*{row['title']}*", row["venue"], row["year"], arxiv)
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
 @dataclass(frozen=True)
 class Chapter:
     """One notebook: what it teaches and the paper sections it reproduces (`cites`: (reference key, where))."""
@@ -197,46 +183,6 @@ def profile_table() -> "pd.DataFrame":
     rows = [{"profile": p.name, "data": p.data_source, "suite budget (min)": p.minutes_budget or "hours",
              "what": p.description} for p in map(get_profile, profile_names())]
     return pd.DataFrame(rows).set_index("profile")
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# What each part of the package holds, read from the package (so the list cannot go stale)
-
-_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bal)\.(\s|$)")
-
-
-def summary_line(docstring: str | None, limit: int = 170) -> str:
-    """The first sentence of a docstring's first paragraph, on one line (cut at `limit` characters with "…")."""
-    paragraph = " ".join((docstring or "").strip().split("\n\n")[0].split())
-    end = _SENTENCE_END.search(paragraph)
-    sentence = paragraph[:end.start() + 1] if end else paragraph
-    return sentence if len(sentence) <= limit else sentence[:limit].rsplit(" ", 1)[0].rstrip(",;:") + " …"
-
-
-def package_rows() -> list[dict[str, str]]:
-    """One row per public module and subpackage of `cdlm_nb`, in name order, with the first sentence of its
-    docstring (read from the source, nothing imported); subpackages are listed with their modules."""
-    root = Path(__file__).resolve().parent
-    rows = []
-    for info in sorted(pkgutil.iter_modules([str(root)]), key=lambda info: info.name):
-        if info.name.startswith("_"):
-            continue
-        path = root / info.name / "__init__.py" if info.ispkg else root / f"{info.name}.py"
-        docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
-        modules = sorted(m.name for m in pkgutil.iter_modules([str(root / info.name)]) if not m.name.startswith("_")
-                         ) if info.ispkg else []
-        rows.append({"name": f"cdlm_nb.{info.name}", "kind": "subpackage" if info.ispkg else "module",
-                     "what": summary_line(docstring), "modules": ", ".join(modules)})
-    return rows
-
-
-def package_table() -> "pd.DataFrame":
-    """`package_rows` as a DataFrame indexed by name: the flat shared layer first, then one subpackage per stage."""
-    import pandas as pd
-
-    table = pd.DataFrame(package_rows()).set_index("name")
-    return pd.concat([table[table["kind"] == "module"].drop(columns="modules"), table[table["kind"] == "subpackage"]]
-                     ).fillna("")
 
 
 # ---------------------------------------------------------------------------------------------------------------

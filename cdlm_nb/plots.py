@@ -3,9 +3,9 @@
 - `facts_html`: a cluster's documents with every statement of one fact highlighted (HTML);
 - `plot_packed_input`: the tokens of one packed input as wrapped text, coloured by document, with the predicted
   (masked) tokens outlined and the global-attention tokens underlined;
-- `plot_attention_pattern`: which token can attend to which (`attention_pattern.attention_kinds`), local band and
-  global rows/columns in two colours, document boundaries as lines;
-- `plot_patterns`: one such heatmap per CD-MLM attention pattern (`masking.PATTERNS`), side by side.
+- `plot_patterns`: per CD-MLM attention pattern (`masking.PATTERNS`), side by side, which token can attend to which
+  (`attention_pattern.attention_kinds`): local band and global rows/columns in two colours, document boundaries as
+  lines.
 
 Each returns a matplotlib Figure; save it with `cdlm_nb.save_figure(fig, name)`.
 """
@@ -220,19 +220,6 @@ def _pattern_legend(fig: "Figure", with_documents: bool) -> None:
     if with_documents:
         handles.append(Line2D([], [], color="#555555", linewidth=0.8, label="document boundary"))
     fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False, fontsize=8)
-
-
-def plot_attention_pattern(attention_mask, global_attention_mask, window: int, doc_ids: Sequence[int] | None = None,
-                           title: str = "") -> "Figure":
-    """A heatmap of which token can attend to which in Longformer: the local band (window/2 on each side) and
-    the full rows and columns of the global tokens."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5, 5.4))
-    draw_attention_pattern(ax, attention_mask, global_attention_mask, window, doc_ids, title)
-    _pattern_legend(fig, doc_ids is not None)
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
-    return fig
 
 
 def plot_patterns(batches: Mapping[str, Mapping], window: int, doc_ids: Sequence[int] | None = None) -> "Figure":

@@ -93,3 +93,16 @@ def sentence_encoder():
     from cdlm_nb.sentence_encoders import load_sentence_encoder
 
     return load_sentence_encoder("minilm")
+
+
+@pytest.fixture(scope="session")
+def word_clusters():
+    """Six training clusters of three four-word documents, for the notebook-level pretraining loops."""
+    from datasets import Dataset
+
+    from cdlm_nb.data.corpora import PretrainingClusters
+    from cdlm_nb.data.schemas import CLUSTER_FEATURES
+
+    rows = [{"cluster_id": f"c{c}", "summary": "",
+             "documents": [f"word{c} name{c % 7} said word{d}" for d in range(3)]} for c in range(6)]
+    return PretrainingClusters("test", Dataset.from_list(rows, features=CLUSTER_FEATURES), {})

@@ -19,14 +19,10 @@ from cdlm_nb.overview import (
     chapter_table,
     glance_figure,
     glance_rows,
-    package_rows,
-    package_table,
     profile_table,
     reference,
     reference_rows,
-    references_markdown,
     references_table,
-    summary_line,
 )
 from cdlm_nb.profiles import profile_names
 
@@ -72,20 +68,6 @@ def test_reference_rows_and_table_hold_every_reference_in_order():
     assert list(table.index) == [ref.name for ref in REFERENCES]
     assert table.loc["CDLM paper", "link"] == "https://arxiv.org/abs/2101.00406v2"
     assert table.loc["ECB+", "arXiv"] == "—"
-
-
-def test_markdown_table_has_a_header_and_one_row_per_reference():
-    lines = references_markdown().splitlines()
-    assert lines[0].startswith("| name | authors | title |")
-    assert len(lines) == 2 + len(REFERENCES)
-    assert all(line.count(" | ") == len(REFERENCE_COLUMNS) - 2 for line in lines[2:])
-    assert "[2101.00406v2](https://arxiv.org/abs/2101.00406v2)" in lines[2]
-
-
-def test_the_references_page_is_the_rendered_table():
-    page = (REPO_ROOT / "docs" / "references.md").read_text(encoding="utf-8")
-    assert references_markdown() in page, (
-        "docs/references.md differs from cdlm_nb.overview.REFERENCES: paste references_markdown() there")
 
 
 def test_notebook_00_shows_the_chapter_and_reference_tables():
@@ -140,26 +122,6 @@ def test_no_text_cites_files_readers_do_not_have():
     hits = [f"{path.relative_to(REPO_ROOT)}:{n}" for path in paths
             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if _FORBIDDEN.search(line)]
     assert not hits, f"cite papers by name (cdlm_nb.overview.REFERENCES) instead, at: {hits}"
-
-
-def test_summary_line_is_the_first_sentence_on_one_line():
-    assert summary_line("One sentence, e.g. a test\nof lines. Second.\n\nNext paragraph.") == (
-        "One sentence, e.g. a test of lines.")
-    assert summary_line(None) == ""
-    assert summary_line("word " * 100, limit=20).endswith(" …") and len(summary_line("word " * 100, limit=20)) <= 22
-
-
-def test_package_table_lists_every_module_and_subpackage_of_the_package():
-    import pkgutil
-
-    import cdlm_nb
-
-    public = {f"cdlm_nb.{m.name}" for m in pkgutil.iter_modules(cdlm_nb.__path__) if not m.name.startswith("_")}
-    rows = {row["name"]: row for row in package_rows()}
-    assert set(rows) == public and all(row["what"] for row in rows.values())
-    assert rows["cdlm_nb.cda"]["kind"] == "subpackage" and "attention" in rows["cdlm_nb.cda"]["modules"].split(", ")
-    table = package_table()
-    assert list(table["kind"]).index("subpackage") == sum(row["kind"] == "module" for row in rows.values())
 
 
 def test_glance_rows_come_from_the_collator_and_show_what_each_model_changes():

@@ -15,7 +15,6 @@ from cdlm_nb.plots import (  # noqa: E402
     _text_runs,
     document_palette,
     facts_html,
-    plot_attention_pattern,
     plot_packed_input,
     plot_patterns,
     readable_tokens,
@@ -66,11 +65,12 @@ def test_plot_packed_input_rejects_mismatched_lengths():
         plot_packed_input([" a", " b"], [0])
 
 
-def test_plot_attention_pattern_draws_the_kinds_in_their_colours():
+def test_an_attention_pattern_draws_the_kinds_in_their_colours():
     attention = np.ones(len(DOC_IDS), int)
     is_global = np.zeros(len(DOC_IDS), int)
     is_global[5] = 1
-    fig = plot_attention_pattern(attention, is_global, window=4, doc_ids=DOC_IDS, title="cdlm")
+    fig = plot_patterns({"cdlm": {"attention_mask": [attention], "global_attention_mask": [is_global]}}, window=4,
+                        doc_ids=DOC_IDS)
     image = fig.axes[0].images[0]
     kinds = image.get_array()
     assert kinds[0, 2] == LOCAL_ATTENTION and kinds[0, 5] == GLOBAL_ATTENTION and kinds[0, 20] == NO_ATTENTION

@@ -62,3 +62,16 @@ def test_notebook_10s_loop_reaches_backward_within_three_package_functions(monke
     chain = package_frames_at_backward(
         monkeypatch, lambda: notebook_loop(experiment.ModelSearch("gru_han_shallow", prepared, config)))
     assert len(chain) <= MOST_PACKAGE_FRAMES, chain
+
+
+def test_notebook_02s_loop_reaches_backward_within_three_package_functions(monkeypatch, tmp_path, tiny_encoder,
+                                                                          word_clusters):
+    """The cell's `stages.reuse_or_pretrain` -> `train_variant` -> `trainer.pretrain`; transformers' Trainer takes
+    the gradient from there."""
+    from cdlm_nb.pretraining import stages
+
+    smoke = get_profile("smoke")
+    config = replace(smoke.pretrain, variants=("local",), max_steps=2, warmup_steps=0, max_length=128)
+    chain = package_frames_at_backward(monkeypatch, lambda: stages.reuse_or_pretrain(
+        "local", config, smoke, tiny_encoder, word_clusters, tmp_path, resume=False, echo=lambda line: None))
+    assert len(chain) <= MOST_PACKAGE_FRAMES, chain

@@ -1,17 +1,14 @@
-"""Long-document classification corpora used by AoSE (Abdaoui & Dutta): IMDB, 20 Newsgroups and MIND news topics.
+"""Long-document classification corpora of AoSE (Abdaoui & Dutta): IMDB, 20 Newsgroups and MIND news topics.
 
-Each loader returns `classification_features(label_names)` rows (`text`, `label`) with the label names sorted,
-so label ids never depend on file order (two splits with different label sets, e.g. MIND train and dev, can be
-given the same ids with `dev.align_labels_with_mapping(dict(zip(names, range(len(names)))), "label")`):
-- `load_imdb(path)`: the Kaggle CSV (`review`, `sentiment` = positive/negative, extra empty columns allowed);
-  `<br />` tags become line breaks. `path=None`: the hub copy (`IMDB_HUB_ID`), or OfflineError offline.
-- `load_newsgroups(path)`: one folder per group, one raw Usenet post per file; label = folder name. `remove`
-  strips "headers", "quotes" and/or "footers" the way scikit-learn's `fetch_20newsgroups(remove=...)` does;
-  the default strips all three, which is the "cleaned version" AoSE uses. `path=None`: the hub copy of that
-  cleaned version (`NEWSGROUPS_HUB_ID`).
-- `load_mind(path)`: MIND's `news.tsv` (no header; id, category, subcategory, title, abstract, url, entities);
-  text = title + line break + abstract; label = category. `min_per_label` drops rare topics, as AoSE drops
-  those with fewer than 3 documents; the drop is counted and logged. MIND is not on the hub: a path is needed.
+Each loader returns `classification_features(label_names)` rows (`text`, `label`), label names sorted so that ids
+never depend on file order (align another split with `dev.align_labels_with_mapping(...)`):
+- `load_imdb`: the Kaggle CSV (`review`, `sentiment` = positive/negative; extra empty columns allowed), `<br />`
+  tags turned into line breaks; `path=None`: the hub copy (`IMDB_HUB_ID`).
+- `load_newsgroups`: one folder per group, one raw Usenet post per file. `remove` strips "headers", "quotes"
+  and/or "footers" as scikit-learn's `fetch_20newsgroups(remove=...)` does; the default, all three, is the
+  "cleaned version" AoSE uses. `path=None`: the hub copy of that version (`NEWSGROUPS_HUB_ID`).
+- `load_mind`: MIND's `news.tsv` (no header), text = title + line break + abstract, label = category;
+  `min_per_label` drops (and logs) rare topics, as AoSE drops those with fewer than 3. Not on the hub.
 """
 
 from __future__ import annotations
@@ -47,8 +44,7 @@ MIND_MANUAL = (
 )
 
 NEWSGROUPS_PARTS = ("headers", "quotes", "footers")  # what `remove` may strip, in the order it is applied
-MIND_COLUMNS = ("news_id", "category", "subcategory", "title", "abstract", "url", "title_entities",
-                "abstract_entities")
+MIND_COLUMNS = ("news_id", "category", "subcategory", "title", "abstract", "url", "title_entities", "abstract_entities")
 
 _BR_TAG = re.compile(r"<br\s*/?>", flags=re.IGNORECASE)
 _QUOTE_LINE = re.compile(r"(writes in|writes:|wrote:|says:|said:|^In article|^Quoted from|^\||^>)")
@@ -56,10 +52,8 @@ _QUOTE_LINE = re.compile(r"(writes in|writes:|wrote:|says:|said:|^In article|^Qu
 
 def _dataset(texts: list[str], labels: list[str]) -> Dataset:
     """A classification Dataset whose ClassLabel names are the sorted distinct labels."""
-    names = sorted(set(labels))
-    ids = {name: index for index, name in enumerate(names)}
-    return Dataset.from_dict({"text": texts, "label": [ids[label] for label in labels]},
-                             features=classification_features(names))
+    features = classification_features(sorted(set(labels)))
+    return Dataset.from_dict({"text": texts, "label": features["label"].str2int(labels)}, features=features)
 
 
 # --- IMDB -------------------------------------------------------------------------------------------------
@@ -69,37 +63,30 @@ def clean_imdb_html(text: str) -> str:
     return _BR_TAG.sub("\n", text).strip()
 
 
-def _read_imdb_csv(path: Path) -> tuple[list[str], list[str]]:
-    """Texts and labels from the Kaggle CSV; any extra column must be empty."""
+def load_imdb(path: str | Path | None = None, *, split: str = "train") -> Dataset:
+    """IMDB reviews (labels negative, positive) from the Kaggle CSV at `path` (any extra column must be empty), or
+    the hub split `split` if path is None."""
+    if path is None:
+        if split not in ("train", "test"):
+            raise ConfigError(f"IMDB split must be 'train' or 'test' ('unsupervised' has no labels); got {split!r}.")
+        raw = load_hub_split(IMDB_HUB_ID, split=split, manual=IMDB_MANUAL)
+        names = {0: "negative", 1: "positive"}
+        return _dataset([clean_imdb_html(text) for text in raw["text"]], [names[label] for label in raw["label"]])
+    path = require_path(path, what="IMDB CSV", fix=IMDB_MANUAL)
     with path.open(encoding="utf-8", newline="") as handle:
         header = next(csv.reader(handle), [])
     if header[:2] != ["review", "sentiment"]:
         raise DataError(f"{path}: the header should start with review,sentiment; found {','.join(header[:2])!r}.")
     texts, labels = [], []
     for line, row in read_csv_rows(path, columns=len(header), header=True):
+        where = f"{path}, row starting on line {line}"
         if any(cell.strip() for cell in row[2:]):
-            raise DataError(f"{path}, row starting on line {line}: extra columns are not empty; check its quoting.")
+            raise DataError(f"{where}: extra columns are not empty; check its quoting.")
         if row[1] not in ("positive", "negative"):
-            raise DataError(f"{path}, row starting on line {line}: sentiment {row[1]!r} is not positive/negative.")
+            raise DataError(f"{where}: sentiment {row[1]!r} is not positive/negative.")
         texts.append(clean_imdb_html(row[0]))
         labels.append(row[1])
-    return texts, labels
-
-
-def _read_imdb_hub(split: str) -> tuple[list[str], list[str]]:
-    """Texts and labels from the hub copy, its labels 0/1 renamed negative/positive."""
-    if split not in ("train", "test"):
-        raise ConfigError(f"IMDB split must be 'train' or 'test' ('unsupervised' has no labels); got {split!r}.")
-    raw = load_hub_split(IMDB_HUB_ID, split=split, manual=IMDB_MANUAL)
-    names = {0: "negative", 1: "positive"}
-    return [clean_imdb_html(text) for text in raw["text"]], [names[label] for label in raw["label"]]
-
-
-def load_imdb(path: str | Path | None = None, *, split: str = "train") -> Dataset:
-    """IMDB reviews (labels negative, positive) from the CSV at `path`, or the hub split `split` if path is None."""
-    if path is None:
-        return _dataset(*_read_imdb_hub(split))
-    return _dataset(*_read_imdb_csv(require_path(path, what="IMDB CSV", fix=IMDB_MANUAL)))
+    return _dataset(texts, labels)
 
 
 # --- 20 Newsgroups ----------------------------------------------------------------------------------------
@@ -127,34 +114,10 @@ def strip_newsgroup_footer(text: str) -> str:
 _STRIPPERS = {"headers": strip_newsgroup_header, "quotes": strip_newsgroup_quotes, "footers": strip_newsgroup_footer}
 
 
-def _read_post(path: Path) -> str:
-    """A post's text: UTF-8 where valid, else Latin-1 (old Usenet posts mix encodings; Latin-1 never fails)."""
-    data = path.read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
-
-
-def _read_newsgroups(root: Path, remove: tuple[str, ...]) -> tuple[list[str], list[str]]:
-    """Texts and group names from `root/<group>/<post>`, groups and posts in name order."""
-    groups = sorted(item for item in root.iterdir() if item.is_dir() and not item.name.startswith("."))
-    if not groups:
-        raise DataError(f"{root} holds no group folders. {NEWSGROUPS_MANUAL}")
-    texts, labels = [], []
-    for group in groups:
-        for post in sorted(item for item in group.iterdir() if item.is_file() and not item.name.startswith(".")):
-            text = _read_post(post)
-            for part in remove:
-                text = _STRIPPERS[part](text)
-            texts.append(text.strip())
-            labels.append(group.name)
-    return texts, labels
-
-
 def load_newsgroups(path: str | Path | None = None, *, remove: Iterable[str] = NEWSGROUPS_PARTS,
                     split: str = "train") -> Dataset:
-    """20 Newsgroups posts labelled by group, from the folder `path` (see `remove`) or, if None, the hub split."""
+    """20 Newsgroups posts labelled by group, from the folder `path` (`<group>/<post>`, both in name order; see
+    `remove`) or, if None, the hub split."""
     requested = {remove} if isinstance(remove, str) else set(remove)
     if requested - set(NEWSGROUPS_PARTS):
         raise ConfigError(f"remove may hold {NEWSGROUPS_PARTS}; got {sorted(requested - set(NEWSGROUPS_PARTS))}.")
@@ -162,41 +125,49 @@ def load_newsgroups(path: str | Path | None = None, *, remove: Iterable[str] = N
         raw = load_hub_split(NEWSGROUPS_HUB_ID, split=split, manual=NEWSGROUPS_MANUAL)
         return _dataset([text.strip() for text in raw["text"]], list(raw["label_text"]))
     root = require_path(path, what="20 Newsgroups folder", fix=NEWSGROUPS_MANUAL)
-    return _dataset(*_read_newsgroups(root, tuple(part for part in NEWSGROUPS_PARTS if part in requested)))
+    groups = sorted(item for item in root.iterdir() if item.is_dir() and not item.name.startswith("."))
+    if not groups:
+        raise DataError(f"{root} holds no group folders. {NEWSGROUPS_MANUAL}")
+    strippers, texts, labels = [_STRIPPERS[part] for part in NEWSGROUPS_PARTS if part in requested], [], []
+    for group in groups:
+        for post in sorted(item for item in group.iterdir() if item.is_file() and not item.name.startswith(".")):
+            data = post.read_bytes()  # UTF-8 where valid, else Latin-1 (Usenet posts mix encodings; it never fails)
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                text = data.decode("latin-1")
+            for strip in strippers:
+                text = strip(text)
+            texts.append(text.strip())
+            labels.append(group.name)
+    return _dataset(texts, labels)
 
 
 # --- MIND -------------------------------------------------------------------------------------------------
 
-def _read_mind(path: Path) -> tuple[list[str], list[str], list[str]]:
-    """Ids, texts (title + abstract) and categories from news.tsv; a wrong column count names the line."""
+def load_mind(path: str | Path, *, min_per_label: int = 1) -> Dataset:
+    """MIND news labelled by topic (category), dropping topics with fewer than `min_per_label` news (logged); a
+    wrong column count names the line."""
+    if min_per_label < 1:
+        raise ConfigError(f"min_per_label must be >= 1, got {min_per_label}.")
+    source = require_path(path, what="MIND news.tsv", fix=MIND_MANUAL)
     ids, texts, labels = [], [], []
-    with path.open(encoding="utf-8", newline="\n") as handle:
+    with source.open(encoding="utf-8", newline="\n") as handle:
         for line_number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             fields = line.rstrip("\r\n").split("\t")
             if len(fields) != len(MIND_COLUMNS):
-                raise DataError(
-                    f"{path}, line {line_number}: expected {len(MIND_COLUMNS)} tab-separated columns "
-                    f"({', '.join(MIND_COLUMNS)}), found {len(fields)}."
-                )
+                raise DataError(f"{source}, line {line_number}: expected {len(MIND_COLUMNS)} tab-separated columns "
+                                f"({', '.join(MIND_COLUMNS)}), found {len(fields)}.")
             news_id, category, _, title, abstract = fields[:5]
             ids.append(news_id)
             texts.append("\n".join(part for part in (title.strip(), abstract.strip()) if part))
             labels.append(category)
-    return ids, texts, labels
-
-
-def load_mind(path: str | Path, *, min_per_label: int = 1) -> Dataset:
-    """MIND news labelled by topic (category), dropping topics with fewer than `min_per_label` news (logged)."""
-    if min_per_label < 1:
-        raise ConfigError(f"min_per_label must be >= 1, got {min_per_label}.")
-    source = require_path(path, what="MIND news.tsv", fix=MIND_MANUAL)
-    ids, texts, labels = _read_mind(source)
     require_unique(ids, source=source, field="news_id")
     counts = Counter(labels)
     keep = [index for index, label in enumerate(labels) if counts[label] >= min_per_label]
     rare = sorted(label for label, count in counts.items() if count < min_per_label)
-    reason = f"news in topics with < {min_per_label} news {rare}"
-    log_skips(log, "MIND", source, len(keep), {reason: len(labels) - len(keep)})
+    log_skips(log, "MIND", source, len(keep), {f"news in topics with < {min_per_label} news {rare}":
+                                               len(labels) - len(keep)})
     return _dataset([texts[index] for index in keep], [labels[index] for index in keep])

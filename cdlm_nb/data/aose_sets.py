@@ -2,10 +2,10 @@
 from, how it is split and sampled, decided here once.
 
 - `DATA_DIR` layout: `imdb/*.csv` (review, sentiment), `20newsgroups/<folder>/<group>/<post>` (or the groups
-  directly under `20newsgroups/`), `mind/*news*.tsv` (MIND news.tsv columns).
-- `TEST_DIR`, same layout: the test set. Without it, a stratified `test_share` of `DATA_DIR` is held out.
-- Neither: the hub (IMDB and 20 Newsgroups train/test splits) on the `gpu` profile; the embedded world's
-  `classification` set otherwise (train topics vs. dev + test topics: nothing is tuned on a dev set here).
+  directly under `20newsgroups/`), `mind/*news*.tsv` (MIND news.tsv columns). `TEST_DIR`, same layout: the test
+  set; without it, a stratified `test_share` of `DATA_DIR` is held out.
+- Neither: the hub (IMDB and 20 Newsgroups train/test splits) on the `gpu` profile, else the embedded world's
+  `classification` set (train topics vs. dev + test topics: nothing is tuned on a dev set here).
 - Then a stratified sample of `train_docs` / `test_docs` (fixed seed); empty documents and test labels unseen in
   training are skipped and counted.
 """
@@ -55,12 +55,10 @@ def default_corpora(profile: "Profile", data_dir: str | os.PathLike | None) -> t
 
 def _one(folder: Path, pattern: str, corpus: str) -> Path:
     found = sorted(folder.glob(pattern))
-    if not found:
-        raise DataError(f"{folder}: no file matching {pattern!r} for {corpus}; see cdlm_nb.data.aose_sets "
-                        "for the folder layout.")
-    if len(found) > 1:
-        raise DataError(f"{folder}: several files match {pattern!r} for {corpus} ({[p.name for p in found]}); "
-                        "keep one per folder.")
+    if len(found) != 1:
+        raise DataError(f"{folder}: " + (f"several files match {pattern!r} for {corpus} ({[p.name for p in found]}); "
+                                         "keep one per folder." if found else f"no file matching {pattern!r} for "
+                                         f"{corpus}; see cdlm_nb.data.aose_sets for the folder layout."))
     return found[0]
 
 
@@ -90,12 +88,6 @@ def load_corpus(name: str, folder: str | os.PathLike) -> Dataset:
     raise ConfigError(f"unknown corpus {name!r}; choose from {CORPORA[:3]} (or 'world' without DATA_DIR).")
 
 
-def _hub_corpus(name: str, split: str) -> Dataset:
-    if name not in HUB_CORPORA:
-        raise ConfigError(f"{name!r} is not on the hub: give DATA_DIR holding mind/news.tsv (see msnews.github.io).")
-    return load_imdb(None, split=split) if name == "imdb" else load_newsgroups(None, split=split)
-
-
 def _drop_empty(data: Dataset, notes: list[str], what: str) -> Dataset:
     kept = data.filter(lambda row: bool(row["text"].strip()))
     if len(kept) < len(data):
@@ -112,9 +104,9 @@ def _align(test: Dataset, names: list[str], notes: list[str]) -> Dataset:
         before = len(test)
         test = test.filter(lambda row: row["label"] not in ids)
         notes.append(f"test: {before - len(test)} documents with labels unseen in training skipped {unknown}")
-    mapping = {name: names.index(name) for name in test_names if name in names}
-    relabelled = [mapping[test_names[label]] for label in test["label"]]
-    return Dataset.from_dict({"text": test["text"], "label": relabelled}, features=classification_features(names))
+    features = classification_features(names)
+    relabelled = features["label"].str2int(test.features["label"].int2str(test["label"]))
+    return Dataset.from_dict({"text": test["text"], "label": relabelled}, features=features)
 
 
 def stratified_sample(labels: list[int], n: int, seed: int) -> tuple[list[int], bool]:
@@ -140,8 +132,7 @@ def _held_out(data: Dataset, share: float, seed: int) -> tuple[Dataset, Dataset]
     """A stratified train/test split of one folder's corpus."""
     from sklearn.model_selection import train_test_split
 
-    train, test = train_test_split(list(range(len(data))), test_size=share, stratify=data["label"],
-                                   random_state=seed)
+    train, test = train_test_split(list(range(len(data))), test_size=share, stratify=data["label"], random_state=seed)
     return data.select(sorted(train)), data.select(sorted(test))
 
 
@@ -162,7 +153,11 @@ def classification_splits(profile: "Profile", name: str, data_dir: str | os.Path
         train, test = data["train"], concatenate_datasets([data["dev"], data["test"]])
         notes.append("world: train topics for training; dev and test topics (unseen events) for testing")
     elif data_dir is None:
-        train, test = _hub_corpus(name, "train"), _hub_corpus(name, "test")
+        if name not in HUB_CORPORA:
+            raise ConfigError(f"{name!r} is not on the hub: give DATA_DIR holding mind/news.tsv (see "
+                              "msnews.github.io).")
+        load = load_imdb if name == "imdb" else load_newsgroups
+        train, test = load(None, split="train"), load(None, split="test")
     elif test_dir is None:
         train, test = _held_out(_drop_empty(load_corpus(name, data_dir), notes, "data"), config.test_share, seed)
         notes.append(f"{name}: a stratified {config.test_share:.0%} of {data_dir} held out for testing")

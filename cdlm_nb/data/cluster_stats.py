@@ -1,12 +1,12 @@
-"""How much cross-document information a corpus of clusters carries, measured by one rule that reads only the text,
-so that the embedded world and real Multi-News clusters are measured alike.
+"""How much cross-document information a corpus of clusters carries, by one text-only rule, so that the embedded
+world and real Multi-News clusters are measured alike: the quantities that decide whether predicting a masked fact
+can profit from the other documents.
 
-The rule's proxy for a fact: a word with a digit, or a capitalised word that does not open its sentence (names,
-places, dates, numbers). Per corpus: documents per cluster, words per document, the share of words that are proxy
-facts, the share of those whose value (the word, lower-cased) another document of the cluster also states, how
-often a fact one document states is missing from another, and how varied the values are (the entropy of their
-distribution and the distinct values per 1,000 fact words, on equally many clusters per corpus). These are the
-quantities that decide whether predicting a masked fact can profit from the other documents.
+A proxy fact is a word with a digit, or a capitalised word that does not open its sentence (names, places, dates,
+numbers). Per corpus (`ClusterStats`): documents per cluster, words per document, the share of proxy facts, the
+share whose value (lower-cased) another document of the cluster states, how often one document's fact is missing
+from another, and how varied the values are (entropy, distinct values per 1,000 fact words: both grow with the
+sample, so corpora are compared on equally many clusters).
 """
 
 from __future__ import annotations
@@ -46,10 +46,6 @@ def proxy_facts(document: str) -> list[str]:
     return facts
 
 
-def word_count(document: str) -> int:
-    return len(_WORD.findall(document))
-
-
 @dataclass(frozen=True)
 class ClusterStats:
     """The module's statistics of one corpus."""
@@ -69,7 +65,7 @@ def cluster_statistics(clusters: Sequence[Sequence[str]]) -> ClusterStats:
     but state nothing elsewhere)."""
     documents = [doc for cluster in clusters for doc in cluster]
     facts = [[proxy_facts(doc) for doc in cluster] for cluster in clusters]
-    words = sum(word_count(doc) for doc in documents)
+    words = sum(len(_WORD.findall(doc)) for doc in documents)
     fact_words = elsewhere = 0
     missing: list[float] = []
     values: Counter = Counter()
@@ -126,20 +122,17 @@ def stats_metrics(stats: Mapping[str, ClusterStats]) -> dict[str, float]:
 
 def multinews_sample(path: str | os.PathLike | None = None) -> Path | None:
     """`path`, else the Multi-News sample beside the checkout (`<shared data>/multinews`), else None."""
-    from ..paths import shared_data_dir
+    from .sources import shared_sample
 
-    if path:
-        return Path(path)
-    shared = shared_data_dir()
-    return shared / "multinews" if shared is not None and (shared / "multinews").is_dir() else None
+    return Path(path) if path else shared_sample("multinews")
 
 
-def world_and_multinews(profile, multinews_path: str | None = None, seed: int = SEED) -> tuple[dict[str, ClusterStats],
-                                                                                            list[str]]:
-    """The statistics of the profile's world (all its training clusters: `world`), and with Multi-News
-    (`multinews_path`, else the sample beside the checkout) those of Multi-News, of its clusters CDLM pretrains on
-    (>= `CDLM_MIN_DOCUMENTS` documents, the world's calibration target: `world_calibration`) and of the world again
-    (`MATCHED_WORLD`), on equally many clusters each; notes say what was measured."""
+def world_and_multinews(profile, multinews_path: str | None = None,
+                        seed: int = SEED) -> tuple[dict[str, ClusterStats], list[str]]:
+    """The statistics of the profile's world (all its training clusters: `world`) and, given Multi-News
+    (`multinews_path`, else the sample beside the checkout), on equally many clusters each: Multi-News, its clusters
+    CDLM pretrains on (>= `CDLM_MIN_DOCUMENTS` documents: the world's calibration target) and the world again
+    (`MATCHED_WORLD`); notes say what was measured."""
     from .corpora import world
     from .multinews import CDLM_MIN_DOCUMENTS, MULTINEWS_MANUAL, filter_min_documents, load_multinews
 
@@ -160,24 +153,19 @@ def world_and_multinews(profile, multinews_path: str | None = None, seed: int = 
 
 
 def readings(stats: Mapping[str, ClusterStats]) -> list[str]:
-    """Where the world differs from the Multi-News clusters CDLM pretrains on (else all of Multi-News), on the
-    statistics that matter for cross-document prediction."""
+    """The world against the Multi-News clusters CDLM pretrains on (else all of Multi-News), on the statistics that
+    decide what cross-document prediction can profit from."""
     if "multinews" not in stats:
         return ["- Only the world was measured: nothing to compare it with."]
     w = stats.get(MATCHED_WORLD, stats["world"])
     m = stats.get("multinews_pretraining", stats["multinews"])
-    return [f"- Documents: the world's have {w.words_per_document:.0f} words, Multi-News's {m.words_per_document:.0f} "
-            f"({m.words_per_document / w.words_per_document:.1f}× as long); {w.documents_per_cluster:.1f} against "
-            f"{m.documents_per_cluster:.1f} documents per cluster.",
-            f"- Shared facts: {100 * w.facts_elsewhere:.0f} % of the world's fact words are stated by another "
-            f"document of the cluster, {100 * m.facts_elsewhere:.0f} % of Multi-News's; a document's facts are "
-            f"missing from another one {100 * w.missing_elsewhere:.0f} % against {100 * m.missing_elsewhere:.0f} % "
-            "of the time.",
+    facts = [s.fact_share * s.words_per_document * s.documents_per_cluster for s in (w, m)]
+    return [f"- Documents (world against Multi-News): {w.words_per_document:.0f} against {m.words_per_document:.0f} "
+            f"words ({m.words_per_document / w.words_per_document:.1f}×), {w.documents_per_cluster:.1f} against "
+            f"{m.documents_per_cluster:.1f} per cluster.",
+            f"- Shared facts: {100 * w.facts_elsewhere:.0f} % against {100 * m.facts_elsewhere:.0f} % of fact words "
+            f"stated by another document; missing from another {100 * w.missing_elsewhere:.0f} % against "
+            f"{100 * m.missing_elsewhere:.0f} %.",
             f"- Variety: {w.values_per_1k_facts:.0f} against {m.values_per_1k_facts:.0f} distinct values per 1,000 "
-            f"fact words; the entropy of the values ({w.value_entropy_bits:.1f} against {m.value_entropy_bits:.1f} "
-            f"bits) also grows with the number of fact words, {_facts_per_cluster(w):.0f} against "
-            f"{_facts_per_cluster(m):.0f} per cluster here."]
-
-
-def _facts_per_cluster(stats: ClusterStats) -> float:
-    return stats.fact_share * stats.words_per_document * stats.documents_per_cluster
+            f"fact words; entropy {w.value_entropy_bits:.1f} against {m.value_entropy_bits:.1f} bits, which grows "
+            f"with the fact words per cluster ({facts[0]:.0f} against {facts[1]:.0f})."]

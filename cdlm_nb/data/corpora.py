@@ -8,19 +8,17 @@
 | attention-analysis documents  | the world's dev and test coref topics | all of ECB+ (downloaded)                 |
 | matching pairs (05, 09-11)    | the world's pairs                     | ECB+ same-event pairs (downloaded)       |
 
-Notebooks 04, 05 and 09-11 take a `DATA` parameter; its default "auto" is the profile's column above
-(`resolve_source`; the CDA benchmark files when `CDA_DIR` is given), any other value names a corpus outright.
-
-Multi-News comes from the hub (`multinews.load_multinews`: its raw files, else its Parquet export) or, for
-notebooks 02 and 03, from the folder their `MULTINEWS_DIR` names (`pretraining_clusters`).
-
-ECB+ is found in one order everywhere (`ecbplus_folder`): a folder you name, else a download (gpu profile),
-else the sample beside the checkout; offline, the download falls back to the sample and says so.
+Notebooks 04, 05 and 09-11 take a `DATA` parameter: "auto" is the profile's column above (`resolve_source`; the
+CDA benchmark files when `CDA_DIR` is given), any other value names a corpus outright. Multi-News comes from the hub
+(`multinews.load_multinews`) or, for notebooks 02 and 03, from the folder `MULTINEWS_DIR` names. ECB+ is found in
+one order everywhere (`ecbplus_folder`): a folder you name, else a download (gpu profile), else the sample beside
+the checkout; offline, the download falls back to the sample and says so.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -128,43 +126,44 @@ def training_clusters(source: str, world_config: "WorldConfig",
     raise ConfigError(f"data.source must be 'world' or 'multinews', got {source!r}")
 
 
+def _hub_else_sample(profile: "Profile", name: str, fetch: Callable[[], Any], what: str) -> tuple[Any, Path | None]:
+    """(`fetch()`, None) on a hub profile; else (None, the sample `name` beside the checkout or None). Offline, the
+    sample replaces the hub, said on stdout with `what` (formatted with the sample's path); no sample: re-raised."""
+    from .sources import shared_sample
+
+    sample = shared_sample(name)
+    if profile.data_source == "hub":
+        try:
+            return fetch(), None
+        except OfflineError:
+            if sample is None:
+                raise
+            print(f"offline: using {what.format(sample)}")
+    return None, sample
+
+
 def ecbplus_folder(profile: "Profile", run_dir: str | os.PathLike | None = None,
                    folder: str | os.PathLike | None = None) -> Path:
     """Where ECB+ is read from: `folder` if given; for the hub profile a download into `<run_dir>/data/ecbplus`
-    (offline: the sample beside the checkout, said on stdout); else the sample (topics 1-35)."""
+    (offline: the sample beside the checkout); else the sample (topics 1-35)."""
     from .ecbplus import download_ecbplus
 
     if folder is not None:
         return Path(folder)
-    sample = _shared_sample("ecbplus")
-    if profile.data_source == "hub":
-        try:
-            return download_ecbplus(Path(run_dir or ".") / "data" / "ecbplus")
-        except OfflineError:
-            if sample is None:
-                raise
-            print(f"offline: using the ECB+ sample at {sample} (topics 1-35 only)")
-    if sample is None:
+    downloaded, sample = _hub_else_sample(profile, "ecbplus",
+                                          lambda: download_ecbplus(Path(run_dir or ".") / "data" / "ecbplus"),
+                                          "the ECB+ sample at {} (topics 1-35 only)")
+    if downloaded is None and sample is None:
         raise DataError("no ECB+ folder: name a folder holding ECB+/ and ECBplus_coreference_sentences.csv "
                         "(ECBPLUS_DIR in the notebook), or use the embedded world (DATA = 'embedded')")
-    return sample
-
-
-def _shared_sample(name: str) -> Path | None:
-    """The folder `name` of the sample corpora beside the checkout (`paths.shared_data_dir`), None if absent."""
-    from ..paths import shared_data_dir
-
-    shared = shared_data_dir()
-    return shared / name if shared is not None and (shared / name).is_dir() else None
+    return downloaded or sample
 
 
 def coref_splits(profile: "Profile", source: str, ecbplus_dir: str | os.PathLike | None = None,
                  run_dir: str | os.PathLike | None = None) -> tuple[dict[str, Any], list[str]]:
     """train/dev/test COREF_FEATURES datasets from the embedded world or ECB+, and notes on what was chosen.
-
-    Without ECB+'s test topics 36-45 (the sample has 1-35), the dev topics present are split in two: the first
-    half tunes the threshold, the second half is the test set (said in the notes).
-    """
+    Without ECB+'s test topics 36-45 (the sample has 1-35), the first half of the dev topics tunes the threshold
+    and the second half is the test set (said in the notes)."""
     check_source(source, COREF_SOURCES)
     if source == "embedded":
         return dict(world(profile.world).coref), [f"embedded world, seed {profile.world.seed}, splits by topic"]
@@ -195,20 +194,18 @@ def _dev_as_test(dev: "Dataset") -> tuple["Dataset", "Dataset", str]:
     if len(dev_topics) < 2:
         raise ConfigError(f"no ECB+ test topics (36-45) and only dev topic(s) {dev_topics}: need two dev topics "
                           "to split into dev and test")
-    tune, held_out = set(dev_topics[:len(dev_topics) // 2]), set(dev_topics[len(dev_topics) // 2:])
-    topic_of = dev["topic"]
+    tune = set(dev_topics[:len(dev_topics) // 2])
     note = (f"no test topics (36-45) here: dev topics {sorted(tune)} tune the threshold and dev topics "
-            f"{sorted(held_out)} stand in as test")
-    return (dev.select([i for i, topic in enumerate(topic_of) if topic in tune]),
-            dev.select([i for i, topic in enumerate(topic_of) if topic in held_out]), note)
+            f"{sorted(set(dev_topics) - tune)} stand in as test")
+    tuning = [topic in tune for topic in dev["topic"]]
+    return (dev.select([i for i, kept in enumerate(tuning) if kept]),
+            dev.select([i for i, kept in enumerate(tuning) if not kept]), note)
 
 
 def analysis_corpus(profile: "Profile", run_dir: str | os.PathLike | None = None) -> "Dataset":
-    """The coreference documents notebook 07 draws mention pairs from (nothing is trained on them).
-
-    Embedded profiles: the world's dev and test topics (events no model saw in pretraining). Hub profile: all of
-    ECB+ (gold mentions of the validated sentences, whole documents as context).
-    """
+    """The coreference documents notebook 07 draws mention pairs from (nothing is trained on them): the world's dev
+    and test topics (events no model saw in pretraining), or on the hub profile all of ECB+ (gold mentions of the
+    validated sentences, whole documents as context)."""
     from datasets import concatenate_datasets
 
     if profile.data_source == "embedded":
@@ -223,15 +220,13 @@ def analysis_corpus(profile: "Profile", run_dir: str | os.PathLike | None = None
 def matching_splits(profile: "Profile", source: str, ecbplus_dir: str | os.PathLike | None = None,
                     cda_dir: str | os.PathLike | None = None,
                     run_dir: str | os.PathLike | None = None) -> tuple[dict[str, "Dataset"], list[str]]:
-    """train/dev/test `PAIR_FEATURES` datasets for notebook 05's `DATA`, and notes on what was chosen.
-
+    """train/dev/test `PAIR_FEATURES` datasets for notebook 05's `DATA`, and notes on what was chosen:
     - "world": the embedded world's pairs (same event / sibling event / another topic, split by topic);
     - "ecbplus": the same three kinds from ECB+ documents (subtopics are events), standard topic split;
     - "multinews": same cluster vs another cluster (no hard negatives); the sample beside the checkout for the
       embedded profiles (its 150 clusters split 80/10/10 % in order), the hub's splits for `gpu`;
     - "pan_like": the plagiarism stand-in (`data.pairs.pan_like_pairs`) on the world's task documents;
-    - "cda": a folder of one CDA benchmark task holding train.csv, dev.csv and test.csv.
-    """
+    - "cda": a folder of one CDA benchmark task holding train.csv, dev.csv and test.csv."""
     from datasets import Dataset
 
     from .pairs import PanLikeConfig, ecbplus_documents, grouped_pairs, pan_like_pairs
@@ -242,7 +237,12 @@ def matching_splits(profile: "Profile", source: str, ecbplus_dir: str | os.PathL
     if source == "world":
         return dict(world(profile.world).pairs), [f"embedded world, seed {profile.world.seed}, splits by topic"]
     if source == "cda":
-        return _cda_splits(cda_dir), [f"CDA benchmark files from {cda_dir}"]
+        from .cda import CDA_MANUAL, load_cda
+
+        if cda_dir is None:
+            raise DataError(f"DATA='cda' needs CDA_DIR: a folder holding {', '.join(CDA_FILES)}. {CDA_MANUAL}")
+        return ({name.removesuffix(".csv"): load_cda(Path(cda_dir) / name) for name in CDA_FILES},
+                [f"CDA benchmark files from {cda_dir}"])
     if source == "pan_like":
         coref = world(profile.world).coref
         rows = {name: pan_like_pairs(ecbplus_documents(coref[name]), config.pan_like_pairs, seed + i,
@@ -263,25 +263,17 @@ def matching_splits(profile: "Profile", source: str, ecbplus_dir: str | os.PathL
     return {name: Dataset.from_list(r, features=PAIR_FEATURES) for name, r in rows.items()}, notes
 
 
-def _cda_splits(cda_dir: str | os.PathLike | None) -> dict[str, "Dataset"]:
-    from .cda import CDA_MANUAL, load_cda
-
-    if cda_dir is None:
-        raise DataError(f"DATA='cda' needs CDA_DIR: a folder holding {', '.join(CDA_FILES)}. {CDA_MANUAL}")
-    return {name.removesuffix(".csv"): load_cda(Path(cda_dir) / name) for name in CDA_FILES}
-
-
 def _multinews_documents(profile: "Profile") -> tuple[dict[str, list], list[str]]:
     """Multi-News documents per split: the hub's splits (gpu), else the sample beside the checkout."""
-    from ..paths import shared_data_dir
     from .multinews import load_multinews
     from .pairs import cluster_documents
+    from .sources import shared_sample
 
     if profile.data_source == "hub":
         return ({name: cluster_documents(load_multinews(split=hub)) for name, hub in
                  (("train", "train"), ("dev", "validation"), ("test", "test"))}, ["Multi-News from the hub"])
-    shared = shared_data_dir()
-    sample = shared / "multinews" / "multi_news.longbench.sample.jsonl" if shared else None
+    folder = shared_sample("multinews")
+    sample = folder / "multi_news.longbench.sample.jsonl" if folder else None
     if sample is None or not sample.is_file():
         raise DataError("no Multi-News sample beside the checkout (../shared/data/multinews): use the gpu profile "
                         "(hub) or another DATA")
@@ -294,20 +286,15 @@ def _multinews_documents(profile: "Profile") -> tuple[dict[str, list], list[str]
 
 def hotpot_dev_records(profile: "Profile", path: str | os.PathLike | None = None) -> tuple["Dataset | None", str]:
     """Real HotpotQA dev records (distractor setting) and where they came from: `path` if given; for the hub
-    profile the hub's validation split (offline: the sample beside the checkout); else that sample; None when
-    there is none."""
+    profile the hub's validation split (offline: the sample beside the checkout); else that sample, or None."""
     from .hotpotqa import load_hotpotqa
 
-    sample = _shared_sample("hotpotqa")
     if path is not None:
         return load_hotpotqa(path), str(path)
-    if profile.data_source == "hub":
-        try:
-            return load_hotpotqa(None), "the hub's HotpotQA distractor validation split"
-        except OfflineError:
-            if sample is None:
-                raise
-            print(f"offline: using the HotpotQA sample at {sample}")
+    records, sample = _hub_else_sample(profile, "hotpotqa", lambda: load_hotpotqa(None),
+                                       "the HotpotQA sample at {}")
+    if records is not None:
+        return records, "the hub's HotpotQA distractor validation split"
     if sample is None:
         return None, "no real HotpotQA records: set HOTPOT_FILE to hotpot_dev_distractor_v1.json"
     return load_hotpotqa(sample), f"the HotpotQA dev sample at {sample}"

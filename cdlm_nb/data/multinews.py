@@ -1,25 +1,15 @@
 """Multi-News (Fabbri et al., 2019): clusters of news articles with a human summary, CDLM's pretraining corpus.
 
-`load_multinews(path)` reads any of these layouts into `CLUSTER_FEATURES` rows (`cluster_id`, `documents`,
-`summary`):
-- the LongBench JSON-lines copy (`*.jsonl`): `context` = "Passage 1:\\n...\\nPassage 2:\\n...", `answers` = [summary];
-- the original files, one cluster per line, or a folder holding them: the raw release (`train.src.cleaned` +
-  `train.tgt`, `val.*` for validation, documents separated by `|||||`: what the hub repository's `data/` holds)
-  or the preprocessed one (`train.txt.src` + `train.txt.tgt`, documents separated by
-  `story_separator_special_tag`); the summaries file is `<prefix>.tgt` for `<prefix>.src.cleaned`, else the source
-  file's name with ".src" replaced by ".tgt";
-- `path=None`: the hub, by the first route that works: (a) the raw files of the repository's main branch
-  (`hf_hub_download`, cached like any hub file; `datasets` >= 4 refuses the loading script that reads them), each
-  checked against its published SHA-256 (`verify_raw_file`: a mismatch is a DataError, never a fallback),
-  (b) the hub's Parquet export (`load_hub_split`), else an OfflineError (no route could connect) or DataError
-  naming both routes and (c) the local copy, `MULTINEWS_DIR`. Only connection failures and files the hub lacks
-  move on to the next route (logged); any other error is raised as it is.
-In every layout `NEWLINE_CHAR` markers become line breaks and a summary's leading "– " is dropped.
-
-What is skipped is counted and logged as a warning, never dropped silently: empty documents inside a cluster,
-clusters left with no document, and (with `min_documents`) clusters that are too small. CDLM pretrains only on
-clusters with at least `CDLM_MIN_DOCUMENTS` = 3 documents; call `filter_min_documents` yourself to get the
-count of what that removes as a number.
+`load_multinews(path)` reads into `CLUSTER_FEATURES` rows (`cluster_id`, `documents`, `summary`):
+- a LongBench JSON-lines copy: `context` = "Passage 1:\\n...\\nPassage 2:\\n...", `answers` = [summary];
+- an original documents file, one cluster per line, or a folder of them: the raw release (`train.src.cleaned` +
+  `train.tgt`, `val.*` for validation, documents separated by `|||||`, as the hub repository's `data/` holds them)
+  or the preprocessed one (`train.txt.src` + `train.txt.tgt`, separated by `story_separator_special_tag`);
+- `path=None`: the hub (`_read_hub`): its raw files, each checked against its published SHA-256 (a mismatch is a
+  DataError, never a fallback), else its Parquet export, else an error that names a local copy, `MULTINEWS_DIR`.
+`NEWLINE_CHAR` markers become line breaks and a summary's leading "– " is dropped. Skips are counted in a logged
+warning, never silent: empty documents, clusters left without any, and (`min_documents`) clusters too small. CDLM
+pretrains only on clusters with at least `CDLM_MIN_DOCUMENTS` = 3 documents.
 """
 
 from __future__ import annotations
@@ -30,7 +20,7 @@ import logging
 import os
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
@@ -55,7 +45,7 @@ from .sources import (
 
 log = logging.getLogger(__name__)
 
-#: The hub repository that the old short name `multi_news` now redirects to. Its main branch holds a loading script
+#: The hub repository that the old short name `multi_news` now redirects to: its main branch holds a loading script
 #: (which `datasets` >= 4 refuses) and the raw files that script reads, which route (a) downloads itself.
 MULTINEWS_HUB_ID = "alexfabbri/multi_news"
 #: split -> the prefix of its files in the raw release and in the repository's `data/` folder.
@@ -64,22 +54,19 @@ RAW_SUFFIX, SUMMARY_SUFFIX = ".src.cleaned", ".tgt"  # train.src.cleaned holds t
 #: split -> (documents, summaries): the files of the repository's main branch its loading script (and tfds) read.
 HUB_RAW_FILES = {split: (f"data/{prefix}{RAW_SUFFIX}", f"data/{prefix}{SUMMARY_SUFFIX}")
                  for split, prefix in FILE_PREFIXES.items()}
-#: The revision route (a) downloads. Neither source of `RAW_FILE_SHA256` names a commit of the hub repository (both
-#: list https://huggingface.co/datasets/.../resolve/main/data/<file>), so no commit is pinned here that could not be
-#: checked against them: the branch stays "main" and the checksums pin the content. If the branch ever changes a
-#: file, its check fails instead of the loader silently reading other data.
+#: The revision route (a) downloads: neither source of `RAW_FILE_SHA256` names a commit (both list .../resolve/main/
+#: data/<file>), so the branch stays "main" and the checksums pin the content: a changed file fails its check.
 MULTINEWS_REVISION = "main"
-#: Hub file name -> SHA-256 of route (a)'s raw files, as TensorFlow Datasets publishes them (github.com/tensorflow/
-#: datasets, tensorflow_datasets/datasets/multi_news/checksums.tsv, commit cae85a2eb890ace00ffa6dc6cd473fb258b88c62,
-#: for .../alexfabbri/multi_news/resolve/main/data/<file>); huggingface/datasets lists the same hashes and sizes
-#: (datasets/multi_news/dataset_infos.json, commit 040102f100964a33fd334e2695f1c493fa6b92db). Sizes in bytes.
+#: Hub file name -> SHA-256 of route (a)'s raw files, as TensorFlow Datasets publishes them (tensorflow/datasets,
+#: tensorflow_datasets/datasets/multi_news/checksums.tsv, commit cae85a2eb890ace00ffa6dc6cd473fb258b88c62); the same
+#: in huggingface/datasets (datasets/multi_news/dataset_infos.json, commit 040102f100964a33fd334e2695f1c493fa6b92db).
 RAW_FILE_SHA256 = {
-    "data/train.src.cleaned": "627781c8ce55d528fcdacd495db45583a915e2d24b7983b0a5a6693ede933bb1",  # 547,512,283
-    "data/train.tgt": "e9e82b8f413b0f1ed4eb7c883f93bb744f829c218c1608b6ba7615d687d07121",  # 58,793,912
-    "data/val.src.cleaned": "f0a43902da366eea2b882e39ddd4c0975ad44aba6b61095a2ea90362e9e2bb65",  # 66,875,522
-    "data/val.tgt": "bb08a078e0cb2b8ca9cc0fe3bfbe9d4098dee706bd00eb97449155e41b880157",  # 7,295,302
-    "data/test.src.cleaned": "138d3ac2dc899cbcd2e3745aaa94d1c1db55fb7058d9df4ba3ef2dac05a3a186",  # 68,999,509
-    "data/test.tgt": "fa97cf91a62ae82a0af6da88f2ddf8e06eb4e3b90f7971d8e0c516436518fae3",  # 7,309,099
+    "data/train.src.cleaned": "627781c8ce55d528fcdacd495db45583a915e2d24b7983b0a5a6693ede933bb1",  # 547,512,283 B
+    "data/train.tgt": "e9e82b8f413b0f1ed4eb7c883f93bb744f829c218c1608b6ba7615d687d07121",  # 58,793,912 B
+    "data/val.src.cleaned": "f0a43902da366eea2b882e39ddd4c0975ad44aba6b61095a2ea90362e9e2bb65",  # 66,875,522 B
+    "data/val.tgt": "bb08a078e0cb2b8ca9cc0fe3bfbe9d4098dee706bd00eb97449155e41b880157",  # 7,295,302 B
+    "data/test.src.cleaned": "138d3ac2dc899cbcd2e3745aaa94d1c1db55fb7058d9df4ba3ef2dac05a3a186",  # 68,999,509 B
+    "data/test.tgt": "fa97cf91a62ae82a0af6da88f2ddf8e06eb4e3b90f7971d8e0c516436518fae3",  # 7,309,099 B
 }
 #: The environment variable naming a JSON file {hub file name: sha256} that replaces `RAW_FILE_SHA256`: for raw
 #: files made on purpose (stand-ins for an offline rehearsal), never to silence a real mismatch. Logged when used.
@@ -92,10 +79,8 @@ MULTINEWS_MANUAL = (
     "The preprocessed release (train.txt.src, train.txt.tgt, ...: https://github.com/Alex-Fabbri/Multi-News) works "
     "too, and for one split a LongBench multi_news.jsonl file."
 )
-#: What to pass instead, when a local path is wrong.
 _LOCAL_FIX = "Pass a LongBench multi_news .jsonl file, an original .src/.src.cleaned file, or a folder holding one."
-#: What moves route (a) on to route (b): the hub lacks the repository, the revision or the file (hub errors that
-#: mean "not there"; connection failures are `CONNECTION_ERRORS`). Anything else is raised as it is.
+#: What moves route (a) on to route (b), besides `CONNECTION_ERRORS`: the hub lacks the repository, revision or file.
 _MISSING_ON_HUB = (EntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError)
 #: Likewise for route (b): `load_hub_split`'s own errors (offline; dataset not found) and an export without the files.
 _EXPORT_UNAVAILABLE = (OfflineError, DataError, DataFilesNotFoundError, *_MISSING_ON_HUB)
@@ -104,8 +89,7 @@ CDLM_MIN_DOCUMENTS = 3  # CDLM pretraining keeps clusters with >= 3 documents
 STORY_SEPARATOR = "story_separator_special_tag"  # between documents in the preprocessed .src files
 RAW_SEPARATOR = "|||||"  # between documents in the raw .src files and in the hub copy
 _DOCUMENT_SEPARATOR = re.compile(f"{re.escape(STORY_SEPARATOR)}|{re.escape(RAW_SEPARATOR)}")
-_EMPTY_DOCUMENTS = "empty documents"  # reasons for a skip, as counted and logged
-_EMPTY_CLUSTERS = "clusters without documents"
+_EMPTY_DOCUMENTS, _EMPTY_CLUSTERS = "empty documents", "clusters without documents"  # skip reasons, as logged
 _NEWLINE_MARKER = re.compile(r"[ \t]*NEWLINE_CHAR[ \t]*")
 _PASSAGE_HEADER = re.compile(r"(?:^|\n)Passage (\d+):\n")
 _SPACED_NEWLINE = re.compile(r"[ \t]*\n[ \t]*")
@@ -122,11 +106,8 @@ def clean_summary(text: str) -> str:
 
 
 def split_longbench_passages(context: str) -> list[str]:
-    """The documents of a LongBench context: the text after each "Passage k:" header numbered 1, 2, 3, ...
-
-    Only the next expected number counts as a header, so a line that happens to start with "Passage 7:" inside
-    an article does not split it.
-    """
+    """The documents of a LongBench context: the text after each "Passage k:" header numbered 1, 2, 3, ...; only the
+    next expected number counts, so an article line that starts with "Passage 7:" does not split it."""
     starts, ends, expected = [], [], 1
     for match in _PASSAGE_HEADER.finditer(context):
         if int(match.group(1)) == expected:
@@ -136,20 +117,22 @@ def split_longbench_passages(context: str) -> list[str]:
     return [context[start:end] for start, end in zip(starts, ends[1:] + [len(context)])]
 
 
-def _cluster(cluster_id: str, raw_documents: list[str], summary: str, skipped: Counter) -> dict | None:
-    """One schema row from raw document texts; counts empty documents and empty clusters in `skipped`."""
-    documents = [clean_multinews_text(text) for text in raw_documents]
-    kept = [text for text in documents if text]
-    skipped[_EMPTY_DOCUMENTS] += len(documents) - len(kept)
-    if not kept:
-        skipped[_EMPTY_CLUSTERS] += 1
-        return None
-    return {"cluster_id": cluster_id, "documents": kept, "summary": clean_summary(summary)}
-
-
-def _read_longbench(path: Path, skipped: Counter) -> list[dict]:
-    """Rows from the LongBench JSON-lines layout (`_id`, `context`, `answers`)."""
+def _clusters(items: Iterable[tuple[str, list[str], str]], skipped: Counter) -> list[dict]:
+    """Schema rows from (cluster id, raw document texts, summary); empty documents and clusters are counted."""
     rows = []
+    for cluster_id, raw_documents, summary in items:
+        documents = [clean_multinews_text(text) for text in raw_documents]
+        kept = [text for text in documents if text]
+        skipped[_EMPTY_DOCUMENTS] += len(documents) - len(kept)
+        if kept:
+            rows.append({"cluster_id": cluster_id, "documents": kept, "summary": clean_summary(summary)})
+        else:
+            skipped[_EMPTY_CLUSTERS] += 1
+    return rows
+
+
+def _longbench_items(path: Path) -> Iterable[tuple[str, list[str], str]]:
+    """The clusters of the LongBench JSON-lines layout (`_id`, `context`, `answers`)."""
     for line_number, record in read_json_lines(path):
         where = f"{path}, line {line_number}"
         context, answers = record.get("context"), record.get("answers")
@@ -157,11 +140,7 @@ def _read_longbench(path: Path, skipped: Counter) -> list[dict]:
             raise DataError(f"{where}: field `context` (the passages) is missing or not a string.")
         if not isinstance(answers, list) or not answers or not isinstance(answers[0], str):
             raise DataError(f"{where}: field `answers` should be a list holding the summary.")
-        cluster_id = str(record.get("_id") or f"{path.name}:{line_number}")
-        row = _cluster(cluster_id, split_longbench_passages(context), answers[0], skipped)
-        if row is not None:
-            rows.append(row)
-    return rows
+        yield str(record.get("_id") or f"{path.name}:{line_number}"), split_longbench_passages(context), answers[0]
 
 
 def _read_lines(path: Path) -> list[str]:
@@ -178,10 +157,10 @@ def summaries_file(src: Path) -> Path:
     return src.with_name(src.name.replace(".src", SUMMARY_SUFFIX, 1))
 
 
-def _read_src(src: Path, skipped: Counter, tgt: Path | None = None,
-              cluster_id: Callable[[int], str] | None = None) -> list[dict]:
-    """Rows from an original documents file (one cluster per line) and its summaries, `tgt` or else
-    `summaries_file(src)` when it exists; `cluster_id(line_number)` names each row (default `<file name>:<line>`)."""
+def _src_items(src: Path, tgt: Path | None = None,
+               cluster_id: Callable[[int], str] | None = None) -> list[tuple[str, list[str], str]]:
+    """The clusters of an original documents file (one per line) with the summaries of `tgt`, else of
+    `summaries_file(src)` when it exists; `cluster_id(line_number)` names them (default `<file name>:<line>`)."""
     sources = _read_lines(src)
     tgt = tgt or summaries_file(src)
     has_summaries = tgt != src and tgt.is_file()
@@ -189,34 +168,19 @@ def _read_src(src: Path, skipped: Counter, tgt: Path | None = None,
     if not has_summaries:
         log.warning("Multi-News %s: no summaries file %s beside it; summaries are left empty.", src, tgt.name)
     if len(summaries) != len(sources):
-        raise DataError(
-            f"{src} has {len(sources)} clusters but {tgt} has {len(summaries)} summaries; "
-            "they must have one line per cluster, in the same order."
-        )
+        raise DataError(f"{src} has {len(sources)} clusters but {tgt} has {len(summaries)} summaries; "
+                        "they must have one line per cluster, in the same order.")
     cluster_id = cluster_id or (lambda line_number: f"{src.name}:{line_number}")
-    rows = []
-    for line_number, (source, summary) in enumerate(zip(sources, summaries), start=1):
-        row = _cluster(cluster_id(line_number), _DOCUMENT_SEPARATOR.split(source), summary, skipped)
-        if row is not None:
-            rows.append(row)
-    return rows
+    return [(cluster_id(line_number), _DOCUMENT_SEPARATOR.split(source), summary)
+            for line_number, (source, summary) in enumerate(zip(sources, summaries), start=1)]
 
 
 @functools.cache
 def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
-    """The SHA-256 of the file at `path` (`artefacts.sha256`: read in 1 MiB blocks).
-
-    Memoised for the process on (path, size, mtime): a file is hashed once per process, and again only when it
-    changes. That costs each new kernel about 0.4 s of hashing per 500 MB (plus the read, if not in the page cache)
-    and writes nothing into the hub cache, which may be shared or read-only and whose tools would count a marker file
-    as part of the snapshot: so no marker file is kept."""
+    """`artefacts.sha256` of the file, memoised per process on (path, size, mtime): about 0.4 s per 500 MB per new
+    kernel, and no marker file in the hub cache (it may be shared or read-only, and its tools would count one as
+    part of the snapshot)."""
     return sha256(Path(path))
-
-
-def expected_sha256() -> dict[str, str]:
-    """The checksum table route (a) checks against: `RAW_FILE_SHA256`, or the JSON file `$MULTINEWS_SHA256` names."""
-    override = os.environ.get(CHECKSUMS_VARIABLE)
-    return _read_checksums(override) if override else RAW_FILE_SHA256
 
 
 @functools.cache
@@ -236,11 +200,11 @@ def _read_checksums(path: str) -> dict[str, str]:
 
 
 def verify_raw_file(name: str, path: Path) -> None:
-    """Check the downloaded hub file `name` (cached at `path`) against its expected SHA-256 (`expected_sha256`).
-
-    A mismatch is a DataError naming the file, both hashes and the fix: a damaged download, or a hub file that
-    changed since the hashes were published, must not be read as Multi-News."""
-    expected = expected_sha256().get(name)
+    """Check the downloaded hub file `name` (cached at `path`) against its SHA-256 in `RAW_FILE_SHA256` (or the
+    table `$MULTINEWS_SHA256` names): a damaged download, or a file the hub changed since the hashes were
+    published, must not be read as Multi-News. A mismatch names the file, both hashes and the fix."""
+    override = os.environ.get(CHECKSUMS_VARIABLE)
+    expected = (_read_checksums(override) if override else RAW_FILE_SHA256).get(name)
     if expected is None:
         raise DataError(f"No SHA-256 is known for the Multi-News raw file {name}; add it to the checksum table "
                         f"({CHECKSUMS_VARIABLE} or RAW_FILE_SHA256).")
@@ -255,35 +219,23 @@ def verify_raw_file(name: str, path: Path) -> None:
         )
 
 
-def _download_raw_file(name: str) -> Path:
-    """One raw file of route (a) at `MULTINEWS_REVISION`, from the hub or its cache, checked by `verify_raw_file`."""
-    path = Path(hf_hub_download(repo_id=MULTINEWS_HUB_ID, repo_type="dataset", filename=name,
-                                revision=MULTINEWS_REVISION))
-    verify_raw_file(name, path)
-    return path
-
-
 def _read_hub_raw_files(split: str, skipped: Counter) -> list[dict]:
-    """Route (a): the split's raw files from the repository's main branch (downloaded once, then read from the hub
-    cache, offline too; each checked against its published SHA-256); ids are `<split>-<index>`, as the Parquet
-    export's rows get them."""
-    src, tgt = (_download_raw_file(name) for name in HUB_RAW_FILES[split])
-    return _read_src(src, skipped, tgt, cluster_id=lambda line_number: f"{split}-{line_number - 1}")
+    """Route (a): the split's raw files at `MULTINEWS_REVISION` (downloaded once, then read from the hub cache,
+    offline too), each checked by `verify_raw_file`; ids are `<split>-<index>`, as the Parquet export's rows get."""
+    paths = []
+    for name in HUB_RAW_FILES[split]:
+        paths.append(Path(hf_hub_download(repo_id=MULTINEWS_HUB_ID, repo_type="dataset", filename=name,
+                                          revision=MULTINEWS_REVISION)))
+        verify_raw_file(name, paths[-1])
+    return _clusters(_src_items(*paths, cluster_id=lambda line_number: f"{split}-{line_number - 1}"), skipped)
 
 
 def _read_hub_export(split: str, skipped: Counter) -> list[dict]:
-    """Route (b): the hub copy through `load_hub_split` (in practice its Parquet export: `document`, `summary`);
-    ids are `<split>-<index>`."""
+    """Route (b): the hub copy through `load_hub_split` (its Parquet export: `document`, `summary`). The loading
+    script turned each NEWLINE_CHAR into "\\n" and kept the spaces around it; dropping them gives route (a)'s text."""
     raw = load_hub_split(MULTINEWS_HUB_ID, split=split, manual="")
-    rows = []
-    for index, record in enumerate(raw):
-        # The loading script turned each NEWLINE_CHAR into "\n" and kept the spaces around it; dropping them gives
-        # the documents route (a) reads from the same line.
-        document = _SPACED_NEWLINE.sub("\n", record["document"])
-        row = _cluster(f"{split}-{index}", _DOCUMENT_SEPARATOR.split(document), record["summary"], skipped)
-        if row is not None:
-            rows.append(row)
-    return rows
+    return _clusters(((f"{split}-{index}", _DOCUMENT_SEPARATOR.split(_SPACED_NEWLINE.sub("\n", record["document"])),
+                       record["summary"]) for index, record in enumerate(raw)), skipped)
 
 
 def _failure(error: Exception) -> str:
@@ -294,17 +246,16 @@ def _failure(error: Exception) -> str:
 
 
 def _read_hub(split: str, skipped: Counter) -> list[dict]:
-    """Rows of a hub split by the first route that works, (a) raw files then (b) export, each failure logged; else an
-    OfflineError (every route failed to connect) or DataError naming the routes and `MULTINEWS_DIR`."""
+    """Rows of a hub split by the first route that works, (a) the raw files of the main branch (`datasets` >= 4
+    refuses the loading script that reads them) then (b) the Parquet export, each failure logged; only connection
+    failures and files the hub lacks move on. Else an OfflineError (no route could connect) or DataError naming the
+    routes and (c) `MULTINEWS_DIR`."""
     if split not in HUB_RAW_FILES:
         raise ConfigError(f"Multi-News has no split {split!r} on the hub; use one of {list(HUB_RAW_FILES)}.")
-    routes: list[tuple[str, Callable[[str, Counter], list[dict]], tuple[type[Exception], ...]]] = [
-        (f"(a) the raw files {' and '.join(HUB_RAW_FILES[split])} of {MULTINEWS_HUB_ID} "
-         f"(revision {MULTINEWS_REVISION})",
-         _read_hub_raw_files, (*CONNECTION_ERRORS, *_MISSING_ON_HUB)),
-        (f"(b) the hub's Parquet export of {MULTINEWS_HUB_ID} (revision {PARQUET_EXPORT})",
-         _read_hub_export, _EXPORT_UNAVAILABLE),
-    ]
+    routes = ((f"(a) the raw files {' and '.join(HUB_RAW_FILES[split])} of {MULTINEWS_HUB_ID} (revision "
+               f"{MULTINEWS_REVISION})", _read_hub_raw_files, (*CONNECTION_ERRORS, *_MISSING_ON_HUB)),
+              (f"(b) the hub's Parquet export of {MULTINEWS_HUB_ID} (revision {PARQUET_EXPORT})", _read_hub_export,
+               _EXPORT_UNAVAILABLE))
     failures: list[tuple[str, Exception]] = []
     for route, read, falls_through in routes:
         try:
@@ -314,10 +265,10 @@ def _read_hub(split: str, skipped: Counter) -> list[dict]:
             failures.append((route, error))
     offline = all(isinstance(error, (*CONNECTION_ERRORS, OfflineError)) for _, error in failures)
     tried = "".join(f"\n{route}: {_failure(error)}." for route, error in failures)
-    message = (f"Could not read Multi-News split {split!r} from the Hugging Face hub"
-               f"{' (no connection: connect and run again, or use (c))' if offline else ''}. Tried:{tried}"
-               f"\n(c) {MULTINEWS_MANUAL}")
-    raise (OfflineError if offline else DataError)(message) from failures[-1][1]
+    raise (OfflineError if offline else DataError)(
+        f"Could not read Multi-News split {split!r} from the Hugging Face hub"
+        f"{' (no connection: connect and run again, or use (c))' if offline else ''}. Tried:{tried}"
+        f"\n(c) {MULTINEWS_MANUAL}") from failures[-1][1]
 
 
 def split_file(path: str | Path, split: str) -> Path:
@@ -330,11 +281,10 @@ def split_file(path: str | Path, split: str) -> Path:
     candidates = [path / f"{name}{suffix}" for name in names for suffix in (".txt.src", RAW_SUFFIX, ".src")]
     found = [candidate for candidate in candidates if candidate.is_file()] or sorted(path.glob("*.jsonl"))
     if len(found) != 1:
-        expected = " or ".join(candidate.name for candidate in candidates)
         raise DataError(
-            f"{path} should hold {expected} (original layouts, with the summaries beside them) or exactly one "
-            f"*.jsonl file (LongBench layout); found {[item.name for item in found] or 'neither'}. "
-            "Pass the file itself instead."
+            f"{path} should hold {' or '.join(candidate.name for candidate in candidates)} (original layouts, with "
+            f"the summaries beside them) or exactly one *.jsonl file (LongBench layout); found "
+            f"{[item.name for item in found] or 'neither'}. Pass the file itself instead."
         )
     return found[0]
 
@@ -349,16 +299,14 @@ def filter_min_documents(dataset: Dataset, min_documents: int) -> tuple[Dataset,
 
 
 def load_multinews(path: str | Path | None = None, *, split: str = "train", min_documents: int = 1) -> Dataset:
-    """Multi-News clusters as `CLUSTER_FEATURES`: from a local file or folder, or from the hub when `path` is None.
-
-    `split` picks the hub split or, in a folder, the split's file (`split_file`). Skips are logged.
-    """
+    """Multi-News clusters as `CLUSTER_FEATURES`, from a local file or folder or, when `path` is None, the hub.
+    `split` picks the hub split or, in a folder, the split's file (`split_file`). Skips are logged."""
     skipped = Counter()
     if path is None:
         source, rows = f"hub:{MULTINEWS_HUB_ID}/{split}", _read_hub(split, skipped)
     else:
         source = split_file(path, split)
-        rows = _read_longbench(source, skipped) if source.suffix == ".jsonl" else _read_src(source, skipped)
+        rows = _clusters(_longbench_items(source) if source.suffix == ".jsonl" else _src_items(source), skipped)
     require_unique((row["cluster_id"] for row in rows), source=source, field="cluster_id")
     dataset = Dataset.from_list(rows, features=CLUSTER_FEATURES)
     if min_documents != 1:

@@ -1,14 +1,11 @@
 """Document pairs for matching (`PAIR_FEATURES`) built at run time from real grouped documents, and the PAN-like
 plagiarism stand-in. The embedded world makes its own pairs (`data.world.rows.pair_rows`) by the same rule:
-
-- positive: two documents of one subtopic (the same event);
-- hard negative: a document of the *sibling* subtopic of the same topic (same kind of event, another instance);
-- easy negative: a document of another topic.
+positive, two documents of one subtopic (the same event); hard negative, a document of the *sibling* subtopic of
+the same topic (same kind of event, another instance); easy negative, a document of another topic.
 
 A related pair from a coreference corpus (ECB+) carries sentence-to-document gold: the sentences of doc_a that hold
 a mention coreferent with a mention in doc_b (`aligned_sentences`). Pairs are drawn inside one split, so a split's
-pairs hold only its own topics. Nothing is stored in the repository: ECB+ and Multi-News pairs come from a local
-copy of the corpus each time.
+pairs hold only its own topics; none is stored in the repository.
 """
 
 from __future__ import annotations
@@ -36,15 +33,19 @@ def aligned_sentences(first: GroupedDocument, other: GroupedDocument) -> list[in
     return [i for i, clusters in enumerate(first.sentence_clusters) if clusters & theirs]
 
 
+def _by_subtopic(documents: Sequence[GroupedDocument]) -> dict[str, list[GroupedDocument]]:
+    groups: dict[str, list[GroupedDocument]] = defaultdict(list)
+    for document in documents:
+        groups[document.subtopic].append(document)
+    return groups
+
+
 def grouped_pairs(documents: Sequence[GroupedDocument], per_kind: int, seed: int,
                   prefix: str = "") -> tuple[list[dict], Counter]:
     """`per_kind` pairs of each kind per subtopic (first document drawn from the subtopic), and what could not
     be drawn: "positive" for a subtopic with one document, "hard_negative" without a sibling subtopic,
     "easy_negative" when the split holds one topic."""
-    rng = random.Random(seed)
-    by_subtopic: dict[str, list[GroupedDocument]] = defaultdict(list)
-    for document in documents:
-        by_subtopic[document.subtopic].append(document)
+    rng, by_subtopic = random.Random(seed), _by_subtopic(documents)
     subtopics_of: dict[str, list[str]] = defaultdict(list)
     for name, members in by_subtopic.items():
         subtopics_of[members[0].topic].append(name)
@@ -107,10 +108,7 @@ def pan_like_pairs(documents: Sequence[GroupedDocument], n_pairs: int, seed: int
     a segment of another document of another topic in their place (not plagiarised from this source), so that
     both kinds are equally long and both hold a foreign segment."""
     rng = random.Random(seed)
-    by_subtopic: dict[str, list[GroupedDocument]] = defaultdict(list)
-    for document in documents:
-        by_subtopic[document.subtopic].append(document)
-    hosts = [members for members in by_subtopic.values() if len(members) >= config.host_documents]
+    hosts = [members for members in _by_subtopic(documents).values() if len(members) >= config.host_documents]
     rows = []
     for k in range(n_pairs if hosts else 0):
         members = rng.choice(hosts)

@@ -1,7 +1,6 @@
-"""Reading what the real-corpus loaders read: local files (JSON, JSON lines, CSV) and the Hugging Face hub.
-
-Every failure becomes a `DataError` that names the file, the line or row, and what to do, or an `OfflineError`
-that says what to download and where to put it. Nothing here knows about a particular corpus.
+"""Reading what the real-corpus loaders read: local files (JSON, JSON lines, CSV), the sample corpora beside the
+checkout and the Hugging Face hub. Every failure is a `DataError` naming the file, the line or row and what to do,
+or an `OfflineError` saying what to download and where to put it. Nothing here knows about a particular corpus.
 """
 
 from __future__ import annotations
@@ -24,16 +23,15 @@ from ..hub_errors import connection_errors
 PARQUET_EXPORT = "refs/convert/parquet"
 #: What `datasets` says offline (HF_HUB_OFFLINE=1) when its cache holds no copy of the config asked for.
 _NOT_CACHED = "Couldn't find cache for"
-#: (error type, message text) of `datasets` refusing a loading script, by version: >= 4, then 3.x; and offline,
-#: of a cache holding no main-branch copy (an online run under datasets >= 4 cached the export's instead).
+#: (error type, message text) of `datasets` refusing a loading script, by version: >= 4 ("Dataset scripts are no
+#: longer supported"), then 3.x (asking for `trust_remote_code=True`: it could not ask, timed out or was told no);
+#: and offline, a cache without the main branch's copy (an online run under datasets >= 4 cached the export's).
 _MAIN_BRANCH_UNUSABLE = ((RuntimeError, "scripts are no longer supported"), (ValueError, "trust_remote_code=True"),
                          (ValueError, _NOT_CACHED))
 #: Long fields (whole PAN documents) exceed the csv module's default 128 kB limit.
 _CSV_FIELD_LIMIT = min(sys.maxsize, 2**31 - 1)
-
-
-#: What a hub download raises when it cannot connect (or, offline, finds no cached copy): the errors that mean
-#: "get online, or use a local copy", as opposed to a file the hub does not have.
+#: What a hub download raises when it cannot connect (or, offline, finds no cached copy): "get online, or use a
+#: local copy", as opposed to a file the hub does not have.
 CONNECTION_ERRORS = connection_errors()
 
 
@@ -45,11 +43,18 @@ def require_path(path: str | Path, *, what: str, fix: str) -> Path:
     return path
 
 
+def shared_sample(name: str) -> Path | None:
+    """The folder `name` of the sample corpora beside the checkout (`paths.shared_data_dir`), None if absent."""
+    from ..paths import shared_data_dir
+
+    shared = shared_data_dir()
+    return shared / name if shared is not None and (shared / name).is_dir() else None
+
+
 def read_json(path: Path) -> object:
     """Parse a JSON file; a syntax error names the file and line."""
     try:
-        with path.open(encoding="utf-8") as handle:
-            return json.load(handle)
+        return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
         raise DataError(f"{path}, line {error.lineno}: malformed JSON ({error.msg}).") from error
 
@@ -70,11 +75,8 @@ def read_json_lines(path: Path) -> Iterator[tuple[int, dict]]:
 
 
 def read_csv_rows(path: Path, *, columns: int, header: bool) -> Iterator[tuple[int, list[str]]]:
-    """Yield `(line_number, row)` for each CSV record, after checking it has exactly `columns` fields.
-
-    `line_number` is the physical line the record starts on (records may span lines inside quotes); with
-    `header=True` the first record is checked and skipped.
-    """
+    """Yield `(line_number, row)` for each CSV record with exactly `columns` fields: the physical line it starts on
+    (quoted fields may span lines); with `header=True` the first record is checked and skipped."""
     csv.field_size_limit(_CSV_FIELD_LIMIT)
     with path.open(encoding="utf-8", newline="") as handle:
         reader = csv.reader(handle)
@@ -82,10 +84,8 @@ def read_csv_rows(path: Path, *, columns: int, header: bool) -> Iterator[tuple[i
         for row in reader:
             if row:  # blank lines come back as []
                 if len(row) != columns:
-                    raise DataError(
-                        f"{path}, row starting on line {start}: expected {columns} comma-separated columns, "
-                        f"found {len(row)}. Check the quoting of that row."
-                    )
+                    raise DataError(f"{path}, row starting on line {start}: expected {columns} comma-separated "
+                                    f"columns, found {len(row)}. Check the quoting of that row.")
                 if header_pending:
                     header_pending = False
                 else:
@@ -97,10 +97,8 @@ def require_unique(ids: Iterable[str], *, source: str | Path, field: str) -> Non
     """Raise a DataError naming the first repeated id: a duplicate would make splits and lookups ambiguous."""
     repeated = [value for value, count in Counter(ids).items() if count > 1]
     if repeated:
-        raise DataError(
-            f"{source}: {len(repeated)} duplicate value(s) of `{field}`, e.g. {repeated[0]!r}. "
-            "Remove the repeated records (or load the files separately)."
-        )
+        raise DataError(f"{source}: {len(repeated)} duplicate value(s) of `{field}`, e.g. {repeated[0]!r}. "
+                        "Remove the repeated records (or load the files separately).")
 
 
 def log_skips(logger: logging.Logger, corpus: str, source: str | Path, kept: int, skipped: dict[str, int]) -> None:
@@ -110,22 +108,13 @@ def log_skips(logger: logging.Logger, corpus: str, source: str | Path, kept: int
         logger.warning("%s %s: kept %d; skipped %s.", corpus, source, kept, reasons)
 
 
-def _main_branch_unusable(error: Exception) -> bool:
-    """Whether `error` says the main branch cannot be read but the Parquet export may: `datasets` refusing a
-    repository's loading script (>= 4: RuntimeError "Dataset scripts are no longer supported, ..."; 3.x: ValueError
-    asking for `trust_remote_code=True`, whether it timed out asking, could not ask, or was told no), or, offline,
-    a cache without the main branch's copy."""
-    return any(isinstance(error, kind) and text in str(error) for kind, text in _MAIN_BRANCH_UNUSABLE)
-
-
 def _load_hub_or_parquet_export(hub_id: str, config: str | None, split: str) -> Dataset:
-    """`load_dataset`, falling back to the hub's automatic Parquet export when the repository's main branch
-    still holds a loading script, which `datasets` refuses to run (it is never trusted here); the export keeps one
-    folder per config."""
+    """`load_dataset`, else the hub's Parquet export (one folder per config) when the main branch cannot be read
+    (`_MAIN_BRANCH_UNUSABLE`: a loading script, which is never trusted here, or offline without its copy)."""
     try:
         return load_dataset(hub_id, config, split=split)
     except (RuntimeError, ValueError) as error:
-        if not _main_branch_unusable(error):
+        if not any(isinstance(error, kind) and text in str(error) for kind, text in _MAIN_BRANCH_UNUSABLE):
             raise
         return load_dataset(hub_id, split=split, revision=PARQUET_EXPORT, data_dir=config or "default")
 
@@ -139,7 +128,5 @@ def load_hub_split(hub_id: str, *, split: str, config: str | None = None, manual
     except (*CONNECTION_ERRORS, ValueError) as error:
         if isinstance(error, ValueError) and _NOT_CACHED not in str(error):
             raise
-        raise OfflineError(
-            f"Could not download {hub_id!r} (split {split!r}) from the Hugging Face hub: "
-            f"{type(error).__name__}. {manual}"
-        ) from error
+        raise OfflineError(f"Could not download {hub_id!r} (split {split!r}) from the Hugging Face hub: "
+                           f"{type(error).__name__}. {manual}") from error

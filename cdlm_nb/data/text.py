@@ -14,22 +14,19 @@ from __future__ import annotations
 import re
 
 #: Words that usually end in a period without ending the sentence (compared lower-cased, without the period).
-ABBREVIATIONS = frozenset(
-    "mr mrs ms dr prof st jr sr vs al fig figs eq eqs no nos vol pp ch sec approx inc ltd co corp gen gov sen rep"
-    .split()
-)
+ABBREVIATIONS = frozenset("mr mrs ms dr prof st jr sr vs al fig figs eq eqs no nos vol pp ch sec approx inc ltd co "
+                          "corp gen gov sen rep".split())
 
 _LINE = re.compile(r"[^\r\n\t]+")
 _BOUNDARY = re.compile(r"[.!?]+[\"')\]\u201d\u2019]*(?=\s+[\"'(\[\u201c\u2018]?[A-Z])")
 _WORD_BEFORE = re.compile(r"(\S+)$")
+_STRIPPED = re.compile(r"\S(?:.*\S)?", re.DOTALL)  # a span without its surrounding whitespace
 
 
 def _ends_with_abbreviation(text_before: str) -> bool:
     """True when the word just before a period is an abbreviation, an initial or has an inner period."""
     match = _WORD_BEFORE.search(text_before)
-    if match is None:
-        return False
-    word = match.group(1).lstrip("\"'([\u201c\u2018")
+    word = match.group(1).lstrip("\"'([\u201c\u2018") if match else ""
     return len(word) == 1 or "." in word or word.lower() in ABBREVIATIONS
 
 
@@ -45,28 +42,11 @@ def _line_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
-def _strip_span(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """The span without its surrounding whitespace, or None if nothing is left."""
-    piece = text[start:end]
-    stripped = piece.strip()
-    if not stripped:
-        return None
-    left = start + (len(piece) - len(piece.lstrip()))
-    return left, left + len(stripped)
-
-
 def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Character spans `(start, end)` of the sentences of `text`, in order, without surrounding whitespace.
-
-    Spans (rather than strings) let a caller map a character position, such as a marker, to its sentence.
-    """
-    spans = []
-    for line in _LINE.finditer(text):
-        for start, end in _line_spans(text, line.start(), line.end()):
-            span = _strip_span(text, start, end)
-            if span is not None:
-                spans.append(span)
-    return spans
+    """Character spans `(start, end)` of the sentences of `text`, in order, without surrounding whitespace (spans,
+    rather than strings, let a caller map a character position, such as a marker, to its sentence)."""
+    return [found.span() for line in _LINE.finditer(text) for start, end in _line_spans(text, line.start(), line.end())
+            if (found := _STRIPPED.search(text, start, end))]
 
 
 def split_sentences(text: str) -> list[str]:

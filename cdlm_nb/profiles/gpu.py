@@ -33,7 +33,7 @@ ENCODER = EncoderConfig(kind="longformer-base", max_length=4096, attention_windo
                         sentence_markers=True)  # as biu-nlp/cdlm was pretrained
 
 #: cpu and gpu: calibrated against Multi-News's pretraining clusters (>= 3 documents) by
-#: `python -m cdlm_nb.data.world_calibration` (docs/experiments.md): `more_docs` fitted to their mean size,
+#: `python -m cdlm_nb.tooling.world_calibration` (docs/experiments.md): `more_docs` fitted to their mean size,
 #: `fact_overlap` and `filler` the grid point closest on the share of fact words, of those another document states,
 #: and of a document's facts another one lacks. Documents stay far shorter than Multi-News's: the cpu pretraining's
 #: cost. smoke keeps an uncalibrated setting: it checks the plumbing, not the results.

@@ -17,7 +17,6 @@ from cdlm_nb.data.ecbplus import (
     ecbplus_stats,
     format_stats,
     load_ecbplus,
-    mention_tokens,
     read_ecbplus,
     split_of_topic,
 )
@@ -89,7 +88,7 @@ def test_rows_follow_the_schema(corpus):
     for mention in row["mentions"]:
         assert mention["kind"] in ("event", "entity")
         assert 0 <= mention["start"] < mention["end"] <= len(row["sentences"][mention["sentence"]])
-        assert mention["text"] == " ".join(mention_tokens(row, mention))
+        assert mention["text"] == " ".join(row["sentences"][mention["sentence"]][mention["start"]:mention["end"]])
 
 
 def test_hand_checked_document(corpus):

@@ -18,15 +18,9 @@ HF_LAYOUT = "hotpotqa/hotpot_dev_distractor.hf_layout.sample.json"
 
 
 def _original_record(record_id="r1", facts=(("Alpha", 1),)):
-    return {
-        "_id": record_id,
-        "question": "Which came first?",
-        "answer": "Alpha",
-        "type": "comparison",
-        "level": "easy",
-        "supporting_facts": [list(fact) for fact in facts],
-        "context": [["Alpha", ["A one.", " A two."]], ["Beta", ["B one."]]],
-    }
+    return {"_id": record_id, "question": "Which came first?", "answer": "Alpha", "type": "comparison",
+            "level": "easy", "supporting_facts": [list(fact) for fact in facts],
+            "context": [["Alpha", ["A one.", " A two."]], ["Beta", ["B one."]]]}
 
 
 def _write(tmp_path, records, name="hp.json"):
@@ -89,16 +83,13 @@ def test_strict_mode_names_the_record(tmp_path):
         load_hotpotqa(path, strict=True)
 
 
+def _hf_record(record_id, level):
+    return {"id": record_id, "question": "Q?", "answer": "A", "type": "bridge", "level": level,
+            "supporting_facts": {"title": ["T"], "sent_id": [0]}, "context": {"title": ["T"], "sentences": [["S0."]]}}
+
+
 def test_json_lines_file_in_hf_layout(tmp_path):
-    record = {
-        "id": "x1",
-        "question": "Q?",
-        "answer": "A",
-        "type": "bridge",
-        "level": "medium",
-        "supporting_facts": {"title": ["T"], "sent_id": [0]},
-        "context": {"title": ["T"], "sentences": [["S0."]]},
-    }
+    record = _hf_record("x1", "medium")
     path = tmp_path / "hp.jsonl"
     path.write_text(json.dumps(record) + "\n", encoding="utf-8")
     assert load_hotpotqa(path)[0] == record
@@ -140,15 +131,7 @@ def test_hub_offline_raises_offline_error(monkeypatch):
 
 
 def test_hub_records_keep_their_ids(monkeypatch):
-    hub_record = {
-        "id": "5a7a06935542990198eaf050",
-        "question": "Q?",
-        "answer": "A",
-        "type": "bridge",
-        "level": "hard",
-        "supporting_facts": {"title": ["T"], "sent_id": [0]},
-        "context": {"title": ["T"], "sentences": [["S0."]]},
-    }
+    hub_record = _hf_record("5a7a06935542990198eaf050", "hard")
 
     def fake_hub(hub_id, config, split):
         assert (hub_id, config, split) == (hotpotqa.HOTPOTQA_HUB_ID, "distractor", "validation")

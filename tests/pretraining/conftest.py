@@ -29,19 +29,6 @@ def clusters():
 
 
 @pytest.fixture(scope="session")
-def word_clusters():
-    """Six training clusters of three four-word documents, for the notebook-level pretraining loops."""
-    from datasets import Dataset
-
-    from cdlm_nb.data.corpora import PretrainingClusters
-    from cdlm_nb.data.schemas import CLUSTER_FEATURES
-
-    rows = [{"cluster_id": f"c{c}", "summary": "",
-             "documents": [f"word{c} name{c % 7} said word{d}" for d in range(3)]} for c in range(6)]
-    return PretrainingClusters("test", Dataset.from_list(rows, features=CLUSTER_FEATURES), {})
-
-
-@pytest.fixture(scope="session")
 def tiny_config():
     """A function: the smoke profile's PretrainConfig cut to two steps of batch 2 (plus `changes`)."""
     def make(**changes):

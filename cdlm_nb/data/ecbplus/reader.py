@@ -1,23 +1,20 @@
-"""Reading ECB+'s XML documents into rows of the shared `COREF_FEATURES` schema (`read_ecbplus`), and those rows
-as the standard splits' Datasets (`load_ecbplus`). The files are found by `layout`, the split comes from `splits`.
+"""ECB+'s XML documents as rows of the shared `COREF_FEATURES` schema (`read_ecbplus`) and as the standard splits'
+Datasets (`load_ecbplus`).
 
-Each XML file holds `<token t_id sentence number>` elements, then `<Markables>` (mentions, anchored to tokens
-by `<token_anchor t_id>`; anchor-less markables with a TAG_DESCRIPTOR are cluster descriptors, not mentions),
-then `<Relations>`: CROSS_DOC_COREF (its `note` is the corpus-wide instance id, our cluster id) and
-INTRA_DOC_COREF (a chain inside one document).
-
-Conventions (they reproduce the CDLM preprint (v1)'s Table 7 and the preprocessing it builds on, Cattan et al.):
-- only sentences listed in the CSV count (`validated_only=True`); documents without any are left out
-  (two of the 772 shared files: 20_10ecbplus, 34_5ecb), which gives 574 train / 196 dev documents;
-- CSV values are whitespace-stripped: three rows carry a trailing space ("9,13ecbplus,14 "); reading
-  them as numbers is what yields the reference counts (3,808/4,758 train mentions, not 3,796/4,743);
-- every token-anchored markable in a kept sentence is a mention, nothing is de-duplicated (the release
-  already removed double annotations); events are ACTION_* and NEG_ACTION_*, entities HUMAN_*,
-  NON_HUMAN_*, LOC_*, TIME_*;
-- a discontinuous markable ("checked ... into") becomes its covering span, as the CDLM cross-encoder does
-  (it uses the first and last token); such widenings are counted in the report;
-- cross-document cluster ids are the corpus' instance ids; a few are shared by two topics (e.g. a person
-  who appears in topics 9 and 34), and they stay one cluster, as in the reference statistics.
+Each XML file holds `<token t_id sentence number>` elements, then `<Markables>` (mentions, anchored to tokens by
+`<token_anchor t_id>`; anchor-less markables with a TAG_DESCRIPTOR are cluster descriptors), then `<Relations>`:
+CROSS_DOC_COREF (its `note`, the corpus-wide instance id, is our cluster id) and INTRA_DOC_COREF (a chain inside one
+document). Conventions, which reproduce the CDLM preprint (v1)'s Table 7 and Cattan et al.'s preprocessing:
+- only the CSV's validated sentences count (`validated_only=True`); documents without any are left out (20_10ecbplus
+  and 34_5ecb of the 772 shared files), giving 574 train / 196 dev documents;
+- CSV values are whitespace-stripped: three rows carry a trailing space ("9,13ecbplus,14 "); reading them as numbers
+  is what yields the reference counts (3,808/4,758 train mentions, not 3,796/4,743);
+- every token-anchored markable in a kept sentence is a mention, none de-duplicated (the release already removed
+  double annotations); events are ACTION_*/NEG_ACTION_*, entities HUMAN_*, NON_HUMAN_*, LOC_*, TIME_*;
+- a discontinuous markable ("checked ... into") becomes its covering span, as the CDLM cross-encoder does (it uses
+  the first and last token); such widenings are counted in the report;
+- a few instance ids are shared by two topics (a person in topics 9 and 34): they stay one cluster, as in the
+  reference statistics.
 """
 
 from __future__ import annotations
@@ -25,7 +22,8 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from datasets import Dataset, DatasetDict
@@ -34,8 +32,7 @@ from lxml import etree
 from ...errors import DataError
 from ...progress import progress
 from ..sources import log_skips
-from .layout import SENTENCES_CSV, WHERE_TO_GET, locate_corpus, read_validated_sentences, topic_folders
-from .report import EcbPlusReport
+from .download import SENTENCES_CSV, WHERE_TO_GET, locate_corpus, read_validated_sentences, topic_folders
 from .splits import rows_to_datasets, select_topics
 
 log = logging.getLogger(__name__)
@@ -45,27 +42,57 @@ ENTITY_TAG_PREFIXES = ("HUMAN_", "NON_HUMAN_", "LOC_", "TIME_")
 _DOC_ID = re.compile(r"^(?P<topic>\d+)_(?P<number>\d+)(?P<corpus>ecb|ecbplus)$")
 
 
+def _items(label: str):
+    """A report field listing items, and its label in `EcbPlusReport.lines` (the part before " (" in `problems`)."""
+    return field(default_factory=list, metadata={"label": label})
+
+
+#: What could not be read as annotated (not the by-design validated-sentence filter), in the order it is logged.
+_PROBLEMS = ("mentions_crossing_sentences", "mentions_with_unknown_tag", "markables_without_tokens",
+             "validated_sentences_not_in_document", "validated_documents_not_found")
+
+
+@dataclass
+class EcbPlusReport:
+    """What reading the corpus left out or changed; the lists hold "doc_id:m_id" (or "doc_id:sentence") items."""
+
+    files_read: int = 0
+    documents_kept: int = 0
+    documents_without_validated_sentences: list[str] = _items("documents without validated sentences (left out)")
+    validated_sentences_not_in_document: list[str] = _items("validated sentences missing from their document")
+    validated_documents_not_found: list[str] = _items("validated documents without an XML file")
+    mentions_kept: int = 0
+    mentions_outside_kept_sentences: int = 0  # by design when validated_only: not gold there
+    mentions_crossing_sentences: list[str] = _items("mentions crossing sentences (skipped)")
+    mentions_with_unknown_tag: list[str] = _items("mentions with a tag that is neither event nor entity (skipped)")
+    markables_without_tokens: list[str] = _items("markables without tokens (skipped)")  # not descriptors
+    mentions_in_several_relations: list[str] = _items("mentions in several relations (first kept)")
+    discontinuous_mentions_widened: list[str] = _items("discontinuous mentions (widened to their covering span)")
+    relations_of_other_types: int = 0  # neither CROSS_DOC_COREF nor INTRA_DOC_COREF, ignored
+    clusters_mixing_kinds: list[str] = _items("clusters linking events and entities (counted per kind)")
+
+    def problems(self) -> dict[str, int]:
+        """Counts of what could not be read as annotated, by label."""
+        labels = {item.name: item.metadata.get("label", "") for item in fields(self)}
+        return {labels[name].split(" (")[0]: len(getattr(self, name)) for name in _PROBLEMS}
+
+    def lines(self) -> list[str]:
+        """A human-readable summary, one line per non-empty item (the first five of each list shown)."""
+        out = [f"{self.files_read} files read, {self.documents_kept} documents and {self.mentions_kept} mentions kept"]
+        for item in fields(self):
+            if "label" in item.metadata and (values := getattr(self, item.name)):
+                out.append(f"{len(values)} {item.metadata['label']}: {', '.join(values[:5])}"
+                           f"{', ...' if len(values) > 5 else ''}")
+        if self.mentions_outside_kept_sentences:
+            out.append(f"{self.mentions_outside_kept_sentences} mentions outside the kept sentences (not gold there)")
+        if self.relations_of_other_types:
+            out.append(f"{self.relations_of_other_types} relations of other types ignored")
+        return out
+
+
 def mention_kind(tag: str) -> str | None:
-    """The mention kind of a corpus tag: event for ACTION_* and NEG_ACTION_*, entity for HUMAN_*, NON_HUMAN_*,
-    LOC_* and TIME_*; None for anything else."""
-    if tag.startswith(EVENT_TAG_PREFIXES):
-        return "event"
-    if tag.startswith(ENTITY_TAG_PREFIXES):
-        return "entity"
-    return None
-
-
-def mention_tokens(row: Mapping, mention: Mapping) -> list[str]:
-    """The tokens of one mention of a document row (`sentences[sentence][start:end]`)."""
-    return list(row["sentences"][mention["sentence"]][mention["start"] : mention["end"]])
-
-
-def _parse_xml(path: Path) -> etree._Element:
-    """The root element of one XML file; malformed XML is a DataError naming the file and line."""
-    try:
-        return etree.parse(str(path)).getroot()
-    except etree.XMLSyntaxError as exc:
-        raise DataError(f"{path}: line {exc.lineno}: malformed XML ({exc.msg}); re-extract this file") from exc
+    """The mention kind of a corpus tag: "event", "entity" (`EVENT_TAG_PREFIXES`, `ENTITY_TAG_PREFIXES`) or None."""
+    return "event" if tag.startswith(EVENT_TAG_PREFIXES) else "entity" if tag.startswith(ENTITY_TAG_PREFIXES) else None
 
 
 def _doc_id(path: Path, root: etree._Element, topic: str) -> tuple[str, str]:
@@ -99,14 +126,12 @@ def _cluster_of_mentions(path: Path, doc_id: str, root: etree._Element, report: 
         for source in relation.iterchildren("source"):
             m_id = source.get("m_id")
             if m_id not in markable_ids:
-                raise DataError(
-                    f"{path}: {relation.tag} r_id={relation.get('r_id')} refers to markable m_id={m_id}, "
-                    "which the document does not have"
-                )
+                raise DataError(f"{path}: {relation.tag} r_id={relation.get('r_id')} refers to markable m_id={m_id}, "
+                                "which the document does not have")
             if m_id in clusters:
                 report.mentions_in_several_relations.append(f"{doc_id}:{m_id}")
-                continue
-            clusters[m_id] = cluster
+            else:
+                clusters[m_id] = cluster
     return clusters
 
 
@@ -115,11 +140,13 @@ def _markables(root: etree._Element) -> list[etree._Element]:
     return [] if markables is None else [m for m in markables if isinstance(m.tag, str)]
 
 
-def _read_document(
-    path: Path, topic: str, validated: dict[str, set[int]] | None, keep_all_sentences: bool, report: EcbPlusReport
-) -> dict | None:
+def _read_document(path: Path, topic: str, validated: dict[str, set[int]] | None, keep_all_sentences: bool,
+                   report: EcbPlusReport) -> dict | None:
     """One document row in COREF_FEATURES layout (singleton flags still unset), or None if nothing is kept."""
-    root = _parse_xml(path)
+    try:
+        root = etree.parse(str(path)).getroot()
+    except etree.XMLSyntaxError as exc:
+        raise DataError(f"{path}: line {exc.lineno}: malformed XML ({exc.msg}); re-extract this file") from exc
     report.files_read += 1
     doc_id, subtopic = _doc_id(path, root, topic)
 
@@ -130,9 +157,8 @@ def _read_document(
         try:
             sentence = int(token.get("sentence"))
         except (TypeError, ValueError) as exc:
-            raise DataError(
-                f"{path}: line {token.sourceline}: token t_id={token.get('t_id')} has no numeric sentence"
-            ) from exc
+            raise DataError(f"{path}: line {token.sourceline}: token t_id={token.get('t_id')} has no numeric "
+                            "sentence") from exc
         words = sentences.setdefault(sentence, [])
         where[token.get("t_id")] = (sentence, len(words))
         words.append(token.text or "")
@@ -154,12 +180,9 @@ def _read_document(
             if markable.get("TAG_DESCRIPTOR") is None and markable.get("RELATED_TO") is None:
                 report.markables_without_tokens.append(f"{doc_id}:{m_id}")
             continue  # a cluster descriptor (instance), not a mention
-        for t_id in anchors:
-            if t_id not in where:
-                raise DataError(
-                    f"{path}: markable {markable.tag} m_id={m_id} (line {markable.sourceline}) anchors token "
-                    f"t_id={t_id}, which the document does not have"
-                )
+        if unknown := [t_id for t_id in anchors if t_id not in where]:
+            raise DataError(f"{path}: markable {markable.tag} m_id={m_id} (line {markable.sourceline}) anchors token "
+                            f"t_id={unknown[0]}, which the document does not have")
         kind = mention_kind(markable.tag)
         if kind is None:
             report.mentions_with_unknown_tag.append(f"{doc_id}:{m_id}:{markable.tag}")
@@ -176,30 +199,15 @@ def _read_document(
         start, end = positions[0], positions[-1] + 1
         if positions != list(range(start, end)):
             report.discontinuous_mentions_widened.append(f"{doc_id}:{m_id}")
-        mentions.append(
-            {
-                "mention_id": f"{doc_id}_{m_id}",
-                "kind": kind,
-                "type": markable.tag,
-                "sentence": row_of[sentence],
-                "start": start,
-                "end": end,
-                "text": " ".join(sentences[sentence][start:end]),
-                "cluster_id": clusters.get(m_id, f"{doc_id}_singleton_{m_id}"),
-                "singleton": False,
-            }
-        )
+        mentions.append({"mention_id": f"{doc_id}_{m_id}", "kind": kind, "type": markable.tag,
+                         "sentence": row_of[sentence], "start": start, "end": end,
+                         "text": " ".join(sentences[sentence][start:end]),
+                         "cluster_id": clusters.get(m_id, f"{doc_id}_singleton_{m_id}"), "singleton": False})
     mentions.sort(key=lambda m: (m["sentence"], m["start"], m["end"], m["mention_id"]))
     report.documents_kept += 1
     report.mentions_kept += len(mentions)
-    return {
-        "doc_id": doc_id,
-        "topic": topic,
-        "subtopic": subtopic,
-        "sentence_ids": kept,
-        "sentences": [sentences[number] for number in kept],
-        "mentions": mentions,
-    }
+    return {"doc_id": doc_id, "topic": topic, "subtopic": subtopic, "sentence_ids": kept,
+            "sentences": [sentences[number] for number in kept], "mentions": mentions}
 
 
 def _document_order(path: Path) -> tuple[int, int, str]:
@@ -208,28 +216,19 @@ def _document_order(path: Path) -> tuple[int, int, str]:
     return (0, 0, path.name) if match is None else (len(match["corpus"]), int(match["number"]), path.name)
 
 
-def read_ecbplus(
-    path: str | Path,
-    topics: Iterable[int | str] | None = None,
-    validated_only: bool = True,
-    keep_all_sentences: bool = False,
-    split: str | None = None,
-) -> tuple[list[dict], EcbPlusReport]:
-    """Read the XML release into document rows (COREF_FEATURES layout) plus a report of what was left out.
-
+def read_ecbplus(path: str | Path, topics: Iterable[int | str] | None = None, validated_only: bool = True,
+                 keep_all_sentences: bool = False, split: str | None = None) -> tuple[list[dict], EcbPlusReport]:
+    """The XML release as document rows (COREF_FEATURES layout) and a report of what was left out.
     `validated_only` keeps only the mentions (and documents) of the CSV's validated sentences, the gold standard;
-    `keep_all_sentences` keeps every sentence as context even then (the CDLM cross-encoder reads whole documents).
-    """
+    `keep_all_sentences` keeps every sentence as context even then (the CDLM cross-encoder reads whole documents)."""
     xml_dir, csv_path = locate_corpus(path)
     present = topic_folders(xml_dir)
     chosen = select_topics(present, topics, split)
     validated = None
     if validated_only:
         if csv_path is None:
-            raise DataError(
-                f"{SENTENCES_CSV} not found beside {xml_dir} (needed for validated_only=True; pass "
-                f"validated_only=False to keep every sentence): {WHERE_TO_GET}."
-            )
+            raise DataError(f"{SENTENCES_CSV} not found beside {xml_dir} (needed for validated_only=True; pass "
+                            f"validated_only=False to keep every sentence): {WHERE_TO_GET}.")
         validated = read_validated_sentences(csv_path)
 
     report = EcbPlusReport()
@@ -244,15 +243,13 @@ def read_ecbplus(
         origin[row["doc_id"]] = file
         rows.append(row)
     if validated is not None:
-        report.validated_documents_not_found = sorted(
-            doc for doc in validated if doc.split("_")[0] in chosen and doc not in origin
-        )
+        report.validated_documents_not_found = sorted(doc for doc in validated
+                                                      if doc.split("_")[0] in chosen and doc not in origin)
 
-    # A singleton shares its cluster with no other mention of its kind in its topic. Coreference is resolved per
-    # kind and within a topic; a handful of instance ids recur in a second topic (see the module docstring) and
-    # two INTRA_DOC_COREF chains link an event to an entity (31_9ecb r_id 35769, 34_13ecb r_id 36268). Counting
-    # this way keeps the flag independent of which other topics were loaded and matches the reference statistics
-    # (Cattan et al.'s preprocessing: 1,116/814 train and 280/205 dev singleton event/entity mentions).
+    # A singleton shares its cluster with no other mention of its kind in its topic: coreference is resolved per kind
+    # within a topic; a few instance ids recur in a second topic and two INTRA_DOC_COREF chains link an event to an
+    # entity (31_9ecb r_id 35769, 34_13ecb r_id 36268). So the flag does not depend on which other topics were loaded,
+    # and matches Cattan et al.'s statistics (1,116/814 train, 280/205 dev singleton event/entity mentions).
     sizes = Counter((row["topic"], m["kind"], m["cluster_id"]) for row in rows for m in row["mentions"])
     kinds = defaultdict(set)
     for row in rows:
@@ -263,19 +260,11 @@ def read_ecbplus(
     return rows, report
 
 
-def load_ecbplus(
-    path: str | Path,
-    topics: Iterable[int | str] | None = None,
-    validated_only: bool = True,
-    split: str | None = None,
-    keep_all_sentences: bool = False,
-) -> DatasetDict | Dataset:
-    """ECB+ as a `DatasetDict` of the standard splits present (train/dev/test), or one split's `Dataset`.
-
-    Rows follow `cdlm_nb.data.schemas.COREF_FEATURES`; see `read_ecbplus` for the options. Mentions that cannot be
-    represented (crossing sentences, unknown tags) are counted and logged as a warning; `read_ecbplus` also
-    returns the full report.
-    """
+def load_ecbplus(path: str | Path, topics: Iterable[int | str] | None = None, validated_only: bool = True,
+                 split: str | None = None, keep_all_sentences: bool = False) -> DatasetDict | Dataset:
+    """ECB+ as a `DatasetDict` of the standard splits present (train/dev/test), or one split's `Dataset` (options:
+    `read_ecbplus`). What cannot be represented (crossing sentences, unknown tags) is counted in a logged warning;
+    `read_ecbplus` also returns the full report."""
     rows, report = read_ecbplus(path, topics, validated_only, keep_all_sentences, split)
     log_skips(log, "ECB+", path, report.mentions_kept, report.problems())
     dataset = rows_to_datasets(rows)

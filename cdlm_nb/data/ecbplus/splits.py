@@ -1,13 +1,10 @@
-"""The standard ECB+ topic split (train / dev / test) and the `DatasetDict` built from it.
-
-Cybulska & Vossen (2015) fixed which topics are dev and test; the CDLM preprint (v1), Appendix A.2, uses the same
-split. Topic selection for a loader call (`select_topics`) lives here too, since it is where `split=` is checked.
-"""
+"""The standard ECB+ topic split (Cybulska & Vossen 2015, as the CDLM preprint (v1), Appendix A.2 uses it), the
+`DatasetDict` built from it, and its statistics per split (the preprint's Table 7)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from datasets import Dataset, DatasetDict
@@ -15,10 +12,11 @@ from datasets import Dataset, DatasetDict
 from ...errors import ConfigError, DataError
 from ..schemas import COREF_FEATURES
 
-#: The standard split (Cybulska & Vossen 2015; CDLM preprint (v1), Appendix A.2): everything else is train.
 DEV_TOPICS: tuple[int, ...] = (2, 5, 12, 18, 21, 23, 34, 35)
-TEST_TOPICS: tuple[int, ...] = tuple(range(36, 46))
+TEST_TOPICS: tuple[int, ...] = tuple(range(36, 46))  # every other topic is train
 SPLITS: tuple[str, ...] = ("train", "dev", "test")
+_SPLIT_TOPICS = {"dev": " ".join(map(str, DEV_TOPICS)), "test": f"{TEST_TOPICS[0]}-{TEST_TOPICS[-1]}",
+                 "train": "every topic that is neither dev nor test"}
 
 
 def split_of_topic(topic: int | str) -> str:
@@ -31,36 +29,22 @@ def select_topics(present: dict[str, Path], topics: Iterable[int | str] | None, 
     """The requested topics (all present by default), restricted to one split if asked."""
     if split is not None and split not in SPLITS:
         raise ConfigError(f"split must be one of {', '.join(SPLITS)} or None, not {split!r}")
-    if topics is None:
-        chosen = list(present)
-    else:
+    chosen = list(present)
+    if topics is not None:
         topics = [topics] if isinstance(topics, (int, str)) else topics
         try:
             chosen = [str(int(t)) for t in topics]
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"topics must be topic numbers such as 1 or '36', got {topics!r}") from exc
-        missing = [t for t in chosen if t not in present]
-        if missing:
-            raise DataError(
-                f"topic(s) {', '.join(missing)} not in the corpus at {next(iter(present.values())).parent}; "
-                f"present topics: {', '.join(present)}"
-            )
+        if missing := [t for t in chosen if t not in present]:
+            raise DataError(f"topic(s) {', '.join(missing)} not in the corpus at {next(iter(present.values())).parent}"
+                            f"; present topics: {', '.join(present)}")
     if split is not None:
         chosen = [t for t in chosen if split_of_topic(t) == split]
         if not chosen:
-            raise DataError(
-                f"no topic of the {split} split is present (present topics: {', '.join(present)}); "
-                f"the {split} topics are {_split_topics_text(split)}"
-            )
+            raise DataError(f"no topic of the {split} split is present (present topics: {', '.join(present)}); "
+                            f"the {split} topics are {_SPLIT_TOPICS[split]}")
     return chosen
-
-
-def _split_topics_text(split: str) -> str:
-    if split == "dev":
-        return " ".join(map(str, DEV_TOPICS))
-    if split == "test":
-        return f"{TEST_TOPICS[0]}-{TEST_TOPICS[-1]}"
-    return "every topic that is neither dev nor test"
 
 
 def rows_to_datasets(rows: list[dict]) -> DatasetDict:
@@ -68,6 +52,43 @@ def rows_to_datasets(rows: list[dict]) -> DatasetDict:
     by_split: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
         by_split[split_of_topic(row["topic"])].append(row)
-    return DatasetDict(
-        {name: Dataset.from_list(by_split[name], features=COREF_FEATURES) for name in SPLITS if by_split[name]}
-    )
+    return DatasetDict({name: Dataset.from_list(by_split[name], features=COREF_FEATURES)
+                        for name in SPLITS if by_split[name]})
+
+
+def split_stats(dataset: Dataset) -> dict[str, int]:
+    """Topics, documents, sentences, mentions and clusters of one split, per kind within the split: all,
+    "non-singleton" (>= 2 mentions there: the "Clusters" row of Table 7) and "cross-document" (in >= 2 documents)."""
+    stats = {"topics": 0, "documents": 0, "sentences": 0}
+    topics = set()
+    members: dict[str, dict[str, list[str]]] = {"event": defaultdict(list), "entity": defaultdict(list)}
+    singletons = Counter()
+    for row in dataset.select_columns(["doc_id", "topic", "sentence_ids", "mentions"]):
+        topics.add(row["topic"])
+        stats["documents"] += 1
+        stats["sentences"] += len(row["sentence_ids"])
+        for mention in row["mentions"]:
+            members[mention["kind"]][mention["cluster_id"]].append(row["doc_id"])
+            singletons[mention["kind"]] += mention["singleton"]
+    stats["topics"] = len(topics)
+    for kind, clusters in members.items():
+        stats[f"{kind}_mentions"] = sum(len(docs) for docs in clusters.values())
+        stats[f"{kind}_singleton_mentions"] = singletons[kind]
+        stats[f"{kind}_clusters"] = len(clusters)
+        stats[f"{kind}_non_singleton_clusters"] = sum(len(docs) > 1 for docs in clusters.values())
+        stats[f"{kind}_cross_document_clusters"] = sum(len(set(docs)) > 1 for docs in clusters.values())
+    return stats
+
+
+def ecbplus_stats(dataset_dict: Mapping) -> dict[str, dict[str, int]]:
+    """`split_stats` for each split present, in train/dev/test order (as in Table 7)."""
+    return {name: split_stats(dataset_dict[name]) for name in SPLITS if name in dataset_dict}
+
+
+def format_stats(stats: Mapping[str, Mapping[str, int]]) -> str:
+    """A plain-text table: one row per statistic, one column per split."""
+    keys = list(next(iter(stats.values()))) if stats else []
+    width = max((len(k) for k in keys), default=10) + 2
+    lines = [" " * width + "".join(f"{name:>10}" for name in stats)]
+    lines += [f"{key:<{width}}" + "".join(f"{stats[name][key]:>10,}" for name in stats) for key in keys]
+    return "\n".join(lines)

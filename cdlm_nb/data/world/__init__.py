@@ -29,7 +29,7 @@ The knobs (`WorldConfig`, defaults in `profiles.WORLD`) decide whether cross-doc
 effect column says how raising a knob moves `describe()["recoverable_fact_share"]`, the share of non-anchor fact
 statements that another document of the same cluster also states correctly, and the mean words per document (the
 values it gives: docs/experiments.md; cpu and gpu are calibrated against Multi-News clusters by
-`data.world_calibration`).
+`tooling.world_calibration`).
 
 | knob               | what it does                                                  | effect of raising it      |
 |--------------------|---------------------------------------------------------------|---------------------------|

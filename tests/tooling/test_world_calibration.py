@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import pytest
 
-from cdlm_nb.data import world_calibration as wc
 from cdlm_nb.data.cluster_stats import ClusterStats, cluster_statistics
 from cdlm_nb.data.world import generate_world
 from cdlm_nb.profiles import get_profile
+from cdlm_nb.tooling import world_calibration as wc
 
 
 def test_more_docs_is_fitted_to_the_mean_size_of_the_clusters_big_enough():

@@ -6,7 +6,7 @@ cluster size skew (`WorldConfig.more_docs`) is estimated from their document cou
 sharing statistics (`TARGETS`), in percentage points summed. Only the world's training clusters are measured and
 no model is trained: the choice cannot look at which setting makes CDLM win.
 
-Run `python -m cdlm_nb.data.world_calibration [MULTINEWS_PATH]` to print the grid (docs/experiments.md).
+Run `python -m cdlm_nb.tooling.world_calibration [MULTINEWS_PATH]` to print the grid (docs/experiments.md).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from ..data.cluster_stats import ClusterStats, cluster_statistics, multinews_sample, sample_clusters
 from ..profiles import SEED
-from .cluster_stats import ClusterStats, cluster_statistics, multinews_sample, sample_clusters
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -59,7 +59,7 @@ def calibration_grid(config: "WorldConfig", real: ClusterStats, overlaps: Sequen
                      fillers: Sequence[float] = FILLERS, seed: int = SEED) -> list[GridPoint]:
     """Generate the world of `config` at every (fact_overlap, filler) and measure its training clusters (as many
     as `real` has, when the world has that many)."""
-    from .world import generate_world
+    from ..data.world import generate_world
 
     points = []
     for overlap in overlaps:
@@ -88,9 +88,9 @@ def grid_table(points: Sequence[GridPoint]) -> "pd.DataFrame":
 
 def main(argv: Sequence[str] = ()) -> None:
     """Print the calibration of the cpu world against Multi-News (`argv[0]`, else the sample beside the checkout)."""
+    from ..data.multinews import CDLM_MIN_DOCUMENTS, MULTINEWS_MANUAL, filter_min_documents, load_multinews
     from ..errors import ConfigError
     from ..profiles import get_profile
-    from .multinews import CDLM_MIN_DOCUMENTS, MULTINEWS_MANUAL, filter_min_documents, load_multinews
 
     path = multinews_sample(argv[0] if argv else None)
     if path is None:
