@@ -13,8 +13,9 @@ import pytest
 from cdlm_nb.paths import PACKAGE_DIR
 
 MAX_LINES = 400
-# Pure data tables (word lists), not logic: long by nature, allowed past MAX_LINES.
-DATA_TABLES = {"data/world/lexicon.py"}
+# Pure data tables (word lists), not logic: long by nature, allowed past MAX_LINES. None at present: the embedded
+# world's vocabulary is data/world/lexicon.toml, which data/world/lexicon.py reads.
+DATA_TABLES: set[str] = set()
 
 
 def module_name(path: Path) -> str:

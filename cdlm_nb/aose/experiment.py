@@ -10,25 +10,22 @@ starting from random (the paper) or from the frozen run's trained top (the two-s
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING
 
 import torch
 
+from ..data.aose_sets import ClassificationSplits, stratified_sample
 from ..finetuning import Split, TrainSetup
+from ..profiles import ClassificationConfig
 from ..progress import progress
-from ..sentence_encoders import max_positions
-from .baselines import tfidf_predictions
+from ..sentence_encoders import embed, max_positions
 from .model import DocumentClassifier, FineTunedClassifier, pad_groups
 from .segments import Segmented, segment
 from .training import Forward, predict, train
-
-if TYPE_CHECKING:
-    from ..data.aose_sets import ClassificationSplits
-    from ..profiles import ClassificationConfig
 
 LONG = 512  # "long" documents have more tokens than this (the encoder's tokenizer, special tokens excluded)
 SPLITS = ("train", "test")
@@ -47,23 +44,20 @@ class Corpus:
     notes: list[str] = field(default_factory=list)
 
 
-def prepare(splits: "ClassificationSplits", tokenizer, config: "ClassificationConfig") -> Corpus:
+def prepare(splits: ClassificationSplits, tokenizer, config: ClassificationConfig) -> Corpus:
     """Segment every document; one with no segment of `min_tokens` tokens is skipped and counted."""
     corpus = Corpus(splits.name, splits.label_names, {}, {}, {}, {}, list(splits.notes))
     for split, data in (("train", splits.train), ("test", splits.test)):
-        texts, labels, tokens, segmented, skipped = [], [], [], [], 0
-        for text, label in zip(data["text"], data["label"]):
-            pieces = segment(text, tokenizer, config.min_tokens, config.max_tokens, config.max_document_tokens)
-            if not pieces.segments:
-                skipped += 1
-                continue
-            texts.append(text), labels.append(label), tokens.append(pieces.total_tokens), segmented.append(pieces)
-        corpus.texts[split], corpus.labels[split], corpus.tokens[split] = texts, labels, tokens
-        corpus.segmented[split] = segmented
-        if skipped:
+        texts, labels = list(data["text"]), list(data["label"])
+        segmented = [segment(text, tokenizer, config.min_tokens, config.max_tokens, config.max_document_tokens)
+                     for text in texts]
+        kept = [i for i, pieces in enumerate(segmented) if pieces.segments]
+        corpus.texts[split], corpus.labels[split] = [texts[i] for i in kept], [labels[i] for i in kept]
+        corpus.segmented[split] = [segmented[i] for i in kept]
+        corpus.tokens[split] = [pieces.total_tokens for pieces in corpus.segmented[split]]
+        if skipped := len(texts) - len(kept):
             corpus.notes.append(f"{split}: {skipped} documents with fewer than {config.min_tokens} tokens skipped")
-        cut = sum(1 for pieces in segmented if pieces.cut_tokens)
-        if cut:
+        if cut := sum(1 for pieces in corpus.segmented[split] if pieces.cut_tokens):
             corpus.notes.append(f"{split}: {cut} documents longer than {config.max_document_tokens} tokens cut")
     return corpus
 
@@ -102,14 +96,8 @@ class ClassificationRun:
                 "train_s": self.train_seconds}
 
 
-def _setup(config: "ClassificationConfig", seed: int, finetuned: bool) -> TrainSetup:
-    if finetuned:
-        return TrainSetup(config.finetune_epochs, config.batch_size, config.finetune_learning_rate, seed)
-    return TrainSetup(config.frozen_epochs, config.batch_size, config.frozen_learning_rate, seed)
-
-
 def _frozen_run(name: str, groups: dict[str, list[torch.Tensor]], corpus: Corpus, pooling: str,
-                config: "ClassificationConfig", seed: int, device: str = "cpu") -> ClassificationRun:
+                config: ClassificationConfig, seed: int, device: str = "cpu") -> ClassificationRun:
     """Train a `DocumentClassifier` on `device` on cached vectors (`groups[split][i]`: `[sentences, dim]`), test it."""
     torch.manual_seed(seed)
     head = DocumentClassifier(groups["train"][0].shape[-1], len(corpus.label_names), pooling).to(device)
@@ -118,25 +106,14 @@ def _frozen_run(name: str, groups: dict[str, list[torch.Tensor]], corpus: Corpus
         return lambda batch: head(*pad_groups([groups[split][i] for i in batch]))
 
     lengths = {split: [len(group) for group in groups[split]] for split in SPLITS}
-    seconds = train(forward_on("train"), head, corpus.labels["train"], lengths["train"],
-                    _setup(config, seed, finetuned=False), device=device)
+    setup = TrainSetup(config.frozen_epochs, config.batch_size, config.frozen_learning_rate, seed)
+    seconds = train(forward_on("train"), head, corpus.labels["train"], lengths["train"], setup, device=device)
     predictions, alphas = predict(forward_on("test"), lengths["test"], config.batch_size * 4, device=device)
     return ClassificationRun(name, "frozen", predictions, corpus.labels["test"], corpus.tokens["test"], seconds,
                              alphas if pooling == "attention" else [], head, groups["test"])
 
 
-def _segment_vectors(views: dict, embed_texts) -> dict:
-    """Each view's (full length, AoSE-N) document segment embeddings, every distinct segment embedded once: the
-    cut views share all but their last segment with the full one."""
-    unique = list(dict.fromkeys(s for view in views.values() for split in SPLITS for pieces in view[split]
-                                for s in pieces.segments))
-    vectors = embed_texts(unique)
-    row = {text: index for index, text in enumerate(unique)}
-    return {name: {split: [vectors[[row[s] for s in pieces.segments]] for pieces in view[split]] for split in SPLITS}
-            for name, view in views.items()}
-
-
-def run_frozen(corpus: Corpus, encoder, config: "ClassificationConfig", seed: int, embed_texts,
+def run_frozen(corpus: Corpus, encoder, config: ClassificationConfig, seed: int, embed_texts,
                tokenizer, device: str = "cpu") -> tuple[dict[str, ClassificationRun], float]:
     """Every frozen model, and the seconds spent embedding (`embed_texts(texts, max_length)` caches); the tops
     train on `device`, the cached vectors moved there once."""
@@ -145,23 +122,39 @@ def run_frozen(corpus: Corpus, encoder, config: "ClassificationConfig", seed: in
     for limit in config.truncations:
         views[limit] = {split: [segment(text, tokenizer, config.min_tokens, config.max_tokens, limit)
                                 for text in corpus.texts[split]] for split in SPLITS}
-    groups = _segment_vectors(views, lambda texts: embed_texts(texts, config.max_tokens + 2).to(device))  # + 2 specials
+    # every distinct segment embedded once: the cut views share all but their last segment with the full one
+    unique = list(dict.fromkeys(s for view in views.values() for split in SPLITS for pieces in view[split]
+                                for s in pieces.segments))
+    vectors = embed_texts(unique, config.max_tokens + 2).to(device)  # + 2: the special tokens
+    row = {s: i for i, s in enumerate(unique)}
+    groups = {name: {split: [vectors[[row[s] for s in pieces.segments]] for pieces in view[split]] for split in SPLITS}
+              for name, view in views.items()}
     first = {split: [v[None] for v in embed_texts(corpus.texts[split], config.truncated_tokens + 2).to(device)]
              for split in SPLITS}
     embed_seconds = time.perf_counter() - started
-
-    runs = {"truncated": _frozen_run("truncated", first, corpus, "mean", config, seed, device),
-            "mean": _frozen_run("mean", groups["full"], corpus, "mean", config, seed, device),
-            "aose": _frozen_run("aose", groups["full"], corpus, "attention", config, seed, device)}
-    for limit in config.truncations:
-        runs[f"aose_{limit}"] = _frozen_run(f"aose_{limit}", groups[limit], corpus, "attention", config, seed, device)
-    predictions, seconds = tfidf_predictions(corpus.texts["train"], corpus.labels["train"], corpus.texts["test"])
-    runs["tfidf"] = ClassificationRun("tfidf", "frozen", predictions, corpus.labels["test"], corpus.tokens["test"],
-                                      seconds)
+    models = [("truncated", first, "mean"), ("mean", groups["full"], "mean"), ("aose", groups["full"], "attention"),
+              *((f"aose_{limit}", groups[limit], "attention") for limit in config.truncations)]
+    runs = {name: _frozen_run(name, inputs, corpus, pooling, config, seed, device) for name, inputs, pooling in models}
+    runs["tfidf"] = tfidf_run(corpus)
     return runs, embed_seconds
 
 
-def run_finetuned(corpus: Corpus, load_encoder, config: "ClassificationConfig", seed: int, device: str,
+def tfidf_run(corpus: Corpus) -> ClassificationRun:
+    """The lexical floor: TF-IDF (word uni- and bigrams seen at least twice, sublinear tf, fitted on the training
+    texts) + logistic regression; scikit-learn's defaults otherwise, nothing tuned."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    started = time.perf_counter()
+    model = make_pipeline(TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True),
+                          LogisticRegression(max_iter=2000)).fit(corpus.texts["train"], corpus.labels["train"])
+    seconds = time.perf_counter() - started
+    predictions = [int(label) for label in model.predict(corpus.texts["test"])]
+    return ClassificationRun("tfidf", "frozen", predictions, corpus.labels["test"], corpus.tokens["test"], seconds)
+
+
+def run_finetuned(corpus: Corpus, load_encoder, config: ClassificationConfig, seed: int, device: str,
                   frozen: Mapping[str, ClassificationRun] | None = None) -> dict[str, ClassificationRun]:
     """The encoder alone and AoSE, each fine-tuned from a fresh copy of the sentence transformer.
 
@@ -169,10 +162,6 @@ def run_finetuned(corpus: Corpus, load_encoder, config: "ClassificationConfig", 
     (train the top on the frozen encoder, then fine-tune everything; Kumar et al., "Fine-Tuning can Distort
     Pretrained Features and Underperform Out-of-Distribution", ICLR 2022, arXiv:2202.10054). Without it the top
     starts from random, as in the AoSE paper."""
-    import copy
-
-    from ..data.aose_sets import stratified_sample
-
     train_index = list(range(len(corpus.labels["train"])))
     if config.finetune_docs is not None and config.finetune_docs < len(train_index):
         train_index, _ = stratified_sample(corpus.labels["train"], config.finetune_docs, seed)
@@ -181,6 +170,10 @@ def run_finetuned(corpus: Corpus, load_encoder, config: "ClassificationConfig", 
         "truncated": {split: [[text] for text in corpus.texts[split]] for split in SPLITS},
     }
     lengths = {split: [pieces.read_tokens for pieces in corpus.segmented[split]] for split in SPLITS}
+
+    def budget(documents: list[list[str]]) -> Split:  # training and scoring both cut batches to the segment budget
+        return partial(segment_budget, documents=documents, budget=config.max_segments_per_step)
+
     runs = {}
     for name in progress(("truncated", "aose"), desc="fine-tuning", leave=False):
         torch.manual_seed(seed)
@@ -188,17 +181,17 @@ def run_finetuned(corpus: Corpus, load_encoder, config: "ClassificationConfig", 
         head = (copy.deepcopy(frozen[name].head) if frozen is not None else
                 DocumentClassifier(encoder.get_embedding_dimension(), len(corpus.label_names),
                                    "attention" if name == "aose" else "mean")).to(device)
-        max_length = config.max_tokens + 2 if name == "aose" else config.truncated_tokens + 2
+        max_length = (config.max_tokens if name == "aose" else config.truncated_tokens) + 2  # + 2 specials
         model = FineTunedClassifier(encoder, head, min(max_length, max_positions(encoder)))
-        docs = inputs[name]
+        train_docs, test_docs = [inputs[name]["train"][i] for i in train_index], inputs[name]["test"]
         groups = [{"params": list(encoder.parameters()), "lr": config.finetune_learning_rate},  # pretrained
                   {"params": list(head.parameters()), "lr": config.frozen_learning_rate}]  # new, or probed
-        train_docs = [docs["train"][i] for i in train_index]
+        setup = TrainSetup(config.finetune_epochs, config.batch_size, config.finetune_learning_rate, seed)
         seconds = train(_forward(model, train_docs), model, [corpus.labels["train"][i] for i in train_index],
-                        [lengths["train"][i] for i in train_index], _setup(config, seed, finetuned=True),
-                        parameters=groups, split=_budget(train_docs, config), device=device)
-        predictions, alphas = predict(_forward(model, docs["test"]), lengths["test"], config.batch_size,
-                                      [len(doc) for doc in docs["test"]], _budget(docs["test"], config), device)
+                        [lengths["train"][i] for i in train_index], setup, parameters=groups,
+                        split=budget(train_docs), device=device)
+        predictions, alphas = predict(_forward(model, test_docs), lengths["test"], config.batch_size,
+                                      [len(doc) for doc in test_docs], budget(test_docs), device)
         runs[name] = ClassificationRun(name, "finetuned", predictions, corpus.labels["test"], corpus.tokens["test"],
                                        seconds, alphas if name == "aose" else [])
     return runs
@@ -208,11 +201,6 @@ def _forward(model: FineTunedClassifier, documents: list[list[str]]) -> Forward:
     """`batch of indices -> (logits, α)` on `documents`, bound here: a lambda in the caller's loop would read the loop's
     variables when called, not when made."""
     return lambda batch: model([documents[i] for i in batch])
-
-
-def _budget(documents: list[list[str]], config: "ClassificationConfig") -> Split:
-    """`segment_budget` on `documents` at `config.max_segments_per_step`: training and scoring both honour it."""
-    return partial(segment_budget, documents=documents, budget=config.max_segments_per_step)
 
 
 def segment_budget(batch: list[int], documents: list[list[str]], budget: int) -> list[list[int]]:
@@ -230,6 +218,4 @@ def segment_budget(batch: list[int], documents: list[list[str]], budget: int) ->
 
 def cached_embedder(encoder, name: str, batch_size: int, cache_dir):
     """`embed_texts(texts, max_length)` for `run_frozen`: the encoder's embeddings, cached under the run folder."""
-    from ..sentence_encoders import embed
-
     return lambda texts, max_length: embed(encoder, texts, max_length, batch_size, cache_dir, name)

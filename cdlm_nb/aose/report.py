@@ -9,12 +9,13 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+import pandas as pd
+
 from .. import verdicts
 from ..verdicts import reference_label
 from .experiment import LONG, SPLITS, ClassificationRun, Corpus, in_length_group
 
 if TYPE_CHECKING:
-    import pandas as pd
     from matplotlib.figure import Figure
 
 CORPUS_LABELS = {"imdb": "IMDB", "20ng": "20 Newsgroups", "mind": "MIND", "world": "embedded world"}
@@ -55,11 +56,14 @@ def model_label(model: str) -> str:
     return f"AoSE-{model.split('_')[1]}" if model.startswith("aose_") else MODEL_LABELS.get(model, model)
 
 
-def data_table(corpora: Mapping[str, Corpus]) -> "pd.DataFrame":
+def truncations(runs: Mapping[str, ClassificationRun]) -> list[int]:
+    """The lengths N of the AoSE-N runs, shortest first."""
+    return sorted(int(model[5:]) for model in runs if model.startswith("aose_"))
+
+
+def data_table(corpora: Mapping[str, Corpus]) -> pd.DataFrame:
     """Table 3 for our data (tokens by the sentence transformer's tokenizer, special tokens excluded), with the
     paper's full corpora below (RoBERTa tokenizer)."""
-    import pandas as pd
-
     rows = {}
     for name, corpus in corpora.items():
         for split in SPLITS:
@@ -67,32 +71,27 @@ def data_table(corpora: Mapping[str, Corpus]) -> "pd.DataFrame":
             rows[(f"ours: {CORPUS_LABELS[name]}", split)] = (
                 len(tokens), sum(n > LONG for n in tokens), round(sum(tokens) / max(len(tokens), 1)),
                 max(tokens, default=0), len(set(corpus.labels["train"])))
-    for name, splits in PAPER_DATA.items():
-        for split, values in splits.items():
-            rows[(f"paper: {CORPUS_LABELS[name]}", split)] = values
+    rows |= {(f"paper: {CORPUS_LABELS[name]}", split): values
+             for name, splits in PAPER_DATA.items() for split, values in splits.items()}
     return pd.DataFrame.from_dict(rows, orient="index", columns=list(DATA_COLUMNS))
-
-
-def _ours(run: ClassificationRun) -> tuple:
-    return (f"{run.train_seconds:.0f} s", *(round(run.accuracy(w), 1) for w in ("all", "short", "long")))
 
 
 WHICH = {"acc": "all", "acc_short": "short", "acc_long": "long"}  # recorded name -> `ClassificationRun.accuracy`
 
 
+def _accuracies(run: ClassificationRun) -> tuple[float, ...]:
+    return tuple(round(run.accuracy(which), 1) for which in WHICH.values())
+
+
 def references(corpus: Corpus) -> dict[str, dict[str, float]]:
     """The reference rows (%), on all, short and long test documents: answering the training set's majority class,
     and guessing classes at their training shares (`verdicts.class_references`; NaN where a subset is empty)."""
-    rows: dict[str, dict[str, float]] = {}
+    rows: dict[str, dict[str, float]] = {"majority class": {}, "label prior": {}}
     for metric, which in WHICH.items():
-        keep = [i for i, n in enumerate(corpus.tokens["test"]) if in_length_group(n, which)]
-        if not keep:
-            for row in ("majority class", "label prior"):
-                rows.setdefault(row, {})[metric] = float("nan")
-            continue
-        refs = verdicts.class_references(corpus.labels["train"], [corpus.labels["test"][i] for i in keep])
-        for row, value in refs.items():
-            rows.setdefault(row, {})[metric] = 100 * value
+        kept = [y for y, n in zip(corpus.labels["test"], corpus.tokens["test"]) if in_length_group(n, which)]
+        values = verdicts.class_references(corpus.labels["train"], kept) if kept else dict.fromkeys(rows, math.nan)
+        for row, value in values.items():
+            rows[row][metric] = 100 * value
     return rows
 
 
@@ -103,45 +102,36 @@ def reference_metrics(name: str, corpus: Corpus) -> dict[str, float]:
 
 
 def results_table(name: str, frozen: Mapping[str, ClassificationRun],
-                  finetuned: Mapping[str, ClassificationRun], corpus: Corpus) -> "pd.DataFrame":
+                  finetuned: Mapping[str, ClassificationRun], corpus: Corpus) -> pd.DataFrame:
     """Tables 4-6's layout: per model, fine-tuning and freezing (training time, accuracy on all / short / long
     test documents); ours first with our reference rows, then the paper's rows for this corpus (none for the
     embedded world)."""
-    import pandas as pd
+    def ours(runs: Mapping[str, ClassificationRun], model: str) -> tuple:
+        return (f"{runs[model].train_seconds:.0f} s", *_accuracies(runs[model])) if model in runs else ("",) * 4
 
-    columns = pd.MultiIndex.from_product([("fine-tuning", "freezing"), COLUMNS])
-    empty = ("",) * len(COLUMNS)
-    rows = {}
-    for model in ("truncated", "mean", "aose", "tfidf"):
-        if model in frozen or model in finetuned:
-            rows[f"ours: {model_label(model)}"] = (
-                *(_ours(finetuned[model]) if model in finetuned else empty),
-                *(_ours(frozen[model]) if model in frozen else empty))
-    for row, values in references(corpus).items():
-        rows[reference_label(row)] = ("", *(round(values[m], 1) for m in WHICH)) * 2
-    for model, (tuned, frozen_row) in PAPER_RESULTS.get(name, {}).items():
-        rows[f"paper: {model}"] = (*tuned, *frozen_row)
-    return pd.DataFrame.from_dict(rows, orient="index", columns=columns)
+    rows = {f"ours: {model_label(model)}": (*ours(finetuned, model), *ours(frozen, model))
+            for model in ("truncated", "mean", "aose", "tfidf") if model in frozen or model in finetuned}
+    rows |= {reference_label(row): ("", *(round(values[m], 1) for m in WHICH)) * 2
+             for row, values in references(corpus).items()}
+    rows |= {f"paper: {model}": (*tuned, *frozen_row)
+             for model, (tuned, frozen_row) in PAPER_RESULTS.get(name, {}).items()}
+    return pd.DataFrame.from_dict(rows, orient="index",
+                                  columns=pd.MultiIndex.from_product([("fine-tuning", "freezing"), COLUMNS]))
 
 
 def truncation_table(frozen: Mapping[str, ClassificationRun], finetuned: Mapping[str, ClassificationRun],
-                     corpus: Corpus) -> "pd.DataFrame":
+                     corpus: Corpus) -> pd.DataFrame:
     """Table 7's layout: the encoder alone and AoSE-N (frozen here; fine-tuned AoSE at full length when run), our
     reference rows, then the paper's IMDB rows."""
-    import pandas as pd
-
-    columns = pd.MultiIndex.from_product([("fine-tuning", "freezing"), COLUMNS[1:]])
-    rows = {}
-    for model in ["truncated", *sorted((m for m in frozen if m.startswith("aose_")), key=lambda m: int(m[5:])), "aose"]:
-        tuned = finetuned.get(model)
-        rows[f"ours: {model_label(model)}"] = (
-            *(tuple(round(tuned.accuracy(w), 1) for w in ("all", "short", "long")) if tuned else ("",) * 3),
-            *(round(frozen[model].accuracy(w), 1) for w in ("all", "short", "long")))
-    for row, values in references(corpus).items():
-        rows[reference_label(row)] = tuple(round(values[m], 1) for m in WHICH) * 2
-    for model, values in PAPER_TRUNCATION.items():
-        rows[f"paper (IMDB): {model}"] = values
-    return pd.DataFrame.from_dict(rows, orient="index", columns=columns)
+    models = ["truncated", *(f"aose_{limit}" for limit in truncations(frozen)), "aose"]
+    rows = {f"ours: {model_label(model)}": (
+        *(_accuracies(finetuned[model]) if model in finetuned else ("",) * 3), *_accuracies(frozen[model]))
+        for model in models}
+    rows |= {reference_label(row): tuple(round(values[m], 1) for m in WHICH) * 2
+             for row, values in references(corpus).items()}
+    rows |= {f"paper (IMDB): {model}": values for model, values in PAPER_TRUNCATION.items()}
+    return pd.DataFrame.from_dict(rows, orient="index",
+                                  columns=pd.MultiIndex.from_product([("fine-tuning", "freezing"), COLUMNS[1:]]))
 
 
 def truncation_figure(results: Mapping[str, Mapping[str, ClassificationRun]]) -> "Figure":
@@ -154,7 +144,7 @@ def truncation_figure(results: Mapping[str, Mapping[str, ClassificationRun]]) ->
     for index, (name, runs) in enumerate(results.items()):
         if CORPUS_LABELS[name] in without:
             continue
-        limits = sorted(int(m[5:]) for m in runs if m.startswith("aose_"))
+        limits = truncations(runs)
         points = [(limit, runs[f"aose_{limit}"].accuracy("long")) for limit in limits]
         points.append((max(limits, default=LONG) * 2, runs["aose"].accuracy("long")))  # the full length
         ax.plot(*zip(*points), "o-", color=f"C{index}", label=f"{CORPUS_LABELS[name]}: AoSE")
@@ -171,24 +161,18 @@ def truncation_figure(results: Mapping[str, Mapping[str, ClassificationRun]]) ->
     return fig
 
 
-def attention_html(corpus: Corpus, run: ClassificationRun, document: int = 0) -> str:
-    """A test document's segments shaded by AoSE's α (darker = more weight), with its gold and predicted label."""
-    segments = corpus.segmented["test"][document].segments
-    alpha = run.alphas[document]
+def attention_view(corpus: Corpus, run: ClassificationRun, document: int = 0):
+    """A test document's segments shaded by AoSE's α (darker = more weight), with its gold and predicted label, as
+    HTML a notebook displays."""
+    from IPython.display import HTML
+
+    segments, alpha, names = corpus.segmented["test"][document].segments, run.alphas[document], corpus.label_names
     top = max(alpha, default=1.0) or 1.0
     spans = [f'<span style="background: rgba(230, 85, 13, {a / top:.2f})" title="α = {a:.3f}">{html.escape(s)}</span>'
              for s, a in zip(segments, alpha)]
-    names = corpus.label_names
     head = (f"<p><b>test document {document}</b>: gold <b>{names[run.labels[document]]}</b>, predicted "
             f"<b>{names[run.predictions[document]]}</b>, {run.tokens[document]} tokens, {len(segments)} segments</p>")
-    return head + '<div style="line-height: 1.7">' + " ".join(spans) + "</div>"
-
-
-def attention_view(corpus: Corpus, run: ClassificationRun, document: int = 0):
-    """`attention_html` ready to display in a notebook."""
-    from IPython.display import HTML
-
-    return HTML(attention_html(corpus, run, document))
+    return HTML(head + '<div style="line-height: 1.7">' + " ".join(spans) + "</div>")
 
 
 def aose_metrics(name: str, setting: str, runs: Mapping[str, ClassificationRun]) -> dict[str, float]:
@@ -199,47 +183,44 @@ def aose_metrics(name: str, setting: str, runs: Mapping[str, ClassificationRun])
 
 def readings(name: str, frozen: Mapping[str, ClassificationRun], finetuned: Mapping[str, ClassificationRun],
              embed_seconds: float, corpus: Corpus, profile: str) -> list[str]:
-    """The paper's three claims checked on this corpus' numbers: only models above the reference rows (majority
-    class, label prior) are compared, and an ordering holds only beyond the noise rule (`verdicts`)."""
+    """AoSE's three claims on this corpus: only models above the reference rows (majority class, label prior) are
+    compared, and frozen AoSE beats another model only beyond the noise rule (`verdicts`)."""
     label = CORPUS_LABELS[name]
     runs = {(setting, model): run for setting, group in (("frozen", frozen), ("fine-tuned", finetuned))
             for model, run in group.items()}
     floor = verdicts.floor({row: values["acc"] for row, values in references(corpus).items()})
     learned = {key for key, run in runs.items() if verdicts.learned(run.accuracy(), floor)}
-    lines = [verdicts.nothing_note(f"{label}, {setting} {model_label(model)}", runs[setting, model].accuracy(),
-                                   floor, "accuracy", " %", predictions=runs[setting, model].predictions)
-             for setting, model in runs if (setting, model) not in learned]
+    lines = [verdicts.nothing_note(f"{label}, {setting} {model_label(model)}", run.accuracy(), floor, "accuracy",
+                                   " %", predictions=run.predictions)
+             for (setting, model), run in runs.items() if (setting, model) not in learned]
     if ("frozen", "aose") not in learned:
-        return [*lines, f"- {label}: frozen AoSE learned nothing here, so the paper's claims cannot be checked."]
-    spread = verdicts.load_spread(profile)
+        return [*lines, f"- {label}: frozen AoSE {verdicts.LEARNED_NOTHING}, so the paper's claims cannot be checked."]
+    spread, aose = verdicts.load_spread(profile), frozen["aose"]
 
-    def claim(text: str, better: str, worse: str, which: str) -> str:
-        if ("frozen", worse) not in learned:
-            return f"- {text}: cannot be checked here ({model_label(worse)} {verdicts.LEARNED_NOTHING})."
+    def claim(text: str, other: str, which: str) -> str:
+        """Frozen AoSE over frozen `other` on the documents `which`."""
+        if ("frozen", other) not in learned:
+            return f"- {text}: cannot be checked here ({model_label(other)} {verdicts.LEARNED_NOTHING})."
         metric = "acc_long" if which == "long" else "acc"
-        band = verdicts.seed_band(spread, f"aose/{name}/frozen/{better}/{metric}",
-                                  f"aose/{name}/frozen/{worse}/{metric}", scale=100)
-        diff = verdicts.mean_difference(frozen[better].correct(which), frozen[worse].correct(which), band)
-        return verdicts.claim_line(f"{text} ({frozen[better].accuracy(which):.1f} vs "
-                                   f"{frozen[worse].accuracy(which):.1f} %)", diff, f"accuracy ({which})")
+        band = verdicts.seed_band(spread, f"aose/{name}/frozen/aose/{metric}", f"aose/{name}/frozen/{other}/{metric}",
+                                  scale=100)
+        diff = verdicts.mean_difference(aose.correct(which), frozen[other].correct(which), band)
+        return verdicts.claim_line(f"{text} ({aose.accuracy(which):.1f} vs {frozen[other].accuracy(which):.1f} %)",
+                                   diff, f"accuracy ({which})")
 
-    long_docs = sum(n > LONG for n in frozen["aose"].tokens)
-    lines.append(f"- {label}: {long_docs} of {len(frozen['aose'].tokens)} test documents are longer than {LONG} "
-                 "tokens" + (f" (one of them is {100 / long_docs:.1f} points of 'acc >512')." if long_docs else
-                             ": claims 1 and 2 cannot be checked here."))
-    if long_docs:
-        lines.append(claim("Claim 1, frozen AoSE over the encoder alone on long documents", "aose", "truncated",
-                           "long"))
-        limits = sorted(int(m[5:]) for m in frozen if m.startswith("aose_"))
-        if limits:
+    if not any(n > LONG for n in aose.tokens):
+        lines.append(f"- {label}: claims 1 and 2 cannot be checked here (no test document longer than {LONG} tokens).")
+    else:
+        lines.append(claim("Claim 1, frozen AoSE over the encoder alone on long documents", "truncated", "long"))
+        if limits := truncations(frozen):
             lines.append(claim(f"Claim 2, accuracy on long documents rises with the length read (all vs "
-                               f"{limits[0]} tokens)", "aose", f"aose_{limits[0]}", "long"))
+                               f"{limits[0]} tokens)", f"aose_{limits[0]}", "long"))
     if "aose" in finetuned:
         tuned = finetuned["aose"]
-        lines.append(f"- Claim 3 (the frozen setting trains far faster): frozen AoSE trained in "
-                     f"{frozen['aose'].train_seconds:.1f} s (+ {embed_seconds:.0f} s embedding every model's inputs "
-                     f"once) against {tuned.train_seconds:.0f} s for fine-tuned AoSE on fewer documents; fine-tuned "
-                     f"accuracy {tuned.accuracy():.1f} vs frozen {frozen['aose'].accuracy():.1f}.")
+        lines.append(f"- Claim 3, the frozen setting trains far faster: AoSE frozen {aose.train_seconds:.1f} s (+ "
+                     f"{embed_seconds:.0f} s embedding, once for every model) vs fine-tuned "
+                     f"{tuned.train_seconds:.0f} s on fewer documents; accuracy {aose.accuracy():.1f} vs "
+                     f"{tuned.accuracy():.1f} %.")
     if ("frozen", "tfidf") in learned:
-        lines.append(claim("The TF-IDF floor against frozen AoSE, all test documents", "aose", "tfidf", "all"))
+        lines.append(claim("The TF-IDF floor against frozen AoSE, all test documents", "tfidf", "all"))
     return lines

@@ -59,17 +59,16 @@ def _cut_points(text: str, offsets: list[tuple[int, int]], max_tokens: int) -> l
 def _merge_short(pieces: list[tuple[str, int]], min_tokens: int) -> list[tuple[str, int]]:
     """Pieces shorter than `min_tokens` joined to the next one (a short last piece joins the previous one)."""
     merged: list[tuple[str, int]] = []
-    pending_text, pending_tokens = "", 0
+    pending = ("", 0)
     for text, tokens in pieces:
-        text, tokens = (f"{pending_text} {text}", pending_tokens + tokens) if pending_text else (text, tokens)
-        if tokens < min_tokens:
-            pending_text, pending_tokens = text, tokens
-            continue
-        merged.append((text, tokens))
-        pending_text, pending_tokens = "", 0
-    if pending_text and merged:  # with nothing to join, the whole document is too short: no segment
+        if pending[0]:
+            text, tokens = f"{pending[0]} {text}", pending[1] + tokens
+        pending = (text, tokens) if tokens < min_tokens else ("", 0)
+        if not pending[0]:
+            merged.append((text, tokens))
+    if pending[0] and merged:  # with nothing to join, the whole document is too short: no segment
         last_text, last_tokens = merged.pop()
-        merged.append((f"{last_text} {pending_text}", last_tokens + pending_tokens))
+        merged.append((f"{last_text} {pending[0]}", last_tokens + pending[1]))
     return merged
 
 
@@ -77,18 +76,14 @@ def segment(text: str, tokenizer, min_tokens: int = 5, max_tokens: int = 250, li
     """The document's segments (rules in the module docstring); `limit` = tokens read, None for all."""
     pieces = _merge_short(_pieces(text, tokenizer, max_tokens), min_tokens)
     total = sum(tokens for _, tokens in pieces)
-    if limit is None or total <= limit:
-        return Segmented([t for t, _ in pieces], [n for _, n in pieces], total, 0)
-    kept, counts, read = [], [], 0
+    kept, read = [], 0
     for piece, tokens in pieces:
-        if read + tokens > limit:
-            left = limit - read
-            if left >= min_tokens:  # the cut segment keeps its first `left` tokens
+        if limit is not None and read + tokens > limit:
+            if limit - read >= min_tokens:  # the cut segment keeps its first `limit - read` tokens
                 offsets = tokenizer(piece, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
-                kept.append(piece[:offsets[left - 1][1]])
-                counts.append(left)
+                kept.append((piece[:offsets[limit - read - 1][1]], limit - read))
             break
-        kept.append(piece)
-        counts.append(tokens)
+        kept.append((piece, tokens))
         read += tokens
-    return Segmented(kept, counts, total, total - sum(counts))
+    counts = [n for _, n in kept]
+    return Segmented([t for t, _ in kept], counts, total, total - sum(counts))

@@ -49,8 +49,6 @@ def predict(forward: Forward, lengths: Sequence[int], batch_size: int, items: Se
 
     outputs, _ = predict_batches(labels_and_alphas, length_grouped_batches(lengths, batch_size), device=device,
                                  split=split, desc="classifying")
-    predictions, alphas = [0] * len(lengths), [[] for _ in lengths]
-    for piece, (labels, weights) in outputs:
-        for row, index in enumerate(piece):
-            predictions[index], alphas[index] = labels[row], weights[row]
-    return predictions, alphas
+    by_index = {index: (label, alpha) for piece, (labels, alphas) in outputs
+                for index, label, alpha in zip(piece, labels, alphas)}
+    return [by_index[i][0] for i in range(len(lengths))], [by_index[i][1] for i in range(len(lengths))]

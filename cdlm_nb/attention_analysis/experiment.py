@@ -40,14 +40,13 @@ def analyse_models(shelf: "PretrainedShelf", config: "AttentionConfig", pairs: M
     settings = dict(max_length=config.max_length, exclude_punctuation=config.exclude_punctuation,
                     batch_size=config.batch_size)
     for variant in config.models:
-        encoder = shelf.load(variant)  # each model loaded once, and one in memory at a time
-        if encoder is None:
+        if (encoder := shelf.load(variant)) is None:  # each model loaded once, and one in memory at a time
             continue
         model, tokenizer = encoder
-        model.to(device)
         tokenizers[variant] = tokenizer
-        for kind in config.kinds:
-            results.append(analyse_pairs(model, tokenizer, pairs[kind], corpus, model_name=variant, **settings))
+        model.to(device)
+        results += [analyse_pairs(model, tokenizer, pairs[kind], corpus, model_name=variant, **settings)
+                    for kind in config.kinds]
         examples[variant] = dict(explain_pairs(model, tokenizer, shown, corpus, **settings))
         del model, encoder
     if not results:

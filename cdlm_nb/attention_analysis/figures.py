@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
     from .experiment import ModelAnalyses
 
+UNRANKED = "#dddddd"  # the colour of a token that is not a candidate (punctuation, separators)
+
 
 def plot_mpr(results: "pd.DataFrame", models: Sequence[str]) -> "Figure":
     """Bars: our MPR of positive and negative pairs per model (events and entities pooled), the paper's Table 6
@@ -32,17 +34,16 @@ def plot_mpr(results: "pd.DataFrame", models: Sequence[str]) -> "Figure":
     keys = mpr_metrics(results)
     shown = [m for m in models if f"mpr/pos/{m}" in keys or f"mpr/neg/{m}" in keys]
     fig, ax = plt.subplots(figsize=(1.3 * len(shown) + 2, 3.5))
-    for offset, label, color in ((-0.2, "pos", "tab:red"), (0.2, "neg", "tab:blue")):
+    for offset, label, color, name in ((-0.2, "pos", "tab:red", "coreferring pairs"),
+                                       (0.2, "neg", "tab:blue", "non-coreferring pairs")):
         xs = [i + offset for i in range(len(shown))]
-        ax.bar(xs, [keys.get(f"mpr/{label}/{m}", np.nan) for m in shown], width=0.4, color=color,
-               label={"pos": "coreferring pairs", "neg": "non-coreferring pairs"}[label])
+        ax.bar(xs, [keys.get(f"mpr/{label}/{m}", np.nan) for m in shown], width=0.4, color=color, label=name)
         paper = [np.mean([PAPER_TABLE6_MPR[m][(label, k)] for k in ("event", "entity")]) if m in PAPER_TABLE6_MPR
                  else np.nan for m in shown]
         ax.scatter(xs, paper, marker="_", s=400, color="black", zorder=3, label="paper" if label == "pos" else None)
     ax.axhline(50, color="grey", linestyle=":", linewidth=1)
     ax.set_xticks(range(len(shown)), [display_name(m) for m in shown])
-    ax.set_ylabel("mean percentile rank (%)")
-    ax.set_ylim(0, 100)
+    ax.set(ylabel="mean percentile rank (%)", ylim=(0, 100))
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
     return fig
@@ -51,19 +52,20 @@ def plot_mpr(results: "pd.DataFrame", models: Sequence[str]) -> "Figure":
 def token_shades(explained: PairAttention) -> dict[int, float]:
     """Each candidate position's percentile rank (0-1) among the candidates: a colour scale that reads the same
     whatever the softmax's absolute values (which shrink with the input's length)."""
-    values = explained.scores[explained.candidates]
-    order = values.argsort().argsort()
-    return {p: float(r) / max(len(values) - 1, 1) for p, r in zip(explained.candidates, order)}
+    order = explained.scores[explained.candidates].argsort().argsort()
+    return {p: float(r) / max(len(order) - 1, 1) for p, r in zip(explained.candidates, order)}
 
 
-def document_tokens(explained: PairAttention,
-                    tokenizer: "PreTrainedTokenizerBase") -> list[tuple[str, float | None, bool]]:
-    """(token text, shade or None when not ranked, in T?) for every token of the target document."""
-    shades = token_shades(explained)
-    target = set(explained.item.target_positions)
-    document = explained.item.target_document
+def document_tokens(explained: PairAttention, tokenizer: "PreTrainedTokenizerBase") -> list[tuple[str, object, bool]]:
+    """(token text, colour, in T?) for every token of the target document: the `Reds` colour map at 0.1 + 0.8 ×
+    its shade (`token_shades`), `UNRANKED` grey for a token that is not ranked."""
+    import matplotlib.pyplot as plt
+
+    shades, target = token_shades(explained), set(explained.item.target_positions)
+    document, cmap = explained.item.target_document, plt.get_cmap("Reds")
     texts = readable_tokens(tokenizer, explained.item.input_ids[document.start:document.stop])
-    return [(text, shades.get(p), p in target) for text, p in zip(texts, document)]
+    return [(text, cmap(0.1 + 0.8 * shades[p]) if p in shades else UNRANKED, p in target)
+            for text, p in zip(texts, document)]
 
 
 def plot_target_document(explained: PairAttention, tokenizer: "PreTrainedTokenizerBase", title: str = "",
@@ -72,29 +74,25 @@ def plot_target_document(explained: PairAttention, tokenizer: "PreTrainedTokeniz
     attention to/from the source span), the target span boxed, unranked tokens (punctuation) in grey."""
     import matplotlib.pyplot as plt
 
-    tokens = document_tokens(explained, tokenizer)[:max_tokens]
-    lines, line, width = [], [], 0
-    for text, shade, in_target in tokens:
+    lines, width = [[]], 0
+    for text, color, in_target in document_tokens(explained, tokenizer)[:max_tokens]:
         shown = text.replace("\n", " ")
-        if width + len(shown) > line_chars and line:
-            lines.append(line)
-            line, width = [], 0
-        line.append((shown, shade, in_target, width))
+        if width + len(shown) > line_chars and lines[-1]:
+            lines.append([])
+            width = 0
+        lines[-1].append((shown, color, in_target, width))
         width += len(shown)
-    lines.append(line)
     if ax is None:
         _, ax = plt.subplots(figsize=(line_chars * 0.11, 0.35 * len(lines) + 0.8))
-    cmap = plt.get_cmap("Reds")
     for row, items in enumerate(lines):
-        for shown, shade, in_target, column in items:
-            color = "#dddddd" if shade is None else cmap(0.1 + 0.8 * shade)
+        for shown, color, in_target, column in items:
             ax.text(column / line_chars, 1 - (row + 0.5) / len(lines), shown, family="monospace", fontsize=9,
                     va="center", ha="left", bbox={"facecolor": color, "edgecolor": "black" if in_target else color,
                                                   "linewidth": 1.5 if in_target else 0, "pad": 1.5})
     ax.set_axis_off()
     ax.set_title(title or f"target {explained.pair.second.text!r} | source {explained.pair.first.text!r}: "
                           f"PR {explained.percentile:.0f} %", fontsize=10, loc="left")
-    shading = plt.cm.ScalarMappable(norm=plt.Normalize(-0.125, 1.125), cmap=cmap)  # shade s is drawn at 0.1 + 0.8 s
+    shading = plt.cm.ScalarMappable(norm=plt.Normalize(-0.125, 1.125), cmap="Reds")  # shade s is drawn at 0.1 + 0.8 s
     bar = ax.figure.colorbar(shading, ax=ax, fraction=0.025, pad=0.01, ticks=[0, 0.5, 1])
     bar.ax.set_ylim(0, 1)
     bar.set_label("rank of s(i|S)\n(0 lowest, 1 highest)", fontsize=8)
@@ -104,7 +102,7 @@ def plot_target_document(explained: PairAttention, tokenizer: "PreTrainedTokeniz
 def figure3(analyses: "ModelAnalyses", shown: Sequence[MentionPair],
             models: Sequence[str] = ("longformer", "cdlm")) -> "Figure":
     """Figure 3: the first kept coreferring pair that every compared model scored, its target document once per
-    model (`models` that were run, else the first two run)."""
+    model (`models` that were run, else the first two run); models that shade it alike share one panel."""
     import matplotlib.pyplot as plt
 
     examples = analyses.examples
@@ -113,11 +111,9 @@ def figure3(analyses: "ModelAnalyses", shown: Sequence[MentionPair],
                   if p.label == 1 and not any(isinstance(examples[m][i], str) for m in compared)), None)
     if first is None:
         raise DataError("no kept coreferring pair was scored by every compared model: nothing to draw")
-    pair = shown[first]
-    panels: dict[tuple, list[str]] = {}  # models that shade the document alike share one panel
+    pair, panels = shown[first], {}
     for variant in compared:
-        shading = tuple(sorted(token_shades(examples[variant][first]).items()))
-        panels.setdefault(shading, []).append(variant)
+        panels.setdefault(tuple(sorted(token_shades(examples[variant][first]).items())), []).append(variant)
     fig, axes = plt.subplots(len(panels), 1, figsize=(10, 3.2 * len(panels)))
     for ax, variants in zip(np.atleast_1d(axes), panels.values()):
         explained = examples[variants[0]][first]
@@ -132,21 +128,17 @@ def html_target_document(explained: PairAttention, tokenizer: "PreTrainedTokeniz
     """The same view as `plot_target_document`, as HTML spans (for the interactive browser)."""
     import html
 
-    import matplotlib.pyplot as plt
     from matplotlib.colors import to_hex
 
-    cmap = plt.get_cmap("Reds")
-    spans = []
-    for text, shade, in_target in document_tokens(explained, tokenizer):
-        color = "#dddddd" if shade is None else to_hex(cmap(0.1 + 0.8 * shade))
-        border = "border:2px solid black;" if in_target else ""
-        spans.append(f'<span style="background:{color};{border}white-space:pre">{html.escape(text)}</span>')
+    spans = "".join(f'<span style="background:{to_hex(color)};{"border:2px solid black;" if in_target else ""}'
+                    f'white-space:pre">{html.escape(text)}</span>'
+                    for text, color, in_target in document_tokens(explained, tokenizer))
     pair = explained.pair
-    head = (f"<p><b>source</b> {html.escape(pair.first.text)} ({pair.first.doc_id}) → <b>target</b> "
+    return (f"<p><b>source</b> {html.escape(pair.first.text)} ({pair.first.doc_id}) → <b>target</b> "
             f"{html.escape(pair.second.text)} ({pair.second.doc_id}), "
             f"{'coreferring' if pair.label else 'not coreferring'}"
-            f": s(T|S) = {explained.target_score:.3g}, PR = {explained.percentile:.1f} %</p>")
-    return head + '<div style="font-family:monospace;line-height:1.8">' + "".join(spans) + "</div>"
+            f": s(T|S) = {explained.target_score:.3g}, PR = {explained.percentile:.1f} %</p>"
+            f'<div style="font-family:monospace;line-height:1.8">{spans}</div>')
 
 
 def example_pages(analyses: "ModelAnalyses", shown: Sequence[MentionPair]) -> dict[str, str]:

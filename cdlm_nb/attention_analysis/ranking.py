@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy.special import softmax
 
 from ..errors import ConfigError, DataError
 from ..tokenization import document_separator_ids
@@ -34,14 +35,6 @@ if TYPE_CHECKING:
 
     from ..coref.mentions import MentionPair
     from .inputs import AttentionInput
-
-
-def _as_head_token_source(name: str, tensor, n_source: int) -> np.ndarray:
-    """`tensor` as a float array of shape (heads, seq, |S|), or a clear error naming it."""
-    array = np.asarray(tensor, dtype=np.float64)
-    if array.ndim != 3 or array.shape[2] != n_source:
-        raise ConfigError(f"{name} must have shape (heads, seq, |S|={n_source}), got {array.shape}")
-    return array
 
 
 def token_scores(attn_to, attn_from, source_positions: Sequence[int]) -> np.ndarray:
@@ -54,19 +47,18 @@ def token_scores(attn_to, attn_from, source_positions: Sequence[int]) -> np.ndar
     source = list(source_positions)
     if not source:
         raise ConfigError("source_positions is empty: the source span needs at least one token")
-    to = _as_head_token_source("attn_to", attn_to, len(source))
-    back = _as_head_token_source("attn_from", attn_from, len(source))
-    if to.shape != back.shape:
-        raise ConfigError(f"attn_to {to.shape} and attn_from {back.shape} must have the same shape")
+    to, back = (np.asarray(attn, dtype=np.float64) for attn in (attn_to, attn_from))
+    if to.ndim != 3 or to.shape != back.shape or to.shape[2] != len(source):
+        raise ConfigError(f"attn_to {to.shape} and attn_from {back.shape} must both have shape (heads, seq, "
+                          f"|S|={len(source)})")
     seq_len = to.shape[1]
     if min(source) < 0 or max(source) >= seq_len or len(set(source)) != len(source):
         raise ConfigError(f"source_positions {source} must be distinct positions in [0, {seq_len})")
     logits = (to + back).sum(axis=(0, 2))  # Σ_heads Σ_{j∈S} (α_ij + α_ji)
     outside = np.ones(seq_len, dtype=bool)
     outside[source] = False
-    exp = np.exp(logits[outside] - logits[outside].max())  # stable softmax; the shift cancels out
     scores = np.full(seq_len, np.nan)
-    scores[outside] = exp / exp.sum()
+    scores[outside] = softmax(logits[outside])
     return scores
 
 

@@ -80,8 +80,7 @@ def table6_with_paper(results: "pd.DataFrame", models: Sequence[str] | None = No
     ours = mpr_table(results, models)
     rows = [m for m in (models or ours.index) if m in ours.index or display_name(m) in missing]
     columns = pd.MultiIndex.from_tuples([(label, kind, who) for label, kind in ours.columns
-                                         for who in ("ours", "paper")],
-                                        names=["label", "kind", ""])
+                                         for who in ("ours", "paper")], names=["label", "kind", ""])
     table = pd.DataFrame(index=rows, columns=columns, dtype=float)
     for label, kind in ours.columns:
         table[(label, kind, "ours")] = ours[(label, kind)].reindex(rows)
@@ -96,11 +95,10 @@ def table6_with_paper(results: "pd.DataFrame", models: Sequence[str] | None = No
 def mpr_metrics(results: "pd.DataFrame") -> dict[str, float]:
     """The recorded metrics: `mpr/<label>/<model>` (events and entities pooled: the mean PR over all their pairs),
     `mpr/<label>/<kind>/<model>` per mention kind, and the reference row `mpr/reference/chance`."""
-    scored = analysed(results)
-    keys = {"mpr/reference/chance": CHANCE_MPR} | {f"mpr/{label}/{model}": mean_percentile_rank(group["percentile"])
-            for (label, model), group in scored.groupby(["label", "model"])}
-    keys.update({f"mpr/{label}/{kind}/{model}": mean_percentile_rank(group["percentile"])
-                 for (label, kind, model), group in scored.groupby(["label", "kind", "model"])})
+    scored, keys = analysed(results), {"mpr/reference/chance": CHANCE_MPR}
+    for columns in (["label", "model"], ["label", "kind", "model"]):
+        keys |= {"mpr/" + "/".join(group): mean_percentile_rank(frame["percentile"])
+                 for group, frame in scored.groupby(columns)}
     return keys
 
 
@@ -108,10 +106,8 @@ def paired_gap(results: "pd.DataFrame", model: str, baseline: str, label: str) -
     """(mean, standard error, pairs) of `model`'s PR minus `baseline`'s over the pairs of `label` both scored (pairs
     matched by kind and index, so both models must have analysed the same pair lists): the paired difference is
     far less noisy than two separate MPRs."""
-    scored = analysed(results)
-    index = ["kind", "pair"]
-    a = scored[(scored["model"] == model) & (scored["label"] == label)].set_index(index)["percentile"]
-    b = scored[(scored["model"] == baseline) & (scored["label"] == label)].set_index(index)["percentile"]
+    scored = analysed(results).query("label == @label").set_index(["kind", "pair"])
+    a, b = (scored.loc[scored["model"] == name, "percentile"] for name in (model, baseline))
     gap = (a - b).dropna()  # pairs skipped by either model are left out, and counted in the third value
     if gap.empty:
         raise DataError(f"no {label} pairs scored by both {model!r} and {baseline!r}")
@@ -128,33 +124,25 @@ def label_gap(results: "pd.DataFrame", model: str) -> tuple[float, float]:
     return float(means["pos"] - means["neg"]), float(np.hypot(sems["pos"], sems["neg"]))
 
 
-def above_chance(results: "pd.DataFrame") -> dict[str, verdicts.Difference]:
-    """Per model, its MPR on coreferring pairs minus the 50 of chance, with a 95 % bootstrap interval over the
-    pairs (no seed band: the pretrained models are fixed here)."""
-    scored = analysed(results).query("label == 'pos'")
-    return {model: verdicts.mean_difference(group["percentile"].to_numpy(), np.full(len(group), CHANCE_MPR), None)
-            for model, group in scored.groupby("model", sort=False)}
-
-
 def readings(results: "pd.DataFrame", model: str = "cdlm", baseline: str = "local") -> list[str]:
-    """Which models rank coreferring targets above chance (the interval of their MPR minus 50 above 0; the others
-    learned nothing here), then the two gaps Table 6's claim rests on: `model` minus `baseline` on the same
-    coreferring pairs, and `model`'s coreferring minus non-coreferring pairs (only when both rose above chance)."""
-    chance = above_chance(results)
+    """Per model, its coreferring MPR minus the 50 of chance with a 95 % bootstrap interval over the pairs (no seed
+    band: the pretrained models are fixed; at or below chance: learned nothing here); then, when `model` and
+    `baseline` both rose above chance, the two gaps Table 6's claim rests on: `model` minus `baseline` on the same
+    coreferring pairs, and `model`'s coreferring minus non-coreferring pairs."""
+    chance = {name: verdicts.mean_difference(group["percentile"].to_numpy(), np.full(len(group), CHANCE_MPR), None)
+              for name, group in analysed(results).query("label == 'pos'").groupby("model", sort=False)}
     lines = [f"{display_name(name)}: coreferring MPR minus the 50 of chance {diff.value:+.1f} (95 % bootstrap "
              f"{diff.low:+.1f} to {diff.high:+.1f}) -> "
              + ("above chance" if diff.low > 0 else f"at or below chance: {verdicts.LEARNED_NOTHING}")
              for name, diff in chance.items()]
     if not {model, baseline} <= set(results["model"]):
         return lines
-    if nothing := [display_name(n) for n in (model, baseline) if chance[n].low <= 0]:
-        return [*lines, f"{display_name(model)} vs {display_name(baseline)}: not compared ({verdicts.LEARNED_NOTHING}:"
-                        f" {' and '.join(nothing)})"]
-    gap, sem, n = paired_gap(results, model, baseline, "pos")
-    label, label_sem = label_gap(results, model)
     name, base = display_name(model), display_name(baseline)
-    return [*lines,
-            f"{name} minus {base} on the same {n} coreferring pairs: {gap:+.1f} points (± {sem:.1f} standard error)",
+    if nothing := [display_name(n) for n in (model, baseline) if chance[n].low <= 0]:
+        return [*lines, f"{name} vs {base}: not compared ({verdicts.LEARNED_NOTHING}: {' and '.join(nothing)})"]
+    (gap, sem, n), (label, label_sem) = paired_gap(results, model, baseline, "pos"), label_gap(results, model)
+    return [*lines, f"{name} minus {base} on the same {n} coreferring pairs: {gap:+.1f} points (± {sem:.1f} standard "
+                    "error)",
             f"{name} coreferring minus non-coreferring pairs: {label:+.1f} points (± {label_sem:.1f} standard error)"]
 
 

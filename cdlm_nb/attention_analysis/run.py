@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..batching import length_grouped_batches
 from ..collate import indicator, pad_batch
 from ..coref.mentions import MentionPair
 from ..encoders import max_input_length
@@ -34,22 +35,18 @@ if TYPE_CHECKING:
 
 
 def last_layer_source_attention(outputs: Any, row: int, n_source: int, seq_len: int) -> tuple[np.ndarray, np.ndarray]:
-    """(attn_to, attn_from), each (heads, seq, |S|), for batch row `row` of a Longformer output whose only global
-    tokens are that row's source span: α_ij = `attentions[-1][row, :, :seq_len, :|S|]` and
-    α_ji = `global_attentions[-1][row, :, :seq_len, :|S|]` (a row's own global tokens come first, in position
-    order; columns beyond them belong to longer rows of the batch and hold zeros; rows are cut to the input's
-    `seq_len`, dropping batch padding and the window padding HF leaves in `global_attentions`)."""
+    """(attn_to, attn_from), each (heads, seq_len, |S|), for batch row `row` of a Longformer output whose only
+    global tokens are that row's source span (see the module docstring); columns beyond |S| belong to longer rows
+    of the batch, rows beyond `seq_len` to batch and window padding."""
     global_attentions = getattr(outputs, "global_attentions", None)
     if global_attentions is None or outputs.attentions is None:
         raise ConfigError("the model returned no global_attentions: the analysis needs a Longformer called with "
                           "output_attentions=True and a non-empty global_attention_mask")
-    local = outputs.attentions[-1][row]  # (heads, seq, max |S| in batch + window + 1)
-    global_ = global_attentions[-1][row]  # (heads, padded seq, max |S| in batch)
-    if global_.shape[-1] < n_source:
-        raise ConfigError(f"expected {n_source} global tokens (the source span), the model reports {global_.shape[-1]}")
-    attn_to = local[:, :seq_len, :n_source].detach().float().cpu().numpy()
-    attn_from = global_[:, :seq_len, :n_source].detach().float().cpu().numpy()
-    return attn_to, attn_from
+    if global_attentions[-1].shape[-1] < n_source:
+        raise ConfigError(f"expected {n_source} global tokens (the source span), the model reports "
+                          f"{global_attentions[-1].shape[-1]}")
+    return tuple(attentions[-1][row, :, :seq_len, :n_source].detach().float().cpu().numpy()
+                 for attentions in (outputs.attentions, global_attentions))
 
 
 def source_token_scores(model: "PreTrainedModel", items: Sequence[AttentionInput]) -> list[np.ndarray]:
@@ -64,11 +61,8 @@ def source_token_scores(model: "PreTrainedModel", items: Sequence[AttentionInput
     with torch.inference_mode():
         outputs = model.base_model(**{name: values.to(device) for name, values in batch.items()},
                                    output_attentions=True)
-    scores = []
-    for row, item in enumerate(items):
-        directions = last_layer_source_attention(outputs, row, len(item.source_positions), len(item.input_ids))
-        scores.append(token_scores(*directions, item.source_positions))
-    return scores
+    return [token_scores(*last_layer_source_attention(outputs, row, len(item.source_positions), len(item.input_ids)),
+                         item.source_positions) for row, item in enumerate(items)]
 
 
 def explain_pairs(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", pairs: Sequence[MentionPair],
@@ -80,10 +74,9 @@ def explain_pairs(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase"
     excluded = excluded_token_ids(tokenizer, exclude_punctuation)
     items = encode_mention_pairs(pairs, coref_dataset, tokenizer, max_input_length(model, max_length))
     yield from ((i, item) for i, item in enumerate(items) if isinstance(item, str))
-    encoded = sorted((i for i, item in enumerate(items) if not isinstance(item, str)),
-                     key=lambda i: len(items[i].input_ids))
-    for start in range(0, len(encoded), batch_size):
-        batch = encoded[start:start + batch_size]
+    encoded = [i for i, item in enumerate(items) if not isinstance(item, str)]
+    for positions in length_grouped_batches([len(items[i].input_ids) for i in encoded], batch_size):
+        batch = [encoded[p] for p in positions]
         for i, scores in zip(batch, source_token_scores(model, [items[i] for i in batch])):
             yield i, rank_target(pairs[i], items[i], scores, excluded)
 
@@ -108,8 +101,7 @@ def analyse_pairs(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase"
     never dropped)."""
     import pandas as pd
 
-    rows = {}
     analyses = explain_pairs(model, tokenizer, pairs, coref_dataset, max_length, exclude_punctuation, batch_size)
-    for i, result in progress(analyses, total=len(pairs), desc=f"attention {model_name}"):
-        rows[i] = _result_record(model_name, i, pairs[i], result)
+    rows = {i: _result_record(model_name, i, pairs[i], result)
+            for i, result in progress(analyses, total=len(pairs), desc=f"attention {model_name}")}
     return pd.DataFrame([rows[i] for i in range(len(pairs))])

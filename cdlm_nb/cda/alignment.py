@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from math import comb
 
 import numpy as np
 
@@ -63,8 +64,6 @@ def expected_random_mrr(labels: Sequence[int], sentence_counts: Sequence[int], g
     """E[MRR] of random scores with a coin-flip D2D that says "related" with probability `p_related`: a negative
     scores 1 with probability 1 − p; a positive with g gold of n sentences scores p · E[1 / first gold rank],
     where P(first gold at rank r) = C(n − r, g − 1) / C(n, g)."""
-    from math import comb
-
     values = []
     for label, n, relevant in zip(labels, sentence_counts, gold):
         if label == 0:

@@ -1,13 +1,10 @@
 """Cross-document attention (the CDA paper, eq. 2): a vector of one document attends over candidate vectors of the
-other and is replaced by an affine map of [itself ; the attended mix].
+other and is replaced by an affine map of [itself ; the attended mix] (or of their sum: the Table 10 ablation).
 
-    x̃ = affine([x ; Σ_{v∈C} softmax_v(vᵀx) v])        (concatenation, the paper)
-    x̃ = affine(x + Σ_{v∈C} softmax_v(vᵀx) v)          (addition: the Table 10 ablation)
+    x̃ = affine([x ; Σ_{v∈C} softmax_v(vᵀx) v])
 
-SHALLOW: x = d_A, C = B's sentence vectors ∪ {d_B} (and the other way round). DEEP (GRU-HAN only) adds, before
-the sentence GRU, the same layer for every sentence vector s of A with C = B's word vectors ∪ B's sentence vectors
-(separate parameters; padding never attended). The released code's SHALLOW bug is an option here:
-`softmax_dim=0` normalises the B-side scores over the batch instead of over the candidates.
+SHALLOW: x = d_A, C = B's sentence vectors ∪ {d_B} (and the other way round). DEEP (GRU-HAN only) adds, before the
+sentence GRU, the same layer (own parameters) for every sentence vector of A with C = B's word and sentence vectors.
 """
 
 from __future__ import annotations
@@ -16,16 +13,6 @@ import torch
 from torch import nn
 
 from ..errors import ConfigError
-
-
-def attention_weights(queries: torch.Tensor, candidates: torch.Tensor, mask: torch.Tensor,
-                      softmax_dim: int = -1) -> torch.Tensor:
-    """softmax_v(vᵀx): `[batch, queries, candidates]` for queries `[batch, q, dim]`, candidates `[batch, c, dim]`;
-    masked candidates get no weight (unless the softmax runs over another axis, as in the bug)."""
-    scores = queries @ candidates.transpose(1, 2)
-    if softmax_dim == -1:
-        scores = scores.masked_fill(~mask.bool().unsqueeze(1), torch.finfo(scores.dtype).min)
-    return scores.softmax(dim=softmax_dim)
 
 
 class CrossAttention(nn.Module):
@@ -41,8 +28,12 @@ class CrossAttention(nn.Module):
 
     def forward(self, queries: torch.Tensor, candidates: torch.Tensor, mask: torch.Tensor,
                 softmax_dim: int = -1) -> tuple[torch.Tensor, torch.Tensor]:
-        """(x̃ `[batch, q, dim]`, the attention weights `[batch, q, c]`)."""
-        weights = attention_weights(queries, candidates, mask, softmax_dim)
+        """(x̃ `[batch, q, dim]`, the weights `[batch, q, c]`) for queries `[batch, q, dim]` over candidates
+        `[batch, c, dim]`; masked candidates get no weight (unless the softmax runs over the batch: the bug)."""
+        scores = queries @ candidates.transpose(1, 2)
+        if softmax_dim == -1:
+            scores = scores.masked_fill(~mask.bool().unsqueeze(1), torch.finfo(scores.dtype).min)
+        weights = scores.softmax(dim=softmax_dim)
         attended = weights @ candidates
         joined = torch.cat([queries, attended], -1) if self.combine == "concat" else queries + attended
         return self.affine(joined), weights

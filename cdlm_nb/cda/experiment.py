@@ -13,22 +13,20 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
+import torch
 
+from ..artefacts import fingerprint, save_file
 from ..errors import ConfigError
-from ..finetuning import Epoch, decide
-from ..profiles import SEED
+from ..finetuning import EarlyStopping, Epoch, TrainSetup, decide, pieces, predict_batches, train_epochs
+from ..matching.metrics import pair_scores
+from ..profiles import SEED, CDAConfig
+from ..recipe_search import RecipeCache, Search, SearchResult, dev_scores, setting
 from .alignment import S2DScores, expected_random_mrr, joint_s2d
-from .han import GRUHAN, BertAVG, BertHAN, PooledSentences
-from .inputs import PairSet, Vocabulary, sentence_vectors, vector_pairs, word_pairs
-from .model import SiameseCDA
-from .training import Fit, fit_epochs, paper_setup, predict
-
-if TYPE_CHECKING:
-    from ..profiles import CDAConfig
-    from ..recipe_search import RecipeCache, Search, SearchResult
+from .inputs import PairSet, Vocabulary, sentence_vectors, side, vector_pairs, word_pairs
+from .model import GRUHAN, BertAVG, BertHAN, Output, PooledSentences, SiameseCDA
 
 RANDOM = "random"
 SPLITS = ("train", "dev", "test")
@@ -48,7 +46,6 @@ def through_csv(splits: Mapping[str, Any], folder: Path) -> tuple[dict[str, Any]
     """Each split written with `data.cda.write_cda` (atomically, with a manifest: `artefacts.save_file`) and read
     back with `load_cda` (the path a user's CDA files take); also how many pairs' doc_a came back as other
     sentences (0 unless a sentence held several)."""
-    from ..artefacts import save_file
     from ..data.cda import load_cda, write_cda
 
     back, changed = {}, {}
@@ -67,7 +64,7 @@ class Prepared:
     vocabulary: Vocabulary
 
 
-def prepare(splits: Mapping[str, Any], config: "CDAConfig", encoder=None, cache_dir=None,
+def prepare(splits: Mapping[str, Any], config: CDAConfig, encoder=None, cache_dir=None,
             include_padding: bool = False) -> Prepared:
     """Word ids from a training-text vocabulary; sentence vectors from `encoder` (a sentence transformer) when a
     BERT model is asked for (`include_padding`: the released code's sentence means over padding)."""
@@ -81,29 +78,84 @@ def prepare(splits: Mapping[str, Any], config: "CDAConfig", encoder=None, cache_
     return Prepared(words, vectors, vocabulary)
 
 
-def build_model(name: str, prepared: Prepared, config: "CDAConfig", **options: Any) -> SiameseCDA:
+def build_model(name: str, prepared: Prepared, config: CDAConfig, **options: Any) -> SiameseCDA:
     """A fresh matcher for a model name; `options` reach the encoder (`mask_padding`, `word_state`) or the
     matcher (`softmax_over_batch`)."""
     encoder_name, cda, combine = model_spec(name)
     softmax_over_batch = options.pop("softmax_over_batch", False)
     if encoder_name == "gru_han":
         encoder = GRUHAN(len(prepared.vocabulary), config.embedding_dim, config.gru_hidden, **options)
-    elif encoder_name == "bert_han":
-        encoder = BertHAN(_vector_dim(prepared), config.bert_hidden, **options)
-    elif encoder_name == "bert_avg":
-        encoder = BertAVG(_vector_dim(prepared))
-    elif encoder_name == "aose":
-        encoder = PooledSentences(_vector_dim(prepared), **options)
-    else:
+    elif encoder_name not in ("bert_han", "bert_avg", "aose"):
         raise ConfigError(f"unknown CDA model {name!r} (the profile's cda.models); its encoder {encoder_name!r} must "
                           "be one of gru_han, bert_han, bert_avg, aose, with an optional _shallow/_deep and _add")
+    elif not prepared.vectors:
+        raise ConfigError("BERT models need sentence vectors: call prepare(..., encoder=...) with a sentence encoder")
+    else:
+        dim = prepared.vectors["train"].docs_a[0].shape[1]
+        encoder = (BertHAN(dim, config.bert_hidden, **options) if encoder_name == "bert_han" else
+                   BertAVG(dim) if encoder_name == "bert_avg" else PooledSentences(dim, **options))
     return SiameseCDA(encoder, cda, combine, config.classifier_hidden, softmax_over_batch)
 
 
-def _vector_dim(prepared: Prepared) -> int:
-    if not prepared.vectors:
-        raise ConfigError("BERT models need sentence vectors: call prepare(..., encoder=...) with a sentence encoder")
-    return prepared.vectors["train"].docs_a[0].shape[1]
+def forward(model: SiameseCDA, pairs: PairSet, indices: list[int]) -> Output:
+    """The model on the pairs `indices`, batched on the model's device."""
+    device = next(model.parameters()).device
+    return model(side([pairs.docs_a[i] for i in indices]).to(device),
+                 side([pairs.docs_b[i] for i in indices]).to(device))
+
+
+def pair_loss(model: SiameseCDA, pairs: PairSet, indices: list[int]) -> torch.Tensor:
+    """Binary cross-entropy of "aligned" on the pairs `indices`."""
+    logits = forward(model, pairs, indices).logits
+    targets = torch.tensor([pairs.labels[i] for i in indices], dtype=torch.float, device=logits.device)
+    return torch.nn.functional.binary_cross_entropy_with_logits(logits, targets)
+
+
+def dev_loss(model: SiameseCDA, pairs: PairSet, batch_size: int) -> float:
+    """The mean loss over `pairs` (early stopping's criterion)."""
+    model.eval()
+    with torch.inference_mode():
+        losses = [(pair_loss(model, pairs, indices).item(), len(indices))
+                  for indices in pieces(list(range(len(pairs))), batch_size)]
+    return sum(loss * n for loss, n in losses) / len(pairs)
+
+
+@dataclass
+class Fit:
+    """What training did: losses per epoch, the epoch kept, and the seconds it took."""
+
+    train_losses: list[float]
+    dev_losses: list[float]
+    best_epoch: int
+    seconds: float
+
+
+@dataclass
+class Predictions:
+    """P(aligned) per pair, doc_a's sentence scores per pair (attention and cosine), and the seconds taken."""
+
+    probabilities: np.ndarray
+    attention: list[np.ndarray]
+    cosine: list[np.ndarray]
+    seconds: float
+
+
+def predict(model: SiameseCDA, pairs: PairSet, batch_size: int) -> Predictions:
+    """P(aligned) per pair and doc_a's sentence scores (attention, cosine), in consecutive batches (with the
+    released code's `softmax_over_batch` a pair's score depends on its batch), and the seconds taken."""
+    model.eval()
+
+    def scores(indices: list[int]) -> tuple[list[float], list[np.ndarray], list[np.ndarray]]:
+        output = forward(model, pairs, indices)
+        sizes = [len(pairs.docs_a[i]) for i in indices]
+        return (torch.sigmoid(output.logits).tolist(),
+                [output.attention_alignment[row, :n].cpu().numpy() for row, n in enumerate(sizes)],
+                [output.cosine_alignment[row, :n].cpu().numpy() for row, n in enumerate(sizes)])
+
+    outputs, seconds = predict_batches(scores, pieces(list(range(len(pairs))), batch_size),
+                                       device=str(next(model.parameters()).device), desc="matching pairs")
+    probabilities, attention, cosine = ([value for _, out in outputs for value in out[k]] for k in range(3))
+    return Predictions(np.array(probabilities), attention, cosine, seconds)
 
 
 @dataclass
@@ -120,48 +172,37 @@ class CDARun:
     attention: list[np.ndarray] | None = None  # doc_a's sentence scores per test pair
     oracle: dict[str, S2DScores] | None = None  # S2D given the gold D2D decision (the paper's Figure 3), by scorer
     model: SiameseCDA | None = None  # the trained matcher (notebook 10 writes its cross-document attention out)
-    recipe: "SearchResult | None" = None  # the dev search that chose its learning rate and epoch (`config.search`)
+    recipe: SearchResult | None = None  # the dev search that chose its learning rate and epoch (`config.search`)
 
 
 def d2d_scores(labels, predictions) -> dict[str, float]:
     """Accuracy and F1 of the related class (notebook 05's `pair_scores`, as notebook 10 names them: `acc`, `f1`)."""
-    from ..matching.metrics import pair_scores
-
     scores = pair_scores(labels, predictions)
     return {"acc": scores["accuracy"], "f1": scores["f1"]}
 
 
 @dataclass
 class ModelSearch:
-    """One matcher's training, run by the caller's loop (notebook 10 writes it out):
-
-        for rate in search.rates():                     # config.learning_rates; none on a cache hit
-            model = search.reset()                      # a new matcher, the same seed for every rate
-            for epoch in search.fine_tune(model, rate): # Adam, early stopping on the dev loss
-                search.keep(model, rate, epoch)         # dev D2D scored; the best (rate, epoch) kept
-        run = search.finish()                           # test scored once, with the chosen weights
-
-    (the loop of notebook 05's `ClassifierSearch`, so one loop trains any system of notebook 11)
-
-    With `config.search` the (rate, epoch) of the best dev macro-F1 is kept (`recipe_search.Search`, cached in the
-    run folder); without, the one rate's early-stopped fit. `options` reach `build_model`."""
+    """One matcher's training, run by the caller's loop as notebook 10 writes it out (notebook 05's loop for
+    `ClassifierSearch`, so one loop trains any system of notebook 11; `recipe_search.train_and_score`): every rate
+    of `rates()` (none on a cache hit) from `reset()` (the same seed), each epoch of `fine_tune` passed to `keep`,
+    then `finish()` scores test once with the chosen weights. With `config.search` the (rate, epoch) of the best
+    dev macro-F1 is kept (`recipe_search.Search`, cached in the run folder); without, the one rate's early-stopped
+    fit. `options` reach `build_model`."""
 
     name: str
     prepared: Prepared
-    config: "CDAConfig"
+    config: CDAConfig
     seed: int = SEED
     device: str = "cpu"
-    cache: "RecipeCache | None" = None
+    cache: RecipeCache | None = None
     options: dict[str, Any] = field(default_factory=dict)
     pairs: Mapping[str, PairSet] = field(init=False)
-    search: "Search | None" = field(init=False, default=None)
+    search: Search | None = field(init=False, default=None)
     fits: dict[float, Fit] = field(init=False, default_factory=dict)
     model: SiameseCDA | None = field(init=False, default=None)  # the last matcher trained
 
     def __post_init__(self) -> None:
-        from ..artefacts import fingerprint
-        from ..recipe_search import Search, setting
-
         self.pairs = self.prepared.words if model_spec(self.name)[0] == "gru_han" else self.prepared.vectors
         if self.config.search is not None:
             data = fingerprint([[split.labels, [_digest(doc) for doc in split.docs_a + split.docs_b]]
@@ -175,26 +216,43 @@ class ModelSearch:
 
     def reset(self) -> SiameseCDA:
         """A new matcher on the device, its weights drawn from the seed (the same for every rate)."""
-        import torch
-
         torch.manual_seed(self.seed)
         self.model = build_model(self.name, self.prepared, self.config, **self.options).to(self.device)
         return self.model
 
     def fine_tune(self, model: SiameseCDA, learning_rate: float) -> Iterator[Epoch]:
-        """`training.fit_epochs` at `learning_rate` (the paper's recipe, at most `config.epochs` epochs, early
-        stopping on the dev loss), each epoch's fit so far kept in `fits`."""
-        setup = paper_setup(self.config.epochs, self.config.batch_size, learning_rate, self.seed)
-        epochs = fit_epochs(model, self.pairs["train"], self.pairs["dev"], setup, patience=self.config.patience,
-                            min_improvement=self.config.min_improvement)
-        for epoch, fitted in epochs:
-            self.fits[learning_rate] = fitted
+        """`finetuning.train_epochs` with the paper's recipe (Appendix A.2: Adam at a constant rate on i.i.d.
+        batches, binary cross-entropy) at `learning_rate`, at most `config.epochs` epochs, stopped once the dev loss
+        has not fallen by `config.min_improvement` for `config.patience` epochs; once the loop ends the best
+        epoch's weights are restored. Each epoch's fit so far is kept in `fits`."""
+        config, train, dev = self.config, self.pairs["train"], self.pairs["dev"]
+        setup = TrainSetup(config.epochs, config.batch_size, learning_rate, self.seed, decay=False, optimizer="adam",
+                           random_batches=True)
+        stopping = EarlyStopping(model, lambda: dev_loss(model, dev, setup.batch_size), config.patience,
+                                 config.min_improvement)
+        batch_losses: list[float] = []  # this epoch's, times the batch's pairs
+        train_losses: list[float] = []
+
+        def batch_loss(indices: list[int]) -> torch.Tensor:
+            loss = pair_loss(model, train, indices)
+            batch_losses.append(loss.item() * len(indices))
+            return loss
+
+        lengths = [len(a) + len(b) for a, b in zip(train.docs_a, train.docs_b)]
+        for epoch in train_epochs(model, lengths, batch_loss, setup, device=str(next(model.parameters()).device),
+                                  what="document pairs"):
+            train_losses.append(sum(batch_losses) / len(train))
+            batch_losses.clear()
+            stop = stopping(epoch.number)
+            self.fits[learning_rate] = Fit(list(train_losses), list(stopping.losses), stopping.best_epoch,
+                                           epoch.seconds)
             yield epoch
+            if stop:
+                break
+        stopping.restore()
 
     def keep(self, model: SiameseCDA, learning_rate: float, epoch: Epoch) -> None:
         """After an epoch: with a search, dev D2D scored at P(aligned) >= 0.5 (`Search.keep`)."""
-        from ..recipe_search import dev_scores
-
         if self.search is not None:
             decisions = decide(predict(model, self.pairs["dev"], self.config.batch_size).probabilities).tolist()
             self.search.keep(model, learning_rate, epoch, dev_scores(self.pairs["dev"].labels, decisions))
@@ -220,17 +278,13 @@ class ModelSearch:
                       recipe)
 
 
-def recipe_cache(run_dir: str | Path | None) -> "RecipeCache | None":
+def recipe_cache(run_dir: str | Path | None) -> RecipeCache | None:
     """Where notebook 10's recipe searches are cached (`<run_dir>/recipes/cda`; None: not cached)."""
-    from ..recipe_search import RecipeCache
-
     return RecipeCache.in_run(run_dir, "cda")
 
 
 def _digest(document) -> str:
     """A document as the encoder reads it (word ids per sentence, or a sentence-vector array), in short."""
-    from ..artefacts import fingerprint
-
     if isinstance(document, np.ndarray):
         return fingerprint(document.shape, np.round(document.astype(float), 4).tobytes().hex()[:4096])
     return fingerprint(document)

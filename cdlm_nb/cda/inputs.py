@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
-from .han import Side
+from ..sentence_encoders import embed
+from .model import Side
 
 PAD, UNK = 0, 1
 _WORD = re.compile(r"\w+|[^\w\s]")
@@ -72,51 +73,42 @@ class PairSet:
         return [i for i, gold in enumerate(self.gold) if gold]
 
 
-def word_pairs(rows: Sequence[Mapping], vocabulary: Vocabulary, max_sentences: int, max_words: int) -> PairSet:
-    """GRU-HAN inputs: each document as word ids per sentence, cut at the limits."""
-    pairs = PairSet()
-    for row in rows:
-        for side, target in (("doc_a", pairs.docs_a), ("doc_b", pairs.docs_b)):
-            sentences = row[side]
-            pairs.cuts.sentences += max(len(sentences) - max_sentences, 0)
-            kept = sentences[:max_sentences]
-            pairs.cuts.words += sum(max(len(words(s)) - max_words, 0) for s in kept)
-            target.append([vocabulary.encode(s, max_words) for s in kept])
-        _add_label(pairs, row, max_sentences)
-    return pairs
-
-
-def vector_pairs(rows: Sequence[Mapping], vectors: Mapping[str, np.ndarray], max_sentences: int) -> PairSet:
-    """BERT inputs: each document as its sentences' frozen vectors (looked up by sentence text), cut at the limit."""
+def _pairs(rows: Sequence[Mapping], max_sentences: int, encode: Callable[[list[str], Cuts], object]) -> PairSet:
+    """Each document's first `max_sentences` sentences through `encode`, and doc_a's gold within them."""
     pairs = PairSet()
     for row in rows:
         for side, target in (("doc_a", pairs.docs_a), ("doc_b", pairs.docs_b)):
             pairs.cuts.sentences += max(len(row[side]) - max_sentences, 0)
-            target.append(np.stack([vectors[s] for s in row[side][:max_sentences]]))
-        _add_label(pairs, row, max_sentences)
+            target.append(encode(row[side][:max_sentences], pairs.cuts))
+        gold = [i for i in row["positive_sentences"] if i < max_sentences]
+        pairs.cuts.gold += len(row["positive_sentences"]) - len(gold)
+        pairs.labels.append(int(row["label"]))
+        pairs.gold.append(gold)
     return pairs
 
 
-def _add_label(pairs: PairSet, row: Mapping, max_sentences: int) -> None:
-    gold = [i for i in row["positive_sentences"] if i < max_sentences]
-    pairs.cuts.gold += len(row["positive_sentences"]) - len(gold)
-    pairs.labels.append(int(row["label"]))
-    pairs.gold.append(gold)
+def word_pairs(rows: Sequence[Mapping], vocabulary: Vocabulary, max_sentences: int, max_words: int) -> PairSet:
+    """GRU-HAN inputs: each document as word ids per sentence, cut at the limits."""
+    def encode(sentences: list[str], cuts: Cuts) -> list[list[int]]:
+        cuts.words += sum(max(len(words(s)) - max_words, 0) for s in sentences)
+        return [vocabulary.encode(s, max_words) for s in sentences]
+
+    return _pairs(rows, max_sentences, encode)
+
+
+def vector_pairs(rows: Sequence[Mapping], vectors: Mapping[str, np.ndarray], max_sentences: int) -> PairSet:
+    """BERT inputs: each document as its sentences' frozen vectors (looked up by sentence text), cut at the limit."""
+    return _pairs(rows, max_sentences, lambda sentences, _: np.stack([vectors[s] for s in sentences]))
 
 
 def side(documents: Sequence) -> Side:
-    """A batch side from word-id documents (lists of lists) or vector documents (arrays)."""
-    n_sentences = max(len(doc) for doc in documents)
-    sentence_mask = torch.zeros(len(documents), n_sentences, dtype=torch.long)
-    for i, doc in enumerate(documents):
-        sentence_mask[i, :len(doc)] = 1
+    """A batch side from word-id documents (lists of lists) or vector documents (arrays), zero-padded."""
+    lengths = torch.tensor([len(doc) for doc in documents])
+    sentence_mask = (torch.arange(int(lengths.max()))[None] < lengths[:, None]).long()
     if isinstance(documents[0], np.ndarray):
-        vectors = torch.zeros(len(documents), n_sentences, documents[0].shape[1])
-        for i, doc in enumerate(documents):
-            vectors[i, :len(doc)] = torch.from_numpy(doc)
-        return Side(sentence_mask, sentence_vectors=vectors)
-    n_words = max(len(sentence) for doc in documents for sentence in doc)
-    ids = torch.zeros(len(documents), n_sentences, n_words, dtype=torch.long)
+        vectors = torch.nn.utils.rnn.pad_sequence([torch.from_numpy(doc) for doc in documents], batch_first=True)
+        return Side(sentence_mask, sentence_vectors=vectors.float())
+    ids = torch.zeros(*sentence_mask.shape, max(len(s) for doc in documents for s in doc), dtype=torch.long)
     for i, doc in enumerate(documents):
         for j, sentence in enumerate(doc):
             ids[i, j, :len(sentence)] = torch.tensor(sentence)
@@ -128,8 +120,6 @@ def sentence_vectors(encoder, rows: Sequence[Mapping], max_length: int, cache_di
     """Frozen vectors of every distinct sentence of `rows`: the sentence transformer's own (mean of the token
     vectors without padding, normalised; cached, shared with notebooks 08 and 11), or with `include_padding`
     the released code's bug: the mean over every position of inputs padded to `max_length`, normalised."""
-    from ..sentence_encoders import embed
-
     texts = sorted({s for row in rows for part in ("doc_a", "doc_b") for s in row[part]})
     if not include_padding:
         vectors = embed(encoder, texts, max_length, cache_dir=cache_dir, name="minilm-sentences")

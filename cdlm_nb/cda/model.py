@@ -1,12 +1,19 @@
-"""The Siamese matcher of the CDA paper (§3.1): one encoder reads A and B, optional cross-document attention
-(none, SHALLOW or DEEP) rewrites their vectors, and [d̃_A ; d̃_B] → Linear → ReLU → Linear gives the logit of
-"A and B are aligned" (sigmoid, binary cross-entropy).
+"""The CDA paper's models (Zhou, Pappas & Smith, EMNLP 2020): a Siamese matcher (§3.1) whose one encoder reads A and
+B, optional cross-document attention (`attention`: none, SHALLOW or DEEP) rewrites their vectors, and
+[d̃_A ; d̃_B] → Linear → ReLU → Linear is the logit of "aligned".
 
-Sentence-to-document alignment (eq. 3-4) is read off the same forward pass: the sentences of `doc_a` (the
-document whose sentences are ranked: S2ORC's citing section, PAN's suspicious text; the paper calls it B in eq. 3)
-are scored against the document vector of `doc_b` before CDA rewrites it: attention alignment is the softmax of
-vᵀd_b over doc_a's sentences (exactly the SHALLOW weights of eq. 2, minus the document candidate), cosine alignment
-is cos(v, d_b).
+Encoders (§3.2, §5.1, A.4.2) work in two steps so that DEEP CDA can act between them: `sentences(side)` (GRU-HAN:
+word BiGRU + attention pooling; the others read frozen sentence vectors), then `document(side, sentences)` →
+(document vector, the vectors CDA and alignment use): GRU-HAN's sentence BiGRU + attention, CDA on the vectors
+*before* that GRU (A.4.2); BERT-HAN's two BiGRU layers + attention, CDA on the first layer's outputs; BERT-AVG's
+mean; `PooledSentences`, AoSE's attention pooling alone.
+
+Sentence-to-document alignment (eq. 3-4) scores doc_a's sentences (B in eq. 3) against doc_b's vector before CDA:
+softmax of vᵀd_b (SHALLOW's weights minus the document candidate), and cos(v, d_b).
+
+The released code's bugs are options: `mask_padding=False` (attention and GRUs read padding),
+`word_state="document"` (the word GRU runs over the whole document, so word states carry across sentences) and
+`softmax_over_batch` (SHALLOW's B-side weights normalised over the batch instead of the candidates).
 """
 
 from __future__ import annotations
@@ -16,11 +23,131 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from ..attention_pooling import AttentionPooling, mean_pooling
 from ..errors import ConfigError
 from .attention import CrossAttention, with_document
-from .han import Side
 
 CDA_KINDS = ("none", "shallow", "deep")
+
+
+@dataclass
+class Side:
+    """One side (all A documents or all B documents) of a batch."""
+
+    sentence_mask: torch.Tensor  # [batch, sentences], 1 = real
+    word_ids: torch.Tensor | None = None  # [batch, sentences, words] (GRU-HAN)
+    word_mask: torch.Tensor | None = None  # [batch, sentences, words]
+    sentence_vectors: torch.Tensor | None = None  # [batch, sentences, dim] (BERT: frozen inputs)
+    words: torch.Tensor | None = None  # set by `sentences`: word vectors [batch, sentences * words, dim]
+
+    def to(self, device: torch.device | str) -> "Side":
+        """The same side with every tensor on `device` (the model's)."""
+        return Side(*(None if value is None else value.to(device) for value in
+                      (self.sentence_mask, self.word_ids, self.word_mask, self.sentence_vectors, self.words)))
+
+
+def run_gru(gru: nn.GRU, inputs: torch.Tensor, mask: torch.Tensor, packed: bool = True) -> torch.Tensor:
+    """A batch-first GRU over padded rows; `packed` skips the padding (the paper), else it reads it (the bug)."""
+    lengths = mask.sum(-1)
+    if not packed or bool((lengths == inputs.shape[1]).all()):
+        return gru(inputs)[0]
+    real = lengths > 0
+    outputs = inputs.new_zeros(*inputs.shape[:2], gru.hidden_size * (2 if gru.bidirectional else 1))
+    if real.any():
+        sequence = nn.utils.rnn.pack_padded_sequence(inputs[real], lengths[real].cpu(), batch_first=True,
+                                                     enforce_sorted=False)
+        unpacked, _ = nn.utils.rnn.pad_packed_sequence(gru(sequence)[0], batch_first=True,
+                                                       total_length=inputs.shape[1])
+        outputs[real] = unpacked
+    return outputs
+
+
+def _mask(mask: torch.Tensor, use: bool) -> torch.Tensor:
+    return mask if use else torch.ones_like(mask)
+
+
+class GRUHAN(nn.Module):
+    """GRU-HAN: word embeddings (trained, random initial values) → word BiGRU → attention → sentence vectors →
+    sentence BiGRU → attention → document vector. Hidden `hidden` per direction (paper: 50-d words, 50 hidden)."""
+
+    def __init__(self, vocab_size: int, embedding_dim: int = 50, hidden: int = 50, mask_padding: bool = True,
+                 word_state: str = "sentence"):
+        super().__init__()
+        self.embed = nn.Embedding(vocab_size, embedding_dim, padding_idx=0)
+        self.word_gru = nn.GRU(embedding_dim, hidden, batch_first=True, bidirectional=True)
+        self.word_attention = AttentionPooling(2 * hidden)
+        self.sentence_gru = nn.GRU(2 * hidden, hidden, batch_first=True, bidirectional=True)
+        self.sentence_attention = AttentionPooling(2 * hidden)
+        self.dim, self.mask_padding, self.word_state = 2 * hidden, mask_padding, word_state
+
+    def sentences(self, side: Side) -> torch.Tensor:
+        batch, n_sentences, n_words = side.word_ids.shape
+        embedded = self.embed(side.word_ids)
+        if self.word_state == "document":  # the released code: one sequence per document
+            flat = embedded.reshape(batch, n_sentences * n_words, -1)
+            words = self.word_gru(flat)[0].reshape(batch * n_sentences, n_words, -1)
+        else:
+            words = run_gru(self.word_gru, embedded.reshape(batch * n_sentences, n_words, -1),
+                            side.word_mask.reshape(-1, n_words), packed=self.mask_padding)
+        mask = _mask(side.word_mask.reshape(-1, n_words), self.mask_padding)
+        vectors, _ = self.word_attention(words, mask)
+        side.words = words.reshape(batch, n_sentences * n_words, -1)
+        return vectors.view(batch, n_sentences, -1)
+
+    def document(self, side: Side, sentences: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        mask = side.sentence_mask
+        context = run_gru(self.sentence_gru, sentences, mask, packed=self.mask_padding)
+        document, _ = self.sentence_attention(context, _mask(mask, self.mask_padding))
+        return document, sentences
+
+
+class FrozenSentences(nn.Module):
+    """An encoder over given (frozen) sentence vectors of `dim` dimensions."""
+
+    def __init__(self, dim: int, mask_padding: bool = True):
+        super().__init__()
+        self.dim, self.mask_padding = dim, mask_padding
+
+    def sentences(self, side: Side) -> torch.Tensor:
+        return side.sentence_vectors
+
+
+class BertHAN(FrozenSentences):
+    """BERT-HAN: frozen sentence vectors → two BiGRU layers → attention → document vector (Pappagari et al.'s
+    hierarchy); CDA reads the first layer's outputs."""
+
+    def __init__(self, input_dim: int, hidden: int = 128, mask_padding: bool = True):
+        super().__init__(2 * hidden, mask_padding)
+        self.first = nn.GRU(input_dim, hidden, batch_first=True, bidirectional=True)
+        self.second = nn.GRU(2 * hidden, hidden, batch_first=True, bidirectional=True)
+        self.attention = AttentionPooling(2 * hidden)
+
+    def document(self, side: Side, sentences: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        mask = side.sentence_mask
+        first = run_gru(self.first, sentences, mask, packed=self.mask_padding)
+        second = run_gru(self.second, first, mask, packed=self.mask_padding)
+        document, _ = self.attention(second, _mask(mask, self.mask_padding))
+        return document, first
+
+
+class BertAVG(FrozenSentences):
+    """BERT-AVG: the document vector is the mean of its frozen sentence vectors (no parameters, no attention)."""
+
+    def document(self, side: Side, sentences: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return mean_pooling(sentences, side.sentence_mask), sentences
+
+
+class PooledSentences(FrozenSentences):
+    """AoSE's document layer (Abdaoui & Dutta 2023) as a Siamese encoder: attention pooling over the frozen
+    sentence vectors, no recurrence."""
+
+    def __init__(self, input_dim: int, mask_padding: bool = True):
+        super().__init__(input_dim, mask_padding)
+        self.attention = AttentionPooling(input_dim)
+
+    def document(self, side: Side, sentences: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        document, _ = self.attention(sentences, _mask(side.sentence_mask, self.mask_padding))
+        return document, sentences
 
 
 @dataclass

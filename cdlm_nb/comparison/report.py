@@ -1,4 +1,6 @@
-"""Notebook 11's table, figures, recorded metrics and readings: every system on the same test pairs."""
+"""Notebook 11's analyses, table, figures, recorded metrics and readings: every system on the same test pairs, its
+scores (bootstrap intervals: `verdicts.decision_interval`), F1 on hard negatives only, F1 by pair length, the pairs
+only one system gets right, and the papers' orderings under the noise rule (`verdicts.decision_difference`)."""
 
 from __future__ import annotations
 
@@ -6,14 +8,15 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from .. import verdicts
+from ..matching.metrics import pair_scores
+from ..recipe_search import search_metrics, search_note, space_table
 from ..verdicts import decision_interval, reference_label
-from .analysis import length_buckets, only_right, scores
-from .systems import System
+from .systems import System, system_label
 
 if TYPE_CHECKING:
-    import pandas as pd
     from matplotlib.figure import Figure
 
 #: Orderings the papers claim, as (better, worse, whose claim).
@@ -23,27 +26,48 @@ CLAIMS = (("cdlm", "longformer", "CDLM paper, Table 4: CDLM over Longformer"),
                                          "SHALLOW against AoSE, on the same frozen sentence vectors)"))
 
 
+def scores(labels: Sequence[int], decisions: Sequence[int], kinds: Sequence[str]) -> dict[str, float]:
+    """Accuracy, F1 (related class; notebook 05's `pair_scores`), and F1 on the positives and hard negatives only
+    (`f1_hard`: can it tell the same event from its sibling?)."""
+    labels, decisions, kinds = np.asarray(labels), np.asarray(decisions), np.asarray(kinds)
+    hard = np.isin(kinds, ("positive", "hard_negative"))
+    overall = pair_scores(labels, decisions)
+    f1_hard = pair_scores(labels[hard], decisions[hard])["f1"] if (kinds == "hard_negative").any() else float("nan")
+    return {"acc": overall["accuracy"], "f1": overall["f1"], "f1_hard": f1_hard}
+
+
 def _scores(system: System, rows) -> dict[str, float]:
     return scores(rows["label"], system.decisions, rows["kind"])
 
 
-def results_table(systems: Mapping[str, System], rows, resamples: int) -> "pd.DataFrame":
-    """Accuracy and F1 (%, with 95 % bootstrap intervals), F1 on hard negatives, and the costs."""
-    import pandas as pd
+def length_buckets(rows, buckets: int) -> tuple[np.ndarray, list[str]]:
+    """Each test pair's bucket by total words (quantiles), and the buckets' labels."""
+    words = np.array([sum(len(s.split()) for s in (*a, *b)) for a, b in zip(rows["doc_a"], rows["doc_b"])])
+    edges = np.unique(np.quantile(words, np.linspace(0, 1, buckets + 1)))
+    index = np.clip(np.searchsorted(edges, words, side="right") - 1, 0, len(edges) - 2)
+    return index, [f"{int(edges[i])}-{int(edges[i + 1])} words" for i in range(len(edges) - 1)]
 
+
+def only_right(systems: Mapping[str, System], labels: Sequence[int]) -> dict[int, str]:
+    """Test pairs that exactly one system classifies correctly, and which system."""
+    names, right = list(systems), np.array([system.decisions == np.asarray(labels) for system in systems.values()])
+    return {int(i): names[int(np.argmax(right[:, i]))] for i in np.flatnonzero(right.sum(0) == 1)}
+
+
+def results_table(systems: Mapping[str, System], rows, resamples: int) -> pd.DataFrame:
+    """Accuracy and F1 (%, with 95 % bootstrap intervals), F1 on hard negatives, and the costs."""
     table = {}
     for system in systems.values():
         measured = _scores(system, rows)
-        row = {}
-        for metric in ("acc", "f1"):
-            low, high = decision_interval(rows["label"], system.decisions, metric, resamples)
-            row[metric] = f"{100 * measured[metric]:.1f} [{100 * low:.0f}-{100 * high:.0f}]"
-        row |= {"F1 hard neg.": round(100 * measured["f1_hard"], 1), "train s": round(system.train_seconds, 1),
-                "pairs/s": round(system.pairs_per_second, 1), "peak MB": round(system.peak_mb),
-                "params trained / total (M)": f"{system.trained_parameters / 1e6:.2f} / "
-                                              f"{system.total_parameters / 1e6:.2f}",
-                "reads": system.longest_input}
-        table[system.label] = row
+        intervals = {metric: decision_interval(rows["label"], system.decisions, metric, resamples)
+                     for metric in ("acc", "f1")}
+        table[system.label] = {metric: f"{100 * measured[metric]:.1f} [{100 * low:.0f}-{100 * high:.0f}]"
+                               for metric, (low, high) in intervals.items()} | {
+            "F1 hard neg.": round(100 * measured["f1_hard"], 1), "train s": round(system.train_seconds, 1),
+            "pairs/s": round(system.pairs_per_second, 1), "peak MB": round(system.peak_mb),
+            "params trained / total (M)": f"{system.trained_parameters / 1e6:.2f} / "
+                                          f"{system.total_parameters / 1e6:.2f}",
+            "reads": system.longest_input}
     for name, ref in verdicts.pair_references(rows["label"]).items():
         table[reference_label(name)] = {"acc": f"{100 * ref['acc']:.1f}", "f1": f"{100 * ref['f1']:.1f}"}
     return pd.DataFrame(table).T
@@ -56,8 +80,7 @@ def compare_metrics(data: str, systems: Mapping[str, System], rows) -> dict[str,
     metrics = verdicts.reference_metrics(f"compare/{data}", {name: {k: round(100 * v, 3) for k, v in row.items()}
                                                               for name, row in references.items()})
     for name, system in systems.items():
-        measured = _scores(system, rows)
-        values = {**{k: 100 * v for k, v in measured.items()}, "pairs_per_s": system.pairs_per_second,
+        values = {**{k: 100 * v for k, v in _scores(system, rows).items()}, "pairs_per_s": system.pairs_per_second,
                   "train_s": system.train_seconds}
         metrics |= {f"compare/{data}/{key}/{name}": round(float(value), 3) for key, value in values.items()}
     return metrics
@@ -72,16 +95,13 @@ def pareto_front(systems: Mapping[str, System], rows) -> list[str]:
     return sorted(front, key=lambda name: -points[name][0])
 
 
-def spread_labels(anchors, sizes, step: float | None = None) -> list[tuple[float, float]]:
-    """Lower-left corners for label boxes (display units), one per anchor, none overlapping another.
-
-    Each box (`sizes[i]` = width, height) starts at its anchor (just right of and above its point) and, if it would
-    overlap a box placed before it, moves up or down in steps of `step` (default: the tallest box plus a gap) to the
-    nearest free place: labels of points that coincide or nearly do (six systems at the same accuracy) stack.
-    Boxes are placed from the lowest anchor up, left to right, so the result does not depend on the input order.
-    """
+def spread_labels(anchors, sizes) -> list[tuple[float, float]]:
+    """Lower-left corners for label boxes (display units), one per anchor, none overlapping another: each box
+    (`sizes[i]` = width, height) starts at its anchor and, where it would overlap a box placed before it, moves up
+    or down by the tallest box plus a gap to the nearest free place, so labels of (nearly) coinciding points stack.
+    Boxes are placed from the lowest anchor up, left to right: the result does not depend on the input order."""
     anchors, sizes = np.asarray(anchors, float).reshape(-1, 2), np.asarray(sizes, float).reshape(-1, 2)
-    step = step or (float(sizes[:, 1].max()) * 1.15 if len(sizes) else 1.0)
+    step = float(sizes[:, 1].max()) * 1.15 if len(sizes) else 1.0
     placed: list[tuple[float, float, float, float]] = []
     corners: list[tuple[float, float]] = [(0.0, 0.0)] * len(anchors)
     for i in sorted(range(len(anchors)), key=lambda i: (anchors[i][1], anchors[i][0], i)):
@@ -96,9 +116,9 @@ def spread_labels(anchors, sizes, step: float | None = None) -> list[tuple[float
     return corners
 
 
-def _label_points(ax, points, labels, fontsize: float = 7) -> list:
-    """Annotate `points` (data coordinates) with `labels`, stacked by `spread_labels` so that none overlaps another;
-    a label moved off its point gets a thin leader line. Call after the axes' limits and layout are final."""
+def _label_points(ax, points, labels, fontsize: float = 7) -> None:
+    """Annotate `points` (data coordinates) with `labels`, stacked by `spread_labels` just right of and above each
+    point; a label moved off its point gets a thin leader line. Call after the axes' limits and layout are final."""
     fig = ax.figure
     renderer = fig.canvas.get_renderer()
     probes = [ax.text(0, 0, label, fontsize=fontsize) for label in labels]
@@ -108,21 +128,17 @@ def _label_points(ax, points, labels, fontsize: float = 7) -> list:
     points = np.asarray(points, float).reshape(-1, 2)
     pixels = ax.transData.transform(points)
     pad = 4 * fig.dpi / 72  # 4 points right of and above the marker
-    corners = spread_labels(pixels + pad, sizes)
-    texts = []
-    for point, (px, py), (cx, cy), label in zip(points, pixels, corners, labels):
+    for point, (px, py), (cx, cy), label in zip(points, pixels, spread_labels(pixels + pad, sizes), labels):
         moved = abs(cy - py - pad) > 0.5  # a moved label steps right too, so its leader line shows
         offset = ((cx - px) * 72 / fig.dpi + 8 * moved, (cy - py) * 72 / fig.dpi)  # points: right at any dpi
-        texts.append(ax.annotate(label, tuple(point), xytext=offset,
-                                 textcoords="offset points", fontsize=fontsize, va="bottom", ha="left",
-                                 arrowprops={"arrowstyle": "-", "lw": 0.5, "color": "#777777",
-                                             "shrinkA": 1, "shrinkB": 3, "relpos": (0, 0.5)} if moved else None))
-    return texts
+        ax.annotate(label, tuple(point), xytext=offset, textcoords="offset points", fontsize=fontsize, va="bottom",
+                    ha="left", arrowprops={"arrowstyle": "-", "lw": 0.5, "color": "#777777", "shrinkA": 1,
+                                           "shrinkB": 3, "relpos": (0, 0.5)} if moved else None)
 
 
 def learned_systems(systems: Mapping[str, System], rows) -> tuple[dict[str, System], list[str]]:
-    """(the systems above the reference rows on accuracy and F1, the readings naming the others): the rest learned
-    nothing here and are left out of rankings, the Pareto front and claims."""
+    """(the systems above the reference rows on accuracy and F1, the readings naming the others, which learned
+    nothing here: left out of rankings, the Pareto front and claims)."""
     learned, notes = verdicts.split_learned({name: _scores(s, rows) for name, s in systems.items()},
                                             verdicts.floors(verdicts.pair_references(rows["label"])),
                                             {name: s.label for name, s in systems.items()},
@@ -156,32 +172,22 @@ def pareto_figure(systems: Mapping[str, System], rows) -> "Figure":
     return fig
 
 
-def length_table(systems: Mapping[str, System], rows, buckets: int) -> "pd.DataFrame":
-    """F1 (%) per system and pair-length bucket (test pairs by total words; the count in each header)."""
-    import pandas as pd
-
+def length_results(systems: Mapping[str, System], rows, buckets: int) -> pd.DataFrame:
+    """F1 (%) per system and pair-length bucket (test pairs by total words; the count in each header), with the
+    reference row: the F1 of calling every pair of a bucket related."""
     index, names = length_buckets(rows, buckets)
-    labels = np.asarray(rows["label"])
-    table = {}
-    for system in systems.values():
-        table[system.label] = {f"{name} ({int((index == b).sum())})": round(100 * scores(
-            labels[index == b], system.decisions[index == b], np.asarray(rows["kind"])[index == b])["f1"], 1)
-            for b, name in enumerate(names)}
-    return pd.DataFrame(table).T
-
-
-def length_results(systems: Mapping[str, System], rows, buckets: int) -> "pd.DataFrame":
-    """`length_table` with its reference row: the F1 of calling every pair of a bucket related."""
-    index, _ = length_buckets(rows, buckets)
-    labels = np.asarray(rows["label"])
-    table = length_table(systems, rows, buckets)
-    references = [verdicts.pair_references(labels[index == b])["all related"] for b in range(table.shape[1])]
-    table.loc[reference_label("all related")] = [round(100 * ref["f1"], 1) for ref in references]
+    labels, kinds = np.asarray(rows["label"]), np.asarray(rows["kind"])
+    masks = [index == b for b in range(len(names))]
+    table = pd.DataFrame({system.label: [round(100 * scores(labels[m], system.decisions[m], kinds[m])["f1"], 1)
+                                         for m in masks] for system in systems.values()},
+                         index=[f"{name} ({int(m.sum())})" for name, m in zip(names, masks)]).T
+    table.loc[reference_label("all related")] = [
+        round(100 * verdicts.pair_references(labels[m])["all related"]["f1"], 1) for m in masks]
     return table
 
 
-def length_figure(table: "pd.DataFrame") -> "Figure":
-    """`length_table` as lines: does a system keep its F1 when the documents pass its window?"""
+def length_figure(table: pd.DataFrame) -> "Figure":
+    """`length_results` as lines: does a system keep its F1 when the documents pass its window?"""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -194,26 +200,23 @@ def length_figure(table: "pd.DataFrame") -> "Figure":
     return fig
 
 
-def only_right_examples(systems: Mapping[str, System], rows, shown: int = 3, chars: int = 220) -> "pd.DataFrame":
-    """How many pairs each system alone gets right, and a few of them to read."""
-    import pandas as pd
-
+def only_right_examples(systems: Mapping[str, System], rows, shown: int = 3, chars: int = 220) -> pd.DataFrame:
+    """How many pairs each system alone gets right (printed), and a few of them to read."""
     alone = only_right(systems, rows["label"])
-    examples = []
-    for index, name in list(alone.items())[:shown]:
-        row = rows[index]
-        examples.append({"only right": systems[name].label, "kind": row["kind"] or str(row["label"]),
-                         "doc_a": " ".join(row["doc_a"])[:chars] + "…", "doc_b": " ".join(row["doc_b"])[:chars] + "…"})
-    counts = {systems[name].label: sum(1 for v in alone.values() if v == name) for name in systems}
+    examples = [{"only right": systems[name].label, "kind": row["kind"] or str(row["label"]),
+                 "doc_a": " ".join(row["doc_a"])[:chars] + "…", "doc_b": " ".join(row["doc_b"])[:chars] + "…"}
+                for row, name in ((rows[index], name) for index, name in list(alone.items())[:shown])]
+    counts = {systems[name].label: list(alone.values()).count(name) for name in systems}
     print("pairs only one system gets right:", {k: v for k, v in counts.items() if v} or "none")
     return pd.DataFrame(examples or [{"only right": "no pair is right for exactly one system"}])
 
 
 def readings(systems: Mapping[str, System], rows, resamples: int, buckets: int, profile: str, data: str
              ) -> list[str]:
-    """Which systems learned something (above the reference rows), the best of them on F1 with its lead under the
-    noise rule, the Pareto front, which keeps its F1 on long pairs, and the papers' orderings on F1 (the metric of
-    the CDLM paper's Table 4) under the noise rule (`verdicts`)."""
+    """The reading rule (`verdicts`): the systems that learned nothing (not above the reference rows), the best of
+    the others on F1, its lead over the second, the F1 each keeps from the shortest to the longest pairs
+    (`length_results`), and the papers' orderings (`CLAIMS`) on F1 (the metric of the CDLM paper's Table 4) under
+    the noise rule."""
     labels = list(rows["label"])
     f1 = {name: _scores(s, rows)["f1"] for name, s in systems.items()}
     learned, lines = learned_systems(systems, rows)
@@ -223,70 +226,53 @@ def readings(systems: Mapping[str, System], rows, resamples: int, buckets: int, 
         return lines + ["- No system is above the reference rows: this run ranks none of them."]
     spread = verdicts.load_spread(profile)
 
-    def difference(first: str, second: str) -> verdicts.Difference:
-        band = verdicts.seed_band(spread, f"compare/{data}/f1/{first}", f"compare/{data}/f1/{second}", scale=100)
-        return verdicts.decision_difference(labels, systems[first].decisions, systems[second].decisions, "f1",
-                                            band, resamples)
+    def claim(better: str, worse: str, text: str) -> str:
+        band = verdicts.seed_band(spread, f"compare/{data}/f1/{better}", f"compare/{data}/f1/{worse}", scale=100)
+        return verdicts.claim_line(text, verdicts.decision_difference(
+            labels, systems[better].decisions, systems[worse].decisions, "f1", band, resamples), "F1")
 
     lines.append(f"- Best F1 among the systems that learned something: {systems[ranking[0]].label} "
                  f"({100 * f1[ranking[0]]:.1f}).")
     if len(ranking) > 1:
-        lead = difference(ranking[0], ranking[1])
-        lines.append(f"- Its lead over {systems[ranking[1]].label}: {lead.describe(100)} F1 -> "
-                     f"{'beyond the noise' if lead.verdict != verdicts.UNRESOLVED else verdicts.UNRESOLVED}.")
-    accuracy = {name: 100 * _scores(s, rows)["acc"] for name, s in learned.items()}
-    lines.append("- Pareto front (fastest first, systems that learned something): " + ", ".join(
-        f"{systems[n].label} ({accuracy[n]:.1f} %, {systems[n].pairs_per_second:.0f} pairs/s)"
-        for n in pareto_front(learned, rows)))
-    table = length_table(learned, rows, buckets)
+        lines.append(claim(ranking[0], ranking[1], f"Its lead over {systems[ranking[1]].label}"))
+    table = length_results(learned, rows, buckets).drop(reference_label("all related"))
     if table.shape[1] > 1:
         change = (table.iloc[:, -1] - table.iloc[:, 0]).dropna().sort_values()
         lines.append(f"- Longest vs shortest pairs (F1): best kept by {change.index[-1]} ({change.iloc[-1]:+.1f})"
                      + (f", most lost by {change.index[0]} ({change.iloc[0]:+.1f})." if change.iloc[0] < 0
                         else "; no system loses F1 on the longest pairs."))
-    for better, worse, claim in CLAIMS:
+    for better, worse, text in CLAIMS:
         if better in systems and worse in systems:
-            if nothing := [systems[n].label for n in (better, worse) if n not in learned]:
-                lines.append(f"- {claim}: cannot be checked here ({verdicts.LEARNED_NOTHING}: "
-                             f"{' and '.join(nothing)}).")
-                continue
-            lines.append(verdicts.claim_line(claim, difference(better, worse), "F1"))
+            nothing = [systems[n].label for n in (better, worse) if n not in learned]
+            lines.append(f"- {text}: cannot be checked here ({verdicts.LEARNED_NOTHING}: {' and '.join(nothing)})."
+                         if nothing else claim(better, worse, text))
     return lines
 
 
-def _label(name: str) -> str:
-    from ..variants import display_name
-    from .system_ids import BASELINE_LABELS
-
-    return BASELINE_LABELS.get(name) or display_name(name)
+def _searched(recipes: Mapping) -> dict:
+    """The systems whose recipe was chosen on dev (None: a fixed recipe, or nothing trained)."""
+    return {name: recipe for name, recipe in recipes.items() if recipe is not None}
 
 
 def recipe_metrics(data: str, recipes: Mapping) -> dict[str, float]:
     """`compare/<data>/recipe/<system>/...` for every system whose recipe was chosen on dev (`search_metrics`)."""
-    from ..recipe_search import search_metrics
-
-    return search_metrics(f"compare/{data}", {name: r for name, r in recipes.items() if r is not None})
+    return search_metrics(f"compare/{data}", _searched(recipes))
 
 
-def recipe_table(recipes: Mapping) -> "pd.DataFrame":
-    """Dev macro-F1 (%) of every point of each system's recipe search (* the chosen point), its recipe and cost."""
-    from ..recipe_search import space_table
-
-    table = space_table({name: r for name, r in recipes.items() if r is not None}, _label)
+def recipe_table(recipes: Mapping) -> pd.DataFrame:
+    """Dev macro-F1 (%) of every point of each system's recipe search (* the chosen point), its recipe and cost;
+    past 10 epochs only the first, every fifth and the chosen ones are shown."""
+    table = space_table(_searched(recipes), system_label)
     epochs = [c for c in table.columns if c.startswith("epoch ")]
     shown = [c for c in epochs if "*" in "".join(table[c]) or int(c.split()[1]) % 5 == 0 or c == "epoch 1"]
     return table[shown + [c for c in table.columns if c not in epochs]] if len(epochs) > 10 else table
 
 
 def recipe_note(recipes: Mapping) -> str:
-    """Which systems had their recipe chosen on dev (and which trained a fixed one), and what the searches cost."""
-    from ..recipe_search import search_note
-
-    chosen = {name: r for name, r in recipes.items() if r is not None}
-    return search_note(chosen, _label)
+    """The searches' space, each searched system's chosen recipe and dev scores, and their cost (`search_note`)."""
+    return search_note(_searched(recipes), system_label)
 
 
-def system_line(system: "System", labels: Sequence[int], seconds: float) -> str:
-    """One line per system as notebook 11 runs it: its test accuracy and what building and scoring it took."""
-    accuracy = 100 * (system.decisions == np.asarray(labels)).mean()
-    return f"{system.label:<28} accuracy {accuracy:5.1f}  ({seconds:.0f} s)"
+def system_line(system: System, labels: Sequence[int], seconds: float) -> str:
+    """One line per system as notebook 11 runs it: its test accuracy and the seconds building and scoring it took."""
+    return f"{system.label:<28} accuracy {100 * np.mean(system.decisions == labels):5.1f}  ({seconds:.0f} s)"

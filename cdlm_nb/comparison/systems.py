@@ -19,20 +19,32 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import torch
 
+from ..cda.experiment import CDARun, ModelSearch, model_spec, prepare
+from ..cda.experiment import recipe_cache as cda_cache
+from ..encoders import max_input_length
 from ..errors import ConfigError
 from ..finetuning import DECISION_THRESHOLD
+from ..match_ignition.experiment import cross_encoder_filters, filter_splits, variant_search
+from ..matching.experiment import ClassifierSearch, MatchingRun, recipe_cache, tfidf_run
+from ..matching.metrics import best_threshold
 from ..memory import PeakMemory
 from ..profiles import COMPARISON_SYSTEMS as SYSTEMS
 from ..profiles import SEED
+from ..sentence_encoders import embed, load_sentence_encoder
 from ..variants import PretrainedShelf, display_name
 from .system_ids import BASELINE_LABELS
 
 if TYPE_CHECKING:
-    from ..cda.experiment import CDARun
-    from ..matching.experiment import ClassifierSearch, MatchingRun
     from ..profiles import Profile
     from ..recipe_search import Trainable
+
+
+def system_label(system: str) -> str:
+    """The readable label of a system id: a baseline's (`BASELINE_LABELS`), else the encoder's display name."""
+    return BASELINE_LABELS.get(system) or display_name(system)
+
 
 @dataclass
 class System:
@@ -50,7 +62,7 @@ class System:
 
     @property
     def label(self) -> str:
-        return BASELINE_LABELS.get(self.id) or display_name(self.id)
+        return system_label(self.id)
 
     @property
     def decisions(self) -> np.ndarray:
@@ -58,6 +70,7 @@ class System:
 
 
 def parameters(model, trainable: bool = True) -> int:
+    """The model's trained parameters (`trainable`), or all of them."""
     return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable)
 
 
@@ -71,27 +84,20 @@ class Context:
     device: str = "cpu"
     seed: int = SEED
     minilm_tokens: int | None = None  # tokens of each document MiniLM cosine reads; None: the profile's
-    notes: list[str] = field(default_factory=list)
     recipes: dict[str, Any] = field(default_factory=dict)  # system -> its dev recipe search (`recipe_search`)
     peak: PeakMemory | None = None  # the running system's memory measurement (`search_for` to `finish`)
 
     @cached_property
     def sentence_encoder(self):
-        from ..sentence_encoders import load_sentence_encoder
-
         return load_sentence_encoder("minilm", self.device)
 
     @cached_property
     def cda_inputs(self):
-        from ..cda.experiment import prepare
-
         return prepare(self.splits, self.profile.cda, self.sentence_encoder, self.run_dir)
 
     @cached_property
     def embedding_seconds(self) -> dict[str, float]:
         """Seconds to embed each split's sentences (uncached): the frozen-vector systems pay them too."""
-        from ..sentence_encoders import embed
-
         seconds = {}
         for split, rows in self.splits.items():
             texts = sorted({s for part in ("doc_a", "doc_b") for doc in rows[part] for s in doc})
@@ -106,74 +112,45 @@ class Context:
 
 
 def _tfidf(ctx: Context) -> System:
-    from ..matching.experiment import tfidf_run
-
     run = tfidf_run(ctx.splits)
     return System("tfidf", run.test_scores, run.threshold, run.train_seconds, run.pairs_per_second, 0.0, 0, 0,
                   "whole documents")
 
 
-def _cosines(ctx: Context, split: str) -> np.ndarray:
-    import torch
-
-    from ..sentence_encoders import embed
-
-    rows = ctx.splits[split]
-    tokens = ctx.minilm_tokens or ctx.profile.comparison.minilm_tokens
-    first = embed(ctx.sentence_encoder, [" ".join(doc) for doc in rows["doc_a"]], tokens)
-    second = embed(ctx.sentence_encoder, [" ".join(doc) for doc in rows["doc_b"]], tokens)
-    return torch.nn.functional.cosine_similarity(first, second, dim=-1).numpy()
-
-
 def _minilm_cosine(ctx: Context) -> System:
-    from ..matching.metrics import best_threshold
+    """The cosine of the two documents' MiniLM vectors (each document's first `tokens`), threshold tuned on dev."""
+    tokens = ctx.minilm_tokens or ctx.profile.comparison.minilm_tokens
+
+    def cosines(split: str) -> np.ndarray:
+        first, second = (embed(ctx.sentence_encoder, [" ".join(doc) for doc in ctx.splits[split][side]], tokens)
+                         for side in ("doc_a", "doc_b"))
+        return torch.nn.functional.cosine_similarity(first, second, dim=-1).numpy()
 
     start = time.perf_counter()
-    threshold = best_threshold(ctx.splits["dev"]["label"], _cosines(ctx, "dev"))
+    threshold = best_threshold(ctx.splits["dev"]["label"], cosines("dev"))
     tuned = time.perf_counter()
-    scores = _cosines(ctx, "test")
+    scores = cosines("test")
     seconds = time.perf_counter() - tuned
-    total = parameters(ctx.sentence_encoder, trainable=False)
-    return System("minilm_cosine", scores, threshold, tuned - start, len(scores) / seconds, 0.0, 0, total,
-                  f"{ctx.minilm_tokens or ctx.profile.comparison.minilm_tokens} tokens per document")
+    return System("minilm_cosine", scores, threshold, tuned - start, len(scores) / seconds, 0.0, 0,
+                  parameters(ctx.sentence_encoder, trainable=False), f"{tokens} tokens per document")
 
 
-def _cda(ctx: Context, system: str, run: "CDARun") -> System:
+def _cda(ctx: Context, system: str, run: CDARun) -> System:
     """A Siamese matcher of notebook 10, with the sentence vectors' cost where it reads them."""
-    from ..cda.experiment import model_spec
-
     config = ctx.profile.cda
     words = model_spec(CDA_MODELS[system])[0] == "gru_han"
     frozen = 0 if words else parameters(ctx.sentence_encoder, trainable=False)
     embedding = {} if words else ctx.embedding_seconds  # sentence vectors: paid for at training and at inference
-    longest = (f"{config.max_sentences} sentences × {config.max_words} words" if words
-               else f"{config.max_sentences} sentences × {config.sentence_tokens} tokens")
+    reads = f"{config.max_words} words" if words else f"{config.sentence_tokens} tokens"
     trained = run.recipe.train_seconds if run.recipe is not None else run.fit.seconds  # the chosen recipe's
-    train_seconds = trained + embedding.get("train", 0.0) + embedding.get("dev", 0.0)
-    pairs_per_second = len(run.probabilities) / (run.inference_seconds + embedding.get("test", 0.0))
-    return System(system, run.probabilities, DECISION_THRESHOLD, train_seconds, pairs_per_second, 0.0,
-                  parameters(run.model), parameters(run.model) + frozen, longest)
+    return System(system, run.probabilities, DECISION_THRESHOLD,
+                  trained + embedding.get("train", 0.0) + embedding.get("dev", 0.0),
+                  len(run.probabilities) / (run.inference_seconds + embedding.get("test", 0.0)), 0.0,
+                  parameters(run.model), parameters(run.model) + frozen, f"{config.max_sentences} sentences × {reads}")
 
 
-def _cross_search(ctx: Context, system: str) -> "ClassifierSearch":
-    """A MiniLM cross-encoder: Match-Ignition with both filters or without them (`cross_encoder_filters`), on
-    notebook 09's recipe with its epoch chosen on dev here (one schedule: the time of a wider search is not
-    there)."""
-    from ..match_ignition.experiment import cross_encoder_filters, filter_splits, variant_search
-
-    config = ctx.profile.match_ignition
-    alpha, keep = cross_encoder_filters(system, config)
-    epochs = ctx.profile.comparison.cross_encoder_epochs
-    searched = replace(config, training=replace(config.training, epochs=epochs or config.training.epochs,
-                                                select_on_dev=True))
-    return variant_search(system, filter_splits(ctx.splits, keep), alpha, searched, device=ctx.device, seed=ctx.seed)
-
-
-def _classifier(ctx: Context, system: str, search: "ClassifierSearch", run: "MatchingRun") -> System:
+def _classifier(ctx: Context, system: str, search: ClassifierSearch, run: MatchingRun) -> System:
     """A pair classifier (a MiniLM cross-encoder, or one of notebook 02's encoders as in notebook 05)."""
-    from ..encoders import max_input_length
-    from ..match_ignition.experiment import cross_encoder_filters
-
     if system in CROSS_ENCODERS:
         keep = cross_encoder_filters(system, ctx.profile.match_ignition)[1]
         longest = f"{search.config.max_length} tokens" + (f" of the top {keep} sentences each" if keep else "")
@@ -196,10 +173,6 @@ def search_for(ctx: Context, system: str) -> "Trainable | None":
     chosen on dev as in its own notebook (and its search re-used from there when the pairs are these); None when
     it trains nothing (`UNTRAINED`) or its pretrained model is missing. Peak memory is measured from here to
     `finish`."""
-    from ..cda.experiment import ModelSearch
-    from ..cda.experiment import recipe_cache as cda_cache
-    from ..matching.experiment import ClassifierSearch, recipe_cache
-
     if system not in SYSTEMS:
         raise ConfigError(f"unknown system {system!r} (the profile's comparison.systems); choose from {list(SYSTEMS)}")
     ctx.peak = PeakMemory(ctx.device)
@@ -208,8 +181,13 @@ def search_for(ctx: Context, system: str) -> "Trainable | None":
     if system in CDA_MODELS:
         return ModelSearch(CDA_MODELS[system], ctx.cda_inputs, ctx.profile.cda, ctx.seed, ctx.device,
                            cda_cache(ctx.run_dir))
-    if system in CROSS_ENCODERS:
-        return _cross_search(ctx, system)
+    if system in CROSS_ENCODERS:  # with both filters or neither, on notebook 09's recipe, its epoch chosen on dev
+        config = ctx.profile.match_ignition  # (one schedule: the time of a wider search is not there)
+        alpha, keep = cross_encoder_filters(system, config)
+        epochs = ctx.profile.comparison.cross_encoder_epochs or config.training.epochs
+        searched = replace(config, training=replace(config.training, epochs=epochs, select_on_dev=True))
+        return variant_search(system, filter_splits(ctx.splits, keep), alpha, searched, device=ctx.device,
+                              seed=ctx.seed)
     encoder = ctx.shelf.load(system)
     return None if encoder is None else ClassifierSearch.start(
         system, encoder.model, encoder.tokenizer, ctx.splits, ctx.profile.matching, device=ctx.device, seed=ctx.seed,
@@ -227,6 +205,4 @@ def finish(ctx: Context, system: str, search: "Trainable | None") -> System | No
         ctx.recipes[system] = run.recipe
         result = _cda(ctx, system, run) if system in CDA_MODELS else _classifier(ctx, system, search, run)
     megabytes = ctx.peak.stop()
-    if result is not None:
-        result.peak_mb = megabytes
-    return result
+    return None if result is None else replace(result, peak_mb=megabytes)

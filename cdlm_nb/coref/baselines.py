@@ -14,8 +14,7 @@ deterministic rules:
   token an entity would get ("a deadly earthquake" -> "earthquake");
 - lemma: `lemmatize`, a small rule-based English lemmatizer (irregular forms, then -ies/-es/-s, -ed and -ing
   with undoubling and e-restoration). Any `str -> str` function can replace it through `lemmatizer=` (e.g.
-  one built on lemminflect's `getAllLemmas`, whose wheel ships its data; it is not a dependency here).
-"""
+  one built on lemminflect's `getAllLemmas`, whose wheel ships its data; it is not a dependency here)."""
 
 from __future__ import annotations
 
@@ -23,73 +22,56 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import ConfigError
-from .conll import MENTION_KINDS, coref_clusters
+from .conll import coref_clusters
+from .mentions import MENTION_KINDS, check_kind
 from .metrics import CorefScores, score_coreference
 
 Lemmatizer = Callable[[str], str]
 LEMMA_GROUPINGS = ("subtopic", "topic", "corpus")
 
+
+def _by_lemma(table: str) -> dict[str, str]:
+    """{form: lemma} from `"lemma form form; lemma form; ..."`; a lemma without forms maps to itself (so that the
+    suffix rules leave it alone)."""
+    return {form: lemma for entry in table.split(";") for lemma, *forms in [entry.split()] for form in forms or [lemma]}
+
+
 #: Irregular and exceptional verb forms -> lemma (frequent news verbs, and forms the suffix rules get wrong).
-IRREGULAR_VERBS = {
-    **dict.fromkeys(("is", "are", "am", "was", "were", "been", "being", "'s", "'re", "'m"), "be"),
-    **dict.fromkeys(("has", "had", "having", "'ve", "'d"), "have"),
-    **dict.fromkeys(("does", "did", "done", "doing"), "do"),
-    "said": "say", "says": "say", "made": "make", "makes": "make", "making": "make", "took": "take",
-    "taken": "take", "taking": "take", "went": "go", "gone": "go", "goes": "go", "came": "come", "coming": "come",
-    "got": "get", "gotten": "get", "gave": "give", "given": "give", "giving": "give", "saw": "see", "seen": "see",
-    "knew": "know", "known": "know", "told": "tell", "found": "find", "left": "leave", "leaves": "leave",
-    "leaving": "leave", "held": "hold", "brought": "bring", "thought": "think", "bought": "buy", "caught": "catch",
-    "fought": "fight", "taught": "teach", "sought": "seek", "sent": "send", "spent": "spend", "built": "build",
-    "lost": "lose", "losing": "lose", "led": "lead", "fled": "flee", "fell": "fall", "fallen": "fall",
-    "felt": "feel", "kept": "keep", "met": "meet", "paid": "pay", "ran": "run", "sat": "sit", "stood": "stand",
-    "understood": "understand", "won": "win", "wrote": "write", "written": "write", "writing": "write",
-    "shot": "shoot", "struck": "strike", "stricken": "strike", "striking": "strike", "died": "die", "dies": "die",
-    "dying": "die", "lied": "lie", "lies": "lie", "lying": "lie", "tied": "tie", "ties": "tie", "beaten": "beat",
-    "began": "begin", "begun": "begin", "broke": "break", "broken": "break", "chose": "choose",
-    "chosen": "choose", "drove": "drive", "driven": "drive", "ate": "eat", "eaten": "eat", "flew": "fly",
-    "flown": "fly", "froze": "freeze", "frozen": "freeze", "grew": "grow", "grown": "grow", "hid": "hide",
-    "hidden": "hide", "rose": "rise", "risen": "rise", "rode": "ride", "ridden": "ride", "rang": "ring",
-    "rung": "ring", "sang": "sing", "sung": "sing", "sank": "sink", "sunk": "sink", "shook": "shake",
-    "shaken": "shake", "spoke": "speak", "spoken": "speak", "stole": "steal", "stolen": "steal", "swore": "swear",
-    "sworn": "swear", "threw": "throw", "thrown": "throw", "wore": "wear", "worn": "wear", "withdrew": "withdraw",
-    "withdrawn": "withdraw", "drew": "draw", "drawn": "draw", "blew": "blow", "blown": "blow", "bit": "bite",
-    "bitten": "bite", "bled": "bleed", "fed": "feed", "dealt": "deal", "meant": "mean", "heard": "hear",
-    "laid": "lay", "slew": "slay", "slain": "slay", "sold": "sell", "overtook": "overtake", "upheld": "uphold",
-    "withheld": "withhold", "woke": "wake", "hanged": "hang", "hanging": "hang", "banged": "bang",
-    "banging": "bang", "created": "create", "creating": "create", "added": "add", "adding": "add",
-    "agreed": "agree", "freed": "free", "guaranteed": "guarantee", "focused": "focus", "focusing": "focus",
-    "controlled": "control", "controlling": "control", "patrolled": "patrol", "compelled": "compel",
-    "expelled": "expel", "cancelled": "cancel", "invited": "invite", "inviting": "invite", "united": "unite",
-    "ignited": "ignite", "excited": "excite", "cited": "cite", "hoped": "hope", "hoping": "hope",
-    "abandoned": "abandon", "summoned": "summon", "developed": "develop", "developing": "develop",
-    "used": "use", "using": "use",
-}
+IRREGULAR_VERBS = _by_lemma("""
+    be is are am was were been being 's 're 'm; have has had having 've 'd; do does did done doing; say said says;
+    make made makes making; take took taken taking; go went gone goes; come came coming; get got gotten;
+    give gave given giving; see saw seen; know knew known; tell told; find found; leave left leaves leaving;
+    hold held; bring brought; think thought; buy bought; catch caught; fight fought; teach taught; seek sought;
+    send sent; spend spent; build built; lose lost losing; lead led; flee fled; fall fell fallen; feel felt;
+    keep kept; meet met; pay paid; run ran; sit sat; stand stood; understand understood; win won;
+    write wrote written writing; shoot shot; strike struck stricken striking; die died dies dying;
+    lie lied lies lying; tie tied ties; beat beaten; begin began begun; break broke broken; choose chose chosen;
+    drive drove driven; eat ate eaten; fly flew flown; freeze froze frozen; grow grew grown; hide hid hidden;
+    rise rose risen; ride rode ridden; ring rang rung; sing sang sung; sink sank sunk; shake shook shaken;
+    speak spoke spoken; steal stole stolen; swear swore sworn; throw threw thrown; wear wore worn;
+    withdraw withdrew withdrawn; draw drew drawn; blow blew blown; bite bit bitten; bleed bled; feed fed;
+    deal dealt; mean meant; hear heard; lay laid; slay slew slain; sell sold; overtake overtook; uphold upheld;
+    withhold withheld; wake woke; hang hanged hanging; bang banged banging; create created creating;
+    add added adding; agree agreed; free freed; guarantee guaranteed; focus focused focusing;
+    control controlled controlling; patrol patrolled; compel compelled; expel expelled; cancel cancelled;
+    invite invited inviting; unite united; ignite ignited; excite excited; cite cited; hope hoped hoping;
+    abandon abandoned; summon summoned; develop developed developing; use used using
+""")
 #: Irregular nouns, invariable plurals and pronoun case forms -> lemma.
-IRREGULAR_OTHERS = {
-    **{word: word for word in ("morning", "evening", "during", "thing", "nothing", "something", "everything",
-                               "anything", "ceiling", "wedding", "king", "string", "spring")},
-    "men": "man", "women": "woman", "children": "child", "feet": "foot", "teeth": "tooth", "mice": "mouse",
-    "lives": "life", "wives": "wife", "knives": "knife", "thieves": "thief", "news": "news", "series": "series",
-    "species": "species", "crises": "crisis", "analyses": "analysis", "police": "police", "people": "people",
-    "him": "he", "his": "he", "her": "she", "hers": "she", "them": "they", "their": "they", "theirs": "they",
-    "its": "it", "me": "i", "my": "i", "us": "we", "our": "we",
-}
+IRREGULAR_OTHERS = _by_lemma("""
+    morning; evening; during; thing; nothing; something; everything; anything; ceiling; wedding; king; string;
+    spring; man men; woman women; child children; foot feet; tooth teeth; mouse mice; life lives; wife wives;
+    knife knives; thief thieves; news; series; species; crisis crises; analysis analyses; police; people;
+    he him his; she her hers; they them their theirs; it its; i me my; we us our
+""")
 IRREGULAR = {**IRREGULAR_VERBS, **IRREGULAR_OTHERS}
 #: Verb forms that look like base forms, so that the event-head rule still sees them as verbs.
-UNINFLECTED_VERBS = frozenset(
-    {"hit", "set", "put", "cut", "let", "quit", "hurt", "cast", "beat", "spread", "shut", "bid"}
-)
-AUXILIARIES = frozenset({
-    "be", "is", "was", "were", "are", "am", "been", "being", "has", "have", "had", "will", "would", "shall",
-    "should", "can", "could", "may", "might", "must", "do", "did", "does", "to", "not", "n't", "never", "the",
-    "a", "an", "this", "that", "these", "those", "'s", "'ve", "'re", "'ll", "'d",
-})
+UNINFLECTED_VERBS = frozenset("hit set put cut let quit hurt cast beat spread shut bid".split())
+AUXILIARIES = frozenset("""be is was were are am been being has have had will would shall should can could may might
+    must do did does to not n't never the a an this that these those 's 've 're 'll 'd""".split())
 #: Tokens that start a post-modifier of a noun phrase: the head is the token before.
-POST_MODIFIER_STARTS = frozenset({
-    "of", "in", "at", "on", "for", "from", "with", "by", "to", "near", "after", "before", "during", "into", "over",
-    "under", "about", "against", "between", "since", "outside", "inside", "who", "whom", "whose", "which",
-    "that", "where", "when", ",", "(", "-LRB-", ":", ";",
-})
+POST_MODIFIER_STARTS = frozenset("""of in at on for from with by to near after before during into over under about
+    against between since outside inside who whom whose which that where when , ( -LRB- : ;""".split())
 _VOWELS = set("aeiou")
 
 
@@ -177,8 +159,7 @@ def _looks_verbal(token: str) -> bool:
 
 def mention_head(tokens: Sequence[str], kind: str) -> int:
     """Index (within the mention) of the head token of an event or entity mention, by the rules above."""
-    if kind not in MENTION_KINDS:
-        raise ConfigError(f"mention kind {kind!r} is unknown; use one of {MENTION_KINDS}")
+    check_kind(kind)
     words = [i for i, token in enumerate(tokens) if _has_word(token)] or list(range(len(tokens)))
     # skip a leading preposition, determiner or auxiliary: "in Queens", "the host", "was killed"
     lexical = [i for i in words if tokens[i].lower() not in AUXILIARIES | POST_MODIFIER_STARTS] or words
@@ -198,9 +179,8 @@ def head_lemma(tokens: Sequence[str], kind: str, lemmatizer: Lemmatizer = lemmat
     return lemmatizer(head)
 
 
-def head_lemma_assignment(
-    rows: Iterable[Mapping[str, Any]], kind: str, *, lemmatizer: Lemmatizer = lemmatize, group_by: str = "subtopic",
-) -> dict[str, str]:
+def head_lemma_assignment(rows: Iterable[Mapping[str, Any]], kind: str, *, lemmatizer: Lemmatizer = lemmatize,
+                          group_by: str = "subtopic") -> dict[str, str]:
     """mention_id -> predicted cluster label "<group>/<head lemma>" for every `kind` mention of the rows."""
     if group_by not in LEMMA_GROUPINGS:
         raise ConfigError(f"group_by must be one of {LEMMA_GROUPINGS}, not {group_by!r}")
@@ -215,16 +195,11 @@ def head_lemma_assignment(
     return assignment
 
 
-def head_lemma_scores(
-    rows: Iterable[Mapping[str, Any]], kinds: Sequence[str] = MENTION_KINDS, *, lemmatizer: Lemmatizer = lemmatize,
-    group_by: str = "subtopic", remove_singletons: bool = False,
-) -> dict[str, CorefScores]:
+def head_lemma_scores(rows: Iterable[Mapping[str, Any]], kinds: Sequence[str] = MENTION_KINDS, *,
+                      lemmatizer: Lemmatizer = lemmatize, group_by: str = "subtopic",
+                      remove_singletons: bool = False) -> dict[str, CorefScores]:
     """Score the same-head-lemma baseline against the gold clusters, per mention kind."""
     rows = list(rows)
-    scores = {}
-    for kind in kinds:
-        assignment = head_lemma_assignment(rows, kind, lemmatizer=lemmatizer, group_by=group_by)
-        key = coref_clusters(rows, kind)
-        response = coref_clusters(rows, kind, assignment)
-        scores[kind] = score_coreference(key, response, remove_singletons=remove_singletons)
-    return scores
+    assignments = {kind: head_lemma_assignment(rows, kind, lemmatizer=lemmatizer, group_by=group_by) for kind in kinds}
+    return {kind: score_coreference(coref_clusters(rows, kind), coref_clusters(rows, kind, assignment),
+                                    remove_singletons=remove_singletons) for kind, assignment in assignments.items()}

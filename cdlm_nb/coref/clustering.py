@@ -3,11 +3,11 @@
 Inside each group of documents (the gold subtopic here; the released code's test set uses *predicted* topics
 from a document clustering, see `predict_topics`), mentions are clustered bottom-up on the distance
 1 - P(coreferent), merging the two clusters with the smallest *average* pairwise distance until it exceeds a
-threshold tuned on dev (the released code searches 0.5-0.7). Mentions never merged stay singletons.
-"""
+threshold tuned on dev (the released code searches 0.5-0.7). Mentions never merged stay singletons."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -22,10 +22,7 @@ Clusters = list[list[str]]
 
 def pair_probabilities(pairs: Iterable[tuple[str, str]], probabilities: Iterable[float]) -> dict[frozenset, float]:
     """{frozenset({mention a, mention b}): P(coreferent)}, order-free, from parallel pair ids and scores."""
-    table = {}
-    for (first, second), probability in zip(pairs, probabilities, strict=True):
-        table[frozenset((first, second))] = float(probability)
-    return table
+    return {frozenset(pair): float(p) for pair, p in zip(pairs, probabilities, strict=True)}
 
 
 @dataclass(frozen=True)
@@ -42,27 +39,16 @@ def build_dendrograms(groups: Mapping[str, Sequence[str]],
     """Average-linkage trees per group on distance 1 - P; a pair without a probability counts as distance 1."""
     import numpy as np
     from scipy.cluster.hierarchy import linkage
-    from scipy.spatial.distance import squareform
 
     trees = {}
     for name, members in groups.items():
         members = tuple(members)
         if len(set(members)) != len(members):
             raise DataError(f"group {name!r} lists a mention id twice; mention ids must be unique")
-        if len(members) < 2:
-            trees[name] = Dendrogram(members, None, 0)
-            continue
-        distances = np.ones((len(members), len(members)))
-        np.fill_diagonal(distances, 0.0)
-        unscored = 0
-        for i in range(len(members)):
-            for j in range(i + 1, len(members)):
-                probability = probabilities.get(frozenset((members[i], members[j])))
-                if probability is None:
-                    unscored += 1
-                else:
-                    distances[i, j] = distances[j, i] = 1.0 - probability
-        trees[name] = Dendrogram(members, linkage(squareform(distances, checks=False), method="average"), unscored)
+        pairs = [frozenset(pair) for pair in itertools.combinations(members, 2)]  # a condensed distance matrix
+        distances = np.array([1.0 - probabilities.get(pair, 0.0) for pair in pairs])
+        trees[name] = Dendrogram(members, linkage(distances, method="average") if pairs else None,
+                                 sum(pair not in probabilities for pair in pairs))
     return trees
 
 
@@ -72,21 +58,13 @@ def cut_dendrograms(trees: Mapping[str, Dendrogram], threshold: float) -> Cluste
 
     clusters: Clusters = []
     for tree in trees.values():
-        if tree.linkage is None:
-            clusters.extend([mention] for mention in tree.mention_ids)
-            continue
-        labels = fcluster(tree.linkage, t=threshold, criterion="distance")
+        labels = (range(len(tree.mention_ids)) if tree.linkage is None  # a group of one mention
+                  else fcluster(tree.linkage, t=threshold, criterion="distance"))
         by_label: dict[int, list[str]] = {}
         for mention, label in zip(tree.mention_ids, labels):
-            by_label.setdefault(int(label), []).append(mention)
+            by_label.setdefault(label, []).append(mention)
         clusters.extend(by_label.values())
     return clusters
-
-
-def cluster_mentions(groups: Mapping[str, Sequence[str]], probabilities: Mapping[frozenset, float],
-                     threshold: float) -> Clusters:
-    """Average-linkage clustering of each group's mentions at one distance threshold."""
-    return cut_dendrograms(build_dendrograms(groups, probabilities), threshold)
 
 
 def tune_threshold(trees: Mapping[str, Dendrogram], key: Clusters, thresholds: Sequence[float],
@@ -95,22 +73,18 @@ def tune_threshold(trees: Mapping[str, Dendrogram], key: Clusters, thresholds: S
     if not thresholds:
         raise ConfigError("tune_threshold needs at least one threshold")
     curve = [(float(t), float(evaluate(key, cut_dendrograms(trees, t)))) for t in thresholds]
-    best = max(curve, key=lambda item: item[1])
-    return best[0], curve
+    return max(curve, key=lambda item: item[1])[0], curve
 
 
 def predict_topics(documents: Mapping[str, str], threshold: float = 0.8) -> dict[str, str]:
     """Predicted document topics: TF-IDF vectors, average-linkage clustering on cosine distance, cut at `threshold`.
 
-    A simple stand-in for the released code's document clustering, for the setting without gold topics.
-    """
+    A simple stand-in for the released code's document clustering, for the setting without gold topics."""
     from scipy.cluster.hierarchy import fcluster, linkage
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    ids = list(documents)
-    if len(ids) < 2:
-        return {doc_id: "0" for doc_id in ids}
-    vectors = TfidfVectorizer(stop_words="english", sublinear_tf=True).fit_transform([documents[i] for i in ids])
-    tree = linkage(vectors.toarray(), method="average", metric="cosine")
-    labels = fcluster(tree, t=threshold, criterion="distance")
-    return {doc_id: str(int(label)) for doc_id, label in zip(ids, labels)}
+    if len(documents) < 2:
+        return dict.fromkeys(documents, "0")
+    vectors = TfidfVectorizer(stop_words="english", sublinear_tf=True).fit_transform(list(documents.values()))
+    labels = fcluster(linkage(vectors.toarray(), method="average", metric="cosine"), t=threshold, criterion="distance")
+    return {doc_id: str(int(label)) for doc_id, label in zip(documents, labels)}

@@ -17,10 +17,11 @@ from ..errors import ConfigError
 from ..finetuning import ScoringResult, TrainSetup
 from ..profiles import SEED
 from ..variants import PretrainedShelf
-from .clustering import Dendrogram
+from .clustering import Dendrogram, build_dendrograms, cut_dendrograms, pair_probabilities, tune_threshold
+from .conll import coref_clusters
 from .inputs import EncodingStats, SpecialIds, add_mention_markers, encode_pairs
 from .mentions import Mention, WordIds, collect_mentions, gold_clusters, group_mentions, tokenize_documents
-from .metrics import CorefScores
+from .metrics import CorefScores, score_coreference
 from .pairs import PairStats, candidate_pairs, training_pairs
 from .training import score_pairs, train_scorer
 
@@ -36,7 +37,6 @@ EVALUATION_GROUPINGS = ("subtopic", "predicted")
 SENTENCES_ONLY = "cdlm_sentences"  # the run name of the "sentences only" ablation (CDLM paper, Table 3)
 
 
-# --- the data --------------------------------------------------------------------------------------------------
 @dataclass
 class CorefData:
     """The train/dev/test splits a run uses, where they came from, and what the subtopic cap left out."""
@@ -75,7 +75,6 @@ def coref_data(profile: "Profile", data: str = "auto", ecbplus_dir: str | None =
     return CorefData(source, splits, notes, left_out)
 
 
-# --- one run -----------------------------------------------------------------------------------------------------
 @dataclass
 class SplitScoring:
     """One evaluation split: its candidate pairs, their probabilities and the clustering inputs."""
@@ -113,7 +112,7 @@ Rows = Sequence[Mapping[str, Any]]  # COREF_FEATURES rows: a datasets.Dataset or
 def evaluation_groups(rows: Rows, mentions: Sequence[Mention], grouping: str) -> dict[str, list[Mention]]:
     """The groups candidate pairs are formed in: gold subtopics, or predicted topics (TF-IDF document clustering,
     the authors' released code's test setting; see clustering.predict_topics)."""
-    from .clustering import predict_topics
+    from .clustering import predict_topics  # scikit-learn, imported only here
 
     if grouping not in EVALUATION_GROUPINGS:
         raise ConfigError(f"grouping={grouping!r} is unknown; use one of {EVALUATION_GROUPINGS}")
@@ -130,8 +129,6 @@ def score_split(scorer: "PairScorer", rows: Rows, kind: str, documents: Mapping[
                 max_length: int, config: "CorefConfig", context: str, seed: int, device: str,
                 grouping: str = "subtopic") -> SplitScoring:
     """Score every (capped) candidate pair inside each group and build the clustering trees."""
-    from .clustering import build_dendrograms, pair_probabilities
-
     mentions = collect_mentions(rows, kind)
     groups = evaluation_groups(rows, mentions, grouping)
     pairs, pair_stats = candidate_pairs(groups, config.max_pairs_per_subtopic, seed)
@@ -149,19 +146,15 @@ def run_coreference(model_name: str, encoder: "PreTrainedModel", tokenizer: "Pre
 
     Training pairs are drawn within gold topics; dev and test candidate pairs within gold subtopics
     (`grouping="subtopic"`) or within topics predicted by a document clustering (`"predicted"`, the authors'
-    released code's test setting).
-    """
-    from .clustering import cut_dendrograms, tune_threshold
-    from .conll import coref_clusters
-    from .metrics import score_coreference
-    from .model import build_pair_scorer
+    released code's test setting)."""
+    from .model import build_pair_scorer  # torch
 
     set_seed(seed)  # the new marker embeddings and the scorer's head start alike whatever ran before
     special = add_mention_markers(tokenizer, encoder)
     max_length = max_input_length(encoder, config.max_length)
     documents = {}
     for name in ("train", "dev", "test"):
-        documents.update(tokenize_documents(splits[name], tokenizer))
+        documents |= tokenize_documents(splits[name], tokenizer)
 
     groups = group_mentions(collect_mentions(splits["train"], kind), "topic")
     pairs, train_stats = training_pairs(groups, config.negative_ratio, config.max_train_pairs, seed)
@@ -179,30 +172,26 @@ def run_coreference(model_name: str, encoder: "PreTrainedModel", tokenizer: "Pre
                                       config.thresholds, lambda key, response: score_coreference(key, response).conll)
     clusters = cut_dendrograms(scored["test"].dendrograms, threshold)
     assignment = {mention: index for index, cluster in enumerate(clusters) for mention in cluster}
-    test_rows = list(splits["test"])
-    scores = score_coreference(coref_clusters(test_rows, kind), coref_clusters(test_rows, kind, assignment))
+    test = list(splits["test"])
+    scores = score_coreference(coref_clusters(test, kind), coref_clusters(test, kind, assignment))
     scorer.to("cpu")
     return CorefRun(model_name, kind, context, max_length, train_stats, train_encoding, losses, train_seconds,
                     threshold, curve, scored["dev"], scored["test"], scores, clusters)
 
 
-# --- every pretrained encoder ------------------------------------------------------------------------------------
 CorefRuns = dict[tuple[str, str], CorefRun]  # (model, kind) -> run
 
 
 def sentences_ablation(shelf: PretrainedShelf, splits: Mapping[str, Any], config: "CorefConfig", *,
                        grouping: str = "subtopic", device: str = "cpu", seed: int = SEED) -> CorefRuns:
     """CDLM fine-tuned and scored on the mentions' sentences only, first kind only (CDLM paper, Table 3); empty
-    when the profile skips the ablation or does not fine-tune CDLM."""
-    if not config.sentences_ablation or "cdlm" not in config.models:
+    when the profile skips the ablation, does not fine-tune CDLM or has no CDLM model."""
+    if not config.sentences_ablation or "cdlm" not in config.models or not config.kinds:
         return {}
-    runs: CorefRuns = {}
-    for kind in config.kinds[:1]:
-        encoder = shelf.load("cdlm")
-        if encoder is None:
-            continue
-        run = run_coreference(SENTENCES_ONLY, encoder.model, encoder.tokenizer, splits, config, kind,
-                              context="sentences", grouping=grouping, device=device, seed=seed)
-        runs[SENTENCES_ONLY, kind] = run
-        print(f"CDLM, sentences only, {kind}: test CoNLL F1 {100 * run.test_scores.conll:.1f}")
-    return runs
+    kind, encoder = config.kinds[0], shelf.load("cdlm")
+    if encoder is None:
+        return {}
+    run = run_coreference(SENTENCES_ONLY, encoder.model, encoder.tokenizer, splits, config, kind, context="sentences",
+                          grouping=grouping, device=device, seed=seed)
+    print(f"CDLM, sentences only, {kind}: test CoNLL F1 {100 * run.test_scores.conll:.1f}")
+    return {(SENTENCES_ONLY, kind): run}

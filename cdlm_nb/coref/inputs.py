@@ -7,8 +7,7 @@ the length by `cdlm_nb.inputs.share_room`, and a document longer than its share 
 mention (`cdlm_nb.inputs.window_start`; the authors' released code cuts each to ~2,044 tokens, keeping the half
 of the document that holds the mention). Cuts are counted, never silent. Global attention goes to `<s>`, the
 `<m>`/`</m>` markers and the mention tokens. The "sentences only" ablation (CDLM paper, Table 3) keeps only the
-sentence(s) holding the mention(s): the input of the sentence-based prior work (Zeng et al., Yu et al. 2020).
-"""
+sentence(s) holding the mention(s): the input of the sentence-based prior work (Zeng et al., Yu et al. 2020)."""
 
 from __future__ import annotations
 
@@ -27,9 +26,7 @@ from .pairs import candidate_pairs
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-MENTION_START = "<m>"
-MENTION_END = "</m>"
-MENTION_MARKERS = (MENTION_START, MENTION_END)
+MENTION_MARKERS = ("<m>", "</m>")
 CONTEXTS = ("document", "sentences")  # full documents (CDLM) or only the mentions' sentences (the ablation)
 SPECIAL_TOKENS_PER_PAIR = 6  # <s>, </s> and <doc-s>/</doc-s> around each of two documents
 
@@ -50,8 +47,7 @@ class SpecialIds:
 def add_mention_markers(tokenizer: "PreTrainedTokenizerBase", model: "PreTrainedModel | None" = None) -> SpecialIds:
     """Add `<m>`/`</m>` as special tokens (if missing), grow `model`'s embeddings (random rows), return the ids.
 
-    The tokenizer must already hold `<doc-s>`/`</doc-s>` (cdlm_nb.tokenization.add_document_separators).
-    """
+    The tokenizer must already hold `<doc-s>`/`</doc-s>` (cdlm_nb.tokenization.add_document_separators)."""
     mention_start, mention_end = add_marker_tokens(tokenizer, MENTION_MARKERS, model)
     doc_start, doc_end = document_separator_ids(tokenizer)
     cls, sep = sequence_markers(tokenizer)
@@ -82,9 +78,14 @@ class _Segment:
     truncated: bool = False
 
 
-def _marked_document(words: WordIds, sentences: Sequence[int], mentions: Sequence[Mention],
-                     special: SpecialIds) -> _Segment:
-    """The kept sentences' ids in order, with `<m>` before and `</m>` after each of `mentions`."""
+def _marked_document(documents: Mapping[str, WordIds], mentions: Sequence[Mention], special: SpecialIds,
+                     context: str) -> _Segment:
+    """The document holding `mentions` (whole, or only the mentions' sentences for `context="sentences"`), with
+    `<m>` before and `</m>` after each of them."""
+    if mentions[0].doc_id not in documents:
+        raise DataError(f"mention {mentions[0].mention_id!r} refers to document {mentions[0].doc_id!r}, which was "
+                        "not tokenised")
+    words = documents[mentions[0].doc_id]
     part = _Segment(ids=[], mentions={m.mention_id: [] for m in mentions}, markers=[])
 
     def close(sentence: int, word: int) -> None:
@@ -93,7 +94,7 @@ def _marked_document(words: WordIds, sentences: Sequence[int], mentions: Sequenc
                 part.markers.append(len(part.ids))
                 part.ids.append(special.mention_end)
 
-    for sentence in sentences:
+    for sentence in range(len(words)) if context == "document" else sorted({m.sentence for m in mentions}):
         for word, word_ids in enumerate(words[sentence]):
             close(sentence, word)
             for m in sorted(mentions, key=lambda m: -m.end):  # outer mentions open first
@@ -115,23 +116,8 @@ def _cut_to_window(part: _Segment, budget: int) -> _Segment | None:
         return None
     if len(part.ids) <= budget:
         return part
-
-    def shift(positions: list[int]) -> list[int]:
-        return [p - start for p in positions]
-
-    return _Segment(ids=part.ids[start:start + budget], mentions={k: shift(v) for k, v in part.mentions.items()},
-                    markers=shift(part.markers), truncated=True)
-
-
-def _segment(documents: Mapping[str, WordIds], mentions: Sequence[Mention], special: SpecialIds,
-             context: str) -> _Segment:
-    """One document holding `mentions`, marked, as the whole document or only the mentions' sentences."""
-    doc_id = mentions[0].doc_id
-    if doc_id not in documents:
-        raise DataError(f"mention {mentions[0].mention_id!r} refers to document {doc_id!r}, which was not tokenised")
-    words = documents[doc_id]
-    sentences = range(len(words)) if context == "document" else sorted({m.sentence for m in mentions})
-    return _marked_document(words, sentences, mentions, special)
+    return _Segment(part.ids[start:start + budget], {k: [p - start for p in v] for k, v in part.mentions.items()},
+                    [p - start for p in part.markers], truncated=True)
 
 
 def build_pair_input(pair: MentionPair, documents: Mapping[str, WordIds], special: SpecialIds, max_length: int,
@@ -139,17 +125,16 @@ def build_pair_input(pair: MentionPair, documents: Mapping[str, WordIds], specia
     """`<s> <doc-s> DOC1 </doc-s> [<doc-s> DOC2 </doc-s>] </s>` for one pair, documents cut to fit `max_length`.
 
     A within-document pair is one segment with both mentions marked when both fit one window; otherwise (and
-    for a cross-document pair) each mention gets its own segment, the two sharing the length.
-    """
+    for a cross-document pair) each mention gets its own segment, the two sharing the length."""
     if context not in CONTEXTS:
         raise ConfigError(f"context={context!r} is unknown; use one of {CONTEXTS}")
     first, second = pair.first, pair.second
     parts: list[_Segment | None] = [None]
     if first.doc_id == second.doc_id:
-        parts = [_cut_to_window(_segment(documents, [first, second], special, context), max_length - 4)]
+        parts = [_cut_to_window(_marked_document(documents, [first, second], special, context), max_length - 4)]
     split = first.doc_id == second.doc_id and parts[0] is None
     if parts[0] is None:
-        whole = [_segment(documents, [m], special, context) for m in (first, second)]
+        whole = [_marked_document(documents, [m], special, context) for m in (first, second)]
         budgets = share_room(len(whole[0].ids), len(whole[1].ids), max_length - SPECIAL_TOKENS_PER_PAIR)
         parts = [_cut_to_window(part, budget) for part, budget in zip(whole, budgets)]
         if any(part is None for part in parts):
@@ -158,10 +143,8 @@ def build_pair_input(pair: MentionPair, documents: Mapping[str, WordIds], specia
     ids, global_positions = [special.cls], [0]
     positions: dict[str, list[int]] = {}
     for part in parts:
-        ids.append(special.doc_start)
-        offset = len(ids)
-        ids.extend(part.ids)
-        ids.append(special.doc_end)
+        offset = len(ids) + 1
+        ids += [special.doc_start, *part.ids, special.doc_end]
         global_positions += [offset + p for p in part.markers]
         for mention_id, mention_positions in part.mentions.items():
             positions.setdefault(mention_id, [offset + p for p in mention_positions])
@@ -188,15 +171,9 @@ def encode_pairs(pairs: Sequence[MentionPair], documents: Mapping[str, WordIds],
     """Build every pair's input and count the truncations (reported, never silent)."""
     inputs = [build_pair_input(pair, documents, special, max_length, context) for pair in pairs]
     lengths = [len(item.input_ids) for item in inputs] or [0]
-    stats = EncodingStats(
-        pairs=len(inputs),
-        truncated_pairs=sum(item.truncated_documents > 0 for item in inputs),
-        truncated_documents=sum(item.truncated_documents for item in inputs),
-        split_documents=sum(item.split_document for item in inputs),
-        mean_length=sum(lengths) / len(lengths),
-        max_length=max(lengths),
-    )
-    return inputs, stats
+    truncated = [item.truncated_documents for item in inputs]
+    return inputs, EncodingStats(len(inputs), sum(n > 0 for n in truncated), sum(truncated),
+                                 sum(item.split_document for item in inputs), sum(lengths) / len(lengths), max(lengths))
 
 
 def render_pair_input(item: PairInput, tokenizer: "PreTrainedTokenizerBase") -> str:

@@ -1,8 +1,7 @@
 """Gold mentions of a COREF_FEATURES corpus: the units coreference resolves and attention analysis ranks.
 
 `collect_mentions` reads and checks them, `tokenize_documents` gives every word its subword ids (so a mention's
-tokens are known exactly), `group_mentions` forms the groups pairs are drawn from, `MentionPair` is one pair.
-"""
+tokens are known exactly), `group_mentions` forms the groups pairs are drawn from, `MentionPair` is one pair."""
 
 from __future__ import annotations
 
@@ -12,10 +11,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, DataError
-from .conll import MENTION_KINDS
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
+
+MENTION_KINDS = ("event", "entity")
+#: Mention attributes that mentions can be grouped by.
+GROUP_KEYS = ("topic", "subtopic", "cluster_id", "doc_id")
+#: A document as subword ids: sentences -> words -> the word's subword ids.
+WordIds = list[list[list[int]]]
 
 
 @dataclass(frozen=True)
@@ -34,69 +38,6 @@ class Mention:
     text: str
 
 
-def check_mention(row: Mapping[str, Any], mention: Mapping[str, Any]) -> None:
-    """Raise DataError naming the document and mention when the mention's sentence or span is not in the document."""
-    doc_id, mention_id = row["doc_id"], mention["mention_id"]
-    sentences = row["sentences"]
-    index, start, end = mention["sentence"], mention["start"], mention["end"]
-    if not 0 <= index < len(sentences):
-        raise DataError(
-            f"document {doc_id!r}, mention {mention_id!r}: sentence index {index} is out of range (the document "
-            f"has {len(sentences)} sentences); fix the loader or the corpus file"
-        )
-    length = len(sentences[index])
-    if not 0 <= start < end <= length:
-        raise DataError(
-            f"document {doc_id!r}, mention {mention_id!r}: span [{start}, {end}) lies outside sentence {index} "
-            f"({length} tokens); spans are end-exclusive token offsets within the sentence"
-        )
-
-
-def collect_mentions(dataset: Iterable[Mapping[str, Any]], kind: str) -> list[Mention]:
-    """All gold mentions of one kind ("event" / "entity") in a COREF_FEATURES dataset, checked, in corpus order."""
-    if kind not in MENTION_KINDS:
-        raise ConfigError(f"mention kind {kind!r} is unknown; use one of {MENTION_KINDS}")
-    mentions = []
-    for row in dataset:
-        for mention in row["mentions"]:
-            check_mention(row, mention)
-            if mention["kind"] == kind:
-                mentions.append(Mention(
-                    mention_id=mention["mention_id"], doc_id=row["doc_id"], topic=row["topic"],
-                    subtopic=row["subtopic"], kind=kind, cluster_id=mention["cluster_id"],
-                    sentence=mention["sentence"], start=mention["start"], end=mention["end"], text=mention["text"],
-                ))
-    return mentions
-
-
-def gold_clusters(mentions: Iterable[Mention]) -> list[list[str]]:
-    """The gold (key) clusters as lists of mention ids, singletons included."""
-    clusters: dict[str, list[str]] = defaultdict(list)
-    for mention in mentions:
-        clusters[mention.cluster_id].append(mention.mention_id)
-    return list(clusters.values())
-
-
-#: A document as subword ids: sentences -> words -> the word's subword ids.
-WordIds = list[list[list[int]]]
-
-
-def tokenize_documents(dataset: Iterable[Mapping[str, Any]],
-                       tokenizer: "PreTrainedTokenizerBase") -> dict[str, WordIds]:
-    """Subword ids of every word of every document, keyed by doc_id (one tokenizer call per document).
-
-    Words are encoded with a leading space (" word"), as in fine-tuning on running text, so a word's ids do
-    not depend on its neighbours and a mention's tokens are known exactly.
-    """
-    documents = {}
-    for row in dataset:
-        words = [word for sentence in row["sentences"] for word in sentence]
-        ids = tokenizer([" " + word for word in words], add_special_tokens=False)["input_ids"] if words else []
-        flat = iter(ids)
-        documents[row["doc_id"]] = [[next(flat) for _ in sentence] for sentence in row["sentences"]]
-    return documents
-
-
 @dataclass(frozen=True)
 class MentionPair:
     """Two mentions of one group; `first` comes before `second` in corpus order."""
@@ -110,9 +51,35 @@ class MentionPair:
         return int(self.first.cluster_id == self.second.cluster_id)
 
 
+def check_kind(kind: str) -> None:
+    """Raise ConfigError unless `kind` is one of `MENTION_KINDS`."""
+    if kind not in MENTION_KINDS:
+        raise ConfigError(f"mention kind {kind!r} is unknown; use one of {MENTION_KINDS}")
 
-#: Mention attributes that mentions can be grouped by.
-GROUP_KEYS = ("topic", "subtopic", "cluster_id", "doc_id")
+
+def check_mention(row: Mapping[str, Any], mention: Mapping[str, Any]) -> None:
+    """Raise DataError naming the document and mention when the mention's sentence or span is not in the document."""
+    where = f"document {row['doc_id']!r}, mention {mention['mention_id']!r}"
+    sentences, index, start, end = row["sentences"], mention["sentence"], mention["start"], mention["end"]
+    if not 0 <= index < len(sentences):
+        raise DataError(f"{where}: sentence index {index} is out of range (the document has {len(sentences)} "
+                        "sentences); fix the loader or the corpus file")
+    if not 0 <= start < end <= len(sentences[index]):
+        raise DataError(f"{where}: span [{start}, {end}) lies outside sentence {index} ({len(sentences[index])} "
+                        "tokens); spans are end-exclusive token offsets within the sentence")
+
+
+def collect_mentions(dataset: Iterable[Mapping[str, Any]], kind: str) -> list[Mention]:
+    """All gold mentions of one kind ("event" / "entity") in a COREF_FEATURES dataset, checked, in corpus order."""
+    check_kind(kind)
+    mentions = []
+    for row in dataset:
+        for m in row["mentions"]:
+            check_mention(row, m)
+            if m["kind"] == kind:
+                mentions.append(Mention(m["mention_id"], row["doc_id"], row["topic"], row["subtopic"], kind,
+                                        m["cluster_id"], m["sentence"], m["start"], m["end"], m["text"]))
+    return mentions
 
 
 def group_mentions(mentions: Iterable[Mention], by: str) -> dict[str, list[Mention]]:
@@ -124,3 +91,22 @@ def group_mentions(mentions: Iterable[Mention], by: str) -> dict[str, list[Menti
     for mention in mentions:
         groups[getattr(mention, by)].append(mention)
     return dict(groups)
+
+
+def gold_clusters(mentions: Iterable[Mention]) -> list[list[str]]:
+    """The gold (key) clusters as lists of mention ids, singletons included."""
+    return [[m.mention_id for m in cluster] for cluster in group_mentions(mentions, "cluster_id").values()]
+
+
+def tokenize_documents(dataset: Iterable[Mapping[str, Any]],
+                       tokenizer: "PreTrainedTokenizerBase") -> dict[str, WordIds]:
+    """Subword ids of every word of every document, keyed by doc_id (one tokenizer call per document).
+
+    Words are encoded with a leading space (" word"), as in fine-tuning on running text, so a word's ids do
+    not depend on its neighbours and a mention's tokens are known exactly."""
+    documents = {}
+    for row in dataset:
+        words = [word for sentence in row["sentences"] for word in sentence]
+        flat = iter(tokenizer([" " + word for word in words], add_special_tokens=False)["input_ids"] if words else [])
+        documents[row["doc_id"]] = [[next(flat) for _ in sentence] for sentence in row["sentences"]]
+    return documents

@@ -53,7 +53,6 @@ def build_pair_scorer(encoder: "PreTrainedModel", hidden_sizes: Sequence[int] = 
     """The pairwise scorer on top of a Longformer encoder (a masked-LM model is reduced to its base encoder).
 
     The CDLM paper: one hidden layer of 1024 with tanh. The authors' released code: 3072 -> 768 -> 128 -> 1 with
-    ReLU, i.e. `hidden_sizes=(768, 128), activation="relu"`.
-    """
+    ReLU, i.e. `hidden_sizes=(768, 128), activation="relu"`."""
     base = getattr(encoder, "base_model", encoder)
     return PairScorer(base, hidden_sizes, activation, dropout)

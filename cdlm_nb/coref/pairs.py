@@ -29,8 +29,7 @@ def candidate_pairs(groups: Mapping[str, Sequence[Mention]], max_pairs_per_group
     """Every unordered pair of mentions inside each group (the pairs clustering needs scores for).
 
     `max_pairs_per_group` keeps a random sample of that many pairs in larger groups (a CPU budget); the
-    dropped pairs count in `stats.dropped` and are treated as non-coreferent by clustering.
-    """
+    dropped pairs count in `stats.dropped` and are treated as non-coreferent by clustering."""
     rng = random.Random(seed)
     pairs: list[MentionPair] = []
     stats = PairStats(groups=len(groups))
@@ -51,8 +50,7 @@ def training_pairs(groups: Mapping[str, Sequence[Mention]], negative_ratio: floa
     """Training pairs: all coreferent pairs in each group, plus `negative_ratio` random negatives per positive.
 
     `negative_ratio=None` keeps every negative (the authors' released code); `max_pairs` caps the total by a
-    random sample that keeps the positive share. Both removals count in `stats.dropped`.
-    """
+    random sample that keeps the positive share. Both removals count in `stats.dropped`."""
     rng = random.Random(seed)
     labelled = [(name, MentionPair(a, b)) for name, members in groups.items()
                 for a, b in itertools.combinations(members, 2)]

@@ -10,25 +10,20 @@ import numpy as np
 
 from .. import verdicts
 from ..profiles import SEED
-from .mentions import Mention, gold_clusters
+from .mentions import Mention, gold_clusters, group_mentions
 from .metrics import CorefScores, score_coreference
 
 Clusters = Sequence[Sequence[str]]  # lists of mention ids
 RESAMPLES = 500  # each draw scores two clusterings with all four metrics; 500 keep the 95 % ends within a point
 
 
-def trivial_clusterings(mentions: Sequence[Mention]) -> dict[str, list[list[str]]]:
-    """The two classic trivial responses: every mention a singleton, and one cluster per subtopic."""
-    subtopics: dict[str, list[str]] = defaultdict(list)
-    for mention in mentions:
-        subtopics[mention.subtopic].append(mention.mention_id)
-    return {"all singletons": [[m.mention_id] for m in mentions], "one cluster per subtopic": list(subtopics.values())}
-
-
 def reference_scores(mentions: Sequence[Mention]) -> dict[str, CorefScores]:
-    """Each trivial clustering scored against the gold clusters of `mentions`."""
+    """The two classic trivial responses, every mention a singleton and one cluster per subtopic, scored against
+    the gold clusters of `mentions`."""
     key = gold_clusters(mentions)
-    return {name: score_coreference(key, response) for name, response in trivial_clusterings(mentions).items()}
+    subtopics = [[m.mention_id for m in subtopic] for subtopic in group_mentions(mentions, "subtopic").values()]
+    return {"all singletons": score_coreference(key, [[m.mention_id] for m in mentions]),
+            "one cluster per subtopic": score_coreference(key, subtopics)}
 
 
 def resampling_units(mentions: Sequence[Mention]) -> list[list[str]]:

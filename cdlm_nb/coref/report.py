@@ -1,9 +1,10 @@
 """Notebook 04's tables and numbers: the data table, results in the papers' layout (CDLM paper, Tables 2-3), the
-cost table, the metrics the notebook records, and readings computed from them."""
+cost table, the metrics the notebook records, and the readings."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import astuple
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -11,10 +12,9 @@ from .. import verdicts
 from ..variants import run_label
 from ..verdicts import NR, reference_label
 from .baselines import head_lemma_assignment
-from .conll import MENTION_KINDS
 from .experiment import SENTENCES_ONLY, CorefRun, CorefRuns
-from .mentions import collect_mentions, gold_clusters
-from .metrics import CorefScores
+from .mentions import MENTION_KINDS, collect_mentions, gold_clusters
+from .metrics import METRIC_NAMES, CorefScores
 from .references import conll_difference, reference_scores
 
 if TYPE_CHECKING:
@@ -23,8 +23,7 @@ if TYPE_CHECKING:
     from ..profiles import CorefConfig
 
 #: Table columns: (metric, R/P/F1) for MUC, B3, CEAF-e and LEA, then (CoNLL, F1); values in percent.
-TABLE_COLUMNS = [(metric, part) for metric in ("MUC", "B3", "CEAF-e", "LEA") for part in ("R", "P", "F1")] + \
-    [("CoNLL", "F1")]
+TABLE_COLUMNS = [(metric, part) for metric in METRIC_NAMES.values() for part in ("R", "P", "F1")] + [("CoNLL", "F1")]
 
 #: ECB+ test, event coreference, gold mentions: the CDLM preprint (v1), Table 2; the CDLM row is also the CDLM
 #: paper's Table 2, which adds Allaway et al. (2021). The "Longformer" / "Rand CDLM" rows are the preprint's.
@@ -53,13 +52,9 @@ PAPER_ENTITY_ROWS: dict[str, tuple[float | None, ...]] = {
 }
 PAPER_ROWS = {"event": PAPER_EVENT_ROWS, "entity": PAPER_ENTITY_ROWS}
 #: The CDLM paper, Table 3: ablations, CoNLL F1 on ECB+ test event coreference.
-PAPER_ABLATION_CONLL: dict[str, float] = {
-    "CDLM": 85.6, "CDLM, sentences only": 84.2, "Longformer": 84.6, "Local CDLM": 84.7, "Rand CDLM": 84.1,
-    "Prefix CDLM": 85.1,
-}
+PAPER_ABLATION_CONLL: dict[str, float] = {"CDLM": 85.6, "CDLM, sentences only": 84.2, "Longformer": 84.6,
+                                           "Local CDLM": 84.7, "Rand CDLM": 84.1, "Prefix CDLM": 85.1}
 LEMMA_ROW = "Same Head-Lemma"
-
-
 #: The table row of a run: the model's display name, or "CDLM, sentences only" for the ablation.
 row_label = partial(run_label, labels={SENTENCES_ONLY: "CDLM, sentences only"})
 
@@ -68,25 +63,14 @@ def split_table(splits: Mapping[str, Any]) -> "pd.DataFrame":
     """Per split: topics, subtopics, documents, mentions and clusters of each kind (the notebook's data table)."""
     import pandas as pd
 
-    rows = []
+    rows = {}
     for name, dataset in splits.items():
-        row = {"split": name, "topics": len(set(dataset["topic"])), "subtopics": len(set(dataset["subtopic"])),
-               "documents": len(dataset)}
+        rows[name] = {"topics": len(set(dataset["topic"])), "subtopics": len(set(dataset["subtopic"])),
+                      "documents": len(dataset)}
         for kind in MENTION_KINDS:
             mentions = collect_mentions(dataset, kind)
-            row[f"{kind} mentions"] = len(mentions)
-            row[f"{kind} clusters"] = len(gold_clusters(mentions))
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("split")
-
-
-def scores_in_percent(scores: CorefScores) -> tuple[float, ...]:
-    """A CorefScores as one table row in percent: R, P, F1 of MUC, B3, CEAF-e, LEA, then CoNLL F1."""
-    values = []
-    for name in ("muc", "bcub", "ceafe", "lea"):
-        prf = getattr(scores, name)
-        values += [100 * prf.recall, 100 * prf.precision, 100 * prf.f1]
-    return (*values, 100 * scores.conll)
+            rows[name] |= {f"{kind} mentions": len(mentions), f"{kind} clusters": len(gold_clusters(mentions))}
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("split")
 
 
 def results_table(ours: Mapping[str, CorefScores], paper: Mapping[str, Sequence[float | None]],
@@ -95,7 +79,8 @@ def results_table(ours: Mapping[str, CorefScores], paper: Mapping[str, Sequence[
     import pandas as pd
 
     rows = {("paper: ECB+ test", label): values for label, values in paper.items()}
-    rows |= {(ours_label, label): scores_in_percent(scores) for label, scores in ours.items()}
+    rows |= {(ours_label, label): (*(100 * value for name in METRIC_NAMES for value in astuple(getattr(scores, name))),
+                                   100 * scores.conll) for label, scores in ours.items()}  # R, P, F1 each, CoNLL F1
     table = pd.DataFrame.from_dict(rows, orient="index", columns=pd.MultiIndex.from_tuples(TABLE_COLUMNS))
     table.index = pd.MultiIndex.from_tuples(table.index, names=["source", "model"])
     return table.astype(float).round(1)
@@ -115,28 +100,19 @@ def paper_tables(lemma: Mapping[str, CorefScores], runs: CorefRuns, label: str, 
                  missing: Mapping[str, str] | None = None) -> dict[str, "pd.DataFrame"]:
     """One `results_table` per mention kind that was run: the same-head-lemma baseline, every run and the reference
     rows (every mention alone, one cluster per subtopic) below the paper's rows; each model of `missing` (display
-    name -> how to get it, `PretrainedShelf.missing_notes`) is an empty row of ours saying how to get it."""
+    name -> how to get it, `PretrainedShelf.missing_notes`) is an empty row of ours, a last column saying how."""
     tables = {}
     trivial = references(test, list(lemma))
-    for kind, paper in PAPER_ROWS.items():
-        if kind not in lemma:
-            continue
+    for kind in (kind for kind in PAPER_ROWS if kind in lemma):
         ours = {LEMMA_ROW: lemma[kind]}
         ours |= {row_label(name): run.test_scores for (name, k), run in runs.items() if k == kind}
         ours |= {reference_label(name): scores for name, scores in trivial[kind].items()}
-        tables[kind] = with_missing_rows(results_table(ours, paper, label), label, missing or {})
+        tables[kind] = table = results_table(ours, PAPER_ROWS[kind], label)
+        if missing:
+            for model in missing:
+                table.loc[(label, model), :] = float("nan")
+            table[("", "not run")] = [missing.get(model, "") if src == label else "" for src, model in table.index]
     return tables
-
-
-def with_missing_rows(table: "pd.DataFrame", label: str, missing: Mapping[str, str]) -> "pd.DataFrame":
-    """`table` with an empty row of ours per missing model and a last column saying how to get each."""
-    if not missing:
-        return table
-    table = table.copy()
-    for model in missing:
-        table.loc[(label, model), :] = float("nan")
-    table[("", "not run")] = [missing.get(model, "") if source == label else "" for source, model in table.index]
-    return table
 
 
 def ablation_table(runs: CorefRuns, label: str, test: Any) -> "pd.DataFrame":
@@ -174,9 +150,8 @@ def pairs_per_group_summary(runs: CorefRuns) -> str:
 
     if not runs:
         return ""
-    per_group = pd.Series(next(iter(runs.values())).test.pair_stats.per_group, name="scored pairs", dtype=float)
-    return ("scored candidate pairs per test subtopic:\n"
-            + per_group.describe()[["count", "mean", "min", "max"]].round(1).to_string())
+    summary = pd.Series(next(iter(runs.values())).test.pair_stats.per_group, dtype=float).describe()
+    return f"scored candidate pairs per test subtopic:\n{summary[['count', 'mean', 'min', 'max']].round(1).to_string()}"
 
 
 def coref_metrics(lemma: Mapping[str, CorefScores], runs: CorefRuns, test: Any) -> dict[str, float]:
@@ -187,74 +162,59 @@ def coref_metrics(lemma: Mapping[str, CorefScores], runs: CorefRuns, test: Any) 
     for kind, rows in references(test, list(lemma)).items():
         metrics |= verdicts.reference_metrics(f"coref/{kind}", {name: {"conll": 100 * scores.conll}
                                                                  for name, scores in rows.items()})
-    for (name, kind), run in runs.items():
-        metrics[f"coref/{kind}/conll/{name}"] = 100 * run.test_scores.conll
-    for (name, kind), run in runs.items():
-        metrics[f"coref/{kind}/pairs_per_second/{name}"] = run.test.scoring.pairs_per_second
-    return metrics
+    metrics |= {f"coref/{kind}/conll/{name}": 100 * run.test_scores.conll for (name, kind), run in runs.items()}
+    return metrics | {f"coref/{kind}/pairs_per_second/{name}": run.test.scoring.pairs_per_second
+                      for (name, kind), run in runs.items()}
 
 
-def _paper_conll(kind: str, row: str) -> float | None:
-    return PAPER_ROWS[kind].get(row, (None,))[-1]
-
-
-def lemma_clusters(test: Any, kind: str, grouping: str = "subtopic") -> list[list[str]]:
+def lemma_clusters(test: Any, kind: str) -> list[list[str]]:
     """The same-head-lemma baseline's clusters (mention ids), for a paired interval against a scorer."""
     clusters: dict[str, list[str]] = {}
-    for mention_id, label in head_lemma_assignment(test, kind, group_by=grouping).items():
+    for mention_id, label in head_lemma_assignment(test, kind).items():
         clusters.setdefault(label, []).append(mention_id)
     return list(clusters.values())
 
 
 def readings(lemma: Mapping[str, CorefScores], runs: CorefRuns, test: Any, profile: str) -> list[str]:
-    """Our differences in test CoNLL F1 beside the papers' (CDLM - Longformer, best scorer - same-head-lemma,
-    whole documents - sentences only), each with its paired bootstrap over test subtopics and the seed band, read by
-    the noise rule (`verdicts`); a scorer not above the reference rows (every mention alone, one cluster per
-    subtopic) learned nothing here and is compared with nothing; so is the same-head-lemma rule when it is not
-    above them (beating a row at the floor says nothing)."""
-    spread = verdicts.load_spread(profile)
-    return [line for kind in lemma for line in _kind_readings(kind, runs, test, spread, 100 * lemma[kind].conll)]
-
-
-def _kind_readings(kind: str, runs: CorefRuns, test: Any, spread: Mapping | None, lemma_conll: float) -> list[str]:
-    """`readings` for one mention kind (`lemma_conll`: the same-head-lemma rule's CoNLL F1, %)."""
-    mentions = collect_mentions(test, kind)
-    floor = verdicts.floor({name: 100 * s.conll for name, s in reference_scores(mentions).items()})
-    conll = {name: 100 * run.test_scores.conll for (name, k), run in runs.items() if k == kind}
-    learned = [name for name, value in conll.items() if verdicts.learned(value, floor)]
-    rows = {**conll, LEMMA_ROW: lemma_conll}
-    learned += [LEMMA_ROW] if verdicts.learned(lemma_conll, floor) else []
-    lines = [verdicts.nothing_note(f"{kind}: {row_label(name)}", rows[name], floor, "CoNLL F1")
-             for name in rows if name not in learned]
-
-    def clusters(name: str) -> list[list[str]]:
-        return lemma_clusters(test, kind) if name == LEMMA_ROW else runs[name, kind].test_clusters
-
-    def claim(text: str, first: str, second: str, paper: float) -> str:
-        if nothing := [row_label(n) for n in (first, second) if n not in learned]:
-            return f"- {kind}: {text}: not compared ({verdicts.LEARNED_NOTHING}: {' and '.join(nothing)})."
-        band = verdicts.seed_band(spread, f"coref/{kind}/conll/{first}",
-                                  None if second == LEMMA_ROW else f"coref/{kind}/conll/{second}")
-        diff = conll_difference(mentions, clusters(first), clusters(second), band)
-        return verdicts.claim_line(f"{kind}: {text} (paper: {paper:+.1f})", diff, "CoNLL F1", scale=1.0)
-
-    if "cdlm" in conll and "longformer" in conll:
-        lines.append(claim("CDLM over Longformer", "cdlm", "longformer",
-                           _paper_conll(kind, "CDLM") - _paper_conll(kind, "Longformer")))
-    scorers = {name: conll[name] for name in learned if name not in (SENTENCES_ONLY, LEMMA_ROW)}
-    if scorers:
-        best = max(scorers, key=scorers.get)
-        lines.append(claim(f"the best scorer ({row_label(best)}) over same-head-lemma", best, LEMMA_ROW,
-                           _paper_conll(kind, "CDLM") - _paper_conll(kind, LEMMA_ROW)))
-    if SENTENCES_ONLY in conll and "cdlm" in conll:
-        lines.append(claim("whole documents (CDLM) over sentences only", "cdlm", SENTENCES_ONLY,
-                           PAPER_ABLATION_CONLL["CDLM"] - PAPER_ABLATION_CONLL["CDLM, sentences only"]))
+    """Our differences in test CoNLL F1 beside the papers' (CDLM - Longformer, best scorer - same-head-lemma, whole
+    documents - sentences only), each read by the noise rule (`verdicts`: paired bootstrap over test subtopics and
+    the seed band). A row not above the reference rows (every mention alone, one cluster per subtopic), the
+    same-head-lemma rule included, learned nothing here and is compared with nothing."""
+    spread, lines = verdicts.load_spread(profile), []
+    for kind in lemma:
+        mentions = collect_mentions(test, kind)
+        floor = verdicts.floor({name: 100 * s.conll for name, s in reference_scores(mentions).items()})
+        conll = {name: 100 * run.test_scores.conll for (name, k), run in runs.items() if k == kind}
+        conll[LEMMA_ROW] = 100 * lemma[kind].conll
+        learned = [name for name, value in conll.items() if verdicts.learned(value, floor)]
+        lines += [verdicts.nothing_note(f"{kind}: {row_label(name)}", value, floor, "CoNLL F1")
+                  for name, value in conll.items() if name not in learned]
+        paper = {row: values[-1] for row, values in PAPER_ROWS[kind].items()}
+        best = max((name for name in learned if name not in (SENTENCES_ONLY, LEMMA_ROW)), key=conll.get, default="")
+        claims = [  # (claim, first, second, the paper's difference), read where both rows were run
+            ("CDLM over Longformer", "cdlm", "longformer", paper["CDLM"] - paper["Longformer"]),
+            (f"the best scorer ({row_label(best)}) over same-head-lemma", best, LEMMA_ROW,
+             paper["CDLM"] - paper[LEMMA_ROW]),
+            ("whole documents (CDLM) over sentences only", "cdlm", SENTENCES_ONLY,
+             PAPER_ABLATION_CONLL["CDLM"] - PAPER_ABLATION_CONLL["CDLM, sentences only"])]
+        for claim, first, second, gap in claims:
+            if first not in conll or second not in conll:
+                continue
+            if nothing := [row_label(name) for name in (first, second) if name not in learned]:
+                lines.append(f"- {kind}: {claim}: not compared ({verdicts.LEARNED_NOTHING}: {' and '.join(nothing)}).")
+                continue
+            band = verdicts.seed_band(spread, f"coref/{kind}/conll/{first}",
+                                      None if second == LEMMA_ROW else f"coref/{kind}/conll/{second}")
+            first_clusters, second_clusters = (lemma_clusters(test, kind) if name == LEMMA_ROW
+                                               else runs[name, kind].test_clusters for name in (first, second))
+            diff = conll_difference(mentions, first_clusters, second_clusters, band)
+            lines.append(verdicts.claim_line(f"{kind}: {claim} (paper: {gap:+.1f})", diff, "CoNLL F1", scale=1.0))
     return lines
 
 
 def run_line(run: CorefRun, config: "CorefConfig") -> str:
-    """One line per encoder and mention kind as notebook 04 fine-tunes it: test CoNLL F1 (%), threshold, time and
-    the recipe trained."""
+    """One line per encoder and mention kind as notebook 04 fine-tunes it: test CoNLL F1 (%), threshold, training
+    time and recipe."""
     return (f"{row_label(run.model):<12} {run.kind:<6} test CoNLL F1 {100 * run.test_scores.conll:5.1f}  "
             f"(threshold {run.threshold}, {run.train_seconds:.0f} s training: {config.epochs} epoch(s) at lr "
             f"{config.learning_rate:g}, batch {config.batch_size})")

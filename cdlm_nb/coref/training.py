@@ -1,23 +1,14 @@
-"""Fine-tuning the pair scorer and scoring pairs with it: length-sorted batches (little padding), padding into
-tensors, the BCE loss for `finetuning.train_epochs`, and batched scoring with its throughput."""
+"""Fine-tuning the pair scorer and scoring pairs with it: padding into tensors, the BCE loss for
+`finetuning.train_epochs` (length-sorted batches: little padding), and batched scoring with its throughput."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .. import finetuning as ft
 from ..batching import length_grouped_batches
 from ..collate import indicator, pad_batch
-from ..finetuning import (
-    ScoringResult,
-    TrainSetup,
-    input_lengths,
-    per_device,
-    predict_batches,
-    scattered,
-    to_device,
-    train_epochs,
-)
 from .inputs import PairInput
 
 if TYPE_CHECKING:
@@ -37,8 +28,13 @@ def collate(inputs: Sequence[PairInput], pad_id: int) -> dict[str, "torch.Tensor
     return pad_batch(rows, {"input_ids": pad_id}, dtypes={"first_mask": torch.float, "second_mask": torch.float})
 
 
+def _logits(scorer: "PairScorer", inputs: Sequence[PairInput], indices: list[int], pad_id: int,
+            device: str) -> "torch.Tensor":
+    """The scorer's logits (float32) for the pairs at `indices`."""
+    return scorer(**ft.to_device(collate([inputs[i] for i in indices], pad_id), device)).float()
 
-def train_scorer(scorer: "PairScorer", inputs: Sequence[PairInput], labels: Sequence[int], setup: TrainSetup, *,
+
+def train_scorer(scorer: "PairScorer", inputs: Sequence[PairInput], labels: Sequence[int], setup: ft.TrainSetup, *,
                  pad_id: int, device: str = "cpu", per_device_batch: int | None = None) -> list[float]:
     """Fine-tune encoder and MLP together with BCE on the pair labels; returns the loss of every batch."""
     import torch
@@ -46,25 +42,21 @@ def train_scorer(scorer: "PairScorer", inputs: Sequence[PairInput], labels: Sequ
     targets = torch.tensor(labels, dtype=torch.float)
 
     def batch_loss(indices: list[int]) -> "torch.Tensor":
-        logits = scorer(**to_device(collate([inputs[i] for i in indices], pad_id), device))
-        return torch.nn.functional.binary_cross_entropy_with_logits(logits.float(), targets[indices].to(device))
+        logits = _logits(scorer, inputs, indices, pad_id, device)
+        return torch.nn.functional.binary_cross_entropy_with_logits(logits, targets[indices].to(device))
 
-    epochs = train_epochs(scorer, input_lengths(inputs), batch_loss, setup, device=device,
-                          split=per_device(per_device_batch), what="mention pairs")
+    epochs = ft.train_epochs(scorer, ft.input_lengths(inputs), batch_loss, setup, device=device,
+                             split=ft.per_device(per_device_batch), what="mention pairs")
     return [loss for epoch in epochs for loss in epoch.losses]
 
 
 def score_pairs(scorer: "PairScorer", inputs: Sequence[PairInput], *, pad_id: int, batch_size: int,
-                device: str = "cpu") -> ScoringResult:
+                device: str = "cpu") -> ft.ScoringResult:
     """P(coreferent) for every pair (batched by length), with the wall-clock time for the throughput."""
     import torch
 
     scorer.to(device).eval()
-
-    def coreferent(indices: list[int]):
-        logits = scorer(**to_device(collate([inputs[i] for i in indices], pad_id), device))
-        return torch.sigmoid(logits.float()).cpu().numpy()
-
-    outputs, seconds = predict_batches(coreferent, length_grouped_batches(input_lengths(inputs), batch_size),
-                                       device=device, desc="scoring pairs")
-    return ScoringResult(scattered(outputs, len(inputs)), seconds)
+    outputs, seconds = ft.predict_batches(
+        lambda indices: torch.sigmoid(_logits(scorer, inputs, indices, pad_id, device)).cpu().numpy(),
+        length_grouped_batches(ft.input_lengths(inputs), batch_size), device=device, desc="scoring pairs")
+    return ft.ScoringResult(ft.scattered(outputs, len(inputs)), seconds)

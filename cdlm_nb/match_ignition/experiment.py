@@ -19,8 +19,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import torch
 
+from ..encoders import minilm_path
 from ..errors import ConfigError
 from ..finetuning import DECISION_THRESHOLD, synchronize
 from ..matching.experiment import ClassifierSearch, evaluate_at
@@ -28,7 +30,7 @@ from ..matching.inputs import encode_pairs
 from ..matching.training import score
 from ..profiles import SEED
 from .sentence_filter import filter_pair
-from .word_filter import FilterTrace, WordFilterClassifier
+from .word_filter import WordFilterClassifier
 
 if TYPE_CHECKING:
     from datasets import Dataset
@@ -45,8 +47,6 @@ def minilm_tokenizer():
     """The packaged all-MiniLM-L6-v2's tokenizer (pairs become [CLS] doc1 [SEP] doc2 [SEP])."""
     from transformers import AutoTokenizer
 
-    from ..encoders import minilm_path
-
     return AutoTokenizer.from_pretrained(minilm_path())
 
 
@@ -54,8 +54,6 @@ def minilm_cross_encoder():
     """A fresh all-MiniLM-L6-v2 with a new two-class head, and its tokenizer."""
     from transformers import BertForSequenceClassification
     from transformers.utils import logging
-
-    from ..encoders import minilm_path
 
     verbosity = logging.get_verbosity()
     logging.set_verbosity_error()  # "classifier weights newly initialized" is the point here
@@ -70,16 +68,8 @@ def filter_sentences(rows: "Dataset", keep: int | None, mode: str = "pagerank") 
     """The pairs with each document cut to its top `keep` sentences (None: unchanged)."""
     if keep is None:
         return rows
-
-    def apply(row: dict) -> dict:
-        row["doc_a"], row["doc_b"] = filter_pair(row["doc_a"], row["doc_b"], keep, mode)
-        return row
-
-    return rows.map(apply, desc=f"sentence filter (λ={keep}, {mode})")
-
-
-def _protected(tokenizer) -> list[int]:
-    return [tokenizer.cls_token_id, tokenizer.sep_token_id]
+    return rows.map(lambda row: dict(zip(("doc_a", "doc_b"), filter_pair(row["doc_a"], row["doc_b"], keep, mode))),
+                    desc=f"sentence filter (λ={keep}, {mode})")
 
 
 def filter_splits(splits: Mapping[str, Any], keep: int | None) -> dict[str, Any]:
@@ -103,14 +93,12 @@ def variant_search(name: str, splits: Mapping[str, Any], alpha: float, config: "
     choose the epoch, not shown."""
     torch.manual_seed(seed)
     classifier, tokenizer = minilm_cross_encoder()
-    model = WordFilterClassifier(classifier, alpha, _protected(tokenizer))
-    return ClassifierSearch(name, model, tokenizer, splits, config.training, device=device, seed=seed,
-                            score_dev=False)
+    model = WordFilterClassifier(classifier, alpha, [tokenizer.cls_token_id, tokenizer.sep_token_id])
+    return ClassifierSearch(name, model, tokenizer, splits, config.training, device=device, seed=seed, score_dev=False)
 
 
 def variant_plan(config: "MatchIgnitionConfig") -> list[tuple[str, float, int | None]]:
-    """(name, α, λ) of every trained variant: each α of the grid with PageRank's λ sentences, then the two
-    ablations, no filter at all and the word filter alone (λ None: every sentence)."""
+    """(name, α, λ) of every trained variant of the module docstring (λ None: every sentence)."""
     return [*((alpha_name(a), a, config.keep_sentences) for a in config.alphas),
             ("no_filter", 0.0, None), ("word_only", config.ablation_alpha, None)]
 
@@ -119,9 +107,8 @@ def inference_variants(model, tokenizer, splits: Mapping[str, Any], config: "Mat
                        device: str = "cpu") -> dict[str, dict[str, float]]:
     """Test scores of one trained model with other sentence filters: λ ∈ lambdas, and the first λ sentences."""
     results = {}
-    plan = [(f"lambda_{keep}", keep, "pagerank") for keep in config.lambdas]
-    plan.append((f"first_{config.keep_sentences}", config.keep_sentences, "first"))
-    for name, keep, mode in plan:
+    for name, keep, mode in [*((f"lambda_{keep}", keep, "pagerank") for keep in config.lambdas),
+                             (f"first_{config.keep_sentences}", config.keep_sentences, "first")]:
         rows = filter_sentences(splits["test"], keep, mode)
         inputs, _ = encode_pairs(rows, tokenizer, config.training.max_length, config.training.protocol)
         scored = score(model, inputs, pad_id=tokenizer.pad_token_id, batch_size=config.training.score_batch_size,
@@ -138,11 +125,11 @@ def trace_pair(model: WordFilterClassifier, tokenizer, row: Mapping[str, Any], c
                              config.training.protocol)
     # on the model's device: `inference_variants` leaves the model on the GPU, and this may run again after it
     ids = torch.tensor([inputs[0].input_ids], device=next(model.parameters()).device)
-    model.trace = FilterTrace()
+    model.trace = []
     try:
         with torch.inference_mode():
             model.eval()(input_ids=ids, attention_mask=torch.ones_like(ids))
-        positions = [kept[0].tolist() for kept in model.trace.positions]
+        positions = [kept[0].tolist() for kept in model.trace]
     finally:
         model.trace = None
     return tokenizer.convert_ids_to_tokens(inputs[0].input_ids), positions
@@ -163,17 +150,10 @@ def speed_batch(rows: "Dataset", tokenizer, length: int, size: int) -> dict[str,
     documents joined when one is too short; the filter's cost depends on the length, not the words)."""
     texts = [" ".join([*row["doc_a"], *row["doc_b"]]) for row in rows]
     text_ids = [i for ids in tokenizer(texts, add_special_tokens=False)["input_ids"] for i in ids]
+    body = torch.tensor(np.resize(text_ids, (size, length - 3)))  # the text repeated when too short
+    cls, sep = (torch.full((size, 1), token) for token in (tokenizer.cls_token_id, tokenizer.sep_token_id))
     half = (length - 3) // 2
-    rest = length - 3 - half
-    needed = size * (half + rest)
-    if len(text_ids) < needed:
-        text_ids = (text_ids * (needed // max(len(text_ids), 1) + 1))[:needed]
-    cls, sep = tokenizer.cls_token_id, tokenizer.sep_token_id
-    inputs = []
-    for i in range(size):
-        chunk = text_ids[i * (half + rest):(i + 1) * (half + rest)]
-        inputs.append([cls, *chunk[:half], sep, *chunk[half:], sep])
-    ids = torch.tensor(inputs)
+    ids = torch.cat([cls, body[:, :half], sep, body[:, half:], sep], dim=1)
     return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
 
 
@@ -196,16 +176,12 @@ def measure_speed(classifier, tokenizer, batch: Mapping[str, torch.Tensor], alph
                   repeats: int, device: str = "cpu") -> list[Speed]:
     """Evaluation (forward, no gradient) and training (forward + backward) seconds per batch at each α on
     `device`, every α on a copy of the same weights; training mode keeps dropout as in fine-tuning."""
-    config = classifier.config
-    models = [WordFilterClassifier(copy.deepcopy(classifier), alpha, _protected(tokenizer)).to(device)
-              for alpha in alphas]
+    config, protected = classifier.config, [tokenizer.cls_token_id, tokenizer.sep_token_id]
+    models = [WordFilterClassifier(copy.deepcopy(classifier), alpha, protected).to(device) for alpha in alphas]
     batch = {name: tensor.to(device) for name, tensor in batch.items()}
 
     def evaluate(model):
-        def step():
-            with torch.inference_mode():
-                model.eval()(**batch)
-        return step
+        return torch.inference_mode()(lambda: model.eval()(**batch))
 
     def train(model):
         def step():

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from .. import verdicts
 from ..verdicts import reference_label
 from .experiment import Speed, alpha_name, paper_time_cost
-from .sentence_filter import sentence_graph, sentence_scores
+from .sentence_filter import sentence_graph, sentence_scores, top_sentences
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -29,65 +29,57 @@ ABLATION_ROWS = {"Match-Ignition": None, "– sentence-level filter": "word_only
                  "BERT-Finetune": "no_filter"}
 
 
-def _percent(run: "MatchingRun") -> tuple[float, float]:
-    return round(100 * run.test["accuracy"], 1), round(100 * run.test["f1"], 1)
-
-
 def variant_label(name: str) -> str:
-    """A trained variant's name in the readings: "α = 10 %", "without the sentence filter", "truncated"."""
+    """A trained variant's name in the readings: "α = 10 %", "the word filter alone", "the truncated ..."."""
     if name.startswith("alpha_"):
         return f"α = {name[6:]} %"
     return {"word_only": "the word filter alone", "no_filter": "the truncated cross-encoder"}.get(name, name)
 
 
-def _reference_rows(labels: Sequence[int], width: int) -> dict[str, tuple]:
-    """The reference rows (calling every test pair related, or none) as (acc, F1, then `width` blanks)."""
-    return {reference_label(name): (round(100 * ref["acc"], 1), round(100 * ref["f1"], 1), *(None,) * width)
-            for name, ref in verdicts.pair_references(labels).items()}
+def _percent(scores: Mapping[str, float] | None) -> tuple[float | None, float | None]:
+    return (round(100 * scores["accuracy"], 1), round(100 * scores["f1"], 1)) if scores else (None, None)
+
+
+def _table(rows: Mapping[str, tuple], labels: Sequence[int],
+           columns: Sequence[str] = ("ours acc", "ours F1", *PAPER_COLUMNS)) -> "pd.DataFrame":
+    """`rows` and the reference rows (calling every test pair related, or none: acc, F1, the rest blank)."""
+    import pandas as pd
+
+    references = {reference_label(name): (round(100 * ref["acc"], 1), round(100 * ref["f1"], 1),
+                                          *(None,) * (len(columns) - 2))
+                  for name, ref in verdicts.pair_references(labels).items()}
+    return pd.DataFrame.from_dict({**rows, **references}, orient="index", columns=list(columns))
 
 
 def alpha_table(runs: Mapping[str, "MatchingRun"], alphas: Sequence[float], labels: Sequence[int]) -> "pd.DataFrame":
     """Table 4's layout: accuracy and F1 per word reduction ratio α (both filters on), the paper's rows beside,
     and our reference rows."""
-    import pandas as pd
-
-    rows = {}
-    for alpha in sorted(set(alphas) | set(PAPER_TABLE4)):
-        ours = _percent(runs[alpha_name(alpha)]) if alpha_name(alpha) in runs else (None, None)
-        rows[f"α = {100 * alpha:g} %"] = (*ours, *PAPER_TABLE4.get(alpha, (None,) * 6)[:4])
-    rows |= _reference_rows(labels, len(PAPER_COLUMNS))
-    return pd.DataFrame.from_dict(rows, orient="index", columns=["ours acc", "ours F1", *PAPER_COLUMNS])
+    ours = {name: run.test for name, run in runs.items()}
+    return _table({f"α = {100 * alpha:g} %": (*_percent(ours.get(alpha_name(alpha))),
+                                              *PAPER_TABLE4.get(alpha, (None,) * 6)[:4])
+                   for alpha in sorted(set(alphas) | set(PAPER_TABLE4))}, labels)
 
 
 def ablation_table(runs: Mapping[str, "MatchingRun"], ablation_alpha: float, labels: Sequence[int]
                    ) -> "pd.DataFrame":
     """Table 3's layout: both filters, without each, without both (BERT fine-tuned on truncated pairs), and our
     reference rows."""
-    import pandas as pd
-
-    rows = {}
-    for label, name in ABLATION_ROWS.items():
-        run = runs.get(name or alpha_name(ablation_alpha))
-        rows[label] = (*(_percent(run) if run else (None, None)), *PAPER_TABLE3[label])
-    rows |= _reference_rows(labels, len(PAPER_COLUMNS))
-    return pd.DataFrame.from_dict(rows, orient="index", columns=["ours acc", "ours F1", *PAPER_COLUMNS])
+    ours = {name: run.test for name, run in runs.items()}
+    return _table({label: (*_percent(ours.get(name or alpha_name(ablation_alpha))), *PAPER_TABLE3[label])
+                   for label, name in ABLATION_ROWS.items()}, labels)
 
 
 def lambda_table(results: Mapping[str, Mapping[str, float]], labels: Sequence[int]) -> "pd.DataFrame":
     """Test accuracy and F1 of one trained model with other sentence filters (inference only), and the reference
     rows."""
-    import pandas as pd
-
-    rows = {name: (round(100 * r["accuracy"], 1), round(100 * r["f1"], 1)) for name, r in results.items()}
-    return pd.DataFrame.from_dict(rows | _reference_rows(labels, 0), orient="index", columns=["acc", "F1"])
+    return _table({name: _percent(scores) for name, scores in results.items()}, labels, ("acc", "F1"))
 
 
 def speed_table(speeds: Sequence[Speed], length: int, batch: int) -> "pd.DataFrame":
     """Seconds per batch, speed-ups over α = 0 (same batch, same run), the operation-count limit and the paper's."""
     import pandas as pd
 
-    base = speeds[0]
-    rows = {}
+    base, rows = speeds[0], {}
     for speed in speeds:
         paper = PAPER_TABLE4.get(speed.alpha)
         rows[f"α = {100 * speed.alpha:g} %"] = {
@@ -105,13 +97,10 @@ def speed_table(speeds: Sequence[Speed], length: int, batch: int) -> "pd.DataFra
 
 def speed_metrics(speeds: Sequence[Speed]) -> dict[str, float]:
     """`match_ignition/{eval,train}_speedup/alpha_<a>` and `match_ignition/eval_speedup_limit/alpha_<a>`."""
-    base, metrics = speeds[0], {}
-    for speed in speeds:
-        name = alpha_name(speed.alpha)
-        metrics[f"match_ignition/eval_speedup/{name}"] = base.eval_seconds / speed.eval_seconds
-        metrics[f"match_ignition/train_speedup/{name}"] = base.train_seconds / speed.train_seconds
-        metrics[f"match_ignition/eval_speedup_limit/{name}"] = speed.limit
-    return metrics
+    base = speeds[0]
+    return {f"match_ignition/{key}/{alpha_name(speed.alpha)}": value for speed in speeds for key, value in (
+        ("eval_speedup", base.eval_seconds / speed.eval_seconds),
+        ("train_speedup", base.train_seconds / speed.train_seconds), ("eval_speedup_limit", speed.limit))}
 
 
 def accuracy_metrics(data: str, runs: Mapping[str, "MatchingRun"], labels: Sequence[int]) -> dict[str, float]:
@@ -131,13 +120,12 @@ def tradeoff_figure(runs: Mapping[str, "MatchingRun"], speeds: Sequence[Speed]) 
     fig, ax = plt.subplots(figsize=(5, 3.4))
     base = speeds[0].eval_seconds
     for speed in speeds:
-        run = runs.get(alpha_name(speed.alpha))
-        if run is None:
+        if (run := runs.get(alpha_name(speed.alpha))) is None:
             continue
-        ax.plot(base / speed.eval_seconds, 100 * run.test["f1"], "o", color="C0")
-        ax.annotate(f"α={100 * speed.alpha:g}%", (base / speed.eval_seconds, 100 * run.test["f1"]),
-                    textcoords="offset points", xytext=(5, 4), fontsize=8)
-        ax.plot(speed.limit, 100 * run.test["f1"], "|", color="grey", markersize=12)
+        point = (base / speed.eval_seconds, 100 * run.test["f1"])
+        ax.plot(*point, "o", color="C0")
+        ax.annotate(f"α={100 * speed.alpha:g}%", point, textcoords="offset points", xytext=(5, 4), fontsize=8)
+        ax.plot(speed.limit, point[1], "|", color="grey", markersize=12)
     ax.set_xlabel("evaluation speed-up over α = 0 (grey: the operation-count limit)")
     ax.set_ylabel("test F1 (%)")
     fig.tight_layout()
@@ -150,14 +138,11 @@ def sentence_graph_figure(doc_a: Sequence[str], doc_b: Sequence[str], keep: int)
     import networkx as nx
 
     graph, scores = sentence_graph(doc_a, doc_b), sentence_scores(doc_a, doc_b)
-    kept = set()
-    for d, doc in enumerate((doc_a, doc_b)):
-        kept |= {(d, i) for i in sorted(range(len(doc)), key=lambda i: -scores[(d, i)])[:keep]}
+    kept = {(d, i) for d, doc in enumerate((doc_a, doc_b)) for i in top_sentences(scores, doc, d, keep)}
     fig, ax = plt.subplots(figsize=(6, 4.2))
     layout = nx.spring_layout(graph, seed=0, weight="weight")
     nodes = list(graph.nodes)
-    nx.draw_networkx_edges(graph, layout, ax=ax, alpha=0.3,
-                           width=[2 * graph.edges[e]["weight"] for e in graph.edges])
+    nx.draw_networkx_edges(graph, layout, ax=ax, alpha=0.3, width=[2 * graph.edges[e]["weight"] for e in graph.edges])
     nx.draw_networkx_nodes(graph, layout, ax=ax, nodelist=nodes, node_size=[6000 * scores[n] for n in nodes],
                            node_color=["C0" if n[0] == 0 else "C1" for n in nodes],
                            edgecolors=["black" if n in kept else "none" for n in nodes], linewidths=2)
@@ -217,16 +202,13 @@ def readings(runs: Mapping[str, "MatchingRun"], speeds: Sequence[Speed], ablatio
         diff = verdicts.decision_difference(labels, decisions[better], decisions[worse], "f1", band)
         lines.append(verdicts.claim_line(f"{claim} ({variant_label(better)} vs {variant_label(worse)})", diff, "F1"))
     base = speeds[0]
-    for speed in speeds[1:]:
-        measured = base.eval_seconds / speed.eval_seconds
-        lines.append(f"- α = {100 * speed.alpha:g} %: evaluation {measured:.2f}× faster (limit {speed.limit:.2f}×, "
-                     f"{100 * measured / speed.limit:.0f} % of it), training "
-                     f"{base.train_seconds / speed.train_seconds:.2f}× faster.")
-    if any(base.eval_seconds / speed.eval_seconds > speed.limit for speed in speeds[1:]):
-        lines.append("- Measured above the operation-count limit: the count weighs every FLOP alike, but the n² part "
-                     "of attention (scores, softmax and dropout over heads × n² entries) is bound by memory traffic "
-                     "on a CPU and costs more per FLOP than the matrix products, so removing tokens saves more time "
-                     "than operations.")
+    ratios = [(speed, base.eval_seconds / speed.eval_seconds) for speed in speeds[1:]]
+    lines += [f"- α = {100 * speed.alpha:g} %: evaluation {measured:.2f}× faster ({100 * measured / speed.limit:.0f} % "
+              f"of its {speed.limit:.2f}× operation-count limit), training "
+              f"{base.train_seconds / speed.train_seconds:.2f}× faster." for speed, measured in ratios]
+    if any(measured > speed.limit for speed, measured in ratios):
+        lines.append("- Above the operation-count limit: the count weighs every FLOP alike, but attention's n² part "
+                     "is bound by memory traffic on a CPU, so dropping tokens saves more time than operations.")
     return lines
 
 

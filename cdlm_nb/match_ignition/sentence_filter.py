@@ -8,6 +8,7 @@ sentences would divide by log 1 + log 1 = 0: we divide by 1 instead. PageRank: n
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Sequence
@@ -30,32 +31,30 @@ def content_words(sentence: str) -> list[str]:
 
 def edge_weight(words_a: Sequence[str], words_b: Sequence[str]) -> float:
     """|common words| / (log|a| + log|b|); 0 without a common word; the denominator 1 when it would be 0."""
-    common = len(set(words_a) & set(words_b))
-    if not common:
+    if not (common := len(set(words_a) & set(words_b))):
         return 0.0
-    denominator = math.log(len(words_a)) + math.log(len(words_b))
-    return common / (denominator if denominator > 0 else 1.0)
+    return common / ((math.log(len(words_a)) + math.log(len(words_b))) or 1.0)
 
 
 def sentence_graph(doc_a: Sequence[str], doc_b: Sequence[str]) -> nx.Graph:
     """Nodes (document 0 or 1, sentence index); an edge wherever two sentences share a content word."""
-    nodes = [((d, i), content_words(s)) for d, doc in enumerate((doc_a, doc_b)) for i, s in enumerate(doc)]
-    graph = nx.Graph()
-    graph.add_nodes_from(node for node, _ in nodes)
-    for x, (node_x, words_x) in enumerate(nodes):
-        for node_y, words_y in nodes[x + 1:]:
-            weight = edge_weight(words_x, words_y)
-            if weight > 0:
-                graph.add_edge(node_x, node_y, weight=weight)
+    words = {(d, i): content_words(s) for d, doc in enumerate((doc_a, doc_b)) for i, s in enumerate(doc)}
+    graph = nx.empty_graph(list(words))
+    for x, y in itertools.combinations(words, 2):
+        if (weight := edge_weight(words[x], words[y])) > 0:
+            graph.add_edge(x, y, weight=weight)
     return graph
 
 
 def sentence_scores(doc_a: Sequence[str], doc_b: Sequence[str]) -> dict[tuple[int, int], float]:
     """PageRank of every sentence of both documents on their joint graph."""
     graph = sentence_graph(doc_a, doc_b)
-    if graph.number_of_nodes() == 0:
-        return {}
-    return nx.pagerank(graph, alpha=DAMPING, weight="weight")
+    return nx.pagerank(graph, alpha=DAMPING, weight="weight") if graph.number_of_nodes() else {}
+
+
+def top_sentences(scores: dict[tuple[int, int], float], doc: Sequence[str], d: int, keep: int) -> list[int]:
+    """The indices of document `d`'s `keep` best-ranked sentences (ties: the earlier), best first."""
+    return sorted(range(len(doc)), key=lambda i: (-scores[(d, i)], i))[:keep]
 
 
 def filter_pair(doc_a: Sequence[str], doc_b: Sequence[str], keep: int = 5,
@@ -68,8 +67,6 @@ def filter_pair(doc_a: Sequence[str], doc_b: Sequence[str], keep: int = 5,
     if mode == "first":
         return list(doc_a[:keep]), list(doc_b[:keep])
     scores = sentence_scores(doc_a, doc_b)
-    kept = []
-    for d, doc in enumerate((doc_a, doc_b)):
-        top = sorted(range(len(doc)), key=lambda i: (-scores[(d, i)], i))[:keep]
-        kept.append([doc[i] for i in sorted(top)])
-    return kept[0], kept[1]
+    kept_a, kept_b = ([doc[i] for i in sorted(top_sentences(scores, doc, d, keep))]
+                      for d, doc in enumerate((doc_a, doc_b)))
+    return kept_a, kept_b

@@ -12,7 +12,6 @@ At α = 0 nothing is dropped and the model is the plain encoder (eager attention
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import torch
 from torch import nn
@@ -52,25 +51,13 @@ def select_tokens(scores: torch.Tensor, mask: torch.Tensor, protect: torch.Tenso
 
 
 def _gather(tensor: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
-    if tensor.dim() == 2:
-        return tensor.gather(1, index)
-    return tensor.gather(1, index[:, :, None].expand(-1, -1, tensor.shape[-1]))
-
-
-@dataclass
-class FilterTrace:
-    """Which original positions survive each layer (for the notebook's heat strip)."""
-
-    positions: list[torch.Tensor] = field(default_factory=list)  # per layer: `[batch, kept]`
-
-
-def _additive_mask(mask: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    return (1.0 - mask[:, None, None, :].to(dtype)) * torch.finfo(dtype).min
+    return tensor.gather(1, index if tensor.dim() == 2 else index[:, :, None].expand(-1, -1, tensor.shape[-1]))
 
 
 def _layer_forward(layer: nn.Module, hidden: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """A `BertLayer`'s own forward, step by step, returning its attention probabilities too (eager attention)."""
-    attended, probabilities = layer.attention.self(hidden, _additive_mask(mask, hidden.dtype))
+    additive = (1.0 - mask[:, None, None, :].to(hidden.dtype)) * torch.finfo(hidden.dtype).min
+    attended, probabilities = layer.attention.self(hidden, additive)
     return layer.feed_forward_chunk(layer.attention.output(attended, hidden)), probabilities
 
 
@@ -78,8 +65,8 @@ class WordFilterClassifier(nn.Module):
     """A `BertForSequenceClassification` whose sequence shrinks by PageRank after every layer but the last.
 
     Called like the classifier (`input_ids`, `attention_mask`), so notebook 05's fine-tuning and scoring loops run
-    it unchanged; tokens whose id is in `protected_ids` ([CLS], [SEP]) are never dropped. Set `trace` to a
-    `FilterTrace` to record which original positions survive each layer.
+    it unchanged; tokens whose id is in `protected_ids` ([CLS], [SEP]) are never dropped. Set `trace` to a list
+    to record which original positions survive each layer (`[batch, kept]` per layer, for the heat strip).
     """
 
     def __init__(self, classifier: nn.Module, alpha: float, protected_ids: Sequence[int],
@@ -90,7 +77,7 @@ class WordFilterClassifier(nn.Module):
                               "(the profile's match_ignition.alphas / ablation_alpha: 0.1 drops 10 % per layer)")
         self.classifier, self.alpha, self.damping, self.iterations = classifier, alpha, damping, iterations
         self.register_buffer("protected_ids", torch.tensor(list(protected_ids)), persistent=False)
-        self.trace: FilterTrace | None = None
+        self.trace: list[torch.Tensor] | None = None
         # the filter needs the probabilities; α = 0 uses the same attention code, so speed-ups measure the filter
         # alone (on CPU, sdpa with dropout falls back to a slower path than eager: α = 0 would look slower); eager
         # with the CPU's faster dropout masks (`fast_dropout`)
@@ -117,6 +104,6 @@ class WordFilterClassifier(nn.Module):
                 index = select_tokens(scores, mask, protect, max(keep, 1))
                 hidden, mask, protect, positions = (_gather(t, index) for t in (hidden, mask, protect, positions))
             if self.trace is not None:
-                self.trace.positions.append(positions.detach())
+                self.trace.append(positions.detach())
         logits = self.classifier.classifier(self.classifier.dropout(bert.pooler(hidden)))
         return SequenceClassifierOutput(logits=logits)

@@ -1,10 +1,10 @@
-"""The matching experiment of notebook 05: pick the pairs, fine-tune one classifier per pretrained encoder on
-train, score dev and test; the TF-IDF floor on the same pairs (CDLM paper §3.3, Table 4)."""
+"""The matching experiment of notebook 05: fine-tune one classifier per pretrained encoder on train, score dev and
+test; the lexical floor (TF-IDF cosine, threshold tuned on dev) on the same pairs (CDLM paper §3.3, Table 4)."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,12 +12,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from transformers import set_seed
 
+from ..artefacts import fingerprint
 from ..encoders import max_input_length
 from ..finetuning import DECISION_THRESHOLD, Epoch, ScoringResult, TrainSetup, decide
 from ..profiles import SEED
-from ..recipe_search import RecipeCache, Search, SearchResult
+from ..recipe_search import RecipeCache, Search, SearchResult, dev_scores, setting
+from . import training
 from .inputs import EncodingStats, encode_pairs
 from .metrics import best_threshold, pair_scores
+from .model import pair_classifier
 
 if TYPE_CHECKING:
     from datasets import Dataset
@@ -51,17 +54,11 @@ def evaluate_at(scores: np.ndarray, rows: "Dataset", threshold: float) -> dict[s
 
 @dataclass
 class ClassifierSearch:
-    """One pair classifier's training on the pairs, run by the caller's loop (notebook 05 writes it out):
-
-        for rate in search.rates():                 # config.learning_rates; none on a cache hit
-            model = search.reset()                  # the same starting weights for every rate
-            for epoch in search.fine_tune(model, rate):
-                search.keep(model, rate, epoch)     # dev scored; the best (rate, epoch) keeps its weights
-        run = search.finish()                       # test scored once, with the chosen weights
-
-    With `config.search` the (rate, epoch) of the best dev macro-F1 is kept (`recipe_search.Search`, cached in the
-    run folder); without, `config`'s one rate is trained to its last epoch. A pair is related when P(related) >= 0.5
-    (`finetuning.DECISION_THRESHOLD`)."""
+    """One pair classifier's training on the pairs, run by the caller's loop (`recipe_search.train_and_score`;
+    notebook 05 writes it out): every rate of `rates()` from `reset()`, each epoch of `fine_tune` passed to `keep`,
+    then `finish()` scores test once. With `config.search` the (rate, epoch) of the best dev macro-F1 is kept
+    (`recipe_search.Search`, cached in the run folder); without, `config`'s one rate is trained to its last epoch.
+    A pair is related when P(related) >= 0.5 (`finetuning.DECISION_THRESHOLD`)."""
 
     name: str
     model: "PreTrainedModel"  # the pair classifier, holding its starting weights
@@ -82,15 +79,10 @@ class ClassifierSearch:
     def start(cls, name: str, encoder: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
               splits: Mapping[str, Any], config: "MatchingConfig", **options: Any) -> ClassifierSearch:
         """A search for a pair classifier on `encoder`: a new head (seeded alike whatever ran before)."""
-        from .model import pair_classifier
-
         set_seed(options.get("seed", SEED))
         return cls(name, pair_classifier(encoder), tokenizer, splits, config, **options)
 
     def __post_init__(self) -> None:
-        from ..artefacts import fingerprint
-        from ..recipe_search import setting
-
         max_length = max_input_length(self.model, self.config.max_length)
         self.encoded = {split: encode_pairs(self.splits[split], self.tokenizer, max_length, self.config.protocol)
                         for split in ("train", "dev", "test")}
@@ -114,18 +106,15 @@ class ClassifierSearch:
 
     def fine_tune(self, model: "PreTrainedModel", learning_rate: float) -> Iterator[Epoch]:
         """`training.fine_tune` on the training pairs at `learning_rate` over the config's schedule."""
-        from .training import fine_tune
-
         setup = TrainSetup(self.config.epochs, self.config.batch_size, learning_rate, self.seed,
                            warmup=self.config.warmup)
-        return fine_tune(model, self.encoded["train"][0], self.splits["train"]["label"], setup,
-                         pad_id=self.tokenizer.pad_token_id, protocol=self.config.protocol, device=self.device,
-                         per_device_batch=self.config.per_device_batch, class_weighted=self.config.class_weighted)
+        return training.fine_tune(model, self.encoded["train"][0], self.splits["train"]["label"], setup,
+                                  pad_id=self.tokenizer.pad_token_id, protocol=self.config.protocol,
+                                  device=self.device, per_device_batch=self.config.per_device_batch,
+                                  class_weighted=self.config.class_weighted)
 
     def keep(self, model: "PreTrainedModel", learning_rate: float, epoch: Epoch) -> None:
         """After an epoch: its losses kept, and with a search dev scored at P(related) >= 0.5 (`Search.keep`)."""
-        from ..recipe_search import dev_scores
-
         self.losses.setdefault(learning_rate, []).extend(epoch.losses)
         self.seconds = epoch.seconds
         if self.search is not None:
@@ -134,10 +123,9 @@ class ClassifierSearch:
 
     def probabilities(self, model: "PreTrainedModel", split: str) -> ScoringResult:
         """P(related) for every pair of `split` (`training.score`)."""
-        from .training import score
-
-        return score(model, self.encoded[split][0], pad_id=self.tokenizer.pad_token_id,
-                     batch_size=self.config.score_batch_size, protocol=self.config.protocol, device=self.device)
+        return training.score(model, self.encoded[split][0], pad_id=self.tokenizer.pad_token_id,
+                              batch_size=self.config.score_batch_size, protocol=self.config.protocol,
+                              device=self.device)
 
     def finish(self) -> MatchingRun:
         """Load the chosen weights (with a search), score dev and test once, and say what was trained."""
@@ -148,13 +136,13 @@ class ClassifierSearch:
             recipe = self.search.result({"losses": self.losses.get(chosen.learning_rate, [])[:steps]})
             losses, seconds = recipe.outcome["losses"], recipe.train_seconds
             self.model.load_state_dict(self.search.state)
-        scored = {split: self.probabilities(self.model, split) for split in (("dev", "test") if self.score_dev
-                                                                             else ("test",))}
+        scored = {split: self.probabilities(self.model, split) for split in ("dev", "test")[not self.score_dev:]}
         self.model.to("cpu")
-        dev = evaluate_at(scored["dev"].probabilities, self.splits["dev"], DECISION_THRESHOLD) if self.score_dev else {}
-        test = evaluate_at(scored["test"].probabilities, self.splits["test"], DECISION_THRESHOLD)
-        return MatchingRun(self.name, DECISION_THRESHOLD, dev, test, scored["test"].probabilities, seconds,
-                           scored["test"].pairs_per_second, losses, self.encoded["test"][1], recipe)
+        scores = {split: evaluate_at(result.probabilities, self.splits[split], DECISION_THRESHOLD)
+                  for split, result in scored.items()}
+        return MatchingRun(self.name, DECISION_THRESHOLD, scores.get("dev", {}), scores["test"],
+                           scored["test"].probabilities, seconds, scored["test"].pairs_per_second, losses,
+                           self.encoded["test"][1], recipe)
 
 
 def recipe_cache(run_dir: str | Path | None, task: str = "matching") -> RecipeCache | None:
@@ -162,10 +150,23 @@ def recipe_cache(run_dir: str | Path | None, task: str = "matching") -> RecipeCa
     return RecipeCache.in_run(run_dir, task)
 
 
-def tfidf_run(splits: Mapping[str, Any]) -> MatchingRun:
-    """The lexical floor: TF-IDF cosine with the threshold of the best dev macro-F1 (`metrics.best_threshold`)."""
-    from .baselines import tfidf_cosines
+def tfidf_cosines(train: Sequence[Mapping], *splits: Sequence[Mapping]) -> list[np.ndarray]:
+    """Cosine of the TF-IDF vectors of each pair's documents, per split; the vocabulary and idf come from the
+    training pairs' documents only."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
 
+    def texts(rows: Sequence[Mapping], side: str) -> list[str]:
+        return [" ".join(row[side]) for row in rows]
+
+    vectorizer = TfidfVectorizer(sublinear_tf=True).fit(texts(train, "doc_a") + texts(train, "doc_b"))
+    vectors = ((vectorizer.transform(texts(rows, "doc_a")), vectorizer.transform(texts(rows, "doc_b")))
+               for rows in splits)
+    return [np.asarray(a.multiply(b).sum(axis=1)).ravel() for a, b in vectors]  # rows are l2-normalised
+
+
+def tfidf_run(splits: Mapping[str, Any]) -> MatchingRun:
+    """The lexical floor: TF-IDF cosine (`tfidf_cosines`) with the threshold of the best dev macro-F1
+    (`metrics.best_threshold`)."""
     start = time.perf_counter()
     dev, test = tfidf_cosines(splits["train"], splits["dev"], splits["test"])
     threshold = best_threshold(splits["dev"]["label"], dev)

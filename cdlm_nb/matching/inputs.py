@@ -2,13 +2,8 @@
 
     <s> <doc-s> DOC1 </doc-s> <doc-s> DOC2 </doc-s> </s>        (a BERT-like tokenizer: [CLS] DOC1 [SEP] DOC2 [SEP])
 
-The two documents share `max_length` by `cdlm_nb.inputs.share_room` (2,047 tokens each at 4,096 in the paper);
-a document longer than its share keeps its beginning. Cuts are counted, never silent. Global attention goes to
-`<s>`, whose vector the classification head reads.
-
-Two protocols: "paper" (above, padding masked) and "released", what the authors' released code did: every sentence
-cut to 33 tokens before the documents are joined, no attention mask (padding is attended) and no global mask (the
-Longformer classifier then makes only token 0 global).
+The documents share `max_length` (`cdlm_nb.inputs.share_room`: 2,047 tokens each at 4,096 in the paper), each
+keeping its beginning; cuts are counted, never silent. The classification head reads `<s>`, which is global.
 """
 
 from __future__ import annotations
@@ -24,20 +19,21 @@ from ..tokenization import DOC_END, DOC_START, sequence_markers
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
-#: "paper": the papers' inputs and masks; "local": the same inputs, but no token global (an exercise: <s>, which the
-#: classifier reads, then sees only its own window of document A); "released": the authors' code (see `collate`).
+#: "paper": the papers' inputs and masks; "local": the same inputs, no token global (an exercise: <s> then sees only
+#: its own window of document A); "released": what the authors' released code did: every sentence cut to 33 tokens
+#: before the documents are joined, padding attended, no global mask (the Longformer classifier then makes only
+#: token 0 global; `training.collate`).
 PROTOCOLS = ("paper", "local", "released")
 RELEASED_SENTENCE_TOKENS = 33  # the released code's cut per sentence
 
 
 @dataclass(frozen=True)
 class PairTemplate:
-    """The special ids around the two documents: start + doc1 + middle + doc2 + end."""
+    """The special ids around the two documents: start + doc1 + middle + doc2 + end (`pair_template`)."""
 
     start: tuple[int, ...]
     middle: tuple[int, ...]
     end: tuple[int, ...]
-    pad: int
 
     @property
     def overhead(self) -> int:
@@ -53,8 +49,8 @@ def pair_template(tokenizer: "PreTrainedTokenizerBase") -> PairTemplate:
     vocab = tokenizer.get_vocab()
     if DOC_START in vocab and DOC_END in vocab:
         start, end = vocab[DOC_START], vocab[DOC_END]
-        return PairTemplate((cls, start), (end, start), (end, sep), tokenizer.pad_token_id)
-    return PairTemplate((cls,), (sep,), (sep,), tokenizer.pad_token_id)
+        return PairTemplate((cls, start), (end, start), (end, sep))
+    return PairTemplate((cls,), (sep,), (sep,))
 
 
 @dataclass(frozen=True)
@@ -69,10 +65,10 @@ class MatchInput:
 class EncodingStats:
     """What encoding a list of pairs cut, for the notebook's cost table."""
 
-    pairs: int = 0
-    truncated_documents: int = 0
-    tokens_cut: int = 0
-    longest_pair: int = 0  # tokens of the longest pair before cutting
+    pairs: int
+    truncated_documents: int
+    tokens_cut: int
+    longest_pair: int  # tokens of the longest pair before cutting
 
 
 def document_ids(sentences: Sequence[str], tokenizer: "PreTrainedTokenizerBase", protocol: str) -> list[int]:
@@ -98,17 +94,12 @@ def encode_pair(first: list[int], second: list[int], template: PairTemplate, max
 def encode_pairs(rows: Sequence[Mapping], tokenizer: "PreTrainedTokenizerBase", max_length: int,
                  protocol: str = "paper") -> tuple[list[MatchInput], EncodingStats]:
     """Every `PAIR_FEATURES` row as a `MatchInput`, and what the cuts cost."""
-    template, stats, inputs = pair_template(tokenizer), EncodingStats(), []
-    for row in rows:
-        first, second = (document_ids(row[side], tokenizer, protocol) for side in ("doc_a", "doc_b"))
-        item = encode_pair(first, second, template, max_length)
-        full = len(first) + len(second) + template.overhead
-        stats.pairs += 1
-        stats.truncated_documents += item.truncated_documents
-        stats.tokens_cut += full - len(item.input_ids)
-        stats.longest_pair = max(stats.longest_pair, full)
-        inputs.append(item)
-    return inputs, stats
+    template = pair_template(tokenizer)
+    documents = [[document_ids(row[side], tokenizer, protocol) for side in ("doc_a", "doc_b")] for row in rows]
+    inputs = [encode_pair(first, second, template, max_length) for first, second in documents]
+    full = [len(first) + len(second) + template.overhead for first, second in documents]
+    return inputs, EncodingStats(len(inputs), sum(item.truncated_documents for item in inputs),
+                                 sum(full) - sum(len(item.input_ids) for item in inputs), max(full, default=0))
 
 
 def render_pair(item: MatchInput, tokenizer: "PreTrainedTokenizerBase", chars: int = 1500) -> str:

@@ -19,10 +19,8 @@ def pair_scores(labels: Sequence[int], predictions: Sequence[int], kinds: Sequen
     scores = {"accuracy": float(accuracy_score(labels, predictions)), "f1": float(f1),
               "precision": float(precision), "recall": float(recall)}
     kinds = np.asarray(kinds)
-    for kind in sorted(set(kinds.tolist()) - {""}):
-        chosen = kinds == kind
-        scores[f"acc/{kind}"] = float((labels[chosen] == predictions[chosen]).mean())
-    return scores
+    return scores | {f"acc/{kind}": float((labels[kinds == kind] == predictions[kinds == kind]).mean())
+                     for kind in sorted(set(kinds.tolist()) - {""})}
 
 
 def best_threshold(labels: Sequence[int], scores: Sequence[float]) -> float:

@@ -7,36 +7,31 @@ from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+
 from .. import verdicts
+from ..data.pairs import pair_stats
+from ..recipe_search import search_metrics, search_note, space_table
 from ..variants import display_name, run_label
 from ..verdicts import NR, reference_label
 from .experiment import TFIDF, MatchingRun
 
 if TYPE_CHECKING:
-    import pandas as pd
     from matplotlib.figure import Figure
 
 PAPER_COLUMNS = ("AAN", "OC", "S2ORC", "PAN")
-#: F1 on the test sets: CDLM paper (Findings of EMNLP 2021), Table 4. Our extracted copy merges the BERT-HAN and
-#: GRU-HAN+CDA rows into one line that cannot be split reliably, so they are left out here.
-PAPER_F1: dict[str, tuple[float | None, ...]] = {
-    "SMASH (Jiang et al., 2019)": (80.8, NR, NR, NR),
-    "SMITH (Yang et al., 2020)": (85.4, NR, NR, NR),
-    "BERT-HAN+CDA (Zhou et al., 2020)": (82.1, 87.8, 92.1, 86.2),
-    "Longformer": (85.4, 93.4, 95.8, 80.4),
-    "Local CDLM": (83.8, 92.1, 94.5, 80.9),
-    "Rand CDLM": (85.7, 93.5, 94.6, 79.4),
-    "Prefix CDLM": (87.3, 94.8, 94.7, 81.7),
-    "CDLM": (88.8, 95.3, 96.5, 82.9),
-}
-#: Accuracy on the test sets: the CDLM preprint (v1), Tables 4 (AAN) and 5 (OC, S2ORC, PAN).
-PAPER_V1_ACCURACY: dict[str, tuple[float | None, ...]] = {
-    "SMASH (Jiang et al., 2019)": (80.7, NR, NR, NR),
-    "SMITH (Yang et al., 2020)": (85.4, NR, NR, NR),
-    "BERT-HAN+CDA (Zhou et al., 2020)": (82.0, 86.7, 85.1, 56.8),
-    "Longformer": (85.5, 93.2, 95.7, 81.2),
-    "Rand CDLM": (85.7, 93.4, 94.6, 81.3),
-    "CDLM": (88.9, 95.4, 96.5, 83.9),
+#: Test F1 on the four sets (CDLM paper, Findings of EMNLP 2021, Table 4), then test accuracy on them (the CDLM
+#: preprint (v1), Tables 4 (AAN) and 5; NR where v1 has no row). Our extracted copy of Table 4 merges the BERT-HAN
+#: and GRU-HAN+CDA rows into one line that cannot be split reliably, so they are left out here.
+PAPER_TABLE4: dict[str, tuple[float | None, ...]] = {
+    "SMASH (Jiang et al., 2019)": (80.8, NR, NR, NR, 80.7, NR, NR, NR),
+    "SMITH (Yang et al., 2020)": (85.4, NR, NR, NR, 85.4, NR, NR, NR),
+    "BERT-HAN+CDA (Zhou et al., 2020)": (82.1, 87.8, 92.1, 86.2, 82.0, 86.7, 85.1, 56.8),
+    "Longformer": (85.4, 93.4, 95.8, 80.4, 85.5, 93.2, 95.7, 81.2),
+    "Local CDLM": (83.8, 92.1, 94.5, 80.9, NR, NR, NR, NR),
+    "Rand CDLM": (85.7, 93.5, 94.6, 79.4, 85.7, 93.4, 94.6, 81.3),
+    "Prefix CDLM": (87.3, 94.8, 94.7, 81.7, NR, NR, NR, NR),
+    "CDLM": (88.8, 95.3, 96.5, 82.9, 88.9, 95.4, 96.5, 83.9),
 }
 DATA_LABELS = {"world": "embedded world", "ecbplus": "ECB+", "multinews": "Multi-News", "pan_like": "PAN-like",
                "cda": "CDA files"}
@@ -46,89 +41,54 @@ DATA_LABELS = {"world": "embedded world", "ecbplus": "ECB+", "multinews": "Multi
 row_label = partial(run_label, labels={TFIDF: "TF-IDF cosine"})
 
 
-def split_table(splits: Mapping[str, Any]) -> "pd.DataFrame":
+def split_table(splits: Mapping[str, Any]) -> pd.DataFrame:
     """Pairs per split: positives, hard and easy negatives, document length in words."""
-    import pandas as pd
-
-    from ..data.pairs import pair_stats
-
     return pd.DataFrame({name: pair_stats(list(rows)) for name, rows in splits.items()}).T.round(1)
 
 
-def references(labels) -> dict[str, dict[str, float]]:
-    """The reference rows of the test pairs: calling every pair related, and none (`verdicts.pair_references`)."""
-    return verdicts.pair_references(list(labels))
+def _percent_rows(runs: Mapping[str, MatchingRun], labels) -> dict[str, dict[str, float]]:
+    """Test accuracy and F1 (%) per run, then per reference row (what calling every test pair related, or none,
+    scores: `verdicts.pair_references`)."""
+    rows = {row_label(name): (run.test["accuracy"], run.test["f1"]) for name, run in runs.items()}
+    rows |= {reference_label(name): (ref["acc"], ref["f1"])
+             for name, ref in verdicts.pair_references(list(labels)).items()}
+    return {label: {"accuracy": round(100 * acc, 1), "F1": round(100 * f1, 1)} for label, (acc, f1) in rows.items()}
 
 
-def results_table(runs: Mapping[str, MatchingRun], labels) -> "pd.DataFrame":
+def results_table(runs: Mapping[str, MatchingRun], labels) -> pd.DataFrame:
     """Test accuracy and F1 (%), the share right per pair kind, and the cost, one row per system; below them the
     reference rows (what a constant answer scores on the same test pairs)."""
-    import pandas as pd
-
-    rows = {}
+    rows = _percent_rows(runs, labels)
     for name, run in runs.items():
-        row = {"accuracy": run.test["accuracy"], "F1": run.test["f1"], "dev F1": run.dev["f1"]}
-        row |= {f"right on {key[4:]}": value for key, value in run.test.items() if key.startswith("acc/")}
-        rows[row_label(name)] = {k: round(100 * v, 1) for k, v in row.items()} | {
+        shares = {"dev F1": run.dev["f1"]} | {f"right on {key[4:]}": value for key, value in run.test.items()
+                                             if key.startswith("acc/")}
+        rows[row_label(name)] |= {key: round(100 * value, 1) for key, value in shares.items()} | {
             "train s": round(run.train_seconds, 1), "pairs/s": round(run.pairs_per_second, 1)}
-    rows |= {reference_label(name): {"accuracy": round(100 * ref["acc"], 1), "F1": round(100 * ref["f1"], 1)}
-             for name, ref in references(labels).items()}
     return pd.DataFrame(rows).T
 
 
 def paper_table(runs: Mapping[str, MatchingRun], data: str, profile: str, labels,
-                missing: Mapping[str, str] | None = None) -> "pd.DataFrame":
-    """The CDLM paper's Table 4 (F1) and the preprint's accuracy beside our test F1 and accuracy, with our reference
-    rows; a model of `missing` (display name -> how to get it, `PretrainedShelf.missing_notes`) says how in a last
-    column."""
-    import pandas as pd
-
-    table = pd.DataFrame({f"{column} F1": [PAPER_F1[row][i] for row in PAPER_F1] for i, column in
-                          enumerate(PAPER_COLUMNS)}, index=list(PAPER_F1))
-    for i, column in enumerate(PAPER_COLUMNS):
-        table[f"{column} acc (v1)"] = [PAPER_V1_ACCURACY.get(row, (NR,) * 4)[i] for row in PAPER_F1]
+                missing: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """`PAPER_TABLE4` beside our test F1 and accuracy, with our reference rows; a model of `missing` (display name
+    -> how to get it, `PretrainedShelf.missing_notes`) says how in a last column."""
+    table = pd.DataFrame.from_dict(PAPER_TABLE4, orient="index", columns=[
+        *(f"{column} F1" for column in PAPER_COLUMNS), *(f"{column} acc (v1)" for column in PAPER_COLUMNS)])
     ours = f"ours: {DATA_LABELS.get(data, data)}, {profile}"
     table.loc[row_label(TFIDF)] = NR
-    for name, run in runs.items():
-        label = row_label(name)
-        if label not in table.index:
-            table.loc[label] = NR
-        table.loc[label, f"{ours} F1"] = round(100 * run.test["f1"], 1)
-        table.loc[label, f"{ours} acc"] = round(100 * run.test["accuracy"], 1)
-    for name, ref in references(labels).items():
-        table.loc[reference_label(name), [f"{ours} F1", f"{ours} acc"]] = [round(100 * ref["f1"], 1),
-                                                                          round(100 * ref["acc"], 1)]
+    for label, row in _percent_rows(runs, labels).items():
+        table.loc[label, [f"{ours} F1", f"{ours} acc"]] = [row["F1"], row["accuracy"]]
     if missing:
         table["not run"] = [missing.get(label, "") for label in table.index]
     return table
 
 
-def cost_table(runs: Mapping[str, MatchingRun]) -> "pd.DataFrame":
+def cost_table(runs: Mapping[str, MatchingRun]) -> pd.DataFrame:
     """Per fine-tuned model: training time, test pairs/s, and what the length cap cut from the test pairs."""
-    import pandas as pd
-
-    rows = {}
-    for name, run in runs.items():
-        if run.encoding is None:
-            continue
-        rows[row_label(name)] = {"train s": round(run.train_seconds, 1), "test pairs/s": round(run.pairs_per_second, 1),
-                                 "pairs": run.encoding.pairs, "documents cut": run.encoding.truncated_documents,
-                                 "tokens cut": run.encoding.tokens_cut,
-                                 "longest pair (tokens)": run.encoding.longest_pair}
-    return pd.DataFrame(rows).T
-
-
-def matching_metrics(data: str, runs: Mapping[str, MatchingRun], labels) -> dict[str, float]:
-    """`matching/<data>/f1/<model>` and `matching/<data>/acc/<model>` (fractions), for every run and reference row
-    (`matching/<data>/reference/<all_related|none_related>/<f1|acc>`); for a run whose recipe was searched on dev,
-    `matching/<data>/recipe/<model>/...` (`recipe_search.search_metrics`)."""
-    from ..recipe_search import search_metrics
-
-    metrics = verdicts.reference_metrics(f"matching/{data}", references(labels))
-    for name, run in runs.items():
-        metrics[f"matching/{data}/f1/{name}"] = run.test["f1"]
-        metrics[f"matching/{data}/acc/{name}"] = run.test["accuracy"]
-    return metrics | search_metrics(f"matching/{data}", searched(runs))
+    return pd.DataFrame({row_label(name): {
+        "train s": round(run.train_seconds, 1), "test pairs/s": round(run.pairs_per_second, 1),
+        "pairs": run.encoding.pairs, "documents cut": run.encoding.truncated_documents,
+        "tokens cut": run.encoding.tokens_cut, "longest pair (tokens)": run.encoding.longest_pair}
+        for name, run in runs.items() if run.encoding is not None}).T
 
 
 def searched(runs: Mapping[str, MatchingRun]) -> dict:
@@ -136,18 +96,23 @@ def searched(runs: Mapping[str, MatchingRun]) -> dict:
     return {name: run.recipe for name, run in runs.items() if run.recipe is not None}
 
 
-def recipe_table(runs: Mapping[str, MatchingRun]) -> "pd.DataFrame":
-    """Dev macro-F1 (%) of every point of the recipe search, per system and learning rate (columns: epochs; * the
-    chosen point), with the chosen recipe and the search's seconds."""
-    from ..recipe_search import space_table
+def matching_metrics(data: str, runs: Mapping[str, MatchingRun], labels) -> dict[str, float]:
+    """`matching/<data>/f1/<model>` and `matching/<data>/acc/<model>` (fractions), for every run and reference row
+    (`matching/<data>/reference/<all_related|none_related>/<f1|acc>`); for a run whose recipe was searched on dev,
+    `matching/<data>/recipe/<model>/...` (`recipe_search.search_metrics`)."""
+    metrics = verdicts.reference_metrics(f"matching/{data}", verdicts.pair_references(list(labels)))
+    for name, run in runs.items():
+        metrics |= {f"matching/{data}/f1/{name}": run.test["f1"], f"matching/{data}/acc/{name}": run.test["accuracy"]}
+    return metrics | search_metrics(f"matching/{data}", searched(runs))
 
+
+def recipe_table(runs: Mapping[str, MatchingRun]) -> pd.DataFrame:
+    """Dev macro-F1 (%) of every point of each recipe search (`recipe_search.space_table`)."""
     return space_table(searched(runs), row_label)
 
 
 def recipe_note(runs: Mapping[str, MatchingRun]) -> str:
-    """The search space, each system's chosen recipe and dev F1, and what the search cost."""
-    from ..recipe_search import search_note
-
+    """The search space, each system's chosen recipe and dev F1, and the search's cost (`recipe_search.search_note`)."""
     return search_note(searched(runs), row_label)
 
 
@@ -159,30 +124,28 @@ def kind_figure(runs: Mapping[str, MatchingRun]) -> "Figure":
     names = list(runs)
     kinds = sorted({key[4:] for run in runs.values() for key in run.test if key.startswith("acc/")})
     fig, ax = plt.subplots(figsize=(1.6 + 1.3 * len(names), 3.6))
-    width = 0.8 / max(len(kinds), 1)
-    x = np.arange(len(names))
+    width, x = 0.8 / max(len(kinds), 1), np.arange(len(names))
     for i, kind in enumerate(kinds):
         ax.bar(x + (i - (len(kinds) - 1) / 2) * width, [100 * runs[n].test.get(f"acc/{kind}", np.nan) for n in names],
                width, label=f"right on {kind.replace('_', ' ')}")
     ax.plot(x, [100 * runs[n].test["f1"] for n in names], "k_", markersize=28, markeredgewidth=2, label="F1")
     ax.set_xticks(x, [row_label(n) for n in names], rotation=20)
-    ax.set_ylabel("% of test pairs")
-    ax.set_ylim(0, 105)
+    ax.set(ylabel="% of test pairs", ylim=(0, 105))
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
     return fig
 
 
 def readings(runs: Mapping[str, MatchingRun], labels, profile: str, data: str) -> list[str]:
-    """Sentences read off the numbers: which systems learned something (above the reference rows on F1 and
-    accuracy), the best of those, CDLM against each other system on the paper's metric (F1) under the noise rule
-    (paired bootstrap over test pairs and the seed spread of `baselines/<profile>.spread.json`), the hardest pair
-    kind."""
+    """The reading rule (`verdicts`) on the test pairs: the systems that learned nothing (not above the reference
+    rows on F1 and accuracy), the best of the others on F1, and CDLM against each other system on F1 (the paper's
+    Table 4 metric) under the noise rule (paired bootstrap over test pairs, seed spread of
+    `baselines/<profile>.spread.json`)."""
     if not runs:
         return ["no system ran"]
     labels = list(labels)
     decisions = {name: (run.test_scores >= run.threshold).astype(int) for name, run in runs.items()}
-    floors = verdicts.floors(references(labels))
+    floors = verdicts.floors(verdicts.pair_references(labels))
     learned, lines = verdicts.split_learned({name: run.test for name, run in runs.items()},
                                             {"f1": floors["f1"], "accuracy": floors["acc"]},
                                             {name: row_label(name) for name in runs}, predictions=decisions)
@@ -192,25 +155,17 @@ def readings(runs: Mapping[str, MatchingRun], labels, profile: str, data: str) -
                  "- No system is above the reference rows: this run ranks none of them.")
     spread = verdicts.load_spread(profile)
     for other in [n for n in runs if n != "cdlm"] if "cdlm" in runs else []:
-        if "cdlm" not in learned or other not in learned:
+        if nothing := [row_label(n) for n in ("cdlm", other) if n not in learned]:
             lines.append(f"- CDLM vs {row_label(other)}: not compared ({verdicts.LEARNED_NOTHING}: "
-                         f"{', '.join(row_label(n) for n in ('cdlm', other) if n not in learned)}).")
+                         f"{', '.join(nothing)}).")
             continue
         band = verdicts.seed_band(spread, f"matching/{data}/f1/cdlm", f"matching/{data}/f1/{other}")
         diff = verdicts.decision_difference(labels, decisions["cdlm"], decisions[other], "f1", band)
         lines.append(verdicts.claim_line(f"CDLM over {row_label(other)} (CDLM paper, Table 4)", diff, "F1"))
-    for name in learned:
-        kinds = {k[4:]: v for k, v in runs[name].test.items() if k.startswith("acc/")}
-        if kinds:
-            worst = min(kinds, key=kinds.get)
-            lines.append(f"- {row_label(name)}: hardest pairs are {worst.replace('_', ' ')} "
-                         f"({100 * kinds[worst]:.0f} % right).")
     return lines
 
 
 def run_line(run: MatchingRun) -> str:
-    """One line per encoder as notebook 05 fine-tunes it: test accuracy and F1 (%), time, recipe and speed."""
-    chosen = f", {run.recipe.describe()}" if run.recipe is not None else ""
+    """One line per encoder as notebook 05 fine-tunes it: test accuracy and F1 (%) and the training time."""
     return (f"{display_name(run.model):<12} test accuracy {100 * run.test['accuracy']:5.1f}  F1 "
-            f"{100 * run.test['f1']:5.1f}  ({run.train_seconds:.0f} s training{chosen}, "
-            f"{run.pairs_per_second:.0f} pairs/s)")
+            f"{100 * run.test['f1']:5.1f}  ({run.train_seconds:.0f} s training)")

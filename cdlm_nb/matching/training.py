@@ -6,20 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from .. import finetuning
 from ..batching import length_grouped_batches
 from ..collate import pad_batch
 from ..encoders import takes_global_attention
-from ..finetuning import (
-    Epoch,
-    ScoringResult,
-    TrainSetup,
-    input_lengths,
-    per_device,
-    predict_batches,
-    scattered,
-    to_device,
-    train_epochs,
-)
+from ..finetuning import Epoch, ScoringResult, TrainSetup, input_lengths, to_device
 from .inputs import MatchInput
 
 if TYPE_CHECKING:
@@ -43,7 +34,6 @@ def collate(inputs: Sequence[MatchInput], pad_id: int, protocol: str = "paper",
     return batch
 
 
-
 def fine_tune(model: "PreTrainedModel", inputs: Sequence[MatchInput], labels: Sequence[int], setup: TrainSetup, *,
               pad_id: int, protocol: str = "paper", device: str = "cpu", per_device_batch: int | None = None,
               class_weighted: bool = False) -> Iterator[Epoch]:
@@ -60,8 +50,8 @@ def fine_tune(model: "PreTrainedModel", inputs: Sequence[MatchInput], labels: Se
         return torch.nn.functional.cross_entropy(model(**batch).logits.float(), targets[indices].to(device),
                                                  weight=weight)
 
-    return train_epochs(model, input_lengths(inputs), batch_loss, setup, device=device,
-                        split=per_device(per_device_batch), what="pairs")
+    return finetuning.train_epochs(model, input_lengths(inputs), batch_loss, setup, device=device,
+                                   split=finetuning.per_device(per_device_batch), what="pairs")
 
 
 def balanced_weights(labels: Sequence[int], classes: int = 2) -> "torch.Tensor":
@@ -86,6 +76,6 @@ def score(model: "PreTrainedModel", inputs: Sequence[MatchInput], *, pad_id: int
         batch = to_device(collate([inputs[i] for i in indices], pad_id, protocol, global_first), device)
         return torch.softmax(model(**batch).logits.float(), dim=-1)[:, 1].cpu().numpy()
 
-    outputs, seconds = predict_batches(related, length_grouped_batches(input_lengths(inputs), batch_size),
-                                       device=device, desc="scoring pairs")
-    return ScoringResult(scattered(outputs, len(inputs)), seconds)
+    outputs, seconds = finetuning.predict_batches(related, length_grouped_batches(input_lengths(inputs), batch_size),
+                                                  device=device, desc="scoring pairs")
+    return ScoringResult(finetuning.scattered(outputs, len(inputs)), seconds)

@@ -62,10 +62,6 @@ def tfidf_prediction(row: Mapping[str, Any]) -> Decoded:
             best = (float(own[top]), paragraphs[p][top])
     return Decoded(heuristic_answer(row["question"], best[1]), keys, [titles[p] for p in chosen])
 
-def tfidf_predictions(rows) -> dict[str, Decoded]:
-    """`tfidf_prediction` for every row, by id."""
-    return {row["id"]: tfidf_prediction(row) for row in rows}
-
 
 def most_frequent_answer(rows) -> str:
     """The training set's most frequent answer (ties: the first met), what an answer head that learned nothing

@@ -48,10 +48,9 @@ def decode(item: QAInput, logits: dict[str, np.ndarray], max_answer_tokens: int)
     supporting = []
     for paragraph in chosen:
         own = [k for k, owner in enumerate(item.sentence_paragraph) if owner == paragraph]
-        if own:
-            best = max(own, key=lambda k: probabilities[k])
-            kept = [k for k in own if probabilities[k] >= DECISION_THRESHOLD] or [best]
-            supporting += kept
+        if own:  # at least the best sentence of each chosen paragraph
+            supporting += [k for k in own if probabilities[k] >= DECISION_THRESHOLD] or [
+                max(own, key=lambda k: probabilities[k])]
     kind = ANSWER_TYPES[int(np.argmax(logits["answer_type"]))]
     answer = kind
     if kind == "span":

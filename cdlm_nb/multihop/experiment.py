@@ -14,10 +14,10 @@ from transformers import set_seed
 from ..encoders import max_input_length
 from ..finetuning import EarlyStopping, TrainSetup
 from ..profiles import SEED
-from .baselines import constant_prediction, tfidf_predictions
+from .baselines import constant_prediction, tfidf_prediction
 from .decoding import Decoded, official_prediction
 from .inputs import EncodedQuestions, QAMarkers, add_qa_markers, encode_questions
-from .metric import HotpotScores, evaluate, mean_scores
+from .metric import HotpotScores, evaluate
 from .model import MultiHopQA
 from .training import fine_tune, predict
 
@@ -88,7 +88,7 @@ def score(name: str, predictions: dict[str, Decoded], rows: Sequence[Mapping], s
 def tfidf_run(rows: "Dataset") -> QARun:
     """The non-neural reference on `rows`."""
     start = time.perf_counter()
-    predictions = tfidf_predictions(rows)
+    predictions = {row["id"]: tfidf_prediction(row) for row in rows}
     return score(TFIDF, predictions, rows, time.perf_counter() - start)
 
 
@@ -129,8 +129,7 @@ def train_qa(variant: str, encoder, tokenizer, splits: Mapping[str, "Dataset"], 
         keeper.restore()
     train_seconds = time.perf_counter() - start
     run = answer(variant, trained, splits["test"], config, device)
-    run.train_seconds, run.losses = train_seconds, losses
-    run.kept_epoch = keeper.best_epoch if keeper is not None else None
+    run.train_seconds, run.losses, run.kept_epoch = train_seconds, losses, keeper.best_epoch if keeper else None
     return run, trained
 
 
@@ -155,26 +154,12 @@ def answer(name: str, trained: TrainedQA, rows: "Dataset", config: "MultihopConf
     return score(name, predictions, rows, seconds, encoding=encoded)
 
 
-def kept(run: QARun, config: "MultihopConfig") -> str:
-    """Which epoch's weights a run answers with, in words."""
-    return f"epoch {run.kept_epoch} of {config.epochs} kept, best on dev" if run.kept_epoch else "last epoch"
-
-
-def by_type(run: QARun, rows: "Dataset") -> dict[str, dict[str, float]]:
-    """The official metrics of a run per question type (bridge, comparison)."""
-    ids = {kind: [row["id"] for row in rows if row["type"] == kind] for kind in QUESTION_TYPES}
-    return {kind: mean_scores(run.scores, chosen) for kind, chosen in ids.items() if chosen}
-
-
 def real_runs(rows: "Dataset | None", models: Mapping[str, TrainedQA], config: "MultihopConfig",
               device: str = "cpu", reference_answer: str | None = None) -> dict[str, QARun]:
     """The references (the non-neural one; with `reference_answer`, the constant one of `reference_run`) and
     every world-trained model on real HotpotQA records (empty without records)."""
     if rows is None:
         return {}
-    runs = {TFIDF: tfidf_run(rows)}
-    if reference_answer is not None:
-        runs[REFERENCE] = reference_run(rows, reference_answer)
-    for name, trained in models.items():
-        runs[name] = answer(name, trained, rows, config, device)
-    return runs
+    references = {} if reference_answer is None else {REFERENCE: reference_run(rows, reference_answer)}
+    return {TFIDF: tfidf_run(rows)} | references | {name: answer(name, trained, rows, config, device)
+                                                    for name, trained in models.items()}

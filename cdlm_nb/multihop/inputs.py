@@ -45,12 +45,10 @@ class QAMarkers:
 
 def add_qa_markers(tokenizer: "PreTrainedTokenizerBase", model: "PreTrainedModel | None" = None) -> QAMarkers:
     """Add the question, title and sentence markers (if missing; new embedding rows at random) and return the ids."""
-    question_start, question_end, title_start, title_end, sentence_end = add_marker_tokens(tokenizer, QA_MARKERS,
-                                                                                           model)
+    added = add_marker_tokens(tokenizer, QA_MARKERS, model)
     if tokenizer.pad_token_id is None:
         raise DataError(f"tokenizer {type(tokenizer).__name__} has no padding token")
-    return QAMarkers(*sequence_markers(tokenizer), tokenizer.pad_token_id, *document_separator_ids(tokenizer),
-                     question_start, question_end, title_start, title_end, sentence_end)
+    return QAMarkers(*sequence_markers(tokenizer), tokenizer.pad_token_id, *document_separator_ids(tokenizer), *added)
 
 
 @dataclass(frozen=True)
@@ -130,19 +128,13 @@ def encode_question(row: Mapping[str, Any], tokenizer, markers: QAMarkers, max_l
                    token_sentence, token_chars, texts, total - len(keys))
 
 
-def _answer_start(text: str, answer: str) -> int:
-    """Where `answer` starts in `text` (exact case first, then any case), -1 if absent."""
-    start = text.find(answer)
-    return start if start >= 0 else text.lower().find(answer.lower())
-
-
 def answer_span(item: QAInput, answer: str, supporting: set[tuple[str, int]]) -> tuple[int, int]:
     """Token (start, end) of the answer's first occurrence in a supporting sentence, else in any kept sentence;
     (-1, -1) when it is not in the kept text."""
     order = sorted(range(len(item.texts)), key=lambda k: item.sentence_keys[k] not in supporting)
-    for k in order:
-        begin = _answer_start(item.texts[k], answer)
-        if begin < 0 or not answer:
+    for k in order if answer else ():
+        text = item.texts[k]  # exact case first, then any case
+        if (begin := text.find(answer) if answer in text else text.lower().find(answer.lower())) < 0:
             continue
         finish = begin + len(answer)
         tokens = [t for t, s in enumerate(item.token_sentence)
@@ -173,10 +165,6 @@ class EncodedQuestions:
     total_sentences: int
     answers_not_found: int  # span answers absent from the kept text (their span loss is skipped)
 
-    def summary(self) -> str:
-        return (f"{len(self.inputs)} questions, {self.cut_sentences} of {self.total_sentences} sentences cut by "
-                f"the length limit, {self.answers_not_found} span answers not in the kept text")
-
 
 def encode_questions(rows: Sequence[Mapping[str, Any]], tokenizer, markers: QAMarkers,
                      max_length: int) -> EncodedQuestions:
@@ -188,17 +176,14 @@ def encode_questions(rows: Sequence[Mapping[str, Any]], tokenizer, markers: QAMa
     return EncodedQuestions(inputs, labels, cut, cut + sum(len(item.sentence_keys) for item in inputs), missing)
 
 
-def render_question(item: QAInput, tokenizer, chars: int = 1500) -> str:
-    """The input as text, global-attention tokens in **bold** (the notebook's markdown preview)."""
+def preview_question(row: Mapping[str, Any], tokenizer, max_length: int, chars: int = 1500) -> str:
+    """One row's input as text, global-attention tokens in **bold** (the notebook's markdown preview); the markers
+    are added to a copy of `tokenizer` only."""
+    import copy
+
+    tokenizer = copy.deepcopy(tokenizer)
+    item = encode_question(row, tokenizer, add_qa_markers(tokenizer), max_length)
     tokens = [token.replace("Ġ", "") for token in tokenizer.convert_ids_to_tokens(item.input_ids)]
     shown = set(item.global_positions)
     text = " ".join(f"**{token}**" if i in shown else token for i, token in enumerate(tokens))
     return text[:chars] + (" …" if len(text) > chars else "")
-
-
-def preview_question(row: Mapping[str, Any], tokenizer, max_length: int, chars: int = 1500) -> str:
-    """`render_question` of one row with a copy of `tokenizer` (the markers are added to the copy only)."""
-    import copy
-
-    tokenizer = copy.deepcopy(tokenizer)
-    return render_question(encode_question(row, tokenizer, add_qa_markers(tokenizer), max_length), tokenizer, chars)

@@ -50,11 +50,10 @@ def supporting_fact_scores(prediction: Iterable[Sequence], gold: Iterable[Sequen
     """(EM, F1, precision, recall) of one question's supporting facts, as sets of (title, sentence id)."""
     predicted, expected = set(map(tuple, prediction)), set(map(tuple, gold))
     true_positives = len(predicted & expected)
-    false_positives, false_negatives = len(predicted) - true_positives, len(expected) - true_positives
     precision = true_positives / len(predicted) if predicted else 0.0
     recall = true_positives / len(expected) if expected else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
-    return float(false_positives + false_negatives == 0), f1, precision, recall
+    return float(predicted == expected), f1, precision, recall  # EM: no false positive or negative
 
 
 def joint_scores(answer: Sequence[float], support: Sequence[float]) -> Scores:
@@ -82,37 +81,26 @@ def _question_scores(answer: str | None, sp: Iterable[Sequence] | None, gold_ans
     answered = answer_scores(answer, gold_answer) if answer is not None else zero
     supported = supporting_fact_scores(sp, gold_sp) if sp is not None else zero
     joint = joint_scores(answered, supported) if answer is not None and sp is not None else zero
-    values = [*answered, *supported, *joint]
-    names = ["em", "f1", "prec", "recall"]
-    keys = names + [f"sp_{n}" for n in names] + [f"joint_{n}" for n in names]
-    return dict(zip(keys, values))
+    return dict(zip(OFFICIAL_KEYS, (*answered, *supported, *joint)))
 
 
 def gold_supporting_facts(row: Mapping) -> list[tuple[str, int]]:
     """(title, sentence id) pairs of a gold record in either layout (pair list, or {title: [...], sent_id: [...]})."""
     facts = row["supporting_facts"]
-    if isinstance(facts, Mapping):
-        return list(zip(facts["title"], facts["sent_id"]))
-    return [(title, sent_id) for title, sent_id in facts]
+    return list(zip(facts["title"], facts["sent_id"]) if isinstance(facts, Mapping) else map(tuple, facts))
 
 
 def evaluate(prediction: Mapping[str, Mapping], gold: Sequence[Mapping]) -> HotpotScores:
     """The official evaluation of `{"answer": {id: str}, "sp": {id: [[title, sent_id], ...]}}` against gold
     records (`_id` or `id`, `answer`, `supporting_facts`), averaged over every gold record."""
     answers, support = prediction.get("answer", {}), prediction.get("sp", {})
-    per_question, missing_answer, missing_sp = {}, [], []
-    for row in gold:
-        qid = str(row.get("_id", row.get("id")))
-        if qid not in answers:
-            missing_answer.append(qid)
-        if qid not in support:
-            missing_sp.append(qid)
-        per_question[qid] = _question_scores(answers.get(qid), support.get(qid), row["answer"],
-                                             gold_supporting_facts(row))
+    ids = [str(row.get("_id", row.get("id"))) for row in gold]
+    per_question = {qid: _question_scores(answers.get(qid), support.get(qid), row["answer"], gold_supporting_facts(row))
+                    for qid, row in zip(ids, gold)}
     count = max(len(per_question), 1)
     metrics = {key: sum(scores[key] for scores in per_question.values()) / count for key in OFFICIAL_KEYS}
-    unknown = sorted((set(answers) | set(support)) - set(per_question))
-    return HotpotScores(metrics, per_question, missing_answer, missing_sp, unknown)
+    return HotpotScores(metrics, per_question, [q for q in ids if q not in answers],
+                        [q for q in ids if q not in support], sorted((set(answers) | set(support)) - set(per_question)))
 
 
 def mean_scores(scores: HotpotScores, ids: Iterable[str]) -> dict[str, float]:

@@ -67,9 +67,8 @@ def collate(inputs: Sequence[QAInput], labels: Sequence[QALabels] | None, pad_id
               **dict.fromkeys(("paragraph_labels", "sentence_labels"), torch.float)}
     batch = pad_batch(rows, {"input_ids": pad_id}, dtypes=dtypes)
     if labels is not None:
-        batch |= {"answer_type_labels": torch.tensor([label.answer_type for label in labels]),
-                  "start_labels": torch.tensor([label.start for label in labels]),
-                  "end_labels": torch.tensor([label.end for label in labels])}
+        batch |= {f"{name}_labels": torch.tensor([getattr(label, name) for label in labels])
+                  for name in ("answer_type", "start", "end")}
     return batch
 
 
@@ -77,8 +76,7 @@ def multitask_loss(logits: dict[str, torch.Tensor], batch: dict[str, torch.Tenso
     """Paragraph + sentence (masked binary cross-entropy) + answer type + span (ignoring -1 spans)."""
     def binary(name: str) -> torch.Tensor:
         mask = batch[f"{name}_mask"]
-        losses = nn.functional.binary_cross_entropy_with_logits(logits[name], batch[f"{name}_labels"],
-                                                                reduction="none")
+        losses = nn.functional.binary_cross_entropy_with_logits(logits[name], batch[f"{name}_labels"], reduction="none")
         return losses[mask].mean() if mask.any() else losses.sum() * 0
 
     loss = binary("paragraph") + binary("sentence")

@@ -9,15 +9,7 @@ import torch
 
 from ..batching import length_grouped_batches
 from ..encoders import takes_global_attention
-from ..finetuning import (
-    Epoch,
-    TrainSetup,
-    input_lengths,
-    per_device,
-    predict_batches,
-    to_device,
-    train_epochs,
-)
+from ..finetuning import Epoch, TrainSetup, input_lengths, per_device, predict_batches, to_device, train_epochs
 from .decoding import Decoded, decode
 from .inputs import QAInput, QALabels
 from .model import MultiHopQA, collate, multitask_loss
@@ -48,7 +40,6 @@ def predict(model: MultiHopQA, inputs: Sequence[QAInput], *, pad_id: int, batch_
 
     outputs, seconds = predict_batches(heads, length_grouped_batches(input_lengths(inputs), batch_size),
                                        device=device, desc="answering")
-    decoded = {inputs[i].qid: decode(inputs[i], {name: value[row] for name, value in logits.items()},
-                                     max_answer_tokens)
+    decoded = {inputs[i].qid: decode(inputs[i], {name: value[row] for name, value in logits.items()}, max_answer_tokens)
                for indices, logits in outputs for row, i in enumerate(indices)}
     return decoded, seconds

@@ -1,21 +1,17 @@
-"""Perplexity and its uncertainty: exp of the token-level loss, a percentile bootstrap over held-out clusters, and
-the paired bootstrap of the difference between two models scored on the same masked tokens.
-
-Held-out clusters are resampled with replacement (the unit that varies between test sets). Because all models
-are scored on the same masked tokens, the difference between two models is judged with a *paired* bootstrap
-(the same resampled clusters for both), which removes the difficulty the clusters share. `PerplexityResult`
-(what `evaluate` returns) holds a model's per-cluster sums, the unit these resamples draw. Every interval is
-`verdicts.paired_bootstrap` (scipy's percentile bootstrap); `perplexity` itself is `pretraining.heldout`'s.
+"""Perplexity's uncertainty: a percentile bootstrap over held-out clusters (the unit that varies between test
+sets), paired for two models scored on the same masked tokens (the same clusters drawn for both removes the
+difficulty they share). Every interval is `verdicts.paired_bootstrap` (scipy's percentile bootstrap).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import ConfigError, DataError
-from ..pretraining.heldout import EVAL_MASK_SEED
+from ..pretraining.heldout import EVAL_MASK_SEED, perplexity
 from ..verdicts import CONFIDENCE, paired_bootstrap
 
 #: The seed of the bootstrap resamples: the evaluation masks' (`pretraining.heldout.EVAL_MASK_SEED`).
@@ -37,18 +33,24 @@ class PerplexityResult:
     token_counts: tuple[int, ...] = field(repr=False, default=())  # per cluster: masked tokens
 
 
-def bootstrap_interval(nll_sums: np.ndarray, token_counts: np.ndarray, n_resamples: int = 1000,
-                       confidence: float = CONFIDENCE, seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
-    """Percentile bootstrap interval of the perplexity, resampling clusters (one sum and count each) with
-    replacement (`verdicts.paired_bootstrap`)."""
-    low, high = ratio_interval(nll_sums, token_counts, n_resamples, confidence, seed)
-    return float(np.exp(low)), float(np.exp(high))
+def cluster_result(variant: str, cluster_ids: Sequence[str], sums: Sequence[float], counts: Sequence[int],
+                   n_resamples: int = 1000, confidence: float = CONFIDENCE,
+                   seed: int = BOOTSTRAP_SEED) -> PerplexityResult:
+    """Per-example NLL sums and masked-token counts added up per cluster (in order of first appearance), with the
+    perplexity and its cluster-bootstrap interval."""
+    index = {cluster: k for k, cluster in enumerate(dict.fromkeys(cluster_ids))}
+    codes = [index[cluster] for cluster in cluster_ids]
+    nll_sums = np.bincount(codes, sums, len(index))
+    token_counts = np.bincount(codes, counts, len(index)).astype(int)
+    low, high = (float(np.exp(x)) for x in ratio_interval(nll_sums, token_counts, n_resamples, confidence, seed))
+    return PerplexityResult(variant, perplexity(nll_sums, token_counts), low, high, int(token_counts.sum()),
+                            len(index), tuple(index), tuple(nll_sums.tolist()), tuple(token_counts.tolist()))
 
 
 def ratio_interval(sums: np.ndarray, counts: np.ndarray, n_resamples: int = 1000, confidence: float = CONFIDENCE,
                    seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
-    """Percentile bootstrap interval of sum(sums) / sum(counts), resampling units (one sum and count each) with
-    replacement: a per-token mean (e.g. the copy probe's gain) over units that hold different numbers of tokens."""
+    """Percentile bootstrap interval of sum(sums) / sum(counts), resampling units (one sum and count each): a
+    per-token mean (e.g. the copy probe's gain) over units that hold different numbers of tokens."""
     sums, counts = np.asarray(sums, dtype=float), np.asarray(counts, dtype=float)
     if len(sums) == 0:
         raise DataError("no held-out clusters to resample")
@@ -56,7 +58,7 @@ def ratio_interval(sums: np.ndarray, counts: np.ndarray, n_resamples: int = 1000
                             seed, confidence)
 
 
-def paired_difference(result: "PerplexityResult", reference: "PerplexityResult", n_resamples: int = 1000,
+def paired_difference(result: PerplexityResult, reference: PerplexityResult, n_resamples: int = 1000,
                       confidence: float = CONFIDENCE, seed: int = BOOTSTRAP_SEED) -> tuple[float, float, float]:
     """ppl(result) - ppl(reference) and its paired-bootstrap interval (same resampled clusters for both)."""
     if result.cluster_ids != reference.cluster_ids:
@@ -78,6 +80,3 @@ def _ratio(sums: np.ndarray, totals: np.ndarray) -> np.ndarray:
     """sums / totals per resample; NaN for a resample without a token (rare tokens), which the interval leaves out."""
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(totals > 0, sums / np.where(totals > 0, totals, 1), np.nan)
-
-
-__all__ = ["BOOTSTRAP_SEED", "PerplexityResult", "bootstrap_interval", "paired_difference", "ratio_interval"]

@@ -1,15 +1,11 @@
 """The copy probe: does a model read another document's statement of the fact it is asked to predict?
 
-Perplexity mixes every reason a masked token is easy; this measures one mechanism, the one CD-MLM is built for.
-For every statement of a fact that another packed document of the cluster also states correctly (its *witnesses*),
-the statement's tokens are masked whole on top of the usual evaluation masks and scored twice: once with the
-witnesses readable, once with them masked too (not predicted, so the global attention is the same in both inputs).
-
-    copy gain = NLL(statement | witnesses hidden) - NLL(statement | witnesses readable)   (nats per token)
-
-A model that never reads the other documents scores both inputs alike: its gain is 0, the probe's floor. The
-interval is a percentile bootstrap over the probed facts (one fact of one cluster is one unit), and two models
-are compared with a *paired* bootstrap over the same units.
+Perplexity mixes every reason a masked token is easy; this measures the one mechanism CD-MLM is built for. Every
+statement of a fact that another packed document also states correctly (its *witnesses*) is masked whole on top of
+the evaluation masks and scored twice: witnesses readable, then masked too (not predicted, so the global attention
+is the same in both inputs). copy gain = NLL(hidden) - NLL(readable), nats per token; a model that never reads the
+other documents scores 0, the floor. Intervals are percentile bootstraps over the probed facts (one fact of one
+cluster is one unit), paired over the same units when two models are compared.
 """
 
 from __future__ import annotations
@@ -25,9 +21,10 @@ from ..collate import pad_batch
 from ..errors import DataError
 from ..masking import IGNORE_INDEX, CrossDocumentMLMCollator
 from ..pretraining.heldout import EVAL_MASK_SEED, masked_token_nll
-from ..variants import attention_pattern_of
+from ..variants import attention_pattern_of, display_name
 from .bootstrap import BOOTSTRAP_SEED, ratio_interval
-from .fact_tokens import located_statements, world_rows
+from .evaluate import with_start
+from .fact_tokens import located_statements, per_world_row
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -68,35 +65,29 @@ class CopyGain:
 def copy_targets(row: Mapping, documents: Sequence[str], facts: Sequence[Mapping],
                  tokenizer: "PreTrainedTokenizerBase") -> list[CopyTarget]:
     """Every correct fact statement of one packed row whose fact another packed document states correctly too."""
-    statements = [s for s in located_statements(row, documents, facts, tokenizer) if s["correct"]]
     by_fact: dict[str, list[Mapping]] = defaultdict(list)
-    for statement in statements:
-        by_fact[statement["fact"]].append(statement)
-    targets = []
-    for fact, stated in by_fact.items():
-        for statement in stated:
-            witnesses = [p for other in stated if other["doc"] != statement["doc"] for p in other["positions"]]
-            if witnesses:
-                targets.append(CopyTarget(f"{row['cluster_id']}/{fact}", tuple(statement["positions"]),
-                                          tuple(witnesses)))
-    return targets
+    for statement in located_statements(row, documents, facts, tokenizer):
+        if statement["correct"]:
+            by_fact[statement["fact"]].append(statement)
+    targets = [CopyTarget(f"{row['cluster_id']}/{fact}", tuple(statement["positions"]),
+                          tuple(p for other in stated if other["doc"] != statement["doc"] for p in other["positions"]))
+               for fact, stated in by_fact.items() for statement in stated]
+    return [target for target in targets if target.witnesses]
 
 
 def probe_pair(original: "torch.Tensor", masked: "torch.Tensor", predicted: "torch.Tensor", target: Sequence[int],
                witnesses: Sequence[int], mask_id: int,
                collator: CrossDocumentMLMCollator) -> tuple[dict, dict]:
-    """The two inputs of one probed statement (witnesses readable, witnesses hidden), each a dict of
-    `input_ids`, `global_attention_mask` and `labels` (the statement's tokens only).
-
-    `original` is the row's tokens, `masked` and `predicted` its evaluation masks (`collator.mask_row`)."""
+    """The two inputs of one probed statement (witnesses readable, witnesses hidden), each a dict of `input_ids`,
+    `global_attention_mask` and `labels` (the statement's tokens only); `original` is the row's tokens, `masked`
+    and `predicted` its evaluation masks (`collator.mask_row`)."""
     import torch
 
     target, witnesses = list(target), list(witnesses)
     predicted = predicted.clone()
     predicted[witnesses], predicted[target] = False, True  # global attention alike in both inputs
     readable = masked.clone()
-    readable[witnesses] = original[witnesses]  # the other documents' statements, as written
-    readable[target] = mask_id
+    readable[witnesses], readable[target] = original[witnesses], mask_id  # the other statements, as written
     hidden = readable.clone()
     hidden[witnesses] = mask_id  # ... or masked, and not predicted
     labels = torch.full_like(original, IGNORE_INDEX)
@@ -110,8 +101,8 @@ def copy_gain(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", ex
               targets: Sequence[Sequence[CopyTarget]], variant: str, seed: int = EVAL_MASK_SEED,
               batch_size: int = 8, n_resamples: int = 1000, name: str | None = None) -> CopyGain:
     """`variant`'s copy gain on packed `examples`, probing `targets[i]` in row i (`world_copy_targets`), under
-    the evaluation masks of `evaluate_perplexity` (the same `seed`) and the variant's attention pattern; `name`
-    labels the result when the model is not that variant (the start, read with CDLM's pattern)."""
+    `evaluate_perplexity`'s masks (the same `seed`) and the variant's attention pattern; `name` labels the result
+    when the model is not that variant (the start, read with CDLM's pattern)."""
     import torch
 
     from ..progress import progress
@@ -127,20 +118,18 @@ def copy_gain(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", ex
             units.append(probe.unit)
     if not pairs:
         raise DataError(f"copy_gain: no fact statement of {len(examples)} rows has a witness in another document")
-    nll = {"readable": [], "hidden": []}
-    was_training = model.training
+    nll, was_training = ([], []), model.training  # per condition: witnesses readable, witnesses hidden
     model.eval()
     try:
         for start in progress(range(0, len(pairs), batch_size), desc=f"copy probe {variant}"):
-            chunk = pairs[start:start + batch_size]
-            for k, condition in enumerate(nll):
-                batch = pad_batch([pair[k] for pair in chunk],
-                                  {"input_ids": tokenizer.pad_token_id, "labels": IGNORE_INDEX})
-                nll[condition].append(masked_token_nll(model, batch))
+            for k, scores in enumerate(nll):
+                scores.append(masked_token_nll(model, pad_batch(
+                    [pair[k] for pair in pairs[start:start + batch_size]],
+                    {"input_ids": tokenizer.pad_token_id, "labels": IGNORE_INDEX})))
     finally:
         model.train(was_training)
-    readable, hidden = np.concatenate(nll["readable"]), np.concatenate(nll["hidden"])
-    counts = np.array([len(pair[0]["labels"][pair[0]["labels"] != IGNORE_INDEX]) for pair in pairs])
+    readable, hidden = map(np.concatenate, nll)
+    counts = np.array([int((pair[0]["labels"] != IGNORE_INDEX).sum()) for pair in pairs])
     statement_gain = np.add.reduceat(hidden - readable, np.r_[0, np.cumsum(counts)[:-1]])
     unit_ids, index = np.unique(units, return_inverse=True)
     gain_sums, token_counts = np.bincount(index, statement_gain), np.bincount(index, counts).astype(int)
@@ -164,17 +153,15 @@ def paired_gain_difference(result: CopyGain, reference: CopyGain, n_resamples: i
 def world_copy_targets(examples: "Dataset", clusters: "Dataset", facts: "Dataset",
                        tokenizer: "PreTrainedTokenizerBase") -> list[list[CopyTarget]]:
     """`copy_targets` of every packed example, from the world's clusters and fact statements of the same split."""
-    return [copy_targets(row, documents, row_facts, tokenizer)
-            for row, documents, row_facts in world_rows(examples, clusters, facts, "world_copy_targets")]
+    return per_world_row(examples, clusters, facts, tokenizer, copy_targets, "world_copy_targets")
 
 
 def probe_set(examples: "Dataset", profile: "Profile", tokenizer: "PreTrainedTokenizerBase",
               split: str = "test") -> tuple["Dataset", list[list[CopyTarget]]] | None:
-    """The packed examples the probe reads and their `world_copy_targets`, or None (no statement with a witness:
-    a few short clusters). Only the embedded world knows which of its tokens state which fact, so on another corpus
-    (Multi-News, the gpu profile) its `split` clusters are packed as in pretraining (`heldout_examples`) with this
-    `tokenizer` and without sentence markers (the fact locator reads whole documents): Longformer-base and the
-    released CDLM are probed on the world's facts, through their own BPE."""
+    """The packed examples the probe reads and their `world_copy_targets`, or None (no statement with a witness).
+    Only the embedded world knows which tokens state which fact, so on another corpus (Multi-News, gpu) the world's
+    `split` clusters are packed with this `tokenizer` (`heldout_examples`): the released models are probed on the
+    world's facts, through their own BPE."""
     from ..data.corpora import world
     from ..pretraining.heldout import heldout_examples
 
@@ -191,11 +178,9 @@ def copy_gains(models: Mapping[str, "Encoder"], tokenizer: "PreTrainedTokenizerB
                start: "Encoder | None" = None) -> dict[str, CopyGain]:
     """`copy_gain` of every model, with `config`'s evaluation batch and resamples. With `start` (the model every
     variant started from), a first entry `"start"` reads it with CDLM's pattern: what CDLM inherits."""
-    measured = ([("start", start, "cdlm")] if start is not None else []) + [
-        (variant, encoder, variant) for variant, encoder in models.items()]
     return {name: copy_gain(encoder.model, tokenizer, examples, targets, variant, batch_size=config.eval_batch_size,
                             n_resamples=config.bootstrap_resamples, name=name)
-            for name, encoder, variant in measured}
+            for name, encoder, variant in with_start(models, start)}
 
 
 def copy_table(gains: Mapping[str, CopyGain], reference: str = "cdlm", n_resamples: int = 1000) -> "pd.DataFrame":
@@ -203,83 +188,62 @@ def copy_table(gains: Mapping[str, CopyGain], reference: str = "cdlm", n_resampl
     from `reference` (CDLM); the floor (0: reads no other document) is the first row."""
     import pandas as pd
 
-    from ..variants import display_name
-
     rows = {"floor: reads no other document": {"copy gain (nats/token)": 0.0}}
-    for variant, result in gains.items():
-        row = {"copy gain (nats/token)": round(result.gain, 3),
-               "95 % interval": f"{result.ci_low:+.3f} to {result.ci_high:+.3f}",
-               "NLL, witnesses readable": round(result.readable_nll, 3),
-               "NLL, witnesses hidden": round(result.hidden_nll, 3),
-               "statements": result.n_statements, "tokens": result.n_tokens}
+    for variant, r in gains.items():
+        row = rows[display_name(variant)] = {
+            "copy gain (nats/token)": round(r.gain, 3), "95 % interval": f"{r.ci_low:+.3f} to {r.ci_high:+.3f}",
+            "NLL, witnesses readable": round(r.readable_nll, 3), "NLL, witnesses hidden": round(r.hidden_nll, 3),
+            "statements": r.n_statements, "tokens": r.n_tokens}
         if reference in gains and variant != reference:
-            diff, low, high = paired_gain_difference(result, gains[reference], n_resamples)
+            diff, low, high = paired_gain_difference(r, gains[reference], n_resamples)
             row[f"− {display_name(reference)}"] = f"{diff:+.3f} ({low:+.3f} to {high:+.3f})"
-        rows[display_name(variant)] = row
     return pd.DataFrame.from_dict(rows, orient="index").fillna("")
 
 
 def copy_metrics(gains: Mapping[str, CopyGain]) -> dict[str, float]:
     """`copy_gain/<variant>` and its interval (`/ci_low`, `/ci_high`) for results.json."""
-    metrics = {}
-    for variant, result in gains.items():
-        metrics |= {f"copy_gain/{variant}": result.gain, f"copy_gain/{variant}/ci_low": result.ci_low,
-                    f"copy_gain/{variant}/ci_high": result.ci_high}
-    return metrics
+    return {f"copy_gain/{variant}{suffix}": value for variant, result in gains.items()
+            for suffix, value in (("", result.gain), ("/ci_low", result.ci_low), ("/ci_high", result.ci_high))}
 
 
 #: A model *reads* the other documents when its copy gain's whole interval is above this many nats per token: the
 #: statement's perplexity at least 10 % lower (e^0.1 = 1.105) with the witnesses readable. Copying a statement
 #: outright saves several nats a token, so a gain above 0 but below this is a trace, not reading.
 READS_THRESHOLD = 0.1
+VERDICT_WORDS = {"reads": "reads the other documents' statements (interval above {threshold} nats/token)",
+                 "trace": "a trace above the floor, below the {threshold} nats/token of reading: does not read them",
+                 "floor": "does not read them: at the floor", "hurt": "is hurt by them"}
 
 
 def copy_verdict(low: float, high: float, threshold: float = READS_THRESHOLD) -> str:
-    """The one wording of a copy gain's interval (`low`, `high`): it reads the other documents (above
-    `threshold`), a trace above the floor (above 0, not above the threshold), at the floor (covers 0), or hurt."""
-    if low > threshold:
-        return "reads"
-    if low > 0:
-        return "trace"
-    return "hurt" if high < 0 else "floor"
-
-
-VERDICT_WORDS = {
-    "reads": "reads the other documents' statements (interval above {threshold} nats/token)",
-    "trace": "a trace above the floor, below the {threshold} nats/token of reading: does not read them",
-    "floor": "does not read them: at the floor",
-    "hurt": "is hurt by them",
-}
+    """The rule on a copy gain's interval (`low`, `high`): `reads` the other documents when above `threshold`,
+    a `trace` when above 0 only, `hurt` when below 0, else at the `floor`."""
+    return "reads" if low > threshold else "trace" if low > 0 else "hurt" if high < 0 else "floor"
 
 
 def copy_readings(gains: Mapping[str, CopyGain], threshold: float = READS_THRESHOLD) -> list[str]:
-    """Per model, its gain, interval and `copy_verdict` in words; where it reads, how much of the statement's NLL
-    that saves."""
-    from ..variants import display_name
-
+    """Per model: its gain, interval and `copy_verdict` in words; where it reads, the share of the statement's NLL
+    (witnesses hidden) that reading saves."""
     lines = []
-    for variant, result in gains.items():
-        verdict = copy_verdict(result.ci_low, result.ci_high, threshold)
-        words = VERDICT_WORDS[verdict].format(threshold=threshold)
-        if verdict == "reads":
-            words += f", saving {result.gain / result.hidden_nll:.1%} of its {result.hidden_nll:.2f} nats/token"
-        lines.append(f"{display_name(variant)}: copy gain {result.gain:+.3f} nats/token "
-                     f"({result.ci_low:+.3f} to {result.ci_high:+.3f}) — {words}.")
+    for variant, r in gains.items():
+        verdict = copy_verdict(r.ci_low, r.ci_high, threshold)
+        saving = (f", saving {r.gain / r.hidden_nll:.1%} of its {r.hidden_nll:.2f} nats/token"
+                  if verdict == "reads" else "")
+        lines.append(f"{display_name(variant)}: copy gain {r.gain:+.3f} nats/token ({r.ci_low:+.3f} to "
+                     f"{r.ci_high:+.3f}) — {VERDICT_WORDS[verdict].format(threshold=threshold)}{saving}.")
     return lines
 
 
 def within_reach_gains(models: Mapping[str, "Encoder"], tokenizer: "PreTrainedTokenizerBase", texts: Sequence[str],
                        start: "Encoder | None" = None) -> dict[str, dict[str, float]]:
     """The positive control, per model (and `"start"` first, when given): the within-reach copy gain
-    (`copy_task.WITHIN_REACH`: a span of a held-out document written twice inside one local window), with the span
-    `"same"` and with its halves `"swapped"` (only a copy by content gains there). What copying looks like, beside
-    the cross-document gains."""
+    (`copy_task.WITHIN_REACH`: a held-out span written twice inside one local window), the span `"same"` and with its
+    halves `"swapped"` (only a copy by content gains there): what copying looks like."""
     from ..pretraining.copy_task import copy_task_gain, within_reach_data
 
     data = {"same": within_reach_data(tokenizer, texts), "swapped": within_reach_data(tokenizer, texts, True)}
-    measured = {**({"start": start} if start is not None else {}), **models}
     return {name: {form: copy_task_gain(encoder.model, pairs)[1] for form, pairs in data.items()}
-            for name, encoder in measured.items()}
+            for name, encoder, _ in with_start(models, start)}
 
 
 def within_reach_metrics(gains: Mapping[str, Mapping[str, float]]) -> dict[str, float]:

@@ -11,8 +11,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..variants import display_name, load_result
 
 if TYPE_CHECKING:
@@ -31,35 +29,36 @@ def curve_frame(points: Mapping[str, Iterable[Sequence[float]]]) -> "pd.DataFram
     import pandas as pd
 
     columns = {variant: {int(step): value for step, value in curve} for variant, curve in points.items()}
-    curves = pd.DataFrame({variant: column for variant, column in columns.items() if column})
-    curves.index.name = "step"
-    return curves.sort_index()
+    return pd.DataFrame({v: column for v, column in columns.items() if column}).rename_axis("step").sort_index()
 
 
-def plot_learning_curves(curves: "pd.DataFrame", reference: str = "cdlm") -> "Figure":
-    """Validation perplexity against steps, one line per variant (log scale; `reference` drawn thicker)."""
+def plot_learning_curves(curves: "pd.DataFrame", reference: str = "cdlm", ours: "pd.DataFrame | None" = None
+                         ) -> "Figure":
+    """Validation perplexity against steps, one line per variant (log scale; `reference` drawn thicker). With `ours`
+    (`plot_budget_curves`), `curves` are measured ones, each followed by this run's curve of it (dashed)."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
     for variant in curves:
-        ax.plot(curves.index, curves[variant], marker="o", markersize=3, label=display_name(variant),
-                linewidth=2.5 if variant == reference else 1.2)
-    ax.set_yscale("log")
-    ax.set_xlabel("pretraining step")
-    ax.set_ylabel("validation perplexity (log scale)")
-    ax.set_title("Learning curves from the shared starting model (lower is better)")
-    ax.legend(fontsize=8)
+        name = display_name(variant)
+        (line,) = ax.plot(curves.index, curves[variant], marker="o", markersize=3,
+                          linewidth=2.5 if variant == reference else 1.2,
+                          label=name if ours is None else f"{name} (measured once)")
+        if ours is not None and variant in ours:
+            ax.plot(ours.index, ours[variant], linestyle="--", color=line.get_color(), label=f"{name} (this run)")
+    title = (f"{curves.index[-1]:,} steps from the same start" if ours is not None else
+             "Learning curves from the shared starting model")
+    ax.set(yscale="log", xlabel="pretraining step", ylabel="validation perplexity (log scale)",
+           title=f"{title} (lower is better)")
+    ax.legend(**({"fontsize": 8} if ours is None else {"fontsize": 7, "ncol": 2}))
     fig.tight_layout()
     return fig
 
 
 def below_from(curves: "pd.DataFrame", reference: str, other: str) -> int | None:
     """The first step from which `reference` stays below `other` at every later measured step, or None."""
-    below = (curves[reference] < curves[other]).to_numpy()
-    if not below[-1]:
-        return None
-    above = np.flatnonzero(~below)
-    return int(curves.index[above[-1] + 1] if len(above) else curves.index[0])
+    stays = (curves[reference] < curves[other])[::-1].cummin()[::-1]  # below here and at every later step
+    return int(stays.idxmax()) if stays.iloc[-1] else None
 
 
 def curve_readings(curves: "pd.DataFrame", reference: str = "cdlm") -> list[str]:
@@ -93,9 +92,8 @@ BUDGET_CURVE_FILE = Path("benchmarks") / "measured" / "budget_curve_cpu.json"
 
 
 def measured_budget_curves(path: str | os.PathLike | None = None) -> tuple["pd.DataFrame", dict] | None:
-    """The committed longer-budget curves as `learning_curves` does (rows: steps, columns: variants) and the file's
-    other fields (command, machine, seconds); None when the file is not in this installation (a pip install
-    without the repository, e.g. on Colab)."""
+    """The committed longer-budget curves (as `learning_curves`) and the file's other fields (command, machine,
+    seconds); None when the file is not in this installation (a pip install without the repository: Colab)."""
     from ..paths import repo_root
 
     file = Path(path) if path else (repo_root() or Path("/nonexistent")) / BUDGET_CURVE_FILE
@@ -108,19 +106,4 @@ def measured_budget_curves(path: str | os.PathLike | None = None) -> tuple["pd.D
 def plot_budget_curves(measured: "pd.DataFrame", ours: "pd.DataFrame", reference: str = "cdlm") -> "Figure":
     """The measured longer-budget curves (solid) with this run's curves of the same variants (dashed, same colour):
     where the lines go after this notebook's budget ends."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.5, 3.8))
-    for variant in measured:
-        name = display_name(variant)
-        (line,) = ax.plot(measured.index, measured[variant], marker="o", markersize=3,
-                          linewidth=2.5 if variant == reference else 1.2, label=f"{name} (measured once)")
-        if variant in ours:
-            ax.plot(ours.index, ours[variant], linestyle="--", color=line.get_color(), label=f"{name} (this run)")
-    ax.set_yscale("log")
-    ax.set_xlabel("pretraining step")
-    ax.set_ylabel("validation perplexity (log scale)")
-    ax.set_title(f"{measured.index[-1]:,} steps from the same start (lower is better)")
-    ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    return fig
+    return plot_learning_curves(measured, reference, ours)

@@ -1,11 +1,9 @@
-"""Notebook 03's tables, figures and readings: Table 1 ours beside the CDLM paper's, the paired comparison with
-CDLM, the split by answer location and the attention reach (tables and plots), the computed findings, and the
-metrics it records."""
+"""Notebook 03's tables, figures, readings and recorded metrics: Table 1 ours beside the CDLM paper's, the paired
+comparison with CDLM, the split by answer location and the attention reach."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -15,9 +13,8 @@ from ..data.corpora import HELDOUT_SPLITS
 from ..errors import DataError
 from ..masking import MASKED_GLOBAL_PATTERNS
 from ..variants import DISPLAY_NAMES, TRAINED_ON, attention_pattern_of, display_name, load_result
-from .answer_location import perplexity_by_answer_location
 from .bootstrap import paired_difference
-from .reach import global_attention_reach, uniform_reach
+from .evaluate import global_attention_reach, perplexity_by_answer_location, uniform_reach, with_start
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -60,13 +57,11 @@ def our_table1(scores: dict[str, list["PerplexityResult"]], missing: dict[str, s
     (display name -> how to get it, `PretrainedShelf.missing_notes`) says why in a last column."""
     import pandas as pd
 
-    parts = []
-    for split, results in scores.items():
-        index = pd.Index([display_name(r.variant) for r in results], name="model")
-        parts.append(pd.DataFrame({f"ours {split}": [r.ppl for r in results],
-                                   f"ours {split} 95% CI": [f"[{r.ci_low:.2f}, {r.ci_high:.2f}]" for r in results]},
-                                  index=index))
-    ours, paper = pd.concat(parts, axis=1), paper_table1()
+    ours = pd.concat([pd.DataFrame({f"ours {split}": [r.ppl for r in results],
+                                    f"ours {split} 95% CI": [f"[{r.ci_low:.2f}, {r.ci_high:.2f}]" for r in results]},
+                                   index=pd.Index([display_name(r.variant) for r in results], name="model"))
+                      for split, results in scores.items()], axis=1)
+    paper = paper_table1()
     order = [*paper.index, *(model for model in ours.index if model not in paper.index)]
     table = ours.join(paper, how="outer").reindex(order)
     if missing:
@@ -79,17 +74,15 @@ def perplexity_table(results: list["PerplexityResult"], reference: str | None = 
     """Perplexity with its interval per model, and the paired difference to `reference` with its interval."""
     import pandas as pd
 
-    by_variant = {result.variant: result for result in results}
-    base = by_variant.get(reference) if reference else None
+    base = next((r for r in results if r.variant == reference), None) if reference else None
     rows = []
-    for result in results:
-        row = {"model": display_name(result.variant), "perplexity": result.ppl, "ci_low": result.ci_low,
-               "ci_high": result.ci_high, "masked_tokens": result.n_tokens, "clusters": result.n_clusters}
-        if base is not None and result is not base:
-            diff, low, high = paired_difference(result, base, n_resamples, confidence)
-            row.update({f"minus_{reference}": diff, "diff_ci_low": low, "diff_ci_high": high,
-                        "significant": bool(low > 0 or high < 0)})
-        rows.append(row)
+    for r in results:
+        rows.append({"model": display_name(r.variant), "perplexity": r.ppl, "ci_low": r.ci_low, "ci_high": r.ci_high,
+                     "masked_tokens": r.n_tokens, "clusters": r.n_clusters})
+        if base is not None and r is not base:
+            diff, low, high = paired_difference(r, base, n_resamples, confidence)
+            rows[-1] |= {f"minus_{reference}": diff, "diff_ci_low": low, "diff_ci_high": high,
+                         "significant": bool(low > 0 or high < 0)}
     return pd.DataFrame(rows).set_index("model")
 
 
@@ -97,15 +90,11 @@ def plot_perplexity(results: list["PerplexityResult"]) -> "Figure":
     """Bar chart of the perplexities with their bootstrap intervals as error bars (lower is better)."""
     import matplotlib.pyplot as plt
 
-    names = [display_name(result.variant) for result in results]
-    values = np.array([result.ppl for result in results])
-    errors = np.array([[result.ppl - result.ci_low for result in results],
-                       [result.ci_high - result.ppl for result in results]])
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.bar(names, values, yerr=errors, capsize=4,
-           color=["tab:orange" if result.variant == "cdlm" else "tab:blue" for result in results])
-    ax.set_ylabel("cross-document perplexity")
-    ax.set_title("Held-out clusters, 15 % masked (lower is better)")
+    ax.bar([display_name(r.variant) for r in results], [r.ppl for r in results],
+           yerr=[[r.ppl - r.ci_low for r in results], [r.ci_high - r.ppl for r in results]], capsize=4,
+           color=["tab:orange" if r.variant == "cdlm" else "tab:blue" for r in results])
+    ax.set(ylabel="cross-document perplexity", title="Held-out clusters, 15 % masked (lower is better)")
     ax.tick_params(axis="x", rotation=20)
     fig.tight_layout()
     return fig
@@ -133,27 +122,23 @@ def answer_location_table(models: dict[str, "Encoder"], tokenizer: "PreTrainedTo
                   encoder.model, tokenizer, examples, variant, window=profile.encoder.attention_window,
                   batch_size=profile.pretrain.eval_batch_size)
               for variant, encoder in models.items()}
-    table = pd.DataFrame({model: t["perplexity"] for model, t in tables.items()}).T
     counts = next(iter(tables.values()))["masked_tokens"].rename("masked tokens")
-    return pd.concat([table, counts.to_frame().T])
+    return pd.concat([pd.DataFrame({model: t["perplexity"] for model, t in tables.items()}).T, counts.to_frame().T])
 
 
 def attention_reach_table(models: dict[str, "Encoder"], tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
                           profile: "Profile", start: "Encoder | None" = None) -> "pd.DataFrame":
-    """Where the masked tokens of the models that make them global (CDLM, Rand CDLM) attend, per layer, in percent
-    (`global_attention_reach`, with the profile's local window); empty when no model does. With `start` (the
-    model every variant started from), a first row shows where the same masked tokens looked before CD-MLM. The last
-    row, `UNIFORM`, is the scale: the shares that attention spread evenly over each input would give."""
+    """Where the masked tokens of the models that make them global attend, per layer, in percent
+    (`global_attention_reach`; empty when no model does): first the `start`'s (before CD-MLM), when given, and last
+    `UNIFORM`, the scale: the shares that attention spread evenly over each input would give."""
     import pandas as pd
 
-    measured = ([("start", start, "cdlm")] if start is not None else []) + [
-        (variant, encoder, variant) for variant, encoder in models.items()
-        if attention_pattern_of(variant) in MASKED_GLOBAL_PATTERNS]
     window = profile.encoder.attention_window
     tables = {display_name(name): 100 * global_attention_reach(
                   encoder.model, tokenizer, examples, variant, window=window,
                   batch_size=profile.pretrain.eval_batch_size)
-              for name, encoder, variant in measured}
+              for name, encoder, variant in with_start(models, start)
+              if attention_pattern_of(variant) in MASKED_GLOBAL_PATTERNS}
     if not tables:
         return pd.DataFrame()
     uniform = 100 * uniform_reach(tokenizer, examples, "cdlm", window).to_frame(UNIFORM_LAYER).T
@@ -184,8 +169,7 @@ def plot_answer_location(by_answer: "pd.DataFrame") -> "Figure":
     low, high = ax.get_ylim()
     if high < 10 * low:  # less than a decade: label the minor ticks too, or the axis has no numbers at all
         ax.yaxis.set_minor_formatter(FormatStrFormatter("%g"))
-    ax.set_ylabel("perplexity (log scale)")
-    ax.set_title("Test perplexity by where the masked token's answer is visible")
+    ax.set(ylabel="perplexity (log scale)", title="Test perplexity by where the masked token's answer is visible")
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
@@ -201,124 +185,82 @@ def plot_attention_reach(reach: "pd.DataFrame") -> "Figure":
         ax.text(0.5, 0.5, "No model here gives its masked tokens global attention.", ha="center", va="center")
         ax.set_axis_off()
         return fig
-    rows = [f"{model}, {layer}" for model, layer in reach.index]
-    left = np.zeros(len(reach))
-    for column in reach.columns:
-        values = reach[column].to_numpy(dtype=float)
-        ax.barh(rows, values, left=left, label=column)
-        left += values
+    rows, left = [f"{model}, {layer}" for model, layer in reach.index], np.zeros(len(reach))
+    for column, values in reach.items():
+        ax.barh(rows, values.to_numpy(dtype=float), left=left, label=column)
+        left = left + values.to_numpy(dtype=float)
     ax.invert_yaxis()
-    ax.set_xlim(0, 100)
-    ax.set_xlabel("share of a masked token's global attention (%)")
-    ax.set_title("Where a global masked token looks")
+    ax.set(xlim=(0, 100), xlabel="share of a masked token's global attention (%)",
+           title="Where a global masked token looks")
     ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     return fig
 
 
 # --- readings computed from the numbers --------------------------------------------------------------------------
-def _by_variant(results: list["PerplexityResult"], reference: str) -> dict[str, "PerplexityResult"]:
-    """The results by model; a DataError when `reference` is not among them."""
+def _leads(results: list["PerplexityResult"], reference: str, against: list[str] | tuple[str, ...],
+           n_resamples: int, profile: str | None) -> tuple["PerplexityResult", dict[str, verdicts.Difference], bool]:
+    """(`reference`'s result, per model of `against`: its perplexity minus `reference`'s with the paired interval and
+    the seed band of `perplexity/paired/<variant>`, whether a seed spread is measured)."""
     by_variant = {result.variant: result for result in results}
     if reference not in by_variant:
         raise DataError(f"no {reference!r} result among {sorted(by_variant)}")
-    return by_variant
-
-
-def _cdlm_lead(base: "PerplexityResult", result: "PerplexityResult", n_resamples: int, confidence: float,
-               spread: Mapping | None) -> verdicts.Difference:
-    """`result`'s perplexity minus `base`'s (positive: `base` lower) with its paired interval over the held-out
-    clusters and the pretraining seed band of `perplexity/paired/<variant>` (None when not measured)."""
-    diff, low, high = paired_difference(base, result, n_resamples, confidence)
-    return verdicts.Difference(-diff, -high, -low, verdicts.paired_band(spread, f"perplexity/paired/{result.variant}"))
+    base, spread = by_variant[reference], verdicts.load_spread(profile) if profile else None
+    leads = {}
+    for variant in (v for v in against if v in by_variant):
+        diff, low, high = paired_difference(base, by_variant[variant], n_resamples)
+        leads[variant] = verdicts.Difference(-diff, -high, -low,
+                                             verdicts.paired_band(spread, f"perplexity/paired/{variant}"))
+    return base, leads, spread is not None
 
 
 def perplexity_findings(results: list["PerplexityResult"], reference: str = "cdlm", n_resamples: int = 1000,
-                        confidence: float = verdicts.CONFIDENCE, profile: str | None = None) -> list[str]:
-    """One sentence per other model saying, from the numbers, whether `reference` is lower beyond both the paired
-    bootstrap interval of the difference and the pretraining seed band (`baselines/<profile>.spread.json`), and
-    whether the two models' own intervals overlap."""
-    base = _by_variant(results, reference)[reference]
-    level, name = f"{confidence:.0%}", display_name(reference)
-    spread = verdicts.load_spread(profile) if profile else None
-    sentences = []
-    for result in results:
-        if result is base:
-            continue
-        lead = _cdlm_lead(base, result, n_resamples, confidence, spread)
-        if lead.high < 0:
-            verdict = f"{name} is higher (worse), and the paired {level} interval excludes 0"
-        elif lead.low > 0:
-            verdict = f"{name} is lower, and the paired {level} interval of the difference excludes 0"
-        else:
-            verdict = f"the paired {level} interval includes 0: these held-out clusters do not separate the two"
-        band = ("no pretraining seed spread measured" if lead.band is None else
-                f"pretraining seed band ±{lead.band:.3f}")
-        overlap = result.ci_low <= base.ci_high and base.ci_low <= result.ci_high
-        other = display_name(result.variant)
-        sentences.append(f"{name} {base.ppl:.3f} vs {other} {result.ppl:.3f}: {name} minus {other} = "
-                         f"{-lead.value:+.3f} [{-lead.high:+.3f}, {-lead.low:+.3f}]; {verdict}; {band} -> "
-                         f"{lead.verdict}. Their own {level} intervals {'overlap' if overlap else 'do not overlap'}.")
-    return sentences
+                        profile: str | None = None) -> list[str]:
+    """Per other model: `reference` minus it, with the paired interval and the pretraining seed band
+    (`baselines/<profile>.spread.json`), and the noise rule's verdict (`verdicts`) on `reference` being lower."""
+    others = [result.variant for result in results if result.variant != reference]
+    base, leads, _ = _leads(results, reference, others, n_resamples, profile)
+    name, ppl = display_name(reference), {result.variant: result.ppl for result in results}
+    return [f"{name} {base.ppl:.3f} vs {display_name(v)} {ppl[v]:.3f}: {name} minus {display_name(v)} "
+            f"{verdicts.Difference(-lead.value, -lead.high, -lead.low, lead.band).describe(digits=3)} "
+            f"-> {lead.verdict}." for v, lead in leads.items()]
 
 
 def perplexity_verdict(results: list["PerplexityResult"], reference: str = "cdlm",
                        against: tuple[str, ...] = ("longformer", "local", "rand"), n_resamples: int = 1000,
-                       confidence: float = verdicts.CONFIDENCE, profile: str | None = None) -> str:
-    """The headline of Table 1, computed: which of `against` `reference` beats beyond the noise rule (the paired
-    interval and the pretraining seed band, `verdicts`), and which beat it beyond the same rule."""
-    by_variant = _by_variant(results, reference)
-    compared = [v for v in against if v in by_variant]
-    spread = verdicts.load_spread(profile) if profile else None
-    leads = {v: _cdlm_lead(by_variant[reference], by_variant[v], n_resamples, confidence, spread) for v in compared}
-    beaten = [v for v in compared if leads[v].verdict == verdicts.HOLDS]
-    ahead = [v for v in compared if leads[v].verdict == verdicts.REVERSED]
-    name = display_name(reference)
-    rule = (f"the paired {confidence:.0%} interval and the pretraining seed band" if spread is not None else
-            f"the paired {confidence:.0%} interval (no pretraining seed spread measured for this profile: nothing "
-            "can hold)")
-    sentence = (f"{name} has a lower perplexity than {len(beaten)} of the {len(compared)} models "
-                f"{', '.join(display_name(v) for v in compared)} by more than {rule}"
-                + (f" ({', '.join(display_name(v) for v in beaten)})." if beaten else "."))
-    if ahead:
-        sentence += (f" {', '.join(display_name(v) for v in ahead)} even {'has' if len(ahead) == 1 else 'have'} a "
-                     f"lower perplexity than {name} beyond the same rule.")
-    if len(beaten) < len(compared):
-        extent = "only partly" if beaten else "not"
-        sentence += (f" The paper's ordering is therefore {extent} reproduced here: a gap inside the rule is "
-                     f"{verdicts.UNRESOLVED} (more held-out clusters, or more pretraining, would tell).")
-    else:
-        sentence += " This agrees with the paper's ordering."
-    return sentence
+                       profile: str | None = None) -> str:
+    """Table 1's headline: the noise rule's verdict on `reference` being lower than each of `against`, and whether
+    that reproduces the paper's ordering (`reference` below all of them)."""
+    _, leads, measured = _leads(results, reference, against, n_resamples, profile)
+    named = {verdict: [display_name(v) for v, lead in leads.items() if lead.verdict == verdict]
+             for verdict in (verdicts.HOLDS, verdicts.REVERSED, verdicts.UNRESOLVED)}
+    held = len(named[verdicts.HOLDS])
+    extent = "" if held == len(leads) else "only partly " if held else "not "
+    caveat = "" if measured else " (no pretraining seed spread measured for this profile: nothing can hold)"
+    return (f"{display_name(reference)} has a lower perplexity than {held} of the {len(leads)} models beyond the "
+            f"paired {verdicts.CONFIDENCE:.0%} interval and the pretraining seed band{caveat}: "
+            + "; ".join(f"{verdict} for {', '.join(names)}" for verdict, names in named.items() if names)
+            + f". The paper's ordering is {extent}reproduced here.")
 
 
 def reach_readings(reach: "pd.DataFrame") -> list[str]:
-    """Per model of `attention_reach_table`, computed: how much of a masked token's last-layer global attention lies
-    within 2 tokens, against uniform attention, and how much on the other documents."""
+    """Per model of `attention_reach_table`: the shares of a masked token's last-layer global attention within 2
+    tokens (and how many times uniform attention's) and on the other documents."""
     if reach.empty:
         return ["No model here gives its masked tokens global attention."]
-    uniform = reach.loc[UNIFORM].iloc[0]
-    sentences = []
-    for model in reach.index.get_level_values("model").unique().drop(UNIFORM):
-        last = reach.loc[model].iloc[-1]
-        near = last["within 2 tokens"] / uniform["within 2 tokens"]
-        sentences.append(f"{model}: {last['within 2 tokens']:.1f} % of the last layer's attention within 2 tokens "
-                         f"({near:.1f}× uniform attention's {uniform['within 2 tokens']:.1f} %), "
-                         f"{last['other documents']:.1f} % on the other documents "
-                         f"(uniform: {uniform['other documents']:.1f} %).")
-    return sentences
+    last = reach.groupby(level="model", sort=False).last()  # each model's last layer
+    near, other, uniform = "within 2 tokens", "other documents", last.loc[UNIFORM]
+    return [f"{model}: {row[near]:.1f} % of the last layer's attention within 2 tokens ({row[near] / uniform[near]:.1f}"
+            f"× uniform attention's {uniform[near]:.1f} %), {row[other]:.1f} % on the other documents (uniform: "
+            f"{uniform[other]:.1f} %)." for model, row in last.drop(UNIFORM).iterrows()]
 
 
 # --- the figures notebook 03 records -----------------------------------------------------------------------------
 def perplexity_metrics(scores: dict[str, list["PerplexityResult"]]) -> dict[str, float]:
     """`perplexity/<model>` with `/ci_low` and `/ci_high` on the test clusters, `perplexity/validation/<model>`."""
-    metrics = {}
-    for result in scores["test"]:
-        metrics.update({f"perplexity/{result.variant}": result.ppl,
-                        f"perplexity/{result.variant}/ci_low": result.ci_low,
-                        f"perplexity/{result.variant}/ci_high": result.ci_high})
-    metrics.update({f"perplexity/validation/{result.variant}": result.ppl for result in scores["validation"]})
-    return metrics
+    return {f"perplexity/{r.variant}{suffix}": value for r in scores["test"]
+            for suffix, value in (("", r.ppl), ("/ci_low", r.ci_low), ("/ci_high", r.ci_high))
+            } | {f"perplexity/validation/{r.variant}": r.ppl for r in scores["validation"]}
 
 
 def answer_location_metrics(by_answer: "pd.DataFrame") -> dict[str, float]:
@@ -335,11 +277,8 @@ def attention_reach_metrics(reach: "pd.DataFrame") -> dict[str, float]:
     """Per model of `attention_reach_table` (its last layer, in percent; `uniform` for the scale row):
     `attention_reach/<model>/other_documents`, `.../local_window` (within 2 tokens + the rest of the local window)
     and `.../within_2_tokens`."""
-    metrics = {}
-    for model in (reach.index.get_level_values("model").unique() if len(reach) else ()):
-        last_layer = reach.loc[model].iloc[-1]
-        metrics[f"attention_reach/{_VARIANT_OF[model]}/other_documents"] = float(last_layer["other documents"])
-        metrics[f"attention_reach/{_VARIANT_OF[model]}/local_window"] = float(
-            last_layer["within 2 tokens"] + last_layer["rest of the local window"])
-        metrics[f"attention_reach/{_VARIANT_OF[model]}/within_2_tokens"] = float(last_layer["within 2 tokens"])
-    return metrics
+    last = reach.groupby(level="model", sort=False).last().iterrows() if len(reach) else ()
+    return {f"attention_reach/{_VARIANT_OF[model]}/{name}": float(value) for model, row in last for name, value in (
+        ("other_documents", row["other documents"]),
+        ("local_window", row["within 2 tokens"] + row["rest of the local window"]),
+        ("within_2_tokens", row["within 2 tokens"]))}

@@ -1,6 +1,5 @@
-"""One CDLM training step with each self-attention implementation, on the same weights and batch: how much the
-project's fused attention (`cdlm_nb.longformer_attention`) saves over Hugging Face's (notebook 02's throughput).
-`benchmarks/attention_speed.py` measures the same at 512-4,096 tokens and Longformer-base's width."""
+"""One CDLM training step with each self-attention implementation, same weights and batch: what the fused attention
+(`cdlm_nb.longformer_attention`) saves over Hugging Face's. `benchmarks/attention_speed.py`: 512-4,096 tokens."""
 
 from __future__ import annotations
 
@@ -24,22 +23,28 @@ if TYPE_CHECKING:
 
 def cdlm_batch(profile: "Profile", clusters: "PretrainingClusters", encoder: "Encoder", size: int = 1,
                run_dir: str | os.PathLike | None = None) -> dict:
-    """A training batch of `size` of the profile's CDLM inputs (masks and global attention). One by default: Hugging
-    Face's attention keeps its score matrices, so one long input alone takes gigabytes (`cdlm-nb plan` sizes it).
-    The inputs are the first of CDLM's packing: read from `run_dir`'s, else packed from the first clusters alone."""
-    config = profile.pretrain
-    examples = first_inputs("cdlm", clusters.train, encoder.tokenizer, config.max_length, size, profile.seed,
+    """A training batch of the first `size` CDLM inputs (`inputs.first_inputs`), masked, masked tokens global. One
+    by default: Hugging Face's attention keeps its score matrices, so one long input alone takes gigabytes."""
+    examples = first_inputs("cdlm", clusters.train, encoder.tokenizer, profile.pretrain.max_length, size, profile.seed,
                             profile.encoder.sentence_markers, run_dir)
     rows = [{"input_ids": ids} for ids in examples["input_ids"]]
     return CrossDocumentMLMCollator(encoder.tokenizer, pattern="cdlm", seed=profile.seed)(rows)
 
 
-def step_seconds(model: MaskedPositionsLongformer, batch: dict, repeats: int) -> float:
-    """Median wall-clock seconds of one forward + backward pass (after one untimed pass); on a GPU the clock
-    waits for the kernels, which run asynchronously."""
+def attention_speed(profile: "Profile", clusters: "PretrainingClusters", encoder: "Encoder", device: str = "cpu",
+                    repeats: int = 3, run_dir: str | os.PathLike | None = None) -> "pd.DataFrame":
+    """Median seconds and tokens per second of one training step (forward + backward, after an untimed one) on
+    `device` with each implementation, and the speed-up over Hugging Face's, on a copy of `encoder.model`."""
     import statistics
 
-    def step() -> float:
+    import pandas as pd
+    import torch
+
+    batch = {key: value.to(device) for key, value in cdlm_batch(profile, clusters, encoder, run_dir=run_dir).items()}
+    tokens = int(batch["attention_mask"].sum())
+    model = MaskedPositionsLongformer.from_plain(encoder.model).to(device).train()
+
+    def step() -> float:  # one forward + backward; on a GPU the clock waits for the asynchronous kernels
         synchronize(model.device)
         start = time.perf_counter()
         with autocast(model.device.type):
@@ -49,25 +54,12 @@ def step_seconds(model: MaskedPositionsLongformer, batch: dict, repeats: int) ->
         synchronize(model.device)
         return time.perf_counter() - start
 
-    step()
-    return statistics.median(step() for _ in range(repeats))
-
-
-def attention_speed(profile: "Profile", clusters: "PretrainingClusters", encoder: "Encoder", device: str = "cpu",
-                    repeats: int = 3, run_dir: str | os.PathLike | None = None) -> "pd.DataFrame":
-    """Seconds and tokens per second of one training step (forward + backward) on `device` with each
-    implementation, and the speed-up over Hugging Face's; the models are copies of `encoder.model` (left where it
-    is), the batch one of CDLM's (`cdlm_batch`, from `run_dir`'s packing)."""
-    import pandas as pd
-    import torch
-
-    batch = {key: value.to(device) for key, value in cdlm_batch(profile, clusters, encoder, run_dir=run_dir).items()}
-    tokens = int(batch["attention_mask"].sum())
-    model = MaskedPositionsLongformer.from_plain(encoder.model).to(device).train()
     rows = []
     torch.manual_seed(profile.seed)
     for name, swap in (("hf", use_hf_attention), ("ours", use_fast_attention)):
-        seconds = step_seconds(swap(model), batch, repeats)
+        swap(model)
+        step()  # untimed: the first pass warms up
+        seconds = statistics.median(step() for _ in range(repeats))
         rows.append({"attention": name, "implementation": IMPLEMENTATIONS[name], "seconds_per_step": seconds,
                      "tokens_per_s": tokens / seconds})
     table = pd.DataFrame(rows).set_index("attention")
@@ -83,10 +75,9 @@ def speed_metrics(table: "pd.DataFrame") -> dict[str, float]:
 
 
 def speed_reading(table: "pd.DataFrame") -> str:
-    """The comparison in a sentence, from `attention_speed`'s numbers."""
+    """The comparison in a sentence: the fused attention faster, as fast or slower, and both step times."""
     hf, ours = table.loc["hf"], table.loc["ours"]
     ratio = ours["speed-up"]
     verdict = f"{ratio:.1f}x faster" if ratio >= 1.05 else ("as fast" if ratio > 0.95 else f"{1 / ratio:.1f}x slower")
     return (f"One CDLM training step takes {hf.seconds_per_step:.2f} s with Hugging Face's attention and "
-            f"{ours.seconds_per_step:.2f} s with the fused one, which is {verdict} on this machine (same weights, "
-            "same batch, the same function: tests/test_longformer_attention.py).")
+            f"{ours.seconds_per_step:.2f} s with the fused one: {verdict} on this machine.")

@@ -1,13 +1,7 @@
-"""Can a model of this family copy at all? A synthetic task whose answer is only in another part of the input.
-
-Each input is a document written twice, `<s> doc </s> doc' </s>`, with tokens of the second copy masked; `doc'`
-is the document itself (a fixed offset: the model can copy by position) or its sentences shuffled (the answer
-moved: the model must find it by content, as a fact stated in another document). The copy gain is measured as
-the copy probe measures it (`perplexity.copy_gain`): the masked tokens scored with the first copy readable, and
-with another document of the same length in its place.
-
-`tools/copy_task.py` runs the grid of docs/experiments.md ("Can the cpu model copy?"); the test suite keeps a
-short run of it, which fails if the attention path cannot carry a copy at all.
+"""Can a model of this family copy at all? A document written twice, `<s> doc </s> doc' </s>`, tokens of the second
+copy masked; `doc'` is the document (copy by position) or its sentences shuffled (copy by content). The copy gain,
+as `perplexity.copy_gain` measures it: the masked tokens' NLL with another document in place of the first copy,
+minus that with it readable. `tools/copy_task.py` runs docs/experiments.md's grid ("Can the cpu model copy?").
 """
 
 from __future__ import annotations
@@ -55,7 +49,7 @@ def sentences(ids: Sequence[int], stops: set[int]) -> list[list[int]]:
 
 
 def copy_input(first: Sequence[int], second: Sequence[int], tokenizer: "PreTrainedTokenizerBase",
-               mask_rate: float, rng: random.Random) -> dict:
+               mask_rate: float, rng: random.Random) -> dict[str, list[int]]:
     """`<s> first </s> second </s>` with a `mask_rate` share of `second`'s tokens masked and labelled."""
     ids = [tokenizer.bos_token_id, *first, tokenizer.eos_token_id, *second, tokenizer.eos_token_id]
     labels = [IGNORE_INDEX] * len(ids)
@@ -88,8 +82,7 @@ class CopyTaskData:
                                                     random.Random(mask_seed)) for first in (doc, other)))
 
     def second_copy(self, doc: list[int], rng: random.Random) -> list[int]:
-        """`doc` as the second copy: unchanged, its halves swapped (`task.swap_halves`), or its sentences in a new
-        order (`task.shuffle`)."""
+        """`doc` as the second copy: unchanged, halves swapped (`swap_halves`) or sentences shuffled (`shuffle`)."""
         if self.task.swap_halves:
             return [*doc[len(doc) // 2:], *doc[:len(doc) // 2]]
         if not self.task.shuffle:
@@ -105,43 +98,38 @@ class CopyTaskData:
             doc = self.rng.choice(self.train)
             rows.append(copy_input(doc, self.second_copy(doc, self.rng), self.tokenizer, self.task.mask_rate,
                                    self.rng))
-        return collate(rows, self.tokenizer)
+        return self.collate(rows)
 
-
-def collate(rows: list[dict], tokenizer: "PreTrainedTokenizerBase") -> dict:
-    """Task inputs padded into one batch (`collate.pad_batch`)."""
-    return pad_batch(rows, {"input_ids": tokenizer.pad_token_id, "labels": IGNORE_INDEX})
+    def collate(self, rows: list[dict]) -> dict:
+        """Task inputs padded into one batch (`collate.pad_batch`)."""
+        return pad_batch(rows, {"input_ids": self.tokenizer.pad_token_id, "labels": IGNORE_INDEX})
 
 
 def copy_task_gain(model: "PreTrainedModel", data: CopyTaskData, batch_size: int = 16) -> tuple[float, float]:
-    """(NLL per masked token with the first copy readable, copy gain = NLL with another document instead minus
-    that), on `data`'s evaluation pairs."""
+    """(NLL per masked token with the first copy readable, copy gain: NLL with another document minus that)."""
     from .heldout import masked_token_nll
 
-    was_training = model.training
+    was_training, pairs = model.training, data.eval_pairs
+    batches = [pairs[i:i + batch_size] for i in range(0, len(pairs), batch_size)]
     model.eval()
     try:
-        nll = [np.concatenate([masked_token_nll(model, collate([pair[k] for pair in data.eval_pairs[i:i + batch_size]],
-                                                               data.tokenizer))
-                               for i in range(0, len(data.eval_pairs), batch_size)]) for k in (0, 1)]
+        readable, other = (np.concatenate([masked_token_nll(model, data.collate([pair[k] for pair in batch]))
+                                           for batch in batches]).mean() for k in (0, 1))
     finally:
         model.train(was_training)
-    return float(nll[0].mean()), float(nll[1].mean() - nll[0].mean())
+    return float(readable), float(other - readable)
 
 
 #: The within-reach copy probe of a start: a 24-token span of a held-out document written twice (51 tokens with its
-#: separators: inside one 64-token Longformer window), 30 % of the second copy masked, scored with the first copy
-#: readable and with another document's span in its place. Longformer-base copies here; a start that does not has
-#: nothing for CD-MLM to move onto its global attention.
+#: separators: inside one 64-token Longformer window), 30 % of the second copy masked. Longformer-base copies here;
+#: a start that does not has nothing for CD-MLM to move onto its global attention.
 WITHIN_REACH = CopyTask(length=24, mask_rate=0.3)
-#: Evaluation pairs of the probe (each a held-out span and another one).
-WITHIN_REACH_PAIRS = 128
+WITHIN_REACH_PAIRS = 128  # evaluation pairs of the probe (each a held-out span and another one)
 
 
 def within_reach_data(tokenizer: "PreTrainedTokenizerBase", texts: Sequence[str],
                       swap_halves: bool = False) -> CopyTaskData:
-    """The probe's fixed evaluation pairs (`WITHIN_REACH`) over `texts` (held-out documents): the span repeated
-    as it is, or with its halves swapped (only a copy by content gains there)."""
+    """The probe's pairs over held-out `texts`, as repeated or halves swapped (only a copy by content gains there)."""
     task = replace(WITHIN_REACH, swap_halves=swap_halves)
     documents = task_documents(texts, tokenizer, task.length)
     if not documents:
@@ -151,9 +139,7 @@ def within_reach_data(tokenizer: "PreTrainedTokenizerBase", texts: Sequence[str]
 
 def train_copy_task(model: "PreTrainedModel", data: CopyTaskData, every: int = 0,
                     report: Callable[[int, float, float], object] | None = None) -> list[tuple[int, float, float]]:
-    """Train `model` on the task with the one fine-tuning loop (`finetuning.train_epochs`: AdamW, warm-up over the
-    first `warmup_steps`, then constant), a fresh batch every step; return (step, readable NLL, copy gain) at step
-    0, every `every` steps and at the end, each also handed to `report` when given."""
+    """Train `model` on the task; (step, readable NLL, copy gain) at 0, every `every` steps and at the end."""
     from ..finetuning import TrainSetup, train_epochs
 
     task = data.task

@@ -1,9 +1,6 @@
-"""The learning curve of a pretraining run: held-out perplexity every few steps, from the starting model (step 0)
-on, so a reader sees where the variants' orderings cross, not only where the step budget stopped them.
-
-Each point goes into the Trainer's log history (`CURVE_KEY`), which checkpoints save, so a resumed run keeps the
-points it made before the interruption. The evaluation masks come from their own seeded generators
-(`heldout`), so measuring the curve leaves the training run unchanged.
+"""Curves of a pretraining run: held-out perplexity from step 0 on (where the variants' orderings cross, not only where
+the budget stopped them), and the copy probe along the copy stage. Points go into the Trainer's log history (saved
+with checkpoints); the evaluation masks have their own seeded generators, so measuring leaves the run unchanged.
 """
 
 from __future__ import annotations
@@ -18,7 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from datasets import Dataset
-    from transformers import PreTrainedModel, PreTrainedTokenizerBase, TrainerControl, TrainerState, TrainingArguments
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase, TrainerState
 
     from .copy_task import CopyTaskData
 
@@ -27,67 +24,51 @@ COPY_KEY = "copy_probe"  # the log-history entry of one within-reach copy probe 
 
 
 class EveryCurve(TrainerCallback):
-    """A measurement at the start of training and every `every` optimizer steps (and the last), kept once per step
-    under `key` in the log history (a resumed run keeps its earlier points) by the main process only; a subclass
-    says what it measures (`point`)."""
+    """A measurement (`point`, under `key`) at the start, every `every` steps and at the end (main process)."""
 
-    key = ""
-
-    def __init__(self, every: int):
-        self.every = every
-
-    def point(self, state: "TrainerState", model: "PreTrainedModel") -> dict:
-        """The log-history entry of one point (with `key`)."""
-        raise NotImplementedError
+    key = ""  # its log-history entry
+    every: int  # optimizer steps between points
 
     def _measure(self, state: "TrainerState", model: "PreTrainedModel") -> None:
-        if not state.is_world_process_zero or any(entry.get("step") == state.global_step and self.key in entry
-                                                  for entry in state.log_history):
-            return
-        state.log_history.append({"step": state.global_step, **self.point(state, model)})
+        if state.is_world_process_zero and not any(entry.get("step") == state.global_step and self.key in entry
+                                                   for entry in state.log_history):
+            state.log_history.append({"step": state.global_step, **self.point(state, model)})
 
-    def on_train_begin(self, args: "TrainingArguments", state: "TrainerState", control: "TrainerControl",
-                       model: "PreTrainedModel | None" = None, **kwargs) -> None:
+    def on_train_begin(self, args, state: "TrainerState", control, model: "PreTrainedModel | None" = None, **kwargs):
         self._measure(state, model)
 
-    def on_step_end(self, args: "TrainingArguments", state: "TrainerState", control: "TrainerControl",
-                    model: "PreTrainedModel | None" = None, **kwargs) -> None:
+    def on_step_end(self, args, state: "TrainerState", control, model: "PreTrainedModel | None" = None, **kwargs):
         if state.global_step % self.every == 0 or state.global_step == state.max_steps:
             self._measure(state, model)
 
 
 class PerplexityCurve(EveryCurve):
-    """Measures `heldout_perplexity` at the start of training and every `every` optimizer steps (and the last)."""
+    """`heldout_perplexity` of the model on `examples` with `variant`'s attention pattern."""
 
     key = CURVE_KEY
 
     def __init__(self, tokenizer: "PreTrainedTokenizerBase", examples: "Dataset", variant: str, every: int,
                  batch_size: int = 8):
-        super().__init__(every)
-        self.tokenizer, self.examples, self.variant, self.batch_size = tokenizer, examples, variant, batch_size
+        self.tokenizer, self.examples, self.variant = tokenizer, examples, variant
+        self.every, self.batch_size = every, batch_size
 
     def point(self, state: "TrainerState", model: "PreTrainedModel") -> dict:
         return {CURVE_KEY: heldout_perplexity(model, self.tokenizer, self.examples, self.variant, self.batch_size)}
 
 
 class CopyProbeCurve(EveryCurve):
-    """The within-reach copy probe (`copy_task.WITHIN_REACH`) at the start of training and every `every`
-    optimizer steps (and the last), against the tokens trained: the curve on which a copy circuit's phase change
-    shows as a jump. Both forms of the probe, the span repeated as it is and with its halves swapped; each point
-    is also said with `echo` (a base stage runs for many minutes: the jump can be watched)."""
+    """The within-reach copy probe (as repeated, halves swapped) against tokens trained: a copy circuit jumps."""
 
     key = COPY_KEY
 
     def __init__(self, same: "CopyTaskData", swapped: "CopyTaskData", every: int,
                  echo: "Callable[[str], object] | None" = None):
-        super().__init__(every)
-        self.same, self.swapped, self.echo = same, swapped, echo
+        self.same, self.swapped, self.every, self.echo = same, swapped, every, echo
 
     def point(self, state: "TrainerState", model: "PreTrainedModel") -> dict:
         from .copy_task import copy_task_gain
 
-        gains = {name: copy_task_gain(model, data)[1] for name, data in (("same", self.same),
-                                                                        ("swapped", self.swapped))}
+        gains = {"same": copy_task_gain(model, self.same)[1], "swapped": copy_task_gain(model, self.swapped)[1]}
         tokens = int(state.num_input_tokens_seen)
         if self.echo is not None:
             self.echo(f"    step {state.global_step:,} ({tokens:.2e} tokens): within-reach copy gain "

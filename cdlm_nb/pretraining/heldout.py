@@ -1,10 +1,7 @@
-"""Held-out scoring of a masked language model: the held-out clusters packed as in pretraining, 15 % of their tokens
-masked with fixed evaluation masks, and the NLL of the masked tokens (the CDLM paper, §3.1).
-
-Notebook 02 measures its learning curve and start check with it; notebook 03's perplexity (`perplexity.evaluate`)
-builds its intervals on it, importing it from here, so chapter 02 never depends on chapter 03. The masks depend only
-on (seed, tokens), so every model sees the same masked positions; each model keeps its pretraining attention pattern.
-Perplexity = exp(total NLL of the masked tokens / number of masked tokens), i.e. exp of the token-level loss.
+"""Held-out scoring of a masked language model (the CDLM paper, §3.1): held-out clusters packed as in pretraining,
+15 % of their tokens masked with fixed evaluation masks (the same for every model, each with its own attention
+pattern), perplexity = exp(mean NLL of the masked tokens). Notebook 02's learning curve and start check use it;
+notebook 03's perplexity imports it from here, so chapter 02 never depends on chapter 03.
 """
 
 from __future__ import annotations
@@ -31,9 +28,8 @@ HELDOUT_MIN_DOCUMENTS = 2  # a held-out cluster needs a second document for cros
 
 def heldout_examples(clusters: "Dataset", tokenizer: "PreTrainedTokenizerBase", profile: "Profile",
                      max_length: int | None = None) -> "Dataset":
-    """Held-out clusters packed as in pretraining (one example per cluster, fixed seed), from 2 documents up:
-    the CDLM paper's 5,622 Multi-News validation and test clusters include the 2-document ones. `max_length`:
-    another packed length than the profile's (the start check)."""
+    """Held-out clusters packed as in pretraining (one example per cluster, fixed seed), from 2 documents up (the
+    paper's 5,622 Multi-News validation and test clusters include them); `max_length`: another than the profile's."""
     from ..inputs import pack_clusters
 
     return pack_clusters(clusters, tokenizer, max_length or profile.pretrain.max_length, seed=profile.seed,
@@ -48,9 +44,7 @@ def model_inputs(model: "PreTrainedModel", batch: dict) -> dict:
 def evaluation_batches(tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset", variant: str,
                        seed: int = EVAL_MASK_SEED, batch_size: int = 8,
                        desc: str | None = None) -> "Iterator[tuple[dict, dict]]":
-    """The held-out examples in batches, each as (its rows, the collated batch with the evaluation masks and
-    `variant`'s attention pattern). The masks depend only on (seed, tokens), so every model sees the same ones.
-    `desc` shows a progress bar."""
+    """(rows, batch collated with the evaluation masks and `variant`'s pattern) of `dataset`; `desc`: progress bar."""
     from ..progress import progress
 
     collate = CrossDocumentMLMCollator(tokenizer, pattern=attention_pattern_of(variant), seed=seed)
@@ -85,22 +79,16 @@ def masked_token_nll(model: "PreTrainedModel", batch: dict) -> np.ndarray:
     return F.cross_entropy(logits, labels[scored], reduction="none").cpu().numpy()
 
 
-def token_nll(model: "PreTrainedModel", batch: dict) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row summed negative log-likelihood of the labelled (masked) tokens, and how many there are."""
-    scored = (batch["labels"] != IGNORE_INDEX).numpy()
-    sums = np.zeros(len(scored))
-    np.add.at(sums, scored.nonzero()[0], masked_token_nll(model, batch))
-    return sums, scored.sum(axis=1)
-
-
 def row_nll(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset", variant: str,
             seed: int = EVAL_MASK_SEED, batch_size: int = 8, desc: str | None = None) -> tuple[list[float], list[int]]:
     """Per example: the summed NLL of its masked tokens and how many there are, under the evaluation masks."""
     sums, counts = [], []
     for _, batch in masked_batches(model, tokenizer, dataset, variant, seed, batch_size, desc=desc):
-        nll, n = token_nll(model, batch)
+        scored = (batch["labels"] != IGNORE_INDEX).numpy()
+        nll = np.zeros(len(scored))
+        np.add.at(nll, scored.nonzero()[0], masked_token_nll(model, batch))
         sums.extend(nll.tolist())
-        counts.extend(n.tolist())
+        counts.extend(scored.sum(axis=1).tolist())
     return sums, counts
 
 

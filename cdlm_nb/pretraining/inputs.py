@@ -1,12 +1,8 @@
-"""The training examples of each model: related clusters (CDLM, Local, Prefix), unrelated documents (Rand CDLM and
-the start's long base stage), or one document per example (Longformer and the first base stage), as in the CDLM
-paper, §3.
-
-Each packing is built once per run folder and read back by every later use (the input summary, the speed cell,
-training): `<run_dir>/packed/` holds the tokenized corpus (`tokens-<key>`) and each packing
-(`<packing>-<length>-x<per cluster>-<key>`), Arrow files saved as checked artefacts (`artefacts`). A key changes
-with the corpus, the tokenizer and every packing setting. The masking pattern is not in them: the collator applies
-it, so CDLM, Local and Prefix read one packing.
+"""The training examples of each model (the CDLM paper, §3): related clusters, unrelated documents, or one document
+per example (`packing_of`). Each packing is built once per run folder and read back by every later use:
+`<run_dir>/packed/` holds the tokenized corpus (`tokens-<key>`) and each packing
+(`<packing>-<length>-x<per cluster>-<key>`) as checked Arrow artefacts. A key changes with the corpus, the tokenizer
+and every packing setting, not with the masking pattern (the collator's): CDLM, Local and Prefix read one packing.
 """
 
 from __future__ import annotations
@@ -16,6 +12,7 @@ import json
 import math
 import os
 from collections.abc import Callable
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -56,41 +53,21 @@ def packing_of(variant: str) -> str:
     return "related"
 
 
-def packings_per_cluster(variant: str, clusters: "Dataset", n_examples: int) -> int:
-    """Random packings per cluster (per document for a single-document model) that give about `n_examples`
-    examples, at most `MAX_PACKINGS_PER_CLUSTER`."""
-    sources = _document_count(clusters) if packing_of(variant) == "single" else len(clusters)
-    return min(MAX_PACKINGS_PER_CLUSTER, max(1, math.ceil(n_examples / max(1, sources))))
-
-
 def pretraining_inputs(variant: str, clusters: "Dataset", tokenizer: "PreTrainedTokenizerBase", max_length: int,
                        n_examples: int, seed: int, sentence_markers: bool = False,
                        run_dir: str | os.PathLike | None = None, echo: Echo = print) -> "Dataset":
-    """The packed training examples of one variant, about `n_examples` of them (fewer distinct ones are cycled).
-
-    Related clusters for cdlm/local/prefix/release, unrelated documents for rand (as many as the cluster it stands
-    in for) and base-long (up to `max_length`), one document per example for longformer and base. The packing
-    summary (skipped clusters, truncated documents) is in `result.info.description`. With `run_dir`, built once
-    and read back from `<run_dir>/packed/` (a damaged copy is said with `echo` and rebuilt).
-    """
-    packing = Packing(variant, clusters, tokenizer, max_length, packings_per_cluster(variant, clusters, n_examples),
-                      seed, sentence_markers)
-    examples = packing.build(run_dir, echo)
-    if len(examples) == 0:
-        raise DataError(f"no {variant} pretraining examples: {examples.info.description}")
-    return examples
+    """About `n_examples` packed examples of `variant` (fewer distinct ones are cycled); with `run_dir`, built once."""
+    packing = Packing.for_examples(variant, clusters, tokenizer, max_length, n_examples, seed, sentence_markers)
+    return _some(packing.build(run_dir, echo), variant)
 
 
 def first_inputs(variant: str, clusters: "Dataset", tokenizer: "PreTrainedTokenizerBase", max_length: int,
                  n_examples: int, seed: int, sentence_markers: bool = False,
                  run_dir: str | os.PathLike | None = None) -> "Dataset":
-    """The first `n_examples` rows of `pretraining_inputs(..., n_examples)`, without packing the whole split: read
-    from the run folder's packing when it is there, else (related or single documents, one packing per cluster:
-    drawn cluster by cluster) packed from the first clusters alone, else the whole packing."""
-    packing = Packing(variant, clusters, tokenizer, max_length, packings_per_cluster(variant, clusters, n_examples),
-                      seed, sentence_markers)
-    cached = packing.cached(run_dir)
-    if cached is None and packing.per_cluster == 1 and packing.kind in ("related", "single"):
+    """The first `n_examples` rows of `pretraining_inputs`, packed from the first clusters alone where it can."""
+    packing = Packing.for_examples(variant, clusters, tokenizer, max_length, n_examples, seed, sentence_markers)
+    examples = None if run_dir is None else _read(Path(run_dir) / PACKED_FOLDER / packing.name)
+    if examples is None and packing.per_cluster == 1 and packing.kind in ("related", "single"):
         prefix = n_examples
         while True:
             head = clusters.select(range(min(prefix, len(clusters))))
@@ -98,11 +75,15 @@ def first_inputs(variant: str, clusters: "Dataset", tokenizer: "PreTrainedTokeni
             if len(examples) >= n_examples or len(head) == len(clusters):
                 break
             prefix *= 2
-    else:
-        examples = cached if cached is not None else packing.build(run_dir)
+    elif examples is None:
+        examples = packing.build(run_dir)
+    return _some(examples, variant).select(range(min(n_examples, len(examples))))
+
+
+def _some(examples: "Dataset", variant: str) -> "Dataset":
     if len(examples) == 0:
         raise DataError(f"no {variant} pretraining examples: {examples.info.description}")
-    return examples.select(range(min(n_examples, len(examples))))
+    return examples
 
 
 class Packing:
@@ -110,22 +91,27 @@ class Packing:
 
     def __init__(self, variant: str, clusters: "Dataset", tokenizer: "PreTrainedTokenizerBase", max_length: int,
                  per_cluster: int, seed: int, sentence_markers: bool):
-        self.kind = packing_of(variant)
-        self.clusters, self.tokenizer, self.sentence_markers = clusters, tokenizer, sentence_markers
-        self.max_length, self.per_cluster, self.seed = max_length, per_cluster, seed
-        self._tokens_key: str | None = None
+        self.kind, self.clusters, self.tokenizer, self.max_length = packing_of(variant), clusters, tokenizer, max_length
+        self.per_cluster, self.seed, self.sentence_markers = per_cluster, seed, sentence_markers
+        self.min_documents = 1 if self.kind == "single" else MIN_CLUSTER_DOCUMENTS
 
-    @property
-    def min_documents(self) -> int:
-        return 1 if self.kind == "single" else MIN_CLUSTER_DOCUMENTS
+    @classmethod
+    def for_examples(cls, variant: str, clusters: "Dataset", tokenizer: "PreTrainedTokenizerBase", max_length: int,
+                     n_examples: int, seed: int, sentence_markers: bool) -> "Packing":
+        """With enough packings per cluster (or document) for about `n_examples`, at most `MAX_PACKINGS_PER_CLUSTER`."""
+        import pyarrow.compute as pc
 
-    @property
+        sources = len(clusters)
+        if packing_of(variant) == "single":  # its documents, counted in the Arrow column
+            sources = int(pc.sum(pc.list_value_length(clusters.with_format("arrow")["documents"])).as_py() or 0)
+        per_cluster = min(MAX_PACKINGS_PER_CLUSTER, max(1, math.ceil(n_examples / max(1, sources))))
+        return cls(variant, clusters, tokenizer, max_length, per_cluster, seed, sentence_markers)
+
+    @cached_property
     def tokens_key(self) -> str:
         """The tokenized corpus's key: the corpus, the tokenizer, the layout."""
-        if self._tokens_key is None:
-            self._tokens_key = fingerprint("tokens", PACKING_FORMAT, corpus_fingerprint(self.clusters),
-                                           tokenizer_fingerprint(self.tokenizer), self.sentence_markers)
-        return self._tokens_key
+        return fingerprint("tokens", PACKING_FORMAT, corpus_fingerprint(self.clusters),
+                           tokenizer_fingerprint(self.tokenizer), self.sentence_markers)
 
     @property
     def name(self) -> str:
@@ -134,37 +120,22 @@ class Packing:
                           self.sentence_markers, self.min_documents)
         return f"{self.kind}-{self.max_length}-x{self.per_cluster}-{key}"
 
-    def cached(self, run_dir: str | os.PathLike | None) -> "Dataset | None":
-        """The packing saved in the run folder, or None (none there, or damaged)."""
-        if run_dir is None:
-            return None
-        return _read(Path(run_dir) / PACKED_FOLDER / self.name, packed_features())
-
     def build(self, run_dir: str | os.PathLike | None, echo: Echo = print) -> "Dataset":
-        """The packing: read from the run folder, else built (its corpus tokenized once per run folder) and saved
-        there; in memory without a run folder."""
+        """The packing, read from the run folder, else built (the corpus tokenized once) and saved there."""
         folder = None if run_dir is None else Path(run_dir) / PACKED_FOLDER
-        tokens = None
 
         def pack(cache_file: Path | None) -> "Dataset":
-            nonlocal tokens
-            if tokens is None:
-                tokens = _cached(folder, f"tokens-{self.tokens_key}", tokens_features(), self._tokenize, echo)
-            return self._pack(tokens, cache_file)
+            tokens = _cached(folder, f"tokens-{self.tokens_key}", tokens_features(), lambda file: tokenize_clusters(
+                self.clusters, self.tokenizer, self.sentence_markers, file), echo)
+            options = dict(seed=self.seed, sentence_markers=self.sentence_markers, min_documents=self.min_documents,
+                           examples_per_cluster=self.per_cluster, cache_file=cache_file)
+            if self.kind in ("unrelated", "filled"):
+                return pack_random_tokenized(tokens, self.tokenizer, self.max_length, fill=self.kind == "filled",
+                                             **options)
+            return pack_tokenized(tokens, self.tokenizer, self.max_length, single_documents=self.kind == "single",
+                                  **options)
 
-        return _cached(folder, None if folder is None else self.name, packed_features(), pack, echo)
-
-    def _tokenize(self, cache_file: Path | None) -> "Dataset":
-        return tokenize_clusters(self.clusters, self.tokenizer, self.sentence_markers, cache_file)
-
-    def _pack(self, tokens: "Dataset", cache_file: Path | None) -> "Dataset":
-        options = dict(seed=self.seed, sentence_markers=self.sentence_markers, min_documents=self.min_documents,
-                       examples_per_cluster=self.per_cluster, cache_file=cache_file)
-        if self.kind in ("unrelated", "filled"):
-            return pack_random_tokenized(tokens, self.tokenizer, self.max_length, fill=self.kind == "filled",
-                                         **options)
-        return pack_tokenized(tokens, self.tokenizer, self.max_length, single_documents=self.kind == "single",
-                              **options)
+        return _cached(folder, self.name, packed_features(), pack, echo)
 
 
 def corpus_fingerprint(clusters: "Dataset") -> str:
@@ -194,33 +165,22 @@ def tokenizer_fingerprint(tokenizer: "PreTrainedTokenizerBase") -> str:
                        sequence_markers(tokenizer), document_separator_ids(tokenizer))
 
 
-def _document_count(clusters: "Dataset") -> int:
-    """Documents in a cluster split, from its Arrow column."""
-    import pyarrow.compute as pc
-
-    return int(pc.sum(pc.list_value_length(clusters.with_format("arrow")["documents"])).as_py() or 0)
-
-
-def _read(folder: Path, features: "Features", echo: Echo | None = None) -> "Dataset | None":
-    """A cached Arrow artefact, memory-mapped; None when it is not there or damaged (said with `echo`, if given)."""
+def _read(folder: Path, features: "Features | None" = None, echo: Echo | None = None) -> "Dataset | None":
+    """A cached Arrow artefact (`_load`); None when it is not there or damaged (said with `echo`, if given)."""
     if not folder.is_dir():
         return None
     problems = check_artefact(folder, (DATA, INFO), echo=lambda _: None)
-    if problems:
-        if echo is not None:
-            echo(f"{folder}: damaged, building it again: " + "; ".join(problems))
-        return None
-    return _load(folder, features)
+    if problems and echo is not None:
+        echo(f"{folder}: damaged, building it again: " + "; ".join(problems))
+    return None if problems else _load(folder, features or packed_features())
 
 
-def _cached(folder: Path | None, name: str | None, features: "Features",
-            build: Callable[[Path | None], "Dataset"], echo: Echo) -> "Dataset":
-    """`build(cache_file)` once per run folder: written as `folder/name` (`artefacts.save_folder`) and read back
-    from there, memory-mapped; a damaged copy is said and rebuilt. In memory (`build(None)`) without a folder."""
-    if folder is None or name is None:
+def _cached(folder: Path | None, name: str, features: "Features", build: Callable[[Path | None], "Dataset"],
+            echo: Echo) -> "Dataset":
+    """`build(cache_file)` once per folder, saved as `folder/name` and read back (damaged: said, rebuilt)."""
+    if folder is None:
         return build(None)
-    target = folder / name
-    hit = _read(target, features, echo)
+    hit = _read(folder / name, features, echo)
     if hit is not None:
         return hit
 
@@ -229,8 +189,8 @@ def _cached(folder: Path | None, name: str | None, features: "Features",
         info = {"description": built.info.description, "rows": len(built)}
         (temporary / INFO).write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
 
-    save_folder(target, write)
-    return _load(target, features)
+    save_folder(folder / name, write)
+    return _load(folder / name, features)
 
 
 def _load(folder: Path, features: "Features") -> "Dataset":

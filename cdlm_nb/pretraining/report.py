@@ -1,5 +1,5 @@
-"""Notebook 02's tables, figure, readings and recorded metrics: the settings in a sentence, what each variant sees
-(input summary), how fast each trained (throughput), the loss curves and where the models were saved."""
+"""Notebook 02's tables, figures, readings and recorded metrics: the settings, what each variant sees, how fast
+each trained, the loss and copy-probe curves, and where the models were saved."""
 
 from __future__ import annotations
 
@@ -24,15 +24,13 @@ def settings_summary(profile: "Profile", device: str) -> str:
     """The variants and the training recipe of a profile in two lines (steps, batch, length, schedule, precision)."""
     from ..precision import precision
 
-    config = profile.pretrain
-    mixed = precision(device) if config.fp16 and precision(device) != "fp32" else "fp32"
-    batch = config.per_device_batch_size * config.gradient_accumulation_steps
-    return (f"variants: {', '.join(display_name(v) for v in config.variants)}\n"
-            f"{config.max_steps} steps x effective batch {batch}"
-            f" ({config.per_device_batch_size} per device x {config.gradient_accumulation_steps} accumulation"
-            f"{', gradient checkpointing' if config.gradient_checkpointing else ''}) x up to {config.max_length} "
-            f"tokens; peak lr {config.learning_rate}, {config.warmup_steps} warm-up steps, power-{config.lr_power:g} "
-            f"decay; {mixed}")
+    c = profile.pretrain
+    checkpointing = ", gradient checkpointing" if c.gradient_checkpointing else ""
+    return (f"variants: {', '.join(display_name(v) for v in c.variants)}\n{c.max_steps} steps x effective batch "
+            f"{c.per_device_batch_size * c.gradient_accumulation_steps} ({c.per_device_batch_size} per device x "
+            f"{c.gradient_accumulation_steps} accumulation{checkpointing}) x up to {c.max_length} tokens; peak lr "
+            f"{c.learning_rate}, {c.warmup_steps} warm-up steps, power-{c.lr_power:g} decay; "
+            f"{precision(device) if c.fp16 else 'fp32'}")
 
 
 def starting_model_summary(profile: "Profile", encoder: "Encoder") -> str:
@@ -43,8 +41,7 @@ def starting_model_summary(profile: "Profile", encoder: "Encoder") -> str:
 
 
 def trained_models(profile: "Profile") -> list[tuple[str, int]]:
-    """(model, input length) of every model notebook 02 trains on `profile`: the base stages of a tiny start,
-    then the CD-MLM variants (Longformer is the start itself: `stages.save_released`)."""
+    """(model, input length) of every model notebook 02 trains: the base stages, then the CD-MLM variants."""
     from ..variants import starts_pretrained
     from .stages import base_stages
 
@@ -56,9 +53,7 @@ def trained_models(profile: "Profile") -> list[tuple[str, int]]:
 
 def input_summary(profile: "Profile", clusters: "PretrainingClusters", tokenizer: "PreTrainedTokenizerBase",
                   run_dir: str | os.PathLike | None = None) -> "pd.DataFrame":
-    """One packing of the training clusters per trained model (`trained_models`): how many inputs, how long, how
-    many documents each, read from the packings' Arrow columns. With `run_dir`, each packing is built once there
-    and reused by the speed cell and training (`inputs.pretraining_inputs`)."""
+    """Per trained model, its inputs: how many, how long, how many documents each (built once in `run_dir`)."""
     import pandas as pd
     import pyarrow.compute as pc
 
@@ -75,8 +70,7 @@ def input_summary(profile: "Profile", clusters: "PretrainingClusters", tokenizer
 
 
 def rand_reading(inputs: "pd.DataFrame") -> str:
-    """Does a Rand CDLM input hold as many tokens as a CDLM one (the paper's "equivalent amount" of data)? From
-    `input_summary`; empty when either model is missing."""
+    """Does a Rand CDLM input hold as many tokens as a CDLM one (the paper's "equivalent amount" of data)?"""
     rand, cdlm = display_name("rand"), display_name("cdlm")
     if not {rand, cdlm} <= set(inputs.index):
         return ""
@@ -86,8 +80,7 @@ def rand_reading(inputs: "pd.DataFrame") -> str:
 
 
 def throughput_table(results: list[PretrainResult]) -> "pd.DataFrame":
-    """Steps, time, tokens seen and training tokens per second of each run (of the session that trained it), and
-    the self-attention implementation it ran ("hf" or "ours", `longformer_attention.IMPLEMENTATIONS`)."""
+    """Each run's steps, time, tokens, tokens/s (in its session), last loss and attention implementation."""
     import pandas as pd
 
     rows = [{"model": display_name(r.variant), "attention": r.attention or "-", "steps": r.steps,
@@ -97,10 +90,9 @@ def throughput_table(results: list[PretrainResult]) -> "pd.DataFrame":
 
 
 def pretraining_metrics(results: list[PretrainResult], bases: Sequence[PretrainResult] = ()) -> dict[str, float]:
-    """Notebook 02's recorded figures: each base stage's last loss (`pretrain/<stage>_final_loss`), and each
-    variant's training tokens/s (when it was trained in a measured session) and last logged loss."""
+    """Each base stage's last loss and copy probe (if traced), each variant's tokens/s (if trained here) and loss."""
     metrics = {f"pretrain/{base.variant}_final_loss": base.final_loss for base in bases}
-    for base in bases:  # the within-reach copy probe at the end of each stage that traced it
+    for base in bases:
         if base.copy_probe_history:
             _, _, same, swapped = base.copy_probe_history[-1]
             metrics |= {f"pretrain/copy_probe/{base.variant}/same": same,
@@ -114,34 +106,26 @@ def pretraining_metrics(results: list[PretrainResult], bases: Sequence[PretrainR
 
 
 def plot_loss_curves(results: list[PretrainResult], bases: Sequence[PretrainResult] = ()) -> "Figure":
-    """Training loss against step, one line per model: do the variants learn at the same pace? The base stages'
-    curves come first (grey) and the variants continue from their last step, as they continue from their weights."""
+    """Training loss against step: the base stages first (grey), the variants continuing from their last step."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
     start = 0
-    for shade, base in zip(("0.3", "0.5", "0.7"), bases):
-        if base.loss_history:
-            steps, losses = zip(*base.loss_history)
-            ax.plot([start + step for step in steps], losses, color=shade, label=display_name(base.variant))
-        start += base.steps
-    for result in results:
+    for k, result in enumerate([*bases, *results]):
+        grey = k < len(bases)
         if result.loss_history:
             steps, losses = zip(*result.loss_history)
-            ax.plot([start + step for step in steps], losses, label=display_name(result.variant),
-                    marker="." if len(steps) < 30 else None)
-    ax.set_xlabel("optimizer step")
-    ax.set_ylabel("training MLM loss")
-    ax.set_title("Cross-document MLM pretraining")
+            style = {"color": ("0.3", "0.5", "0.7")[k]} if grey else {"marker": "." if len(steps) < 30 else None}
+            ax.plot([start + step for step in steps], losses, label=display_name(result.variant), **style)
+        start += result.steps if grey else 0
+    ax.set(xlabel="optimizer step", ylabel="training MLM loss", title="Cross-document MLM pretraining")
     ax.legend(frameon=False)
     fig.tight_layout()
     return fig
 
 
 def copy_probe_curve(bases: Sequence[PretrainResult]) -> "pd.DataFrame":
-    """The within-reach copy probe traced along the base stages (`curve.CopyProbeCurve`), a row per point: the
-    stage, its step, the tokens trained since the first traced stage began, and the gain (nats per token) with the
-    span as repeated and with its halves swapped."""
+    """The copy probe's points along the base stages, tokens counted from the first traced stage's start."""
     import pandas as pd
 
     rows, before = [], 0
@@ -154,8 +138,7 @@ def copy_probe_curve(bases: Sequence[PretrainResult]) -> "pd.DataFrame":
 
 
 def plot_copy_probe(curve: "pd.DataFrame") -> "Figure":
-    """The copy probe against the tokens trained, both forms, one colour per stage: a copy circuit forming shows as
-    a jump."""
+    """The copy probe against the tokens trained, both forms, a colour per stage: a copy circuit forming jumps."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.2))
@@ -163,9 +146,8 @@ def plot_copy_probe(curve: "pd.DataFrame") -> "Figure":
         ax.plot(points["tokens"], points["as repeated"], color=colour, marker=".", label=f"{stage}: as repeated")
         ax.plot(points["tokens"], points["halves swapped"], color=colour, linestyle="--", label="halves swapped")
     ax.axhline(0, color="0.6", linewidth=0.8)
-    ax.set_xlabel("tokens trained since the copy stage began")
-    ax.set_ylabel("within-reach copy gain (nats/token)")
-    ax.set_title("Does the start copy? The copy probe along the base stages")
+    ax.set(xlabel="tokens trained since the copy stage began", ylabel="within-reach copy gain (nats/token)",
+           title="Does the start copy? The copy probe along the base stages")
     ax.legend(frameon=False, fontsize=7)
     fig.tight_layout()
     return fig

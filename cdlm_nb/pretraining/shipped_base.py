@@ -1,11 +1,7 @@
-"""The base models shipped inside the package, as the paper starts from a released Longformer-base.
-
-The `cpu` profile's base stages (`stages.base_stages`: `base`, then `base-long`) are trained once by
-`cdlm-nb pretrain-base --profile cpu` (`script.build_shipped_base`; deterministic on CPU; each stage's time and
-settings are in its shipped `pretraining.json`) and saved under `cdlm_nb/checkpoints/<profile>-<stage>/`. Notebook
-02 copies a stage into its run folder instead of training it, but only when its run setup (`variants.run_setup`)
-and its tokenizer are exactly those the notebook would train with; any other setting (another seed, world or
-length) trains that stage as before, and says why.
+"""The base stages shipped inside the package, as the paper starts from a released Longformer-base: the `cpu`
+profile's, trained by `cdlm-nb pretrain-base --profile cpu` (deterministic on CPU) into `cdlm_nb/checkpoints/`.
+Notebook 02 copies a stage instead of training it only when its run setup (`variants.run_setup`), architecture and
+tokenizer are exactly those it would train with; otherwise it trains that stage and says why.
 """
 
 from __future__ import annotations
@@ -36,8 +32,7 @@ CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 
 
 def shipped_base_dir(profile_name: str, stage: str = "base", root: Path | None = None) -> Path:
-    """Where a profile's shipped base stage lives: `<root>/<profile>-<stage>`, by default in the package
-    (`<package>/checkpoints/`)."""
+    """Where a profile's shipped base stage lives: `<root>/<profile>-<stage>` (default root: the package's)."""
     return (root or CHECKPOINTS) / f"{profile_name}-{stage}"
 
 
@@ -52,9 +47,7 @@ def _flat(setup: dict) -> dict:
 
 
 def mismatch(folder: Path, setup: dict, encoder: "Encoder") -> str | None:
-    """Why the base model in `folder` cannot stand in for a base trained from `encoder` with `setup` (None if
-    it can): a missing or damaged model (`variants.model_problems`), another architecture or run setup (naming
-    the fields that differ), or another vocabulary."""
+    """Why the base model in `folder` cannot stand in for one trained from `encoder` with `setup`; None if it can."""
     from transformers import AutoConfig, AutoTokenizer
 
     if not (folder / RESULT_FILE).is_file() or not (folder / "model.safetensors").is_file():
@@ -76,10 +69,8 @@ def mismatch(folder: Path, setup: dict, encoder: "Encoder") -> str | None:
 
 
 def install_shipped_base(profile_name: str, stage: str, config: "PretrainConfig", encoder: "Encoder", n_train: int,
-                         run_dir: str | os.PathLike,
-                         echo: Callable[[str], object] = print) -> PretrainResult | None:
-    """Copy the profile's shipped base `stage` into `run_dir` when it matches `encoder` and the stage's `config`
-    (`stages.base_stages`); its result, or None (none shipped, or not matching)."""
+                         run_dir: str | os.PathLike, echo: Callable[[str], object] = print) -> PretrainResult | None:
+    """The shipped base `stage`, copied into `run_dir` if it matches `encoder` and `config`; else None (said)."""
     folder = shipped_base_dir(profile_name, stage)
     if not folder.is_dir():
         return None

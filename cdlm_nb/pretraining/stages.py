@@ -1,24 +1,18 @@
-"""Notebook 02's order of work: the starting encoder, the shared base stages, then every variant from them,
-reusing finished models whose run setup is unchanged (`variants.run_setup`).
-
-Where the models start. In the CDLM paper every ablation continues from Longformer-base, which Beltagy et al. made
-from RoBERTa: heads trained with full attention over 512 tokens, positions copied out to 4,096 and trained there by
-continued MLM, global Q/K/V copied from the local ones. Tiny models get the same history in small (`base_stages`):
-single-document MLM with full attention over `base_max_length` tokens, then MLM on unrelated documents packed to
-`max_length` with full attention, then (`copy_steps`) small batches of short inputs that repeat a span of their
-own text (`repeated_spans`), until the start copies as RoBERTa's heads do; then the recipe (`longformer_recipe`).
-The copy stage comes last: trained before the long stage, its copying was gone 1,000 long-stage steps later
-(docs/experiments.md). From random weights, none of the tiny
-variants learned to use context within a CPU budget; without the second stage, every position past
-`base_max_length` was an untrained copy, and any attention reaching there (CDLM's global masked tokens) started
-far worse than local attention (docs/experiments.md).
+"""Notebook 02's order of work: the starting encoder, the base stages, then every variant, reusing finished models
+whose run setup is unchanged (`variants.run_setup`). The paper's ablations continue from Longformer-base (RoBERTa,
+positions copied out to 4,096 and trained by continued MLM, global Q/K/V copied from the local ones); tiny models
+get that history in small (`base_stages`, full attention): single documents, then unrelated documents packed to
+`max_length`, then inputs repeating a span of their own text until the start copies; then `longformer_recipe`.
+Why (docs/experiments.md): from random weights no tiny variant learned to use context within a CPU budget; without
+the long stage, global attention reached untrained position copies and started far worse than local; the copy
+stage comes last, as its copying was gone 1,000 long-stage steps after it.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
@@ -40,21 +34,18 @@ from ..variants import (
 from .trainer import pretrain
 
 if TYPE_CHECKING:
-    from transformers import PreTrainedTokenizerBase
+    from transformers import PreTrainedTokenizerBase, TrainerCallback
 
     from ..data.corpora import PretrainingClusters
     from ..encoders import Encoder
     from ..profiles import PretrainConfig, Profile
-    from .curve import CopyProbeCurve, PerplexityCurve
-    from .repeated_spans import RepeatedSpanCollator
 
 Echo = Callable[[str], object]
+COPY_STAGE = "base-copy"  # the base stage whose inputs repeat spans and whose copy probe is traced
 
 
 def initial_encoder(profile: "Profile", clusters: "PretrainingClusters | None") -> "Encoder":
-    """The starting model of every variant: a tiny Longformer with a BPE trained on the training documents, or
-    Longformer-base (`clusters` unused: None is fine); seeded, so a re-run (or another notebook) rebuilds exactly
-    the same weights and vocabulary."""
+    """The start of every variant, seeded: a tiny Longformer with a BPE trained on `clusters`, or Longformer-base."""
     from transformers import set_seed
 
     from ..encoders import load_encoder
@@ -64,42 +55,31 @@ def initial_encoder(profile: "Profile", clusters: "PretrainingClusters | None") 
     return load_encoder(profile.encoder, texts)
 
 
+def _stage(config: "PretrainConfig", variant: str, steps: int, **changes) -> "PretrainConfig":
+    """`config` as a base stage (no learning curve: the start is step 0 of every variant's). Before the copy stage the
+    `copy_*` fields are at their defaults: fingerprints leave defaults out, so older shipped stages still match."""
+    if variant != COPY_STAGE:
+        changes |= {f.name: f.default for f in fields(config) if f.name.startswith("copy_")}
+    return replace(config, variants=(variant,), max_steps=steps, gradient_accumulation_steps=1, curve_steps=0,
+                   warmup_steps=warmup_for(config, steps), **changes)
+
+
 def base_stage_config(config: "PretrainConfig") -> "PretrainConfig":
-    """The settings of the first base stage: `config`'s optimizer and schedule, with its base steps, batch and
-    length (no learning curve: the start's perplexity is step 0 of every variant's curve; no second stage in it)."""
-    return replace(config, variants=("base",), max_steps=config.base_steps,
-                   per_device_batch_size=config.base_batch_size, gradient_accumulation_steps=1,
-                   max_length=config.base_max_length, curve_steps=0,
-                   warmup_steps=warmup_for(config, config.base_steps), base_long_steps=0, **no_copy_stage())
-
-
-def no_copy_stage() -> dict:
-    """The copy stage's fields (`copy_*`) at their defaults: the stages before it do not depend on them (and their
-    fingerprints, which leave defaults out, match those of stages trained before the copy stage existed)."""
-    from dataclasses import fields
-
-    from ..profiles import PretrainConfig
-
-    return {f.name: f.default for f in fields(PretrainConfig) if f.name.startswith("copy_")}
-
-
-def copy_stage_config(config: "PretrainConfig") -> "PretrainConfig":
-    """The settings of the copy stage: `copy_batch_size` single documents a step for `copy_steps` steps, each cut
-    to the room of a span and its repeat (`2 x copy_span + 4` tokens: `<s> <doc-s> span </s> span' </s>`, the
-    copy task's shape), a `copy_share` of them repeated (`repeated_spans`); at a constant rate after the warm-up,
-    since the copy heads form late and abruptly (a decayed rate had not formed them after 20,000 steps:
-    docs/experiments.md)."""
-    return replace(config, variants=("base-copy",), max_steps=config.copy_steps,
-                   per_device_batch_size=config.copy_batch_size, gradient_accumulation_steps=1,
-                   max_length=2 * config.copy_span + 4, curve_steps=0, lr_power=0.0,
-                   warmup_steps=warmup_for(config, config.copy_steps))
+    """The first base stage: `base_steps` steps of `base_batch_size` inputs of `base_max_length` tokens."""
+    return _stage(config, "base", config.base_steps, per_device_batch_size=config.base_batch_size,
+                  max_length=config.base_max_length, base_long_steps=0)
 
 
 def long_stage_config(config: "PretrainConfig") -> "PretrainConfig":
-    """The settings of the second base stage: `config`'s batch, length and schedule for `base_long_steps` steps
-    (the copy stage's fields reset: it comes after)."""
-    return replace(config, variants=("base-long",), max_steps=config.base_long_steps, gradient_accumulation_steps=1,
-                   curve_steps=0, warmup_steps=warmup_for(config, config.base_long_steps), **no_copy_stage())
+    """The second base stage: `config`'s batch and length for `base_long_steps` steps."""
+    return _stage(config, "base-long", config.base_long_steps)
+
+
+def copy_stage_config(config: "PretrainConfig") -> "PretrainConfig":
+    """The copy stage: `copy_batch_size` documents a step, cut to `<s> <doc-s> span </s> span' </s>`, at a constant
+    rate: copy heads form late and abruptly (after 20,000 decayed-rate steps, none: docs/experiments.md)."""
+    return _stage(config, COPY_STAGE, config.copy_steps, per_device_batch_size=config.copy_batch_size,
+                  max_length=2 * config.copy_span + 4, lr_power=0.0)
 
 
 def base_stages(config: "PretrainConfig") -> list[tuple[str, "PretrainConfig", str]]:
@@ -111,7 +91,7 @@ def base_stages(config: "PretrainConfig") -> list[tuple[str, "PretrainConfig", s
                        f" on unrelated documents packed to {config.max_length} tokens, full attention"))
     if config.copy_steps > 0:
         copy = copy_stage_config(config)
-        stages.append(("base-copy", copy,
+        stages.append((COPY_STAGE, copy,
                        f" on single documents cut to {copy.max_length} tokens, {config.copy_batch_size} a step, "
                        f"{config.copy_share:.0%} with a span of up to {config.copy_span} tokens written again, "
                        "full attention, constant rate"))
@@ -119,8 +99,7 @@ def base_stages(config: "PretrainConfig") -> list[tuple[str, "PretrainConfig", s
 
 
 def full_attention(encoder: "Encoder", length: int, trained: int) -> "Encoder":
-    """`encoder` with a window of twice `length` (every token sees every other) and its first `trained` positions
-    copied out over the rest: the input of a base stage over `length`-token inputs."""
+    """`encoder` with full attention over `length` tokens, its first `trained` positions copied out over the rest."""
     from ..encoders import Encoder, copy_positions_out, with_attention_window
 
     model = with_attention_window(encoder.model, 2 * length)
@@ -132,15 +111,8 @@ def full_attention(encoder: "Encoder", length: int, trained: int) -> "Encoder":
 def pretrain_base(profile: "Profile", encoder: "Encoder", clusters: "PretrainingClusters",
                   run_dir: str | os.PathLike, resume: bool = True, shipped: bool = True,
                   echo: Echo = print) -> tuple["Encoder", list[PretrainResult]]:
-    """The model every variant starts from, and the base-stage runs that made it ([] when there are none).
-
-    A pretrained encoder (Longformer-base) is returned as it is. A random tiny one goes through `base_stages`, each
-    with full attention: single-document MLM over `base_max_length` tokens (RoBERTa's part of Longformer-base's
-    history), then, with those positions copied out, MLM on unrelated documents packed to `max_length` (Longformer's
-    continued pretraining at 4,096 tokens), so every position a variant reads is trained. Each stage is trained once,
-    then reused, or with `shipped` and `resume` taken from the package when the same stage ships with it
-    (`shipped_base`). Then the Longformer recipe (`longformer_recipe`) gives it the profile's window.
-    """
+    """The start of every variant (Longformer-base as it is; a tiny one through `base_stages`, `longformer_recipe`)
+    and its base-stage runs, each trained once and reused, or copied from the package (`shipped`, `shipped_base`)."""
     from .shipped_base import install_shipped_base
 
     config = profile.pretrain
@@ -158,8 +130,7 @@ def pretrain_base(profile: "Profile", encoder: "Encoder", clusters: "Pretraining
 
 
 def longformer_recipe(base: "Encoder", profile: "Profile", trained: int) -> "Encoder":
-    """The base model under the profile's local window, with its `trained` positions copied out to the full length
-    and its global Q/K/V copied from the local ones, as Beltagy et al. made Longformer-base from RoBERTa."""
+    """`base` under the profile's window, `trained` positions and local Q/K/V copied out, as Longformer-base was."""
     from ..encoders import Encoder, copy_global_from_local, copy_positions_out, with_attention_window
 
     model = with_attention_window(base.model, profile.encoder.attention_window)
@@ -169,9 +140,7 @@ def longformer_recipe(base: "Encoder", profile: "Profile", trained: int) -> "Enc
 
 
 def starting_model(profile: "Profile", run_dir: str | os.PathLike, stages: int | None = None) -> "Encoder | None":
-    """The model every variant of notebook 02 started from: its last saved base stage after the Longformer recipe,
-    or the pretrained encoder itself (Longformer-base); None for a random tiny start with no base stage.
-    `stages=1` gives the start the first base stage alone would have made (positions copied, not trained)."""
+    """The start of notebook 02's variants (None without a base stage); `stages=1`: the first base stage's alone."""
     from ..encoders import load_encoder
 
     if starts_pretrained(profile):
@@ -186,10 +155,8 @@ def starting_model(profile: "Profile", run_dir: str | os.PathLike, stages: int |
 
 def finished_result(run_dir: str | os.PathLike, variant: str, config: "PretrainConfig", n_train: int,
                     echo: Echo | None = None) -> PretrainResult | None:
-    """The saved result of a finished run of `variant` with exactly this setup (`variants.run_setup` with the
-    config's first seed) on any number of processes (a `torchrun` job of `cdlm-nb pretrain` into this run folder
-    keeps the effective batch: its model is the same experiment, said with `echo`), or None (not run, run with
-    another setup, or damaged: said with `echo`, naming the files, as the caller then rebuilds it)."""
+    """The saved result of a finished run of `variant` with this setup (`variants.run_setup`) on any number of
+    processes (the effective batch is kept: said), or None: not run, another setup, or damaged (said)."""
     folder = model_dir(run_dir, variant)
     problems = model_problems(folder) if is_saved(folder) else []
     if problems:
@@ -208,9 +175,7 @@ def finished_result(run_dir: str | os.PathLike, variant: str, config: "PretrainC
 
 def save_unchanged(variant: str, encoder: "Encoder", run_dir: str | os.PathLike, source: str,
                    seed: int, config: "PretrainConfig | None" = None) -> PretrainResult:
-    """Save a model that is not further pretrained (the start as Longformer, or the `biu-nlp/cdlm` release) as
-    `variant`, in the same layout as `pretrain`'s models, so the later notebooks load it the same way (with
-    `config`, in `seed`'s folder when it is not the config's first seed, as `pretrain` names them)."""
+    """Save a model not further pretrained as `variant`, in `pretrain`'s layout (and seed folder, with `config`)."""
     folder = model_dir(run_dir, variant, seed if config is not None else None, config)
     result = PretrainResult(variant=variant, seed=seed, model_dir=folder, steps=0)
     save_model_folder(folder, encoder.model, encoder.tokenizer, {**result.to_json(), "setup": {"source": source}})
@@ -218,9 +183,8 @@ def save_unchanged(variant: str, encoder: "Encoder", run_dir: str | os.PathLike,
 
 
 def notebook_steps(profile: "Profile", pretrain_steps: int | None) -> int:
-    """Optimizer steps per variant in notebook 02 (`PRETRAIN_STEPS`): as given, else 0 for a profile that starts
-    from Longformer-base (the released checkpoints, minutes; the paper's 25,000 steps take days per variant on one
-    GPU), else the profile's `max_steps`. A tiny start has no released checkpoint, so 0 is refused there."""
+    """Steps per variant in notebook 02: `PRETRAIN_STEPS`, else 0 from Longformer-base (the releases: the paper's
+    25,000 steps take days per variant on one GPU), else the profile's; a tiny start has no release to take at 0."""
     if pretrain_steps is None:
         return 0 if starts_pretrained(profile) else profile.pretrain.max_steps
     if pretrain_steps < 0 or (pretrain_steps == 0 and not starts_pretrained(profile)):
@@ -237,17 +201,13 @@ def with_steps(config: "PretrainConfig", steps: int) -> "PretrainConfig":
 
 
 def warmup_for(config: "PretrainConfig", steps: int) -> int:
-    """The warm-up of a run of `steps` steps under `config`: its own, but at most a tenth of the run (the decay
-    needs steps after it)."""
+    """`config`'s warm-up, at most a tenth of a run of `steps` steps (the decay needs steps after it)."""
     return min(config.warmup_steps, steps // 10)
 
 
 def save_released(variant: str, profile: "Profile", encoder: "Encoder", run_dir: str | os.PathLike,
                   echo: Echo = print, seed: int | None = None) -> PretrainResult:
-    """A starting or released checkpoint saved unchanged (`save_unchanged`): `longformer` is the starting model
-    `encoder` (Longformer-base, or a tiny start after its base stages), as the paper's Longformer "is not further
-    pretrained"; `cdlm` is the authors' `biu-nlp/cdlm` (`RELEASED_MODELS`; no corpus needed). `seed`: the
-    pretraining seed whose folder gets the start (`cdlm-nb pretrain` with another seed; default the first)."""
+    """`longformer`: the start (the paper's Longformer "is not further pretrained"); `cdlm`: `biu-nlp/cdlm`."""
     if variant == "longformer":
         source = profile.encoder.kind if starts_pretrained(profile) else "base stages and the Longformer recipe"
         echo(f"{display_name(variant)}: the starting model ({source}), saved without further training")
@@ -265,12 +225,7 @@ def save_released(variant: str, profile: "Profile", encoder: "Encoder", run_dir:
 def pretrain_variants(profile: "Profile", encoder: "Encoder", clusters: "PretrainingClusters",
                       run_dir: str | os.PathLike, resume: bool = True, pretrain_steps: int | None = None,
                       echo: Echo = print, only: Collection[str] | None = None) -> list[PretrainResult]:
-    """The loop notebook 02 writes out, for a later notebook building what it lacks (`on_demand`, with `only`):
-    every variant of `profile.pretrain.variants` from `encoder`'s weights, for `notebook_steps` steps.
-
-    With `resume`, a finished model with the same setup is reused and an interrupted one continues from its last
-    checkpoint; `resume=False` retrains all. At 0 steps (the gpu default) no variant is pretrained
-    (`without_pretraining`)."""
+    """Notebook 02's loop over the variants, for a later notebook building what it lacks (`on_demand`, `only`)."""
     steps = notebook_steps(profile, pretrain_steps)
     config = with_steps(profile.pretrain, steps) if steps else profile.pretrain
     results = []
@@ -286,10 +241,8 @@ def pretrain_variants(profile: "Profile", encoder: "Encoder", clusters: "Pretrai
 def without_pretraining(variant: str, config: "PretrainConfig", profile: "Profile", encoder: "Encoder",
                         clusters: "PretrainingClusters", run_dir: str | os.PathLike, resume: bool = True,
                         echo: Echo = print) -> PretrainResult | None:
-    """A variant that is not pretrained here: `longformer` is the starting model itself on every profile (the
-    paper's "without additional pretraining"); at 0 steps any other is its finished model with the profile's setup
-    (`resume`; e.g. from `torchrun ... cdlm_nb pretrain` into this run folder, docs/gpu.md), else `cdlm` is the
-    released `biu-nlp/cdlm` (`save_released`) and an ablation the authors did not release is skipped (None, said)."""
+    """A variant not pretrained here: `longformer` is the start itself; at 0 steps another is its finished model
+    (`resume`; e.g. from `cdlm-nb pretrain`), else `cdlm` the release and an ablation is skipped (None, said)."""
     if variant == "longformer":
         return save_released(variant, profile, encoder, run_dir, echo)
     done = reused(variant, config, clusters, run_dir, resume, echo)
@@ -301,60 +254,41 @@ def without_pretraining(variant: str, config: "PretrainConfig", profile: "Profil
     return done
 
 
-def learning_curve(variant: str, config: "PretrainConfig", profile: "Profile", tokenizer: "PreTrainedTokenizerBase",
-                   clusters: "PretrainingClusters") -> list["PerplexityCurve"]:
-    """The callback measuring `variant`'s validation perplexity every `config.curve_steps` steps, or none (no
-    curve asked, or no validation clusters)."""
-    from .curve import PerplexityCurve
+def curves(variant: str, config: "PretrainConfig", profile: "Profile", tokenizer: "PreTrainedTokenizerBase",
+           clusters: "PretrainingClusters", echo: Echo | None = None) -> list["TrainerCallback"]:
+    """Callbacks tracing a run on the validation clusters: perplexity; in the copy stage, the copy probe too."""
+    from .copy_task import within_reach_data
+    from .curve import CopyProbeCurve, PerplexityCurve
     from .heldout import heldout_examples
 
-    if config.curve_steps <= 0 or "validation" not in clusters.heldout:
+    if "validation" not in clusters.heldout:
         return []
-    examples = heldout_examples(clusters.heldout["validation"], tokenizer, profile)
-    return [PerplexityCurve(tokenizer, examples, variant, config.curve_steps, config.eval_batch_size)]
+    callbacks, validation = [], clusters.heldout["validation"]
+    if config.curve_steps > 0:
+        examples = heldout_examples(validation, tokenizer, profile)
+        callbacks.append(PerplexityCurve(tokenizer, examples, variant, config.curve_steps, config.eval_batch_size))
+    if variant == COPY_STAGE and config.copy_probe_steps > 0:
+        texts = [doc for docs in validation["documents"] for doc in docs]
+        callbacks.append(CopyProbeCurve(within_reach_data(tokenizer, texts),
+                                        within_reach_data(tokenizer, texts, swap_halves=True),
+                                        config.copy_probe_steps, echo))
+    return callbacks
 
 
 def train_variant(variant: str, config: "PretrainConfig", profile: "Profile", encoder: "Encoder",
                   clusters: "PretrainingClusters", run_dir: str | os.PathLike, resume: bool = True,
                   seed: int | None = None, echo: Echo = print) -> PretrainResult:
-    """`pretrain` of `variant` from `encoder` on the training clusters, recording its learning curve on the
-    validation clusters (`learning_curve`, and for the copy stage `copy_curve`), with spans repeated in the copy
-    stage (`stage_collator`): one rule for notebook 02 and `cdlm-nb pretrain`."""
-    callbacks = [*learning_curve(variant, config, profile, encoder.tokenizer, clusters),
-                 *copy_curve(variant, config, encoder.tokenizer, clusters, echo)]
-    return pretrain(variant, config, encoder.model, encoder.tokenizer, clusters.train, run_dir, resume=resume,
-                    seed=seed, sentence_markers=profile.encoder.sentence_markers, callbacks=callbacks, echo=echo,
-                    collator=stage_collator(variant, config, encoder.tokenizer))
-
-
-#: The base stage whose inputs repeat spans (`PretrainConfig.copy_share`) and whose copy probe is traced.
-COPY_STAGES = ("base-copy",)
-
-
-def stage_collator(variant: str, config: "PretrainConfig",
-                   tokenizer: "PreTrainedTokenizerBase") -> "RepeatedSpanCollator | None":
-    """The collator of the copy stage, with repeated spans; None (the variant's own) otherwise."""
+    """`pretrain` from `encoder` with its `curves`, the copy stage's inputs repeating spans (`repeated_spans`)."""
     from ..masking import CrossDocumentMLMCollator
     from .repeated_spans import RepeatedSpanCollator
 
-    if variant not in COPY_STAGES or config.copy_share <= 0:
-        return None
-    return RepeatedSpanCollator(CrossDocumentMLMCollator(tokenizer, pattern="local"), config.copy_share,
-                                config.copy_span, config.max_length, config.copy_positions)
-
-
-def copy_curve(variant: str, config: "PretrainConfig", tokenizer: "PreTrainedTokenizerBase",
-               clusters: "PretrainingClusters", echo: Echo | None = None) -> list["CopyProbeCurve"]:
-    """The callback tracing the within-reach copy probe on the validation documents every `copy_probe_steps`
-    steps of the copy stage, or none."""
-    from .copy_task import within_reach_data
-    from .curve import CopyProbeCurve
-
-    if variant not in COPY_STAGES or config.copy_probe_steps <= 0 or "validation" not in clusters.heldout:
-        return []
-    texts = [doc for docs in clusters.heldout["validation"]["documents"] for doc in docs]
-    return [CopyProbeCurve(within_reach_data(tokenizer, texts), within_reach_data(tokenizer, texts, swap_halves=True),
-                           config.copy_probe_steps, echo)]
+    callbacks, collator = curves(variant, config, profile, encoder.tokenizer, clusters, echo), None
+    if variant == COPY_STAGE and config.copy_share > 0:
+        collator = RepeatedSpanCollator(CrossDocumentMLMCollator(encoder.tokenizer, pattern="local"),
+                                        config.copy_share, config.copy_span, config.max_length, config.copy_positions)
+    return pretrain(variant, config, encoder.model, encoder.tokenizer, clusters.train, run_dir, resume=resume,
+                    seed=seed, sentence_markers=profile.encoder.sentence_markers, callbacks=callbacks, echo=echo,
+                    collator=collator)
 
 
 def reused(variant: str, config: "PretrainConfig", clusters: "PretrainingClusters", run_dir: str | os.PathLike,

@@ -1,10 +1,7 @@
 """Can the starting model read its whole input? Its perplexity on held-out clusters packed to several lengths, under
-each attention pattern a variant will train with. A start whose far positions were never trained (copies of the
-first ones) is far worse as soon as attention reaches past them, which handicaps exactly the variants with
-global attention (docs/experiments.md, "A start that reads the whole input").
-
-Patterns: `local` (the profile's window), `cdlm` (plus global attention on the masked tokens), `prefix` (plus the
-first 15 % global) and `full` (a window of twice the length: every token sees every other).
+each attention pattern a variant trains with: a start whose far positions were never trained (copies of the first
+ones) is far worse once attention reaches past them, handicapping the variants with global attention
+(docs/experiments.md). Patterns: `local`, `cdlm` (masked tokens global), `prefix` (the first 15 % global), `full`.
 """
 
 from __future__ import annotations
@@ -37,8 +34,7 @@ def start_lengths(profile: "Profile") -> tuple[int, ...]:
 
 
 def starts_to_check(profile: "Profile", run_dir: str | os.PathLike) -> dict[str, "Encoder"]:
-    """The start every variant begins from and, when a second base stage made it, the start the first stage alone
-    would have made (`stages.starting_model`); {} without a base stage."""
+    """The start and, after a second base stage, the start the first stage alone would have made; {} without one."""
     from ..variants import starts_pretrained
     from .stages import base_stages, starting_model
 
@@ -52,8 +48,7 @@ def starts_to_check(profile: "Profile", run_dir: str | os.PathLike) -> dict[str,
 
 def start_perplexity(start: "Encoder", clusters: "Dataset", profile: "Profile",
                      lengths: Sequence[int] | None = None, n_clusters: int = START_CHECK_CLUSTERS) -> Scores:
-    """(pattern, packed length) -> perplexity of `start` on the first `n_clusters` of `clusters` packed to that
-    length (notebook 03's evaluation masks and packing), for every `START_PATTERNS` pattern."""
+    """(pattern, packed length) -> `start`'s perplexity on the first `n_clusters` (notebook 03's packing, masks)."""
     from ..encoders import with_attention_window
     from .heldout import heldout_examples, heldout_perplexity
 
@@ -91,10 +86,9 @@ def start_reading(checked: Mapping[str, Scores]) -> str:
     lines = []
     for name, scores in checked.items():
         length = max(length for _, length in scores)
-        local = scores["local", length]
-        lines.append(f"{name}, {length:,} tokens: local {local:.2f}; with global masked tokens (cdlm) "
-                     f"{scores['cdlm', length]:.2f} ({scores['cdlm', length] / local:.1f}x local); full attention "
-                     f"{scores['full', length]:.2f} ({scores['full', length] / local:.1f}x local)")
+        local, cdlm, full = (scores[pattern, length] for pattern in ("local", "cdlm", "full"))
+        lines.append(f"{name}, {length:,} tokens: local {local:.2f}; with global masked tokens (cdlm) {cdlm:.2f} "
+                     f"({cdlm / local:.1f}x local); full attention {full:.2f} ({full / local:.1f}x local)")
     return "\n".join(lines)
 
 
@@ -108,9 +102,7 @@ def plot_start_perplexity(checked: Mapping[str, Scores]) -> "Figure":
             points = sorted((length, value) for (p, length), value in scores.items() if p == pattern)
             ax.plot(*zip(*points), marker="o", label=pattern)
         ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("packed length (tokens)")
-        ax.set_title(name)
+        ax.set(yscale="log", xlabel="packed length (tokens)", title=name)
     axes[0][0].set_ylabel("validation perplexity")
     axes[0][-1].legend(frameon=False, title="attention pattern")
     fig.tight_layout()

@@ -1,11 +1,8 @@
-"""One pretraining run with the Hugging Face `Trainer`: a copy of the starting model trained as one variant, with
-checkpoints to resume from, saved as a plain `LongformerForMaskedLM` under `<run_dir>/models/<model>/`.
-
-Hyper-parameters follow the CDLM preprint (v1), Appendix B (Beltagy et al.'s Longformer setting): AdamW with
-RoBERTa's betas (0.9, 0.98), epsilon 1e-6 and weight decay 0.01, linear warm-up then power-3 polynomial decay,
-fp16 on CUDA (the cpu profile: peak 1e-3 and a linear decay, for runs of minutes from a tiny base). An interrupted
-run resumes from its last checkpoint (`<run_dir>/checkpoints/<model>/`); a finished one is saved as
-`<run_dir>/models/<model>/` (safetensors, with its tokenizer and `pretraining.json`) and its checkpoints removed.
+"""One pretraining run with the Hugging Face `Trainer`: a copy of the starting model trained as one variant, with the
+CDLM preprint (v1)'s Appendix B recipe (Beltagy et al.'s): AdamW with RoBERTa's betas (0.9, 0.98), epsilon 1e-6,
+weight decay 0.01, linear warm-up then power-3 polynomial decay, fp16 on CUDA (cpu: peak 1e-3, linear decay, for
+runs of minutes from a tiny base). An interrupted run resumes from `<run_dir>/checkpoints/<model>/`; a finished one
+is saved as a plain `LongformerForMaskedLM` in `<run_dir>/models/<model>/` (with tokenizer, `pretraining.json`).
 """
 
 from __future__ import annotations
@@ -55,19 +52,14 @@ CHECKPOINT_FILES = ("model.safetensors", "optimizer.pt", "scheduler.pt", "traine
 
 
 class MaskedPositionsLongformer(LongformerForMaskedLM):
-    """A LongformerForMaskedLM that, given labels, runs its LM head on the predicted (labelled) positions only.
-
-    The loss is the same; the vocabulary projection of the other 85 % of the tokens is skipped, which is most of
-    a tiny model's cost (the saving: docs/experiments.md). Its weights are a plain LongformerForMaskedLM's
-    (`from_plain` / `to_plain`), so what `pretrain` saves loads as usual.
-    """
+    """A LongformerForMaskedLM whose LM head, given labels, runs on the predicted positions only: the same loss
+    without most of a tiny model's cost (docs/experiments.md); saved as a plain one (`from_plain` / `to_plain`)."""
 
     accepts_loss_kwargs = False  # the Trainer must scale the loss for gradient accumulation and processes itself
 
     @classmethod
     def from_plain(cls, model: "PreTrainedModel") -> "MaskedPositionsLongformer":
-        """A copy of `model`'s configuration and weights, with its attention implementation (`model` is left
-        untouched)."""
+        """A copy of `model`'s configuration, weights and attention implementation."""
         import copy
 
         masked = cls(copy.deepcopy(model.config))
@@ -75,33 +67,26 @@ class MaskedPositionsLongformer(LongformerForMaskedLM):
         return use_fast_attention(masked) if uses_fast_attention(model) else masked
 
     def to_plain(self, weights: "dict[str, torch.Tensor] | None" = None) -> LongformerForMaskedLM:
-        """A plain LongformerForMaskedLM with a copy of these weights (or of `weights`, the whole state dict a
-        sharded run gathers): what is saved and what later notebooks load."""
+        """A plain LongformerForMaskedLM with these weights (or `weights`, the state dict a sharded run gathers)."""
         plain = LongformerForMaskedLM(self.config)
         plain.load_state_dict(self.state_dict() if weights is None else weights)
         return use_fast_attention(plain) if uses_fast_attention(self) else plain
 
-    def forward(self, input_ids: "torch.Tensor | None" = None, attention_mask: "torch.Tensor | None" = None,
-                global_attention_mask: "torch.Tensor | None" = None, labels: "torch.Tensor | None" = None,
+    def forward(self, input_ids: "torch.Tensor | None" = None, *, labels: "torch.Tensor | None" = None,
                 **kwargs) -> "MaskedLMOutput":
-        """Without labels the usual forward (logits for every position); with labels, logits and loss for the
-        labelled positions only (logits of shape (n predicted, vocabulary))."""
+        """The usual forward without labels; with them, logits (n predicted, vocabulary) and loss."""
         from transformers.modeling_outputs import MaskedLMOutput
 
         if labels is None:
-            return super().forward(input_ids=input_ids, attention_mask=attention_mask,
-                                   global_attention_mask=global_attention_mask, **kwargs)
-        hidden = self.longformer(input_ids, attention_mask=attention_mask,
-                                 global_attention_mask=global_attention_mask, **kwargs)[0]
-        logits, loss = masked_positions_loss(self.lm_head, hidden, labels)
+            return super().forward(input_ids=input_ids, **kwargs)
+        logits, loss = masked_positions_loss(self.lm_head, self.longformer(input_ids, **kwargs)[0], labels)
         return MaskedLMOutput(loss=loss, logits=logits)
 
 
 def masked_positions_loss(lm_head: "torch.nn.Module", hidden: "torch.Tensor",
                           labels: "torch.Tensor") -> tuple["torch.Tensor", "torch.Tensor"]:
-    """(logits, loss) of masked-LM training with the vocabulary projection on the predicted (labelled) positions
-    only: the loss of the full projection, without projecting the other 85 % of the tokens. Any masked LM's
-    `lm_head` and last hidden states will do (`benchmarks/attention_speed.py` uses it for RoBERTa too)."""
+    """(logits, loss) of masked-LM training, the vocabulary projection on the predicted (labelled) positions only:
+    the full projection's loss without projecting the other 85 % of the tokens. Any masked LM's `lm_head` will do."""
     import torch.nn.functional as F
 
     predicted = labels != IGNORE_INDEX
@@ -110,10 +95,8 @@ def masked_positions_loss(lm_head: "torch.nn.Module", hidden: "torch.Tensor",
 
 
 def process_batch(config: "PretrainConfig", world_size: int) -> tuple[int, int]:
-    """(per-device batch, accumulation steps) of each of `world_size` processes that keep the profile's effective
-    batch, `per_device_batch_size x gradient_accumulation_steps` (set for one process), on any process count: the
-    same examples per optimizer step and the same schedule on 1 GPU or 8. Accumulation takes the division first, so
-    a device never holds more than the profile's per-device batch."""
+    """(per-device batch, accumulation) on `world_size` processes keeping the profile's effective batch, so a step
+    and the schedule are the same on 1 GPU or 8; accumulation is divided first (no device holds more than before)."""
     effective = config.per_device_batch_size * config.gradient_accumulation_steps
     per_process, rest = divmod(effective, world_size)
     if rest or not per_process:
@@ -128,9 +111,7 @@ def process_batch(config: "PretrainConfig", world_size: int) -> tuple[int, int]:
 
 def training_arguments(config: "PretrainConfig", variant: str, output_dir: str | os.PathLike, seed: int,
                        headless: bool | None = None) -> "TrainingArguments":
-    """`TrainingArguments` for one run: the paper's optimizer and schedule, mixed precision only on CUDA (fp16 or
-    bf16, as the card trains: `precision.precision`), gloo on CPU. Examples are read in the order given
-    (`length_grouped_order` makes it)."""
+    """`TrainingArguments` for one run: the paper's optimizer and schedule, examples read in the order given."""
     import torch
     from transformers import TrainingArguments
 
@@ -141,39 +122,20 @@ def training_arguments(config: "PretrainConfig", variant: str, output_dir: str |
         raise ConfigError(f"{variant}: warmup_steps={config.warmup_steps} must be below max_steps={config.max_steps} "
                           "(the decay needs steps after the warm-up): lower warmup_steps or raise max_steps")
     cuda = torch.cuda.is_available()
-    device = "cuda" if cuda else "cpu"
+    mixed = precision("cuda" if cuda else "cpu") if config.fp16 else None
     world_size = int(os.environ.get("WORLD_SIZE", "1"))
     distributed = world_size > 1
     batch, accumulation = process_batch(config, world_size)
     return TrainingArguments(
-        output_dir=str(output_dir),
-        max_steps=config.max_steps,
-        per_device_train_batch_size=batch,
-        gradient_accumulation_steps=accumulation,
-        learning_rate=config.learning_rate,
-        warmup_steps=config.warmup_steps,
-        lr_scheduler_type="polynomial",
-        lr_scheduler_kwargs={"power": config.lr_power},
-        weight_decay=config.weight_decay,
-        adam_beta1=ADAM_BETAS[0],
-        adam_beta2=ADAM_BETAS[1],
-        adam_epsilon=ADAM_EPSILON,
-        fp16=config.fp16 and precision(device) == "fp16",
-        bf16=config.fp16 and precision(device) == "bf16",
-        activation_checkpointing=config.gradient_checkpointing,
-        logging_steps=config.logging_steps,
-        save_strategy="steps",
-        save_steps=config.save_steps,
-        save_total_limit=2,
-        seed=seed,
-        data_seed=seed,
-        train_sampling_strategy="sequential",
-        report_to="none",
-        disable_tqdm=is_headless() if headless is None else headless,
-        include_num_input_tokens_seen="non_padding",
-        remove_unused_columns=False,
-        dataloader_num_workers=0,
-        dataloader_pin_memory=cuda,
+        output_dir=str(output_dir), max_steps=config.max_steps, per_device_train_batch_size=batch,
+        gradient_accumulation_steps=accumulation, learning_rate=config.learning_rate, warmup_steps=config.warmup_steps,
+        lr_scheduler_type="polynomial", lr_scheduler_kwargs={"power": config.lr_power},
+        weight_decay=config.weight_decay, adam_beta1=ADAM_BETAS[0], adam_beta2=ADAM_BETAS[1], adam_epsilon=ADAM_EPSILON,
+        fp16=mixed == "fp16", bf16=mixed == "bf16", activation_checkpointing=config.gradient_checkpointing,
+        logging_steps=config.logging_steps, save_strategy="steps", save_steps=config.save_steps, save_total_limit=2,
+        seed=seed, data_seed=seed, train_sampling_strategy="sequential", report_to="none",
+        disable_tqdm=is_headless() if headless is None else headless, include_num_input_tokens_seen="non_padding",
+        remove_unused_columns=False, dataloader_num_workers=0, dataloader_pin_memory=cuda,
         use_cpu=distributed and not cuda,  # without it a CPU job of several processes would not use DDP at all
         ddp_backend="gloo" if distributed and not cuda else None,
         # local-attention models never use Longformer's global projections: DDP must not wait for their gradients
@@ -181,31 +143,15 @@ def training_arguments(config: "PretrainConfig", variant: str, output_dir: str |
     )
 
 
-def pretrain(
-    variant: str,
-    config: "PretrainConfig",
-    initial_model: "PreTrainedModel",
-    tokenizer: "PreTrainedTokenizerBase",
-    train_clusters: "Dataset",
-    run_dir: str | os.PathLike,
-    resume: bool = True,
-    seed: int | None = None,
-    sentence_markers: bool = False,
-    callbacks: "list[TrainerCallback] | None" = None,
-    echo: Callable[[str], object] = print,
-    collator: "CrossDocumentMLMCollator | None" = None,
-) -> PretrainResult:
-    """Pretrain a copy of `initial_model` as `variant` on CLUSTER_FEATURES `train_clusters`; save it under run_dir.
-
-    `initial_model` is left untouched, so every variant can start from the same weights. With `resume=True` a run
-    that was interrupted continues from its last checkpoint (step count, data order, optimizer and scheduler restored;
-    the masks drawn after the restart differ, because `Trainer` restores the RNG one batch late).
-    `callbacks` are extra `TrainerCallback`s (e.g. `curve.PerplexityCurve`, early stopping, custom logging);
-    `collator` replaces the variant's `CrossDocumentMLMCollator` (another masking objective, as
-    `tools/copy_recipe.py` measures one).
-    Every checkpoint gets a manifest (`artefacts`); a damaged last one is said (`echo`) and the run resumes from
-    the one before. The final model is saved atomically (`variants.save_model_folder`).
-    """
+def pretrain(variant: str, config: "PretrainConfig", initial_model: "PreTrainedModel",
+             tokenizer: "PreTrainedTokenizerBase", train_clusters: "Dataset", run_dir: str | os.PathLike,
+             resume: bool = True, seed: int | None = None, sentence_markers: bool = False,
+             callbacks: "list[TrainerCallback] | None" = None, echo: Callable[[str], object] = print,
+             collator: "CrossDocumentMLMCollator | None" = None) -> PretrainResult:
+    """Pretrain a copy of `initial_model` as `variant` on `train_clusters`; save it under `run_dir`. With `resume`, an
+    interrupted run continues from its last intact checkpoint with its step, data order, optimizer and scheduler; the
+    masks drawn after differ (`Trainer` restores the RNG one batch late). `collator`: another objective."""
+    import pyarrow.compute as pc
     from transformers import PrinterCallback, Trainer, set_seed
 
     check_variant(variant)
@@ -230,27 +176,30 @@ def pretrain(
     with args.main_process_first(local=False, desc=f"packing {variant} inputs"):
         examples = training_examples(variant, config, tokenizer, train_clusters, run_dir, seed, sentence_markers,
                                      echo)
-    order = length_grouped_order(example_lengths(examples), effective_batch, config.max_steps, seed)
-    model = MaskedPositionsLongformer.from_plain(initial_model)
-    model.train()
-    trainer = Trainer(  # seeds again (args.seed): the copy above draws nothing the run depends on
-        model=model,
-        args=args,
-        data_collator=collator or CrossDocumentMLMCollator(tokenizer, pattern=attention_pattern_of(variant)),
-        train_dataset=examples.select_columns(["input_ids"]).select(order, keep_in_memory=True),  # no file beside it
-        processing_class=tokenizer,
-        callbacks=[CheckpointManifest(), *(callbacks or [])],
-    )
+    # each example's tokens, from the Arrow column: on gpu the token lists would not fit in memory as Python lists
+    lengths = pc.list_value_length(examples.with_format("arrow")["input_ids"]).to_pylist()
+    order = length_grouped_order(lengths, effective_batch, config.max_steps, seed)
+    model = MaskedPositionsLongformer.from_plain(initial_model).train()
+    collator = collator or CrossDocumentMLMCollator(tokenizer, pattern=attention_pattern_of(variant))
+    train = examples.select_columns(["input_ids"]).select(order, keep_in_memory=True)  # no file beside it
+    # the Trainer seeds again (args.seed): the copy above draws nothing the run depends on
+    trainer = Trainer(model=model, args=args, data_collator=collator, train_dataset=train, processing_class=tokenizer,
+                      callbacks=[CheckpointManifest(), *(callbacks or [])])
     if args.disable_tqdm:
         trainer.remove_callback(PrinterCallback)  # headless: no log dict printed every logging step
     if trainer.is_world_process_zero():
         checkpoints.mkdir(parents=True, exist_ok=True)
         write_text_atomic(checkpoints / SETUP_FILE, json.dumps(setup, indent=2, sort_keys=True))
-    tokens_before = _tokens_at(resume_from)  # read now: checkpoint rotation may delete that folder while training
+    step_before, tokens_before = _progress(resume_from)  # read now: checkpoint rotation may delete that folder
     start = time.perf_counter()
     trainer.train(resume_from_checkpoint=resume_from)
-    result = _result(variant, seed, final_dir, trainer.state, time.perf_counter() - start, resume_from,
-                     tokens_before, implementation(model))
+    state, log = trainer.state, trainer.state.log_history
+    result = PretrainResult(
+        variant, seed, final_dir, state.global_step, loss_history=[(e["step"], e["loss"]) for e in log if "loss" in e],
+        lr_history=[(e["step"], e["learning_rate"]) for e in log if "learning_rate" in e],
+        perplexity_history=curve_points(log), copy_probe_history=copy_probe_points(log),
+        seconds=time.perf_counter() - start, tokens=state.num_input_tokens_seen - tokens_before,
+        resumed_from_step=step_before, attention=implementation(model))
     # Every process takes part: a sharded model (FSDP, DeepSpeed ZeRO-3) is gathered whole onto the main process.
     weights = trainer.accelerator.get_state_dict(trainer.model_wrapped)
     with args.main_process_first(desc="saving the model"):  # the others return once the model is complete
@@ -263,38 +212,10 @@ def pretrain(
 def training_examples(variant: str, config: "PretrainConfig", tokenizer: "PreTrainedTokenizerBase",
                       train_clusters: "Dataset", run_dir: str | os.PathLike, seed: int, sentence_markers: bool = False,
                       echo: Callable[[str], object] = print) -> "Dataset":
-    """The packed examples `pretrain` trains `variant` on: enough for `config.max_steps` effective batches (the same
-    on any process count: `process_batch`), built once in the run folder (`inputs.pretraining_inputs`)."""
+    """The packed examples `pretrain` trains on: enough for `config.max_steps` effective batches."""
     effective_batch = config.per_device_batch_size * config.gradient_accumulation_steps
     return pretraining_inputs(variant, train_clusters, tokenizer, config.max_length, config.max_steps * effective_batch,
                               seed, sentence_markers, run_dir, echo)
-
-
-def example_lengths(examples: "Dataset") -> list[int]:
-    """Tokens of each example, read from the Arrow column: on the gpu profile the examples' token lists would not
-    fit in memory as Python lists."""
-    import pyarrow.compute as pc
-
-    return pc.list_value_length(examples.with_format("arrow")["input_ids"]).to_pylist()
-
-
-def _result(variant: str, seed: int, final_dir: Path, state, seconds: float, resume_from: str | None,
-            tokens_before: int, attention: str) -> PretrainResult:
-    """The `PretrainResult` of a finished `Trainer` run (its state's log history and token count)."""
-    return PretrainResult(
-        variant=variant,
-        seed=seed,
-        model_dir=final_dir,
-        steps=state.global_step,
-        loss_history=[(entry["step"], entry["loss"]) for entry in state.log_history if "loss" in entry],
-        lr_history=[(entry["step"], entry["learning_rate"]) for entry in state.log_history if "learning_rate" in entry],
-        perplexity_history=curve_points(state.log_history),
-        copy_probe_history=copy_probe_points(state.log_history),
-        seconds=seconds,
-        tokens=state.num_input_tokens_seen - tokens_before,
-        resumed_from_step=_checkpoint_step(resume_from),
-        attention=attention,
-    )
 
 
 class CheckpointManifest(TrainerCallback):
@@ -307,12 +228,9 @@ class CheckpointManifest(TrainerCallback):
 
 
 def _checkpoint_to_resume(checkpoints: Path, setup: dict, echo: Callable[[str], object] = print) -> str | None:
-    """The last intact checkpoint of an interrupted run with the same setup (a damaged later one is said and
-    removed); a ConfigError if the setup changed."""
-    if not checkpoints.is_dir():
-        return None
+    """The last intact checkpoint of an interrupted run (damaged later ones said, removed); another setup: an error."""
     found = sorted((p for p in checkpoints.glob("checkpoint-*") if p.is_dir() and p.name.rsplit("-", 1)[1].isdigit()),
-                   key=lambda p: _checkpoint_step(str(p)), reverse=True)
+                   key=lambda p: int(p.name.rsplit("-", 1)[1]), reverse=True)
     if not found:
         return None
     saved = checkpoints / SETUP_FILE
@@ -330,14 +248,9 @@ def _checkpoint_to_resume(checkpoints: Path, setup: dict, echo: Callable[[str], 
     return None
 
 
-def _checkpoint_step(checkpoint: str | None) -> int:
-    """The step a checkpoint folder (`checkpoint-<step>`) was written at; 0 for a fresh run."""
-    return int(Path(checkpoint).name.rsplit("-", 1)[1]) if checkpoint else 0
-
-
-def _tokens_at(checkpoint: str | None) -> int:
-    """Tokens already counted when the checkpoint was written (0 for a fresh run)."""
+def _progress(checkpoint: str | None) -> tuple[int, int]:
+    """(step, tokens counted) when a checkpoint (`checkpoint-<step>`) was written; (0, 0) for a fresh run."""
     if not checkpoint:
-        return 0
+        return 0, 0
     state = json.loads((Path(checkpoint) / "trainer_state.json").read_text())
-    return int(state.get("num_input_tokens_seen", 0))
+    return int(Path(checkpoint).name.rsplit("-", 1)[1]), int(state.get("num_input_tokens_seen", 0))

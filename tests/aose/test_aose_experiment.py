@@ -86,7 +86,7 @@ def test_aose_reads_the_late_clue_that_the_truncated_encoder_cannot(corpus, sent
     assert "reference: majority class" in table.index
     assert "ours: AoSE-48" in report.truncation_table(runs, {}, corpus).index
     assert max(range(len(aose_alpha)), key=aose_alpha.__getitem__) == len(aose_alpha) - 1  # the clue sentence
-    assert "title=\"α = " in report.attention_html(corpus, runs["aose"], 0)
+    assert "title=\"α = " in report.attention_view(corpus, runs["aose"], 0).data
 
 
 @pytest.mark.slow

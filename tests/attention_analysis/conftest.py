@@ -28,8 +28,6 @@ CORPUS = [
 ]
 
 
-
-
 @pytest.fixture
 def corpus():
     """The hand-made corpus: topic 1 (a nomination, three documents), topic 2 (an earthquake, two documents)."""

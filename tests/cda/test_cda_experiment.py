@@ -169,7 +169,7 @@ def test_a_searched_run_keeps_the_dev_best_point_and_a_cache_hit_trains_nothing(
     metrics = report.recipe_metrics("world", {"gru_han_shallow": run})
     assert metrics["cda/world/recipe/gru_han_shallow/dev_f1"] == best.dev_f1
     assert "chosen recipe" in report.recipe_table({"gru_han_shallow": run}).columns
-    monkeypatch.setattr(experiment, "fit_epochs", lambda *args, **kwargs: pytest.fail("a cache hit trains nothing"))
+    monkeypatch.setattr(experiment, "train_epochs", lambda *args, **kwargs: pytest.fail("a cache hit trains nothing"))
     again = train_and_score(experiment.ModelSearch("gru_han_shallow", prepared, config, cache=cache))
     assert again.recipe.cached and again.fit == run.fit  # the chosen run's curves, as the search measured them
     assert again.d2d == run.d2d and again.probabilities == pytest.approx(run.probabilities, abs=1e-6)

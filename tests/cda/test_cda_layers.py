@@ -3,9 +3,8 @@
 import pytest
 import torch
 
-from cdlm_nb.cda.attention import CrossAttention, attention_weights, with_document
-from cdlm_nb.cda.han import GRUHAN, BertHAN, Side
-from cdlm_nb.cda.model import SiameseCDA
+from cdlm_nb.cda.attention import CrossAttention, with_document
+from cdlm_nb.cda.model import GRUHAN, BertHAN, SiameseCDA, Side
 from cdlm_nb.errors import ConfigError
 
 
@@ -25,10 +24,10 @@ def test_equation_2_by_hand():
 
 
 def test_softmax_is_over_the_candidates_unless_the_batch_bug_is_chosen():
-    queries, candidates = torch.randn(3, 1, 4), torch.randn(3, 5, 4)
+    layer, queries, candidates = CrossAttention(4), torch.randn(3, 1, 4), torch.randn(3, 5, 4)
     mask = torch.ones(3, 5, dtype=torch.long)
-    assert torch.allclose(attention_weights(queries, candidates, mask).sum(-1), torch.ones(3, 1))
-    bug = attention_weights(queries, candidates, mask, softmax_dim=0)
+    assert torch.allclose(layer(queries, candidates, mask)[1].sum(-1), torch.ones(3, 1))
+    bug = layer(queries, candidates, mask, softmax_dim=0)[1]
     assert torch.allclose(bug.sum(0), torch.ones(1, 5)) and not torch.allclose(bug.sum(-1), torch.ones(3, 1))
 
 

@@ -1,10 +1,11 @@
 """The CDA matcher's early stopping: a minimum improvement, a bound on epochs, and no silent NaN restore."""
 
 import itertools
+from dataclasses import replace
 
 import pytest
 
-from cdlm_nb.cda import experiment, training
+from cdlm_nb.cda import experiment
 from cdlm_nb.finetuning import improved
 from cdlm_nb.profiles import get_profile
 from tests.cda.test_cda_experiment import ROWS
@@ -17,19 +18,16 @@ def test_only_a_drop_of_at_least_the_minimum_counts_as_better():
     assert improved(0.59999, 0.6, 0.0)  # without a minimum any decrease counts
 
 
-def _matcher():
-    config = get_profile("smoke").cda
-    prepared = experiment.prepare({name: ROWS for name in experiment.SPLITS}, config)
-    return experiment.build_model("gru_han_shallow", prepared, config), prepared.words
-
-
-def _fit(monkeypatch, dev_losses, epochs, **options):
+def _fit(monkeypatch, dev_losses, epochs, patience, min_improvement=0.0):
     losses = iter(dev_losses)
-    monkeypatch.setattr(training, "dev_loss", lambda *args: next(losses))
-    model, pairs = _matcher()
-    setup = training.paper_setup(epochs, 4, 1e-3, 13)
-    *_, (_, fitted) = training.fit_epochs(model, pairs["train"], pairs["dev"], setup, **options)
-    return fitted
+    monkeypatch.setattr(experiment, "dev_loss", lambda *args: next(losses))
+    config = replace(get_profile("smoke").cda, epochs=epochs, batch_size=4, learning_rates=(1e-3,), patience=patience,
+                     min_improvement=min_improvement, select_on_dev=False)
+    search = experiment.ModelSearch("gru_han_shallow", experiment.prepare(
+        {name: ROWS for name in experiment.SPLITS}, config), config)
+    for _ in search.fine_tune(search.reset(), 1e-3):
+        pass
+    return search.fits[1e-3]
 
 
 def test_a_loss_creeping_down_by_hairs_stops_after_patience(monkeypatch):

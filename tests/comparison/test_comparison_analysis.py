@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from datasets import Dataset
 
-from cdlm_nb.comparison import analysis, report
+from cdlm_nb.comparison import report
 from cdlm_nb.comparison.system_ids import BASELINE_LABELS
 from cdlm_nb.comparison.systems import CDA_MODELS, CROSS_ENCODERS, UNTRAINED, System, search_for
 from cdlm_nb.errors import ConfigError
@@ -24,17 +24,17 @@ def _system(name, scores, speed=10.0):
 
 
 def test_scores_and_the_hard_negative_f1():
-    measured = analysis.scores(ROWS["label"], [1, 0, 1, 1, 0, 1], ROWS["kind"])
+    measured = report.scores(ROWS["label"], [1, 0, 1, 1, 0, 1], ROWS["kind"])
     assert measured["acc"] == pytest.approx(3 / 6) and measured["f1"] == pytest.approx(2 * 2 / (4 + 3))
     # positives and hard negatives only: labels 1 1 0 0 1, decisions 1 0 1 0 1 -> tp 2, predicted 3, actual 3
     assert measured["f1_hard"] == pytest.approx(2 * 2 / 6)
 
 
 def test_length_buckets_and_only_right():
-    index, names = analysis.length_buckets(ROWS, 3)
+    index, names = report.length_buckets(ROWS, 3)
     assert len(names) == 3 and index.tolist() == sorted(index.tolist()) and index[0] == 0 and index[-1] == 2
     systems = {"x": _system("x", [1, 1, 0, 0, 0, 0]), "y": _system("y", [0, 0, 0, 0, 0, 1])}
-    assert analysis.only_right(systems, ROWS["label"]) == {0: "x", 1: "x", 5: "y"}
+    assert report.only_right(systems, ROWS["label"]) == {0: "x", 1: "x", 5: "y"}
 
 
 def test_pareto_front_metrics_and_readings():
@@ -148,6 +148,6 @@ def test_the_length_table_shown_has_its_reference_row():
     systems = {"cdlm": _system("cdlm", [1, 1, 0, 0, 0, 1])}
     table = report.length_results(systems, ROWS, 2)
     assert list(table.index) == ["CDLM", "reference: all related"]
-    index, _ = analysis.length_buckets(ROWS, 2)
+    index, _ = report.length_buckets(ROWS, 2)
     shares = [np.mean(np.asarray(ROWS["label"])[index == b]) for b in range(2)]
     assert table.loc["reference: all related"].tolist() == [round(100 * 2 * p / (1 + p), 1) for p in shares]

@@ -7,7 +7,6 @@ import pytest
 
 from cdlm_nb.coref.clustering import (
     build_dendrograms,
-    cluster_mentions,
     cut_dendrograms,
     pair_probabilities,
     predict_topics,
@@ -23,12 +22,12 @@ def test_average_linkage_clustering_at_a_threshold():
         [("a", "b"), ("a", "c"), ("b", "c"), ("a", "d"), ("b", "d"), ("c", "d")],
         [0.9, 0.7, 0.5, 0.1, 0.2, 0.6],
     )
-    clusters = sorted(map(sorted, cluster_mentions(groups, probabilities, threshold=0.4)))
+    trees = build_dendrograms(groups, probabilities)
+    clusters = sorted(map(sorted, cut_dendrograms(trees, threshold=0.4)))
     # a-b merge at distance 0.1; {a,b}-c at mean(0.3, 0.5) = 0.4; then d at mean(0.9, 0.8, 0.4) = 0.7 > 0.4
     assert clusters == [["a", "b", "c"], ["d"], ["e"]]
-    assert sorted(map(sorted, cluster_mentions(groups, probabilities, threshold=0.39))) == \
-        [["a", "b"], ["c"], ["d"], ["e"]]
-    assert sorted(map(sorted, cluster_mentions(groups, probabilities, threshold=0.75))) == [["a", "b", "c", "d"], ["e"]]
+    assert sorted(map(sorted, cut_dendrograms(trees, threshold=0.39))) == [["a", "b"], ["c"], ["d"], ["e"]]
+    assert sorted(map(sorted, cut_dendrograms(trees, threshold=0.75))) == [["a", "b", "c", "d"], ["e"]]
 
 
 def test_unscored_pairs_count_as_not_coreferent():

@@ -1,4 +1,4 @@
-"""CoNLL-2012 reading and writing, rows -> clusterings, and the `cdlm-nb score-coref` command."""
+"""CoNLL-2012 reading, rows -> clusterings, and the `cdlm-nb score-coref` command."""
 
 from __future__ import annotations
 
@@ -6,15 +6,7 @@ import json
 
 import pytest
 
-from cdlm_nb.coref.conll import (
-    ConllDocument,
-    coref_clusters,
-    document_key,
-    read_conll,
-    score_conll_files,
-    write_conll,
-    write_coref_conll,
-)
+from cdlm_nb.coref.conll import coref_clusters, document_key, read_conll, score_conll_files
 from cdlm_nb.coref.metrics import score_coreference
 from cdlm_nb.errors import ConfigError, DataError
 from cdlm_nb.tooling.cli import main
@@ -78,24 +70,6 @@ def test_document_key_of_headers():
     assert document_key("dev_events") == "dev_events"  # Cattan et al.'s gold files have no part
 
 
-def test_write_then_read_gives_the_same_clusters(tmp_path):
-    documents = [
-        ConllDocument("a", [[("w0",), ("w1",), ("w2",)], [("w3",), ("w4",)]]),
-        ConllDocument("b", [[("v0",), ("v1",), ("v2",), ("v3",)]]),
-    ]
-    clusters = [
-        [("a", 0, 3), ("a", 1, 3), ("b", 2, 3)],  # nested mentions of one cluster, ending on the same token
-        [("a", 0, 1), ("a", 3, 5), ("b", 0, 4)],  # one-token mention sharing a start with a longer one
-        [("a", 2, 4)],  # crosses a sentence break
-        [("b", 1, 3), ("b", 3, 4)],
-    ]
-    path = write_conll(tmp_path / "out.conll", documents, clusters)
-    parsed = read_conll(path)
-    assert as_sets(parsed.clustering()) == as_sets(clusters)
-    assert [doc.sentences for doc in parsed.documents] == [doc.sentences for doc in documents]
-    assert "#begin document (a); part 000" in path.read_text()
-
-
 # A tiny COREF_FEATURES corpus: two documents of one subtopic.
 ROWS = [
     {
@@ -140,20 +114,42 @@ def test_coref_clusters_rejects_incomplete_or_foreign_assignments():
         coref_clusters(ROWS, "events")
 
 
-def test_rows_round_trip_through_conll(tmp_path):
-    key = coref_clusters(ROWS, "entity")
-    path = write_coref_conll(tmp_path / "key.conll", ROWS, key)
+# ROWS' tokens (columns doc_id, sentence_id, token index, token) with the entity key and a response, as CoNLL
+# coreference columns: the key's clusters 0, 1, 2 are coref_clusters' LOHAN, REHAB, REHAB2.
+ROWS_TOKENS = [
+    ("1_1ecb 0 0 Lohan", "(0)", "(0)"), ("1_1ecb 0 1 checked", "-", "-"), ("1_1ecb 0 2 into", "-", "-"),
+    ("1_1ecb 0 3 rehab", "(1)", "(1)"), None,
+    ("1_1ecb 2 0 She", "(0)", "(0)"), ("1_1ecb 2 1 entered", "-", "-"), ("1_1ecb 2 2 rehab", "(1)", "(2)"),
+    ("1_1ecb 2 3 again", "-", "-"), None,
+    ("1_2ecb 1 0 Lindsay", "(0", "(2"), ("1_2ecb 1 1 Lohan", "0)", "2)"), ("1_2ecb 1 2 went", "-", "-"),
+    ("1_2ecb 1 3 to", "-", "-"), ("1_2ecb 1 4 rehab", "(2)", "(1)"), None,
+]
+
+
+def rows_conll(column: int, blocks: list[tuple[str, int, int]]) -> str:
+    """ROWS_TOKENS[start:end] of each (name, start, end) block, with the key (column 1) or the response (2)."""
+    return "".join(f"#begin document ({name}); part 000\n" + "".join(
+        "\n" if token is None else f"{token[0]} {token[column]}\n" for token in ROWS_TOKENS[start:end])
+        + "#end document\n" for name, start, end in blocks)
+
+
+def test_rows_match_a_conll_file_of_one_block_per_document(tmp_path):
+    path = tmp_path / "key.conll"
+    path.write_text(rows_conll(1, [("1_1ecb", 0, 10), ("1_2ecb", 10, 16)]))
     parsed = read_conll(path)
-    assert as_sets(parsed.clustering()) == as_sets(key)  # one block per document: identical mentions
+    assert as_sets(parsed.clusters.values()) == as_sets(coref_clusters(ROWS, "entity"))  # identical mentions
     assert parsed.documents[0].sentences[1][0] == ("1_1ecb", "2", "0", "She")
 
 
 def test_single_block_files_score_like_in_memory_clusters(tmp_path):
     key = coref_clusters(ROWS, "entity")
     response = coref_clusters(ROWS, "entity", {"m1": 0, "m3": 1, "m4": 0, "m6": 2, "n1": 2, "n3": 1})
-    key_path = write_coref_conll(tmp_path / "key.conll", ROWS, key, block="dev_entities")
-    response_path = write_coref_conll(tmp_path / "response.conll", ROWS, response, block="dev_entities")
-    assert key_path.read_text().count("#begin document") == 1
+    key_path, response_path = tmp_path / "key.conll", tmp_path / "response.conll"
+    key_path.write_text(rows_conll(1, [("dev_entities", 0, 16)]))
+    response_path.write_text(rows_conll(2, [("dev_entities", 0, 16)]))
+    spans = [[(0, 1), (4, 5)], [(3, 4), (12, 13)], [(6, 7), (8, 10)]]  # offsets over the block: 1_2ecb starts at 8
+    assert as_sets(read_conll(response_path).clusters.values()) == as_sets(
+        [[("dev_entities", *span) for span in cluster] for cluster in spans])
     assert score_conll_files(key_path, response_path) == score_coreference(key, response)
 
 

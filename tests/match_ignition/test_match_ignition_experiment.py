@@ -8,6 +8,20 @@ from cdlm_nb.match_ignition import experiment, report
 from cdlm_nb.match_ignition.experiment import Speed, operation_limit, paper_time_cost
 
 
+class Tokenizer:
+    """What `measure_speed` reads of a tokenizer: the protected ids."""
+
+    cls_token_id, sep_token_id = 1, 2
+
+
+def _bert(layers):
+    from transformers import BertConfig, BertForSequenceClassification
+
+    return BertForSequenceClassification(BertConfig(vocab_size=30, hidden_size=16, num_hidden_layers=layers,
+                                                    num_attention_heads=2, intermediate_size=32,
+                                                    max_position_embeddings=40))
+
+
 def test_the_papers_time_cost_and_our_operation_limit():
     assert paper_time_cost(0.0) == 12
     assert paper_time_cost(0.2) == pytest.approx(2.76, abs=0.01)
@@ -50,15 +64,8 @@ def test_steps_are_timed_in_rounds_after_a_warm_up_round(monkeypatch):
 
 
 def test_measure_speed_times_every_alpha_on_the_same_weights():
-    from transformers import BertConfig, BertForSequenceClassification
-
-    class Tokenizer:
-        cls_token_id, sep_token_id = 1, 2
-
-    config = BertConfig(vocab_size=30, hidden_size=16, num_hidden_layers=3, num_attention_heads=2,
-                        intermediate_size=32, max_position_embeddings=40)
     ids = torch.tensor([[1, *range(3, 13), 2, *range(13, 23), 2]] * 2)
-    speeds = experiment.measure_speed(BertForSequenceClassification(config), Tokenizer(),
+    speeds = experiment.measure_speed(_bert(3), Tokenizer(),
                                       {"input_ids": ids, "attention_mask": torch.ones_like(ids)}, [0.0, 0.3], 1)
     assert [s.alpha for s in speeds] == [0.0, 0.3] and speeds[0].limit == 1.0 < speeds[1].limit
     assert all(s.eval_seconds > 0 and s.train_seconds > 0 for s in speeds)
@@ -75,11 +82,6 @@ def test_steps_on_a_gpu_are_timed_from_and_to_an_idle_device(monkeypatch):
 
 
 def test_measure_speed_runs_every_copy_and_the_batch_on_the_asked_device(monkeypatch):
-    from transformers import BertConfig, BertForSequenceClassification
-
-    class Tokenizer:
-        cls_token_id, sep_token_id = 1, 2
-
     moved, seen = [], []
 
     class Spy(experiment.WordFilterClassifier):
@@ -92,10 +94,8 @@ def test_measure_speed_runs_every_copy_and_the_batch_on_the_asked_device(monkeyp
             return super().forward(input_ids, attention_mask, **kwargs)
 
     monkeypatch.setattr(experiment, "WordFilterClassifier", Spy)
-    config = BertConfig(vocab_size=30, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=32, max_position_embeddings=40)
     ids = torch.tensor([[1, *range(3, 13), 2]])
-    experiment.measure_speed(BertForSequenceClassification(config), Tokenizer(),
+    experiment.measure_speed(_bert(2), Tokenizer(),
                              {"input_ids": ids, "attention_mask": torch.ones_like(ids)}, [0.0, 0.3], 1, device="cpu:0")
     assert moved == ["cpu:0", "cpu:0"] and seen and set(seen) == {"cpu"}  # not left where the classifier was built
 

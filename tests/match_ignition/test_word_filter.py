@@ -8,7 +8,6 @@ from transformers import BertConfig, BertForSequenceClassification
 from cdlm_nb.errors import ConfigError
 from cdlm_nb.match_ignition import word_filter
 from cdlm_nb.match_ignition.word_filter import (
-    FilterTrace,
     WordFilterClassifier,
     keep_count,
     pagerank_scores,
@@ -73,12 +72,12 @@ def test_alpha_outside_zero_to_one_is_refused_with_the_profile_field(tiny_bert, 
 def test_the_sequence_shrinks_layer_by_layer_and_the_mask_follows(tiny_bert):
     ids, mask = _batch()
     model = WordFilterClassifier(tiny_bert, alpha=0.3, protected_ids=[CLS, SEP])
-    model.trace = FilterTrace()
+    model.trace = []
     logits = model(input_ids=ids, attention_mask=mask).logits
     assert logits.shape == (2, 2)
-    widths = [positions.shape[1] for positions in model.trace.positions]
+    widths = [positions.shape[1] for positions in model.trace]
     assert widths == [keep_count(16, 0.3, layer) for layer in (1, 2, 3)] + [keep_count(16, 0.3, 3)]
-    for positions in model.trace.positions:
+    for positions in model.trace:
         assert torch.all(positions[:, 1:] > positions[:, :-1])  # original order
         kept_ids = ids.gather(1, positions)
         assert torch.isin(torch.tensor([CLS, SEP]), kept_ids[0]).all() and (kept_ids[0] == SEP).sum() == 3

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cdlm_nb.matching.baselines import tfidf_cosines
+from cdlm_nb.matching.experiment import tfidf_cosines
 from cdlm_nb.matching.metrics import best_threshold, pair_scores
 
 

@@ -5,7 +5,8 @@ from dataclasses import replace
 
 import pytest
 
-from cdlm_nb.multihop.experiment import best_dev_epoch, kept, train_qa
+from cdlm_nb.multihop.experiment import best_dev_epoch, train_qa
+from cdlm_nb.multihop.report import run_line
 from cdlm_nb.profiles import get_profile
 
 
@@ -19,7 +20,7 @@ def test_the_epoch_kept_is_the_best_on_dev_and_said(qa_row, qa_tokenizer, tiny_e
     run, trained = train_qa("cdlm", copy.deepcopy(tiny_encoder.model), qa_tokenizer,
                             {"train": rows, "dev": rows, "test": rows}, config)
     assert 1 <= run.kept_epoch <= config.epochs
-    assert kept(run, config) == f"epoch {run.kept_epoch} of {config.epochs} kept, best on dev"
+    assert run_line(run, config).endswith(f"epoch {run.kept_epoch} of {config.epochs} kept, best on dev)")
     keeper = best_dev_epoch(trained, rows, config, "cpu")  # the kept weights score as their epoch did on dev
     keeper(1)
     assert -keeper.losses[0] == pytest.approx((run.scores.metrics["f1"] + run.scores.metrics["sp_f1"]) / 2)
@@ -28,4 +29,4 @@ def test_the_epoch_kept_is_the_best_on_dev_and_said(qa_row, qa_tokenizer, tiny_e
 def test_without_a_dev_split_the_last_epoch_is_scored(qa_row, qa_tokenizer, tiny_encoder, config):
     run, _ = train_qa("cdlm", copy.deepcopy(tiny_encoder.model), qa_tokenizer, {"train": [qa_row], "test": [qa_row]},
                       replace(config, epochs=1))
-    assert run.kept_epoch is None and kept(run, config) == "last epoch"
+    assert run.kept_epoch is None and run_line(run, config).endswith(" s training, last epoch)")

@@ -1,7 +1,7 @@
 """The HotpotQA input: markers, global positions, what each head reads, the labels and the counted cuts."""
 
 from cdlm_nb.multihop.decoding import span_text
-from cdlm_nb.multihop.inputs import add_qa_markers, encode_question, encode_questions, question_labels, render_question
+from cdlm_nb.multihop.inputs import add_qa_markers, encode_question, encode_questions, preview_question, question_labels
 
 
 def test_input_layout_and_what_each_head_reads(qa_row, qa_tokenizer):
@@ -16,7 +16,7 @@ def test_input_layout_and_what_each_head_reads(qa_row, qa_tokenizer):
     assert set(range(question_end + 1)) <= set(item.global_positions)  # <s> and the whole question
     assert set(item.paragraph_positions + item.sentence_positions) <= set(item.global_positions)
     assert item.sentence_keys[3] == ("Acme Corp", 1) and item.sentence_paragraph == [0, 0, 1, 1, 2, 2]
-    assert item.cut_sentences == 0 and "**" in render_question(item, qa_tokenizer)
+    assert item.cut_sentences == 0 and "**" in preview_question(qa_row, qa_tokenizer, max_length=256)
 
 
 def test_labels_mark_gold_paragraphs_sentences_and_the_answer_span(qa_row, qa_tokenizer):

@@ -44,9 +44,9 @@ def test_readings_name_a_model_giving_every_question_one_answer():
     runs = {"cdlm": _run("cdlm", {"b": "yes", "c": "yes"}), "longformer": _run("longformer", {"b": "Lyon", "c": "no"}),
             TFIDF: _run(TFIDF, {"b": "no", "c": "no"}), REFERENCE: _run(REFERENCE, {"b": "no", "c": "yes"})}
     lines = report.readings(runs, {}, "world test", "smoke", "world")
-    assert lines[0].startswith("- world test: learned nothing here (not above the reference row on every F1): CDLM "
-                               "(not above it on answer F1, support F1, joint F1; it gives 100 % of the questions the "
-                               "answer 'yes'), ")
+    assert lines[0].startswith("- learned nothing here (not above every reference row; left out of every ranking "
+                               "and claim): CDLM (world test answer F1 50.0 ≤ 50.0; gives 100 % of the test inputs "
+                               "'yes'), ")
     assert not any("CDLM −" in line or "best CDLM" in line for line in lines)
 
 
@@ -66,9 +66,9 @@ def test_readings_rank_and_compare_only_systems_above_the_reference_row():
             "cdlm": _run("cdlm", {"b": "Paris", "c": "yes"}),  # answer F1 50: the reference's
             "longformer": _run("longformer", {"b": "Lyon", "c": "yes"})}
     lines = report.readings(runs, {}, "world test", "smoke", "world")
-    assert "- world test, answer F1: best Longformer (100.0) of the systems that learned something." in lines
-    assert ("- world test: learned nothing here (not above the reference row on every F1): CDLM (not above it on "
-            "answer F1, joint F1).") in lines
-    assert any(line.startswith("- world test: CDLM vs Longformer") and "not compared (learned nothing here: CDLM)"
+    assert ("- world test, best of the systems that learned something: answer F1 Longformer (100.0), support F1 "
+            "Longformer (50.0), joint F1 Longformer (50.0).") in lines
+    assert lines[0].startswith("- CDLM: learned nothing here (world test answer F1 50.0, not above the 50.0")
+    assert any(line.startswith("- world test: CDLM over Longformer") and "not compared (learned nothing here: CDLM)"
                in line for line in lines)
     assert not any("holds here" in line for line in lines)

@@ -36,14 +36,10 @@ def model(tiny_encoder):
 def make_result():
     """`make_result(variant, nll_sums, token_counts, ids=None)`: a PerplexityResult over those clusters, with its
     bootstrap interval, as `evaluate_perplexity` would return for them."""
-    from cdlm_nb.perplexity.bootstrap import PerplexityResult, bootstrap_interval
-    from cdlm_nb.pretraining.heldout import perplexity
+    from cdlm_nb.perplexity.bootstrap import cluster_result
 
-    def make(variant: str, sums, counts, ids=None) -> PerplexityResult:
-        sums, counts = np.array(sums, dtype=float), np.array(counts)
-        low, high = bootstrap_interval(sums, counts, n_resamples=200)
-        return PerplexityResult(variant, perplexity(sums, counts), low, high, int(counts.sum()), len(counts),
-                                tuple(ids or (f"c{i}" for i in range(len(counts)))), tuple(sums.tolist()),
-                                tuple(counts.tolist()))
+    def make(variant: str, sums, counts, ids=None):
+        ids = list(ids or (f"c{i}" for i in range(len(counts))))
+        return cluster_result(variant, ids, np.asarray(sums, dtype=float), np.asarray(counts), n_resamples=200)
 
     return make

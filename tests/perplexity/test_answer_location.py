@@ -8,8 +8,12 @@ import numpy as np
 import pytest
 
 from cdlm_nb.errors import DataError
-from cdlm_nb.perplexity.answer_location import ANSWER_LOCATIONS, answer_locations, perplexity_by_answer_location
-from cdlm_nb.perplexity.evaluate import evaluate_perplexity
+from cdlm_nb.perplexity.evaluate import (
+    ANSWER_LOCATIONS,
+    answer_locations,
+    evaluate_perplexity,
+    perplexity_by_answer_location,
+)
 
 
 def test_answer_locations_finds_the_nearest_visible_copy():

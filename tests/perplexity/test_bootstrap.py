@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from cdlm_nb.errors import ConfigError, DataError
-from cdlm_nb.perplexity.bootstrap import bootstrap_interval, paired_difference
+from cdlm_nb.perplexity.bootstrap import cluster_result, paired_difference, ratio_interval
 from cdlm_nb.pretraining.heldout import perplexity
 
 
@@ -18,22 +18,28 @@ def test_perplexity_is_the_exponentiated_token_loss():
         perplexity(np.array([0.0]), np.array([0]))
 
 
-def test_bootstrap_interval_brackets_the_estimate_and_narrows_with_more_clusters():
+def test_the_cluster_interval_brackets_the_estimate_and_narrows_with_more_clusters():
     rng = np.random.default_rng(0)
     counts = rng.integers(20, 40, size=200)
     sums = counts * rng.normal(1.5, 0.3, size=200)
-    few = bootstrap_interval(sums[:10], counts[:10])
-    many = bootstrap_interval(sums, counts)
-    assert few[0] < perplexity(sums[:10], counts[:10]) < few[1]
-    assert many[0] < perplexity(sums, counts) < many[1]
-    assert many[1] - many[0] < few[1] - few[0]
-    assert bootstrap_interval(sums, counts) == many  # a fixed seed: the same interval every time
+    ids = [f"c{i}" for i in range(200)]
+    few, many = cluster_result("x", ids[:10], sums[:10], counts[:10]), cluster_result("x", ids, sums, counts)
+    assert few.ci_low < few.ppl == perplexity(sums[:10], counts[:10]) < few.ci_high
+    assert many.ci_low < many.ppl == perplexity(sums, counts) < many.ci_high
+    assert many.ci_high - many.ci_low < few.ci_high - few.ci_low
+    assert cluster_result("x", ids, sums, counts) == many  # a fixed seed: the same interval every time
     with pytest.raises(ConfigError, match="confidence"):
-        bootstrap_interval(sums, counts, confidence=95)
+        cluster_result("x", ids, sums, counts, confidence=95)
     with pytest.raises(ConfigError, match="n_resamples"):
-        bootstrap_interval(sums, counts, n_resamples=0)
+        cluster_result("x", ids, sums, counts, n_resamples=0)
     with pytest.raises(DataError, match="no held-out clusters"):
-        bootstrap_interval(sums[:0], counts[:0])
+        ratio_interval(sums[:0], counts[:0])
+
+
+def test_rows_of_one_cluster_are_added_up_in_order_of_first_appearance():
+    result = cluster_result("x", ["b", "a", "b"], [1.0, 2.0, 3.0], [1, 2, 3], n_resamples=10)
+    assert (result.cluster_ids, result.nll_sums, result.token_counts) == (("b", "a"), (4.0, 2.0), (4, 2))
+    assert (result.n_clusters, result.n_tokens) == (2, 6) and result.ppl == pytest.approx(math.exp(1.0))
 
 
 def test_paired_difference_sees_a_small_consistent_gain_that_separate_intervals_miss(make_result):

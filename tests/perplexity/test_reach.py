@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from cdlm_nb.errors import ConfigError
-from cdlm_nb.perplexity.reach import REACH_BINS, global_attention_reach, reach_bins, uniform_reach
+from cdlm_nb.perplexity.evaluate import REACH_BINS, global_attention_reach, reach_bins, uniform_reach
 from cdlm_nb.pretraining.heldout import EVAL_MASK_SEED
 
 

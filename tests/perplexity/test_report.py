@@ -11,6 +11,7 @@ import pytest
 
 from cdlm_nb.errors import DataError
 from cdlm_nb.perplexity import report
+from cdlm_nb.perplexity.bootstrap import paired_difference
 
 
 @pytest.fixture(scope="module")
@@ -67,15 +68,21 @@ def test_findings_say_cdlm_wins_only_when_the_paired_interval_excludes_zero(mean
     same = mean_result("rand", (base + rng.normal(0, 0.01, size=30)).tolist())
     sentences = report.perplexity_findings([worse, same, cdlm], n_resamples=300, profile="cpu")
     assert len(sentences) == 2
-    assert "CDLM is lower" in sentences[0] and "excludes 0" in sentences[0] and "-> holds here" in sentences[0]
-    assert "includes 0" in sentences[1] and "-> not resolved at this scale" in sentences[1]
-    assert "-> not resolved" in report.perplexity_findings([worse, cdlm], n_resamples=300)[0]  # no seed spread
+    diff, low, high = paired_difference(cdlm, worse, 300)  # CDLM minus Local: negative, CDLM lower
+    assert high < 0 and sentences[0] == (
+        f"CDLM {cdlm.ppl:.3f} vs Local CDLM {worse.ppl:.3f}: CDLM minus Local CDLM {diff:+.3f} (95 % paired "
+        f"bootstrap {low:+.3f} to {high:+.3f}; seed band ±{1.96 * 0.01:.3f}) -> holds here.")
+    _, low, high = paired_difference(cdlm, same, 300)
+    assert low < 0 < high and sentences[1].endswith("-> not resolved at this scale.")
+    no_spread = report.perplexity_findings([worse, cdlm], n_resamples=300)[0]
+    assert "seed spread not measured) -> not resolved at this scale." in no_spread
     verdict = report.perplexity_verdict([worse, same, cdlm], n_resamples=300, profile="cpu")
     assert verdict.startswith("CDLM has a lower perplexity than 1 of the 2 models")
-    assert "only partly reproduced" in verdict and "even" not in verdict
+    assert "holds here for Local CDLM; not resolved at this scale for Rand CDLM." in verdict
+    assert "only partly reproduced" in verdict and "reversed" not in verdict
     reversed_ = report.perplexity_verdict([mean_result("rand", (base - 0.2).tolist()), cdlm], n_resamples=300,
                                           profile="cpu")
-    assert "Rand CDLM even has a lower perplexity than CDLM" in reversed_
+    assert "reversed here for Rand CDLM" in reversed_ and "is not reproduced here" in reversed_
 
 
 def test_verdict_agrees_with_the_paper_when_cdlm_is_clearly_best(mean_result, monkeypatch):
@@ -84,12 +91,12 @@ def test_verdict_agrees_with_the_paper_when_cdlm_is_clearly_best(mean_result, mo
                (("longformer", 0.5), ("local", 0.3), ("rand", 0.2), ("cdlm", 0.0))]
     monkeypatch.setattr(report.verdicts, "load_spread", lambda profile: SPREAD)
     verdict = report.perplexity_verdict(results, n_resamples=200, profile="cpu")
-    assert "than 3 of the 3 models" in verdict and "agrees with the paper" in verdict
+    assert "than 3 of the 3 models" in verdict and "The paper's ordering is reproduced here." in verdict
     wide = {name: {"sd": 0.6} for name in SPREAD}  # a seed band (±1.18) wider than Rand CDLM's lead (0.99)
     monkeypatch.setattr(report.verdicts, "load_spread", lambda profile: wide)
     assert "than 2 of the 3 models" in report.perplexity_verdict(results, n_resamples=200, profile="cpu")
     nothing = report.perplexity_verdict([mean_result(v, base.tolist()) for v in ("local", "cdlm")], n_resamples=200)
-    assert "than 0 of the 1 models" in nothing and "is therefore not reproduced" in nothing
+    assert "than 0 of the 1 models" in nothing and "nothing can hold" in nothing and "is not reproduced" in nothing
     with pytest.raises(DataError, match="no 'cdlm' result"):
         report.perplexity_verdict(results[:3])
     with pytest.raises(DataError, match="no 'cdlm' result"):
@@ -144,7 +151,7 @@ def test_plot_attention_reach_stacks_each_row_to_its_total():
 
 
 def test_answer_location_table_has_a_row_per_model_and_a_count_row(heldout, tiny_encoder):
-    from cdlm_nb.perplexity.answer_location import ANSWER_LOCATIONS
+    from cdlm_nb.perplexity.evaluate import ANSWER_LOCATIONS
     from cdlm_nb.profiles import get_profile
 
     tokenizer, examples = heldout

@@ -51,24 +51,34 @@ def test_the_stages_before_the_copy_stage_ignore_its_settings():
     assert run_setup("base-copy", 13, config, 10)["config"]["copy_share"] == config.copy_share
 
 
-def test_only_the_copy_and_long_stages_repeat_spans_and_trace_the_probe(tiny_tokenizer):
+def test_only_the_copy_stage_repeats_spans_and_traces_the_probe(tiny_tokenizer, monkeypatch):
     from cdlm_nb.data.corpora import PretrainingClusters, world
+    from cdlm_nb.encoders import Encoder
+    from cdlm_nb.pretraining import stages
+    from cdlm_nb.pretraining.curve import CopyProbeCurve
     from cdlm_nb.pretraining.repeated_spans import RepeatedSpanCollator
-    from cdlm_nb.pretraining.stages import copy_curve, stage_collator
 
     made = world(get_profile("smoke").world).clusters
     word_clusters = PretrainingClusters("smoke world", made["train"], {"validation": made["dev"]})
-    config = replace(get_profile("cpu").pretrain, copy_probe_steps=5)
-    assert isinstance(stage_collator("base-copy", config, tiny_tokenizer), RepeatedSpanCollator)
-    collator = stage_collator("base-copy", config, tiny_tokenizer)
-    assert (collator.max_length, collator.positions) == (config.max_length, config.copy_positions)
-    assert stage_collator("cdlm", config, tiny_tokenizer) is None and stage_collator("base-long", config,
-                                                                                      tiny_tokenizer) is None
-    assert stage_collator("base-copy", replace(config, copy_share=0.0), tiny_tokenizer) is None
-    assert len(copy_curve("base-copy", config, tiny_tokenizer, word_clusters)) == 1
-    assert copy_curve("cdlm", config, tiny_tokenizer, word_clusters) == []
-    assert copy_curve("base-copy", replace(config, copy_probe_steps=0), tiny_tokenizer, word_clusters) == []
-    assert copy_curve("base-copy", config, tiny_tokenizer, replace(word_clusters, heldout={})) == []
+    cpu, config = get_profile("cpu"), replace(get_profile("cpu").pretrain, copy_probe_steps=5)
+
+    def collator(variant, config):
+        monkeypatch.setattr(stages, "curves", lambda *args: [])
+        monkeypatch.setattr(stages, "pretrain", lambda *args, **kwargs: kwargs["collator"])
+        return stages.train_variant(variant, config, cpu, Encoder(None, tiny_tokenizer), word_clusters, "run")
+
+    spans = collator("base-copy", config)
+    assert isinstance(spans, RepeatedSpanCollator)
+    assert (spans.max_length, spans.positions) == (config.max_length, config.copy_positions)
+    assert collator("cdlm", config) is None and collator("base-long", config) is None
+    assert collator("base-copy", replace(config, copy_share=0.0)) is None
+    monkeypatch.undo()
+    copy = stages.copy_stage_config(config)  # the copy stage traces no learning curve
+    (probe,) = stages.curves("base-copy", copy, cpu, tiny_tokenizer, word_clusters)
+    assert isinstance(probe, CopyProbeCurve) and probe.every == 5
+    assert stages.curves("cdlm", copy, cpu, tiny_tokenizer, word_clusters) == []
+    assert stages.curves("base-copy", replace(copy, copy_probe_steps=0), cpu, tiny_tokenizer, word_clusters) == []
+    assert stages.curves("base-copy", copy, cpu, tiny_tokenizer, replace(word_clusters, heldout={})) == []
 
 
 def test_the_long_base_stage_packs_unrelated_documents_to_the_full_length(tiny_encoder, word_clusters):
@@ -185,16 +195,16 @@ def test_pretrain_base_trains_once_then_reuses_the_base_model(tmp_path, tiny_enc
 def test_variants_get_a_learning_curve_on_the_validation_clusters_when_asked(tiny_encoder, word_clusters):
     from cdlm_nb.data.corpora import PretrainingClusters
     from cdlm_nb.pretraining.curve import PerplexityCurve
-    from cdlm_nb.pretraining.stages import base_stage_config, learning_curve
+    from cdlm_nb.pretraining.stages import base_stage_config, curves
 
     smoke = get_profile("smoke")
     config, tokenizer = replace(smoke.pretrain, max_length=128), tiny_encoder.tokenizer
     with_validation = PretrainingClusters("test", word_clusters.train, {"validation": word_clusters.train})
-    (curve,) = learning_curve("cdlm", config, smoke, tokenizer, with_validation)
+    (curve,) = curves("cdlm", config, smoke, tokenizer, with_validation)  # no copy probe outside the copy stage
     assert isinstance(curve, PerplexityCurve) and curve.every == config.curve_steps > 0
     assert len(curve.examples) == len(word_clusters.train) and curve.variant == "cdlm"
-    assert learning_curve("cdlm", config, smoke, tokenizer, word_clusters) == []  # no validation clusters
-    assert learning_curve("cdlm", replace(config, curve_steps=0), smoke, tokenizer, with_validation) == []
+    assert curves("cdlm", config, smoke, tokenizer, word_clusters) == []  # no validation clusters
+    assert curves("cdlm", replace(config, curve_steps=0), smoke, tokenizer, with_validation) == []
     assert base_stage_config(config).curve_steps == 0  # the start is step 0 of every variant's curve
 
 

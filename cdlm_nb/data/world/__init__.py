@@ -52,7 +52,7 @@ Where each step lives:
 
 | module      | what                                                                            |
 |-------------|---------------------------------------------------------------------------------|
-| `lexicon`   | the data: name pools, event types and their sentence templates                  |
+| `lexicon`   | the data (read from `lexicon.toml`): name pools, event types, their templates   |
 | `templates` | the template language ("{slot}", "{event:form}", "[optional]"), tokens <-> text |
 | `facts`     | drawing a subtopic's facts (`Fact`, `EntityProfile`, `Subtopic`, `NameBook`)    |
 | `writing`   | filling a template into a sentence with gold mentions (`Writer`, `Document`)    |

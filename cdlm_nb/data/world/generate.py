@@ -97,7 +97,7 @@ def generate_world(config: WorldConfig) -> World:
     check_config(config)
     problems = [f"{etype.name}: {p}" for etype in EVENT_TYPES for p in check_lexicon(etype)]
     if problems:
-        raise ConfigError("cdlm_nb/data/world/lexicon.py has template problems:\n" + "\n".join(problems))
+        raise ConfigError("cdlm_nb/data/world/lexicon.toml has template problems:\n" + "\n".join(problems))
     rng = random.Random(config.seed)
     book = NameBook()
     type_order = rng.sample(EVENT_TYPES, len(EVENT_TYPES))

@@ -1,4 +1,4 @@
-"""The template language of `lexicon.py`: "{slot}", "{event:form}" and "[optional ...]", and tokens <-> text.
+"""The template language of `lexicon.toml`: "{slot}", "{event:form}" and "[optional ...]", and tokens <-> text.
 
 The writer fills templates slot by slot into tokens (ECB+-style, "'s" its own token); `detokenize` turns tokens
 back into plain text and says where each token starts, so gold spans map to character offsets exactly.
