@@ -150,8 +150,9 @@ def readings(world: Mapping[str, QARun], real: Mapping[str, QARun], label: str, 
 
 
 def run_line(run: QARun, config: "MultihopConfig") -> str:
-    """One encoder as notebook 06 fine-tunes it: test answer / support / joint F1 (%), time, the epoch kept."""
+    """One encoder as notebook 06 fine-tunes it: test answer / support / joint F1 (%), time, the recipe given in the
+    parameters cell and the epoch kept."""
     kept = f"epoch {run.kept_epoch} of {config.epochs} kept, best on dev" if run.kept_epoch else "last epoch"
     return (f"{row_label(run.name)}: test answer / support / joint F1 "
             f"{' / '.join(f'{100 * run.scores.metrics[k]:.1f}' for k in F1S)} "
-            f"({run.train_seconds:.0f} s training, {kept})")
+            f"({run.train_seconds:.0f} s training at lr {config.learning_rate:g}, batch {config.batch_size}, {kept})")

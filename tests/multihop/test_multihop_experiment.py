@@ -29,4 +29,5 @@ def test_the_epoch_kept_is_the_best_on_dev_and_said(qa_row, qa_tokenizer, tiny_e
 def test_without_a_dev_split_the_last_epoch_is_scored(qa_row, qa_tokenizer, tiny_encoder, config):
     run, _ = train_qa("cdlm", copy.deepcopy(tiny_encoder.model), qa_tokenizer, {"train": [qa_row], "test": [qa_row]},
                       replace(config, epochs=1))
-    assert run.kept_epoch is None and run_line(run, config).endswith(" s training, last epoch)")
+    recipe = f"lr {config.learning_rate:g}, batch {config.batch_size}"
+    assert run.kept_epoch is None and run_line(run, config).endswith(f" s training at {recipe}, last epoch)")
