@@ -2,9 +2,9 @@
 
 The data lives in `lexicon.toml` next to this module; this module holds the small dataclasses describing it and
 reads the file once, at import, into the constants the other modules of `cdlm_nb.data.world` use (a key in upper
-case: `first_names` -> `FIRST_NAMES`, `[event_types.earthquake]` -> `EARTHQUAKE`, every event type in file order ->
-`EVENT_TYPES`). TOML arrays become tuples and tables stay dicts in file order. Order matters: the generator draws
-from these by position, so reordering anything in the file changes every generated world.
+case: `first_names` -> `FIRST_NAMES`; every `[event_types.<key>]` table, in file order -> `EVENT_TYPES`). TOML
+arrays become tuples and tables stay dicts in file order. Order matters: the generator draws from these by position,
+so reordering anything in the file changes every generated world.
 
 To add an event type, copy one `[event_types.<key>]` table of `lexicon.toml` with its `.roles`, `.events`,
 `.comparison` (and optional `.bridge`) sub-tables, give it a new key and `name` (the classification label) and
@@ -142,12 +142,7 @@ VALUE_KINDS: tuple[str, ...] = _DATA["value_kinds"]  # stated as values, no ment
 #: ECB+ tag per entity kind (the `type` of a gold mention).
 ENTITY_TAGS: dict[str, str] = _DATA["entity_tags"]
 
-#: The time role, which every event type has (`time = {kind = "time"}` in its roles).
-TIME = Role("time", "time")
-
 _SHARED_EVENTS = {name: Event(name, forms) for name, forms in _DATA["shared_events"].items()}
-KILL = _SHARED_EVENTS["kill"]
-INJURE = _SHARED_EVENTS["injure"]
 
 #: Events every type may use: reporting verbs, one singleton event per mention as in ECB+.
 REPORTING: tuple[Event, ...] = tuple(Event(name, forms, tag="ACTION_REPORTING", reporting=True)
@@ -171,10 +166,6 @@ TEXT_POOLS: dict[str, tuple[str, ...]] = _DATA["text_pools"]  # a text role's po
 #: Sentences any report may contain; they state no fact of the cluster.
 GENERIC_FILLERS: tuple[str, ...] = _DATA["generic_fillers"]
 
-_EVENT_TYPES = {key: _event_type(key, table, _SHARED_EVENTS) for key, table in _DATA["event_types"].items()}
 #: All event types, in label order (the classification labels are their names): their order in lexicon.toml.
-EVENT_TYPES: tuple[EventType, ...] = tuple(_EVENT_TYPES.values())
-EARTHQUAKE, FLOOD, FIRE, ARREST, TRIAL, ACQUISITION = (_EVENT_TYPES[key] for key in (
-    "earthquake", "flood", "fire", "arrest", "trial", "acquisition"))
-PRODUCT_LAUNCH, ELECTION, TRANSFER, AWARD, RESIGNATION, STRIKE = (_EVENT_TYPES[key] for key in (
-    "product_launch", "election", "transfer", "award", "resignation", "strike"))
+EVENT_TYPES: tuple[EventType, ...] = tuple(_event_type(key, table, _SHARED_EVENTS)
+                                          for key, table in _DATA["event_types"].items())
