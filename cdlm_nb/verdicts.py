@@ -73,10 +73,19 @@ def learned_everywhere(scores: Mapping[str, float], metric_floors: Mapping[str, 
     return all(learned(scores[metric], value) for metric, value in metric_floors.items() if metric in scores)
 
 
+def flat(prefix: str, nested: Mapping) -> dict[str, float]:
+    """`{"<prefix>/<a>/<b>": value}` for a nested mapping `{a: {b: value}}`, at any depth, spaces in keys as `_`:
+    the one shape every recorded metric name takes (`record_all` keeps the result)."""
+    metrics = {}
+    for key, value in nested.items():
+        name = f"{prefix}/{str(key).replace(' ', '_')}"
+        metrics |= flat(name, value) if isinstance(value, Mapping) else {name: value}
+    return metrics
+
+
 def reference_metrics(prefix: str, references: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
     """`<prefix>/reference/<row>/<metric>` for every reference row (`all related` -> `all_related`)."""
-    return {f"{prefix}/reference/{name.replace(' ', '_')}/{metric}": value
-            for name, row in references.items() for metric, value in row.items()}
+    return flat(f"{prefix}/reference", references)
 
 
 def learned(value: float, reference_floor: float) -> bool:

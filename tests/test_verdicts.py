@@ -113,3 +113,11 @@ def test_a_note_for_a_row_at_its_floor_says_what_it_gives_and_the_rule_is_the_fl
     assert notes == ["- CDLM: learned nothing here (F1 0.0, not above the 50.0 a constant answer scores on the same "
                      "test items; it gives 100 % of the test inputs unrelated); it is left out of every ranking and "
                      "claim."]
+
+
+def test_flat_joins_nested_keys_into_metric_names_at_any_depth():
+    nested = {"all related": {"f1": 0.5, "acc": 0.3}, "model": {"dev": {"best lr": 1e-4}}}
+    assert verdicts.flat("matching/world", nested) == {
+        "matching/world/all_related/f1": 0.5, "matching/world/all_related/acc": 0.3,
+        "matching/world/model/dev/best_lr": 1e-4}
+    assert verdicts.reference_metrics("x", {"none related": {"f1": 0.0}}) == {"x/reference/none_related/f1": 0.0}
