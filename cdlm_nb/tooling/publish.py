@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +14,14 @@ from ..artefacts import write_text_atomic
 from ..errors import ConfigError, DataError
 from ..paths import notebooks_dir, repo_root
 from .regression import load_results, results_path
-from .runner import discover_notebooks
+from .runner import discover_notebooks, execute_notebook
 from .runtime import library_versions
 
 PUBLISHED_PROFILE = "cpu"  # the published notebooks are the offline default's outputs
 INJECTED_TAG = "injected-parameters"  # the cell papermill adds after `parameters`: in a run, not in notebooks/
+#: Notebook 00's chapter table reads the times from baselines/cpu.json, which its own run could only see from the
+#: previous publish: publish re-runs it once the new baselines are written, and publishes that copy.
+OVERVIEW = "00_overview"
 REPUBLISH = "run `make publish` to re-run the cpu and smoke profiles and publish them"
 
 
@@ -103,6 +107,21 @@ def copy_notebooks(run_dir: Path, notebooks: list[Path], docs: Path, root: Path)
     return copied
 
 
+def rerun_overview(notebooks: list[Path], docs: Path, root: Path) -> list[Path]:
+    """Re-run notebook 00 (`OVERVIEW`) on the new baselines and publish that executed copy in place of the run's."""
+    path = next((p for p in notebooks if p.stem == OVERVIEW), None)
+    if path is None:
+        return []
+    with tempfile.TemporaryDirectory(prefix="cdlm-nb-overview-") as scratch:
+        result = execute_notebook(path, Path(scratch), PUBLISHED_PROFILE, echo=lambda _: None)
+        if result.status != "ok":
+            raise DataError(f"re-running {path.name} on the new baselines failed ({result.error}); the baselines "
+                            f"are written, fix the notebook and run `cdlm-nb publish` again")
+        text = (Path(scratch) / path.name).read_text()
+        write_text_atomic(docs / path.name, without_machine_paths(text, machine_paths(Path(scratch), root)))
+    return [docs / path.name]
+
+
 def write_baseline(results: dict[str, Any], path: Path) -> Path:
     """results.json as a baseline (same layout), with the library versions the numbers came from."""
     if "versions" not in results:  # a run from before the runner recorded them: this environment is the best guess
@@ -123,7 +142,7 @@ def size_line(files: list[Path], folder: Path) -> str:
 def publish(run: str | os.PathLike, smoke: str | os.PathLike | None = None, root: Path | None = None,
             notebooks: list[Path] | None = None) -> list[str]:
     """Publish a full cpu run (and a smoke run's baseline, then the times and figures generated from both:
-    `chapter_times.sync`); return what was written, one line each."""
+    `chapter_times.sync`, and notebook 00 re-run on them: `rerun_overview`); return what was written, one line each."""
     root = root or repo_root()
     if root is None:
         raise ConfigError("publish writes into a checkout (docs/notebooks/, baselines/); run it from a clone")
@@ -139,4 +158,5 @@ def publish(run: str | os.PathLike, smoke: str | os.PathLike | None = None, root
             from .chapter_times import sync
 
             written += sync(root)
+            written += rerun_overview(notebooks, docs, root)
     return [size_line(copied, docs.relative_to(root)), *(f"wrote {path.relative_to(root)}" for path in written)]

@@ -127,3 +127,27 @@ def test_without_machine_paths_makes_the_run_the_checkout_and_the_samples_relati
             f'"{tmp_path}/shared/data/multinews"')
     assert without_machine_paths(text, paths) == ('"runs/cpu/figures/a.png", "cdlm_nb/report.py", ".", '
                                                   '"../shared/data/multinews"')
+
+
+def test_publish_reruns_the_overview_on_the_new_baselines(tmp_path, checkout, monkeypatch):
+    """Notebook 00's chapter table reads baselines/cpu.json: the published copy is a run made after it is written."""
+    from cdlm_nb.tooling import publish as module
+    from cdlm_nb.tooling.runner import NotebookResult
+
+    seen = []
+
+    def execute(path, out_dir, profile, **_):
+        seen.append(json.loads((checkout / "baselines" / "cpu.json").read_text())["metrics"])
+        write(out_dir / path.name, notebook(SOURCES[path.stem] + ["rerun"], outputs=True, run_dir=str(out_dir)))
+        return NotebookResult(path.stem, 1.0, "ok")
+
+    monkeypatch.setattr(module, "execute_notebook", execute)
+    monkeypatch.setattr("cdlm_nb.tooling.chapter_times.sync", lambda root: [])
+    (checkout / "README.md").write_text("# x\n")
+    lines = publish(fake_run(tmp_path / "cpu", "cpu"), fake_run(tmp_path / "smoke", "smoke"), root=checkout,
+                    notebooks=current(checkout))
+    assert seen == [{"perplexity/cdlm": 3.2}]  # it ran once, on the baseline this publish wrote
+    overview = (checkout / "docs" / "notebooks" / "00_overview.ipynb").read_text()
+    assert "rerun" in overview and str(tmp_path) not in overview and 'RUN_DIR = \\"runs/cpu\\"' in overview
+    assert "rerun" not in (checkout / "docs" / "notebooks" / "01_masking.ipynb").read_text()
+    assert lines[-1] == "wrote docs/notebooks/00_overview.ipynb"
