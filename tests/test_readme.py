@@ -50,15 +50,30 @@ def test_every_notebooks_time_line_is_the_baselines():
             f"{path.name}: its **Time:** line differs from the baselines; run chapter_times.sync")
 
 
+def findings_metrics(f1: float, acc: float) -> dict[str, float]:
+    """The metrics the README's findings read: every encoder at `f1` and `acc`, both reference rows, copy gains."""
+    metrics = {f"perplexity/{v}": 2.5 for v in ("longformer", "local", "rand", "prefix", "cdlm")}
+    metrics |= {f"matching/world/{m}/{v}": value for v in ("longformer", "local", "rand", "prefix", "cdlm", "tfidf")
+                for m, value in (("f1", f1), ("acc", acc))}
+    metrics |= {"matching/world/reference/all_related/f1": 0.5, "matching/world/reference/none_related/acc": 2 / 3}
+    return metrics | {f"copy_gain/{v}{end}": 0.02 + shift for v in ("local", "rand", "prefix", "cdlm")
+                      for end, shift in (("", 0.0), ("/ci_low", -0.01), ("/ci_high", 0.01))}
+
+
+@pytest.mark.parametrize(("f1", "acc", "learned"), [(0.5, 0.9, False), (0.51, 2 / 3, False), (0.51, 0.68, True)])
+def test_findings_name_an_encoder_only_above_both_reference_rows(f1, acc, learned):
+    line = chapter_times.findings_markdown(findings_metrics(f1, acc)).splitlines()[-1]
+    assert ("above both reference rows: Longformer 51.0" in line) == learned
+    assert ("learned nothing here" in line) == (not learned) and "best" not in line
+
+
 def test_sync_rewrites_what_the_baselines_changed(tmp_path):
     (tmp_path / "baselines").mkdir()
     (tmp_path / "notebooks").mkdir()
     stems = [f"{c.number}_{c.name}" for c in chapter_times.CHAPTERS]
     for profile, seconds in (("cpu", 130.0), ("smoke", 20.0)):
         metrics = {f"perplexity/{v}": 2.5 for v in ("longformer", "local", "rand", "prefix", "cdlm")}
-        metrics |= {f"matching/world/f1/{v}": 0.3 for v in ("longformer", "local", "rand", "prefix", "cdlm")}
-        metrics["matching/world/reference/all_related/f1"] = 0.5
-        metrics |= {f"copy_gain/{v}": 0.02 for v in ("local", "rand", "prefix", "cdlm")}
+        metrics |= findings_metrics(f1=0.3, acc=0.6)
         (tmp_path / "baselines" / f"{profile}.json").write_text(json.dumps(
             {"notebooks": [{"name": stem, "seconds": seconds} for stem in stems], "metrics": metrics}))
     cell = {"cell_type": "markdown", "id": "a", "metadata": {}, "source": "# 05 · x\n\n**Time:** old\n\nmore"}
@@ -71,6 +86,6 @@ def test_sync_rewrites_what_the_baselines_changed(tmp_path):
     assert "`cpu` 2 min (measured, 2 CPU cores)" in text and text.endswith("\n\nmore")
     readme = (tmp_path / "README.md").read_text()
     assert "| **all twelve** (`make tutorial`) | | **26 min** |" in readme and "old" not in readme
-    assert "the best encoder 30.0, calling every pair related 50.0" in readme
-    assert "Local +0.020 · Rand +0.020 · Prefix +0.020 · CDLM +0.020." in readme
+    assert "every encoder (30.0-30.0) learned nothing here (F1 at or under the 50.0 of calling every pair" in readme
+    assert "Local +0.020 (+0.010 to +0.030) · Rand +0.020 (+0.010 to +0.030)" in readme
     assert chapter_times.sync(tmp_path) == []  # nothing left to change
