@@ -1,13 +1,9 @@
-"""Run-folder artefacts that later runs trust (models, checkpoints, caches): saved atomically with a manifest,
-checked when reused.
-
-A truncated, emptied, swapped or half-written file is named, not loaded. An artefact is a folder (its manifest
-`manifest.json` inside) or a single file (its manifest beside it, `<file>.manifest.json`). A save first marks the
-manifest unfinished, writes under a temporary name in the same folder, renames into place (`os.replace`) and
-records the manifest last (size and sha256 of every file), so an interrupted save never looks finished. An
-artefact without a manifest (saved before manifests were recorded, or shipped with the package) is only
-load-checked, and said so once per folder.
-"""
+"""Run-folder artefacts that later runs trust (models, checkpoints, caches), saved atomically with a manifest and
+checked when reused, so a truncated, emptied, swapped or half-written file is named, not loaded. A folder has its
+`manifest.json` inside, a file its `<file>.manifest.json` beside it. A save marks the manifest unfinished, writes
+under a temporary name in the same folder, renames into place (`os.replace`) and records the manifest (size and
+sha256 of every file) last, so an interrupted save never looks finished. One without a manifest (saved before
+manifests, or shipped with the package) is only load-checked, and said so once per folder."""
 
 from __future__ import annotations
 
@@ -24,7 +20,6 @@ SIDECAR = ".manifest.json"  # appended to a file artefact's name
 FORMAT = 1
 PARTIAL = ".partial-"  # in the temporary names of a save in progress
 
-Echo = Callable[[str], object]
 _said_unrecorded: set[Path] = set()
 
 
@@ -34,16 +29,11 @@ def manifest_path(target: Path) -> Path:
     return target / MANIFEST if target.is_dir() else target.with_name(target.name + SIDECAR)
 
 
-def _temporary(path: Path) -> Path:
-    """A hidden temporary name beside `path` (same folder, hence same file system: `os.replace` is atomic)."""
-    return path.with_name(f".{path.name}{PARTIAL}{os.getpid()}")
-
-
 def write_atomic(path: str | os.PathLike, write: Callable[[Path], object]) -> Path:
     """`write(temporary)` then rename to `path`: readers see the old file or the whole new one, never a part."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = _temporary(path)
+    temporary = path.with_name(f".{path.name}{PARTIAL}{os.getpid()}")  # same file system: os.replace is atomic
     try:
         write(temporary)
         os.replace(temporary, path)
@@ -58,12 +48,9 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
 
 
 def sha256(path: Path) -> str:
-    """The file's sha256, read in 1 MiB blocks (memory stays small whatever the file's size)."""
-    digest = hashlib.sha256()
+    """The file's sha256, read in blocks (memory stays small whatever the file's size)."""
     with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def fingerprint(*parts: object) -> str:
@@ -80,25 +67,19 @@ def _members(target: Path) -> list[Path]:
     return sorted(p for p in target.iterdir() if p.is_file() and p.name != MANIFEST and not p.name.startswith("."))
 
 
-def _write_manifest(target: Path, complete: bool) -> None:
-    """The manifest: every file's size and sha256 when `complete`, else an empty one marking a save in progress."""
-    files = {p.name: {"bytes": p.stat().st_size, "sha256": sha256(p)} for p in _members(target)} if complete else {}
-    write_text_atomic(manifest_path(target), json.dumps({"format": FORMAT, "complete": complete, "files": files},
-                                                        indent=2, sort_keys=True))
-
-
-def record_manifest(target: str | os.PathLike) -> Path:
-    """Record an artefact's files (size and sha256) in its manifest, marked complete; written last."""
+def record_manifest(target: str | os.PathLike, complete: bool = True) -> Path:
+    """Record an artefact's files (size and sha256) in its manifest, marked complete (written last); or, not
+    `complete`, an empty one marking a save in progress."""
     target = Path(target)
-    _write_manifest(target, complete=True)
-    return manifest_path(target)
+    files = {p.name: {"bytes": p.stat().st_size, "sha256": sha256(p)} for p in _members(target)} if complete else {}
+    return write_text_atomic(manifest_path(target), json.dumps(
+        {"format": FORMAT, "complete": complete, "files": files}, indent=2, sort_keys=True))
 
 
 def save_file(path: str | os.PathLike, write: Callable[[Path], object]) -> Path:
     """Save a single-file artefact: manifest marked unfinished, `write_atomic`, manifest recorded."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _write_manifest(path, complete=False)
+    record_manifest(path, complete=False)
     write_atomic(path, write)
     record_manifest(path)
     return path
@@ -114,7 +95,7 @@ def save_folder(folder: str | os.PathLike, write: Callable[[Path], object]) -> P
             shutil.rmtree(stale)
         else:
             stale.unlink()
-    _write_manifest(folder, complete=False)
+    record_manifest(folder, complete=False)
     temporary = folder / f".save{PARTIAL}{os.getpid()}"
     temporary.mkdir()
     try:
@@ -143,27 +124,21 @@ def load_problem(path: Path) -> str | None:
     if size == 0:
         return f"{path} is empty"
     try:
-        if path.suffix == ".safetensors":
-            return _safetensors_problem(path, size)
-        if path.suffix == ".json":
+        if path.suffix == ".safetensors":  # an 8-byte header length, a JSON header, then the tensors: all must fit
+            with path.open("rb") as handle:
+                length = int.from_bytes(handle.read(8), "little") if size >= 8 else size
+                if size < 8 or 8 + length > size:
+                    return f"{path} is truncated ({size:,} bytes; its safetensors header alone needs {8 + length:,})"
+                header = json.loads(handle.read(length))
+            end = 8 + length + max((t["data_offsets"][1] for k, t in header.items() if k != "__metadata__"), default=0)
+            if end != size:
+                return f"{path} has {size:,} bytes where its safetensors header lists {end:,} (truncated or padded)"
+        elif path.suffix == ".json":
             json.loads(path.read_text(encoding="utf-8"))
         elif path.suffix in (".pt", ".pth", ".bin"):
             zipfile.ZipFile(path).close()
     except (ValueError, UnicodeDecodeError, zipfile.BadZipFile) as error:
         return f"{path} does not load ({type(error).__name__}: {error})"
-    return None
-
-
-def _safetensors_problem(path: Path, size: int) -> str | None:
-    """A safetensors file is an 8-byte header length, a JSON header, then the tensors it lists: all must fit."""
-    with path.open("rb") as handle:
-        length = int.from_bytes(handle.read(8), "little") if size >= 8 else size
-        if size < 8 or 8 + length > size:
-            return f"{path} is truncated ({size:,} bytes; its safetensors header alone needs {8 + length:,})"
-        header = json.loads(handle.read(length))
-    end = 8 + length + max((t["data_offsets"][1] for k, t in header.items() if k != "__metadata__"), default=0)
-    if end != size:
-        return f"{path} has {size:,} bytes where its safetensors header lists {end:,} (truncated or padded)"
     return None
 
 
@@ -204,24 +179,20 @@ def check_manifest(target: str | os.PathLike) -> list[str] | None:
     return None if problems is None else list(problems.values())
 
 
-def _say_unrecorded(target: Path, echo: Echo) -> None:
-    """Say once per folder of artefacts (run_dir/models, the embedding cache) that one there has no manifest, so
-    it is only load-checked."""
-    if target.parent not in _said_unrecorded and target.exists():
-        _said_unrecorded.add(target.parent)
-        echo(f"note: {target} has no manifest (nor, maybe, others in {target.parent}): saved before manifests were "
-             "recorded, or shipped that way, so it is checked only for loading, not against a record of what was saved")
-
-
-def check_artefact(target: str | os.PathLike, required: Iterable[str] = (), echo: Echo = print) -> list[str]:
+def check_artefact(target: str | os.PathLike, required: Iterable[str] = (),
+                   echo: Callable[[str], object] = print) -> list[str]:
     """Every problem of an artefact, each naming its file ([] when it can be trusted): the files `required`
     (inside a folder) are there, the manifest matches (`check_manifest`), and every file loads (`load_problem`).
-    Without a manifest it is load-checked only, said once per artefact (`echo`)."""
+    Without a manifest it is load-checked only, said once per folder of artefacts (`echo`)."""
     target = Path(target)
     problems = _manifest_problems(target)
     if problems is None:
         problems = {}
-        _say_unrecorded(target, echo)
+        if target.parent not in _said_unrecorded and target.exists():
+            _said_unrecorded.add(target.parent)
+            echo(f"note: {target} has no manifest (nor, maybe, others in {target.parent}): saved before manifests "
+                 "were recorded, or shipped that way, so it is checked only for loading, not against a record of what "
+                 "was saved")
     if not target.exists():
         return list(problems.values()) or [f"{target} is missing"]
     if target.is_dir():

@@ -1,10 +1,10 @@
 """What a failed download from the Hugging Face hub means, for `encoders.from_hub`: a connection failure (an
 OfflineError: connect, or download beforehand) or a repository, revision or file that does not exist (a ConfigError
-or DataError naming them), told apart through the exception chain that transformers 5 wraps the hub's errors in.
-"""
+or DataError naming them), told apart through the exception chain that transformers 5 wraps the hub's errors in."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import re
@@ -13,29 +13,16 @@ from urllib.parse import quote, unquote
 from .errors import CdlmNbError, ConfigError, DataError, OfflineError
 
 
-def _error_chain(error: BaseException) -> list[BaseException]:
-    """`error` and the exceptions behind it (`__cause__`, else `__context__`): transformers re-raises the hub's
-    errors as an OSError with the original chained."""
-    chain: list[BaseException] = []
-    while error is not None and all(error is not seen for seen in chain):
-        chain.append(error)
-        error = error.__cause__ or error.__context__
-    return chain
-
-
 def connection_errors() -> tuple[type[BaseException], ...]:
     """The exception types that mean the hub could not be reached: huggingface_hub's offline ones, Python's
     ConnectionError/TimeoutError, and the transport errors of httpx, httpx2 and requests (whichever are installed)."""
     from huggingface_hub.errors import LocalEntryNotFoundError, OfflineModeIsEnabled
 
     types: list[type[BaseException]] = [LocalEntryNotFoundError, OfflineModeIsEnabled, ConnectionError, TimeoutError]
-    for module, names in (("httpx", ("TransportError",)), ("httpx2", ("TransportError",)),
-                          ("requests.exceptions", ("ConnectionError", "Timeout"))):
-        try:
-            imported = importlib.import_module(module)
-        except ImportError:
-            continue
-        types += [getattr(imported, attribute) for attribute in names if hasattr(imported, attribute)]
+    for module, name in (("httpx", "TransportError"), ("httpx2", "TransportError"),
+                         ("requests.exceptions", "ConnectionError"), ("requests.exceptions", "Timeout")):
+        with contextlib.suppress(ImportError, AttributeError):
+            types.append(getattr(importlib.import_module(module), name))
     return tuple(types)
 
 
@@ -44,49 +31,36 @@ _MISSING_FILE = re.compile(r"does not appear to have (?:a file named |files name
                            r"\.$|$)|Error no file named (?P<local>\S+) found in directory", re.DOTALL)
 
 
-def _requested_file(error: BaseException) -> str | None:
-    """The file a hub HTTP error was about, from its URL (`.../resolve/<revision>/<file>`), when it names one."""
-    response = getattr(error, "response", None)
-    url = str(getattr(getattr(response, "request", None), "url", "") or "")
-    match = re.search(r"/resolve/[^/]+/(.+)$", url)
-    return unquote(match.group(1)) if match else None
-
-
 def hub_load_error(error: BaseException, repo: str, revision: str | None, wanted: str,
                    read_at: str | None = None) -> CdlmNbError | None:
     """The error `from_hub` raises for a failed hub load of `wanted` (read at revision `read_at`, None: main), or
-    None to let `error` through unchanged.
+    None to let `error` through: a repository or revision the hub does not have -> ConfigError, a missing file ->
+    DataError, each naming repository, revision and file (so a typo is not reported as a network problem); else a
+    connection failure anywhere in the chain -> OfflineError (connect, or download `repo` at `revision` beforehand)."""
+    from huggingface_hub import errors as hub
 
-    A connection failure anywhere in the chain -> OfflineError (connect, or download `repo` at `revision`
-    beforehand); a repository or revision the hub does not have -> ConfigError; a missing file -> DataError, each
-    naming repository, revision and file, so a typo is not reported as a network problem.
-    """
-    from huggingface_hub.errors import (
-        EntryNotFoundError,
-        HfHubHTTPError,
-        HFValidationError,
-        LocalEntryNotFoundError,
-        RepositoryNotFoundError,
-        RevisionNotFoundError,
-    )
-
-    chain = _error_chain(error)
+    chain: list[BaseException] = []  # `error` and the ones behind it: transformers chains the hub's to its OSError
+    while error is not None and all(error is not seen for seen in chain):
+        chain.append(error)
+        error = error.__cause__ or error.__context__
     at = f"revision {read_at or 'main'}"
     tree = f"https://huggingface.co/{repo}/tree/{quote(read_at or 'main', safe='')}"
     for link in chain:  # what does not exist first: it decides even when a connection error follows in the chain
-        file = _requested_file(link) or wanted
-        if isinstance(link, RevisionNotFoundError):
+        request = getattr(getattr(link, "response", None), "request", None)  # the file a hub HTTP error was about
+        asked = re.search(r"/resolve/[^/]+/(.+)$", str(getattr(request, "url", "") or ""))
+        file = unquote(asked.group(1)) if asked else wanted
+        if isinstance(link, hub.RevisionNotFoundError):
             return ConfigError(f"{repo!r} has no {at} on the Hugging Face hub (loading {file}): give a branch, tag, "
                                f"commit or refs/pr/N that exists (https://huggingface.co/{repo}/tree/main lists "
                                "them).")
-        if isinstance(link, RepositoryNotFoundError):  # GatedRepoError too: the hub answers alike for no access
+        if isinstance(link, hub.RepositoryNotFoundError):  # GatedRepoError too: the hub answers alike for no access
             return ConfigError(f"{repo!r} is neither a local folder nor a Hugging Face hub repository this machine "
                                f"can read ({at}, loading {file}): check the name; a private or gated repository "
                                f"needs access at https://huggingface.co/{repo} and `hf auth login`.")
-        if isinstance(link, EntryNotFoundError) and not isinstance(link, LocalEntryNotFoundError):
+        if isinstance(link, hub.EntryNotFoundError) and not isinstance(link, hub.LocalEntryNotFoundError):
             return DataError(f"{repo!r} at {at} has no file {file} on the Hugging Face hub: from_hub needs "
                              f"{wanted} (safetensors weights only); see {tree}.")
-        if isinstance(link, HFValidationError):
+        if isinstance(link, hub.HFValidationError):
             return ConfigError(f"{repo!r} is neither a local folder nor a valid Hugging Face hub repository name "
                                f"({link}).")
     for link in chain:
@@ -96,21 +70,17 @@ def hub_load_error(error: BaseException, repo: str, revision: str | None, wanted
             where = f"the folder {repo!r}" if os.path.isdir(repo) else f"{repo!r} at {at}"
             return DataError(f"{where} has no file {file}: from_hub needs {wanted} (safetensors weights only)"
                              + ("." if os.path.isdir(repo) else f"; see {tree}."))
+
+    def server_trouble(link: BaseException) -> bool:  # a hub answer that says try again later (429, 5xx)
+        status = getattr(getattr(link, "response", None), "status_code", None)
+        return isinstance(link, hub.HfHubHTTPError) and isinstance(status, int) and (status == 429 or status >= 500)
+
     connection = connection_errors()
-    unreachable = next((link for link in chain if isinstance(link, connection)
-                        or (isinstance(link, HfHubHTTPError) and _server_trouble(link))), None)
+    unreachable = next((link for link in chain if isinstance(link, connection) or server_trouble(link)), None)
     if unreachable is None:
         return None
     where = f" --revision {revision}" if revision else ""
-    return OfflineError(
-        f"could not load {repo!r} from the Hugging Face hub ({type(unreachable).__name__}: {unreachable}). Connect "
-        f"to the internet, or download it beforehand with `hf download {repo}{where}` (and `hf download {repo}` for "
-        "the tokenizer) into the hub cache, or pass a local folder holding config.json, model.safetensors and the "
-        "tokenizer files."
-    )
-
-
-def _server_trouble(error: BaseException) -> bool:
-    """A hub answer that says try again later (429, 5xx), not that something is missing."""
-    status = getattr(getattr(error, "response", None), "status_code", None)
-    return isinstance(status, int) and (status == 429 or status >= 500)
+    return OfflineError(f"could not load {repo!r} from the Hugging Face hub ({type(unreachable).__name__}: "
+                        f"{unreachable}). Connect to the internet, or download it beforehand with `hf download "
+                        f"{repo}{where}` (and `hf download {repo}` for the tokenizer) into the hub cache, or pass a "
+                        "local folder holding config.json, model.safetensors and the tokenizer files.")

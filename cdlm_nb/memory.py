@@ -5,26 +5,19 @@ allocations are invisible to tracemalloc)."""
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+
+import psutil
+import torch
 
 
-@dataclass
 class PeakMemory:
-    """Started on creation; `stop()` returns the megabytes above the start (notebook 11 measures a system's
-    training and scoring, which run in the notebook's own loop between its two calls)."""
+    """Started on creation; `stop()` returns (and keeps in `megabytes`) the megabytes above the start: notebook 11
+    measures a system's training and scoring, which run in the notebook's own loop between its two calls."""
 
-    device: str = "cpu"
-    interval: float = 0.005
-    megabytes: float = 0.0  # filled in by `stop`
-    _start: int = field(init=False, default=0)
-    _highest: int = field(init=False, default=0)
-    _done: threading.Event = field(init=False, default_factory=threading.Event)
-    _sampler: threading.Thread | None = field(init=False, default=None)
-
-    def __post_init__(self) -> None:
-        import torch
-
-        if self.device == "cuda":
+    def __init__(self, device: str = "cpu", interval: float = 0.005) -> None:
+        self.device, self.interval, self.megabytes = device, interval, 0.0
+        self._done, self._sampler = threading.Event(), None
+        if device == "cuda":
             torch.cuda.reset_peak_memory_stats()
             self._start = torch.cuda.memory_allocated()
             return
@@ -38,8 +31,6 @@ class PeakMemory:
 
     def stop(self) -> float:
         """End the measurement; the peak in megabytes above the start."""
-        import torch
-
         if self._sampler is None:
             peak = torch.cuda.max_memory_allocated()
         else:
@@ -51,7 +42,4 @@ class PeakMemory:
 
 
 def _resident() -> int:
-    import psutil
-
     return psutil.Process().memory_info().rss
-

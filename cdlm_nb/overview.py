@@ -1,21 +1,19 @@
-"""The tutorial's map: the papers it cites (one references table), which notebook reproduces which section, and CDLM
-at a glance (`glance_rows` / `glance_figure`: one tiny input per model, masked and given global attention by the
-package's own collator).
+"""The tutorial's map (notebook 00): the papers it cites, which notebook reproduces which section, and CDLM at a glance
+(one tiny input per model, masked and given global attention by the package's own collator).
 
-`REFERENCES` is the one source of truth for citations: notebook 00 shows it with `references_table()` and the
-docs/references.md is `tooling.docs_pages.references_markdown()` (a test keeps the two equal). Text elsewhere cites a
-paper by its `name` ("the CDLM paper, Table 6"), never by a file name.
-"""
+`REFERENCES` is the one source of truth for citations (docs/references.md is `tooling.docs_pages.references_markdown()`;
+a test keeps the two equal). Text cites a paper by its `name` ("the CDLM paper, Table 6"), never by a file name."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import ConfigError
 from .paths import repo_root
-from .profiles import SEED
+from .profiles import SEED, get_profile, profile_names
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -115,9 +113,8 @@ class Chapter:
 
 CHAPTERS: tuple[Chapter, ...] = (
     Chapter("00", "overview", "multi-document NLP, why CDLM, how to run everything"),
-    Chapter("01", "cross_document_masking",
-            "packing a document cluster into one input; global attention on masked tokens",
-            (("cdlm", "§2.1-2.3, Figure 2"),)),
+    Chapter("01", "cross_document_masking", "packing a document cluster into one input; global attention on masked "
+            "tokens", (("cdlm", "§2.1-2.3, Figure 2"),)),
     Chapter("02", "pretraining", "cross-document MLM pretraining next to Local / Rand / Prefix ablations",
             (("cdlm", "§2.3 and §3 (baseline LMs)"), ("cdlm-v1", "§4 (hyper-parameters)"))),
     Chapter("03", "cross_document_perplexity", "held-out cross-document perplexity",
@@ -129,8 +126,7 @@ CHAPTERS: tuple[Chapter, ...] = (
     Chapter("06", "multihop_qa", "multi-hop question answering on HotpotQA", (("cdlm", "§3.4, Table 5"),)),
     Chapter("07", "attention_analysis", "do learned global attentions align coreferring mentions?",
             (("cdlm", "§3.5, Table 6"),)),
-    Chapter("08", "aose", "attention over sentence embeddings for long-document classification",
-            (("aose", "§3-4"),)),
+    Chapter("08", "aose", "attention over sentence embeddings for long-document classification", (("aose", "§3-4"),)),
     Chapter("09", "match_ignition", "PageRank sentence and token pruning for long-form matching",
             (("match-ignition", "§3-4"),)),
     Chapter("10", "cda", "cross-document attention over hierarchical attention networks", (("cda", "§3 and §5"),)),
@@ -141,8 +137,6 @@ CHAPTERS: tuple[Chapter, ...] = (
 
 def measured_seconds(baseline: str | Path) -> dict[str, float]:
     """Notebook stem -> seconds, from a published run's results (`baselines/cpu.json`)."""
-    import json
-
     return {nb["name"]: float(nb["seconds"]) for nb in json.loads(Path(baseline).read_text())["notebooks"]}
 
 
@@ -151,55 +145,41 @@ def minutes(seconds: float) -> str:
     return "< 1 min" if seconds < 60 else f"{round(seconds / 60)} min"
 
 
-def chapter_rows() -> list[dict[str, str]]:
-    """One row per chapter: what it teaches, the paper sections it reproduces and, in a checkout, its minutes on
-    the `cpu` profile measured by the published run (`baselines/cpu.json`; `chapter_times`)."""
+def chapter_table() -> "pd.DataFrame":
+    """The tutorial's map, indexed by notebook: what each teaches, the paper sections it reproduces and, in a
+    checkout, its minutes on the `cpu` profile measured by the published run (`baselines/cpu.json`)."""
+    import pandas as pd
+
     root = repo_root()
     baseline = root / "baselines" / "cpu.json" if root else None
     seconds = measured_seconds(baseline) if baseline is not None and baseline.is_file() else {}
-    rows = []
-    for ch in CHAPTERS:
-        stem = f"{ch.number}_{ch.name}"
-        row = {"notebook": stem, "teaches": ch.teaches, "paper": ch.paper}
-        if seconds:
-            row["cpu (measured)"] = minutes(seconds[stem]) if stem in seconds else "—"
-        rows.append(row)
-    return rows
-
-
-def chapter_table() -> "pd.DataFrame":
-    """The chapters as a DataFrame indexed by notebook: the tutorial's map, as notebook 00 shows it."""
-    import pandas as pd
-
-    return pd.DataFrame(chapter_rows()).set_index("notebook")
+    table = pd.DataFrame([{"notebook": f"{ch.number}_{ch.name}", "teaches": ch.teaches, "paper": ch.paper}
+                          for ch in CHAPTERS]).set_index("notebook")
+    if seconds:
+        table["cpu (measured)"] = [minutes(seconds[stem]) if stem in seconds else "—" for stem in table.index]
+    return table
 
 
 def profile_table() -> "pd.DataFrame":
     """The run profiles side by side: data source, suite budget and what each is for."""
     import pandas as pd
 
-    from .profiles import get_profile, profile_names
-
     rows = [{"profile": p.name, "data": p.data_source, "suite budget (min)": p.minutes_budget or "hours",
              "what": p.description} for p in map(get_profile, profile_names())]
     return pd.DataFrame(rows).set_index("profile")
 
 
-# ---------------------------------------------------------------------------------------------------------------
 # CDLM at a glance: one tiny input per model, built by the same functions the notebooks train with
-
 GLANCE_MODELS = ("longformer", "local", "rand", "prefix", "cdlm")
 GLANCE_WINDOW = 8  # a tiny local window (4 tokens each side) so that the strips show it; the paper's is 512
 
 
 @dataclass(frozen=True)
 class GlanceRow:
-    """One model's input: each token's document, whether it is predicted (masked) and global, and what one
-    predicted token (`probe`) can attend to (`reads`: `attention_pattern` kinds, 0 no, 1 window, 2 via global)."""
+    """One model's input per token (document, predicted, global) and what the `probe` token `reads` (0 nothing,
+    1 through the window, 2 through global attention: `attention_pattern.attention_kinds`)."""
 
-    model: str
     documents: str  # in words: "1 document", "3 related documents", "3 unrelated documents"
-    tokens: list[str]
     doc_ids: list[int]
     predicted: list[bool]
     is_global: list[bool]
@@ -218,35 +198,27 @@ class GlanceRow:
         return f"global attention on {count} tokens"
 
 
-def _first_sentences(documents, count: int) -> list[str]:
-    from .data.text import split_sentences
-
-    return [split_sentences(document)[0] for document in documents[:count]]
-
-
 def glance_rows(window: int = GLANCE_WINDOW, seed: int = SEED, documents: int = 3) -> dict[str, GlanceRow]:
-    """`GlanceRow` of every model in `GLANCE_MODELS`: the first sentence of `documents` documents of the smoke
-    world's first training cluster (Rand: of as many different clusters; Longformer: one document), packed by
-    `inputs.pack_cluster`, masked by `masking.CrossDocumentMLMCollator` with the model's pattern
-    (`variants.attention_pattern_of`) and one seed, read by `attention_pattern.attention_kinds`. The probe is the
-    last predicted token. The tokenizer is the shipped cpu base model's, so nothing is downloaded on any profile."""
+    """`GlanceRow` per model: the first sentences of `documents` documents of the smoke world's first training
+    cluster (Rand: of as many clusters; Longformer: one), packed, then masked by the collator with the model's
+    pattern and one seed; the probe is the last predicted token. The tokenizer is the shipped cpu base model's, so
+    nothing is downloaded on any profile."""
     import random
 
     from transformers import AutoTokenizer
 
     from .attention_pattern import attention_kinds
     from .data.corpora import world
+    from .data.text import split_sentences
     from .inputs import pack_cluster
     from .masking import IGNORE_INDEX, CrossDocumentMLMCollator
-    from .plots import readable_tokens
     from .pretraining.shipped_base import shipped_base_dir
-    from .profiles import get_profile
     from .variants import SINGLE_DOCUMENT_VARIANTS, attention_pattern_of
 
     tokenizer = AutoTokenizer.from_pretrained(shipped_base_dir("cpu"))
     clusters = world(get_profile("smoke").world).clusters["train"]
-    related = _first_sentences(clusters[0]["documents"], documents)
-    unrelated = _first_sentences([cluster["documents"][0] for cluster in clusters], documents)
+    related = [split_sentences(document)[0] for document in clusters[0]["documents"][:documents]]
+    unrelated = [split_sentences(docs[0])[0] for docs in clusters[:documents]["documents"]]
     rows = {}
     for model in GLANCE_MODELS:
         texts = related[:1] if model in SINGLE_DOCUMENT_VARIANTS else unrelated if model == "rand" else related
@@ -257,9 +229,8 @@ def glance_rows(window: int = GLANCE_WINDOW, seed: int = SEED, documents: int = 
         kinds = attention_kinds(batch["attention_mask"][0], batch["global_attention_mask"][0], window)
         probe = max(i for i, p in enumerate(predicted) if p)
         kind = "document" if len(texts) == 1 else ("unrelated documents" if model == "rand" else "related documents")
-        rows[model] = GlanceRow(model, f"{len(texts)} {kind}", readable_tokens(tokenizer, batch["input_ids"][0]),
-                                list(example.doc_ids), predicted, [bool(g) for g in batch["global_attention_mask"][0]],
-                                probe, kinds[probe].tolist())
+        rows[model] = GlanceRow(f"{len(texts)} {kind}", list(example.doc_ids), predicted,
+                                [bool(g) for g in batch["global_attention_mask"][0]], probe, kinds[probe].tolist())
     return rows
 
 
@@ -279,7 +250,7 @@ def glance_figure(rows: dict[str, GlanceRow] | None = None, window: int = GLANCE
     width = max(len(row.doc_ids) for row in rows.values())
     palette = document_palette(max(max(row.doc_ids) for row in rows.values()) + 1)
     fig, axes = plt.subplots(len(rows), 1, figsize=(10, 1.05 * len(rows) + 1.0), squeeze=False)
-    for ax, row in zip(axes[:, 0], rows.values()):
+    for ax, (model, row) in zip(axes[:, 0], rows.items()):
         colours = [palette[d] if d >= 0 else NO_DOCUMENT_COLOUR for d in row.doc_ids]
         cells = range(len(colours))
         ax.add_collection(PatchCollection([Rectangle((j, 1.1), 0.9, 0.8) for j in cells], facecolors=colours,
@@ -297,7 +268,7 @@ def glance_figure(rows: dict[str, GlanceRow] | None = None, window: int = GLANCE
         others = [j for j, d in enumerate(row.doc_ids) if d >= 0 and d != row.doc_ids[row.probe]]
         read = sum(row.reads[j] != NO_ATTENTION for j in others)
         reach = f"★ reads {read} of the {len(others)} tokens of other documents" if others else "★: one document"
-        ax.set_title(f"{display_name(row.model)}: {row.documents}; {row.global_rule()}; {reach}", loc="left",
+        ax.set_title(f"{display_name(model)}: {row.documents}; {row.global_rule()}; {reach}", loc="left",
                      fontsize=8.5)
         ax.text(-0.4, 1.5, "input", ha="right", va="center", fontsize=7)
         ax.text(-0.4, 0.4, "★ reads", ha="right", va="center", fontsize=7)

@@ -18,37 +18,26 @@ def notebooks_dir() -> Path:
     """The ordered tutorial notebooks."""
     root = repo_root()
     if root is None:
-        raise FileNotFoundError(
-            "cdlm_nb is not installed from a checkout, so there is no notebooks/ folder: "
-            "clone the repository and run `make install`."
-        )
+        raise FileNotFoundError("cdlm_nb is not installed from a checkout, so there is no notebooks/ folder: "
+                                "clone the repository and run `make install`.")
     return root / "notebooks"
 
 
 def run_dir(profile: str, override: str | os.PathLike | None = None) -> Path:
     """The folder a profile's executed notebooks, figures, models and metrics go to (`runs/<profile>`)."""
-    if override:
-        return Path(override).expanduser().resolve()
-    base = repo_root() or Path.cwd()
-    return base / "runs" / profile
+    return Path(override).expanduser().resolve() if override else (repo_root() or Path.cwd()) / "runs" / profile
 
 
 def shared_data_dir(override: str | os.PathLike | None = None) -> Path | None:
     """The sample corpora (`../shared/data` beside the checkout, or $CDLM_NB_SHARED_DATA); None if absent."""
-    candidates = [override, os.environ.get("CDLM_NB_SHARED_DATA")]
     root = repo_root()
-    if root is not None:
-        candidates.append(root.parent / "shared" / "data")
-    for candidate in candidates:
+    for candidate in (override, os.environ.get("CDLM_NB_SHARED_DATA"), root and root.parent / "shared" / "data"):
         if candidate and Path(candidate).is_dir():
             return Path(candidate).resolve()
     return None
 
 
-SPREAD_SUFFIX = ".spread.json"
-
-
 def spread_path(baseline: str | os.PathLike) -> Path:
     """Where a baseline's seed spread lives: `baselines/cpu.json` -> `baselines/cpu.spread.json`."""
     path = Path(baseline)
-    return path.with_name(path.name.removesuffix(".json") + SPREAD_SUFFIX)
+    return path.with_name(path.name.removesuffix(".json") + ".spread.json")

@@ -1,20 +1,11 @@
-"""Figures for the cross-document inputs and their attention patterns (notebook 01, reused by later notebooks).
-
-- `facts_html`: a cluster's documents with every statement of one fact highlighted (HTML);
-- `plot_packed_input`: the tokens of one packed input as wrapped text, coloured by document, with the predicted
-  (masked) tokens outlined and the global-attention tokens underlined;
-- `plot_patterns`: per CD-MLM attention pattern (`masking.PATTERNS`), side by side, which token can attend to which
-  (`attention_pattern.attention_kinds`): local band and global rows/columns in two colours, document boundaries as
-  lines.
-
-Each returns a matplotlib Figure; save it with `cdlm_nb.save_figure(fig, name)`.
-"""
+"""Figures for the cross-document inputs and their attention patterns (notebook 01, reused by later notebooks): a
+cluster's facts highlighted (`facts_html`), a packed input as wrapped text (`plot_packed_input`) and the attention
+patterns side by side (`plot_patterns`). Save a figure with `cdlm_nb.save_figure(fig, name)`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -22,7 +13,6 @@ from .attention_pattern import GLOBAL_ATTENTION, LOCAL_ATTENTION, attention_kind
 from .errors import ConfigError
 
 if TYPE_CHECKING:
-    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
     from transformers import PreTrainedTokenizerBase
 
@@ -37,8 +27,7 @@ _MONO_ADVANCE = 0.602  # width of one DejaVu Sans Mono glyph, in ems
 
 def readable_tokens(tokenizer: "PreTrainedTokenizerBase", input_ids: Sequence[int]) -> list[str]:
     """Each token id decoded on its own (a leading space marks a word start), special tokens as written."""
-    ids = [int(i) for i in (input_ids.tolist() if hasattr(input_ids, "tolist") else input_ids)]
-    return [tokenizer.decode([i], clean_up_tokenization_spaces=False) for i in ids]
+    return [tokenizer.decode([int(i)], clean_up_tokenization_spaces=False) for i in input_ids]
 
 
 def document_palette(n_documents: int) -> list[str]:
@@ -76,10 +65,7 @@ def facts_html(documents: Sequence[str], facts: Iterable[Mapping], fact: str) ->
     return "\n".join(paragraphs)
 
 
-@dataclass(frozen=True)
-class _Placed:
-    """Where one token goes in the wrapped text: line, first character column, and the text shown."""
-
+class _Placed(NamedTuple):  # where one token goes in the wrapped text
     line: int
     column: int
     text: str
@@ -111,29 +97,9 @@ def _layout(tokens: Sequence[str], line_chars: int) -> list[_Placed]:
     return placed
 
 
-def _text_runs(placed: Sequence[_Placed], bold: Sequence[bool]) -> list[tuple[int, int, str, bool]]:
-    """Merge the tokens of one word (same line, no space between, same weight) into one string: (line, column,
-    text, bold). Fewer text artists draw faster; anchoring each word at its own column keeps the text on its boxes
-    whatever the font's rounded glyph width at the display resolution."""
-    runs: list[list] = []
-    for spot, is_bold in zip(placed, bold):
-        run = runs[-1] if runs else None
-        if run and run[0] == spot.line and run[1] + len(run[2]) == spot.column and run[3] == bool(is_bold):
-            run[2] += spot.text
-        else:
-            runs.append([spot.line, spot.column, spot.text, bool(is_bold)])
-    return [tuple(run) for run in runs]
-
-
-def plot_packed_input(
-    tokens: Sequence[str],
-    doc_index: Sequence[int],
-    masked: Sequence[bool] | None = None,
-    global_mask: Sequence[bool] | None = None,
-    title: str = "",
-    line_chars: int = 110,
-    fontsize: float = 7.5,
-) -> "Figure":
+def plot_packed_input(tokens: Sequence[str], doc_index: Sequence[int], masked: Sequence[bool] | None = None,
+                      global_mask: Sequence[bool] | None = None, title: str = "", line_chars: int = 110,
+                      fontsize: float = 7.5) -> "Figure":
     """A packed input as wrapped text: background colour = document (grey: no document, e.g. `<s>`), red outline
     = predicted (masked) token, dark underline = token with global attention."""
     import matplotlib.pyplot as plt
@@ -147,9 +113,6 @@ def plot_packed_input(
     for name, values in (("doc_index", doc_index), ("masked", masked), ("global_mask", global_mask)):
         if len(values) != n:
             raise ConfigError(f"plot_packed_input: {name} has {len(values)} entries for {n} tokens")
-    if line_chars < 10:
-        raise ConfigError(f"line_chars must be at least 10, got {line_chars}")
-
     placed = _layout(tokens, line_chars)
     n_lines = (placed[-1].line + 1) if placed else 1
     n_documents = int(doc_index.max()) + 1 if n and doc_index.max() >= 0 else 0
@@ -158,8 +121,7 @@ def plot_packed_input(
     line_height, header = fontsize * 1.9 / 72, 0.75
     fig = plt.figure(figsize=(char_width, n_lines * line_height + header))
     ax = fig.add_axes((0, 0, 1, n_lines * line_height / (n_lines * line_height + header)))
-    ax.set_xlim(0, line_chars)
-    ax.set_ylim(n_lines, 0)
+    ax.set(xlim=(0, line_chars), ylim=(n_lines, 0))
     ax.axis("off")
     boxes = [Rectangle((spot.column, spot.line + 0.08), len(spot.text), 0.84) for spot in placed]
     ax.add_collection(PatchCollection(
@@ -169,7 +131,17 @@ def plot_packed_input(
                   for spot, is_global in zip(placed, global_mask) if is_global]
     if underlines:
         ax.add_collection(LineCollection(underlines, colors=GLOBAL_MARK, linewidths=1.6, capstyle="butt", zorder=3))
-    for line, column, text, bold in _text_runs(placed, masked):
+    # One text per run of a word's tokens (same line, no space between) of one weight: fewer text artists draw
+    # faster, and anchoring each word at its own column keeps the text on its boxes whatever the font's rounded
+    # glyph width at the display resolution.
+    runs: list[list] = []  # [line, column, text, bold]
+    for spot, is_bold in zip(placed, masked):
+        run = runs[-1] if runs else None
+        if run and run[0] == spot.line and run[1] + len(run[2]) == spot.column and run[3] == bool(is_bold):
+            run[2] += spot.text
+        else:
+            runs.append([spot.line, spot.column, spot.text, bool(is_bold)])
+    for line, column, text, bold in runs:
         ax.text(column, line + 0.5, text, family="monospace", fontsize=fontsize, va="center", ha="left", zorder=2,
                 fontweight="bold" if bold else "normal")
     handles = [Patch(facecolor=colours[d], label=f"document {d + 1}") for d in range(n_documents)]
@@ -184,59 +156,34 @@ def plot_packed_input(
     return fig
 
 
-def _document_starts(doc_ids: Sequence[int]) -> list[int]:
-    """Positions where a new document begins (the first token whose document differs from the previous one)."""
-    doc_ids = np.asarray(doc_ids)
-    return [int(i) for i in np.flatnonzero(doc_ids[1:] != doc_ids[:-1]) + 1]
-
-
-def draw_attention_pattern(ax: "Axes", attention_mask, global_attention_mask, window: int,
-                           doc_ids: Sequence[int] | None = None, title: str = "") -> None:
-    """Draw the attention heatmap of one row on `ax` (rows: query token i, columns: key token j)."""
+def plot_patterns(batches: Mapping[str, Mapping], window: int, doc_ids: Sequence[int] | None = None) -> "Figure":
+    """One attention heatmap per attention pattern, side by side, from `{pattern: collated batch}` (row 0 of
+    each; rows: query token i, columns: key token j), document boundaries as lines."""
+    import matplotlib.pyplot as plt
     from matplotlib.colors import BoundaryNorm, ListedColormap
-
-    kinds = attention_kinds(attention_mask, global_attention_mask, window)
-    cmap = ListedColormap(PATTERN_COLOURS)
-    ax.imshow(kinds, cmap=cmap, norm=BoundaryNorm([-0.5, 0.5, 1.5, 2.5], cmap.N), interpolation="nearest",
-              interpolation_stage="data")
-    if doc_ids is not None:
-        if len(doc_ids) != len(kinds):
-            raise ConfigError(f"doc_ids has {len(doc_ids)} entries for an input of {len(kinds)} tokens")
-        for start in _document_starts(doc_ids):
-            ax.axhline(start - 0.5, color="#555555", linewidth=0.5)
-            ax.axvline(start - 0.5, color="#555555", linewidth=0.5)
-    ax.set_xlabel("key token j (is read)")
-    ax.set_ylabel("query token i (reads)")
-    if title:
-        ax.set_title(title, fontsize=10)
-
-
-def _pattern_legend(fig: "Figure", with_documents: bool) -> None:
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    handles = [Patch(facecolor=PATTERN_COLOURS[k], edgecolor="#999999", label=PATTERN_LABELS[k])
-               for k in (LOCAL_ATTENTION, GLOBAL_ATTENTION)]
-    if with_documents:
-        handles.append(Line2D([], [], color="#555555", linewidth=0.8, label="document boundary"))
-    fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False, fontsize=8)
-
-
-def plot_patterns(batches: Mapping[str, Mapping], window: int, doc_ids: Sequence[int] | None = None) -> "Figure":
-    """One attention heatmap per attention pattern, side by side, from `{pattern: collated batch}` (row 0 of
-    each)."""
-    import matplotlib.pyplot as plt
-
     if not batches:
         raise ConfigError("plot_patterns got no batches")
+    cmap = ListedColormap(PATTERN_COLOURS)
+    starts = [] if doc_ids is None else np.flatnonzero(np.diff(np.asarray(doc_ids))) + 1  # where a document begins
     fig, axes = plt.subplots(1, len(batches), figsize=(3.3 * len(batches), 3.9), squeeze=False)
     for ax, (pattern, batch) in zip(axes[0], batches.items()):
         attention, is_global = batch["attention_mask"][0], batch["global_attention_mask"][0]
-        share = global_fraction(is_global, attention)
-        draw_attention_pattern(ax, attention, is_global, window, doc_ids, f"{pattern}: {share:.0%} global")
+        ax.imshow(attention_kinds(attention, is_global, window), cmap=cmap, interpolation="nearest",
+                  norm=BoundaryNorm([-0.5, 0.5, 1.5, 2.5], cmap.N), interpolation_stage="data")
+        for start in starts:
+            ax.axhline(start - 0.5, color="#555555", linewidth=0.5)
+            ax.axvline(start - 0.5, color="#555555", linewidth=0.5)
+        ax.set_xlabel("key token j (is read)", fontsize=8)
+        ax.set_ylabel("query token i (reads)", fontsize=8)
+        ax.set_title(f"{pattern}: {global_fraction(is_global, attention):.0%} global", fontsize=10)
         ax.tick_params(labelsize=7)
-        ax.xaxis.label.set_size(8)
-        ax.yaxis.label.set_size(8)
-    _pattern_legend(fig, doc_ids is not None)
+    handles = [Patch(facecolor=PATTERN_COLOURS[k], edgecolor="#999999", label=PATTERN_LABELS[k])
+               for k in (LOCAL_ATTENTION, GLOBAL_ATTENTION)]
+    if doc_ids is not None:
+        handles.append(Line2D([], [], color="#555555", linewidth=0.8, label="document boundary"))
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False, fontsize=8)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     return fig

@@ -36,7 +36,7 @@ FLOOR_APIS: dict[str, list[tuple[str, str, str]]] = {
         (r"from datasets import [^\n]*\bList\b", "4.0", "the datasets.List feature type"),
     ],
     "huggingface-hub": [
-        (r"\"httpx\", \(\"TransportError\"", "1.0", "huggingface_hub's httpx transport (requests before 1.0)"),
+        (r"\(\"httpx\", \"TransportError\"\)", "1.0", "huggingface_hub's httpx transport (requests before 1.0)"),
     ],
 }
 

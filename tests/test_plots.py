@@ -12,7 +12,6 @@ from cdlm_nb.errors import ConfigError  # noqa: E402
 from cdlm_nb.plots import (  # noqa: E402
     PATTERN_COLOURS,
     _layout,
-    _text_runs,
     document_palette,
     facts_html,
     plot_packed_input,
@@ -102,9 +101,9 @@ def test_facts_html_marks_each_statement_of_the_fact():
         facts_html(documents, facts, "deaths")
 
 
-def test_text_runs_merge_the_tokens_of_a_word_of_one_weight():
-    placed = _layout([" quake", "s", " struck", "ed", " Lima"], line_chars=40)
-    runs = _text_runs(placed, [False, False, False, True, False])
-    assert [(text, bold) for _, _, text, bold in runs] == [("quakes", False), ("struck", False), ("ed", True),
-                                                           ("Lima", False)]
-    assert runs[2][1] == runs[1][1] + len("struck")  # each run starts at its own column
+def test_the_tokens_of_a_word_of_one_weight_are_drawn_as_one_text():
+    fig = plot_packed_input([" quake", "s", " struck", "ed", " Lima"], [0] * 5, [False, False, False, True, False])
+    texts = fig.axes[0].texts
+    assert [(t.get_text(), t.get_fontweight()) for t in texts] == [("quakes", "normal"), ("struck", "normal"),
+                                                                    ("ed", "bold"), ("Lima", "normal")]
+    assert texts[2].get_position()[0] == texts[1].get_position()[0] + len("struck")  # each run at its own column

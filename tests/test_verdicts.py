@@ -63,11 +63,11 @@ def test_decision_interval_brackets_the_estimate_and_is_seeded():
     assert f1_low < 2 / 3 < f1_high
 
 
-def test_f1_rows_is_scikit_learns_f1():
+def test_f1_per_row_is_scikit_learns_f1():
     from sklearn.metrics import f1_score
 
     truth, guess = np.array([[1, 0, 1, 1], [0, 0, 0, 0]], bool), np.array([[1, 1, 0, 1], [0, 0, 0, 0]], bool)
-    assert verdicts.f1_rows(truth, guess).tolist() == [f1_score(truth[0], guess[0]), 0.0]
+    assert verdicts.decision_rows("f1")(truth, guess).tolist() == [f1_score(truth[0], guess[0]), 0.0]
 
 
 def test_mean_difference_of_a_tiny_edge_is_unresolved():
@@ -88,19 +88,19 @@ def test_seed_band_combines_both_systems_spreads():
 def test_a_row_must_clear_every_metrics_floor():
     floors = verdicts.floors(verdicts.pair_references([1, 0, 0]))
     assert floors == pytest.approx({"acc": 2 / 3, "f1": 0.5})
-    assert verdicts.learned_everywhere({"acc": 0.7, "f1": 0.6}, floors)
-    assert not verdicts.learned_everywhere({"acc": 0.6, "f1": 0.6}, floors)  # F1 above, accuracy below
+    learned, notes = verdicts.split_learned({"a": {"acc": 0.7, "f1": 0.6}, "b": {"acc": 0.6, "f1": 0.6}}, floors,
+                                            {"a": "A", "b": "B"})
+    assert learned == ["a"] and "(accuracy 60.0, not above the 66.7" in notes[0]  # F1 above, accuracy below
 
 
 def test_one_class_describes_a_row_that_gives_almost_every_input_one_class():
-    from cdlm_nb.verdicts import PAIR_CLASSES, majority_share, one_class
+    from cdlm_nb.verdicts import PAIR_CLASSES, one_class
 
-    assert majority_share([0, 0, 1, 0]) == (0, 0.75)
     assert one_class(np.zeros(50), PAIR_CLASSES) == "it gives 100 % of the test inputs unrelated"
     assert one_class([1] * 19 + [0]) == "it gives 95 % of the test inputs class 1"  # one in twenty may differ
     assert one_class([1] * 18 + [0, 0]) is None
-    answers = one_class(["Lima"] * 20, inputs="questions the answer")
-    assert answers == "it gives 100 % of the questions the answer 'Lima'"
+    assert one_class(["Lima"] * 20) == "it gives 100 % of the test inputs 'Lima'"  # answers, not class ids
+    assert one_class([]) is None
 
 
 def test_a_note_for_a_row_at_its_floor_says_what_it_gives_and_the_rule_is_the_floor_alone():
@@ -121,3 +121,12 @@ def test_flat_joins_nested_keys_into_metric_names_at_any_depth():
         "matching/world/all_related/f1": 0.5, "matching/world/all_related/acc": 0.3,
         "matching/world/model/dev/best_lr": 1e-4}
     assert verdicts.reference_metrics("x", {"none related": {"f1": 0.0}}) == {"x/reference/none_related/f1": 0.0}
+
+
+def test_an_ordering_is_read_only_between_rows_that_learned_something():
+    labels = {"a": "A", "b": "B"}
+    difference = Difference(0.2, 0.1, 0.3, 0.05)  # beyond its interval and its band
+    assert verdicts.ordering_line("x over y", ("a", "b"), {"a"}, labels, lambda: difference) == (
+        "- x over y: cannot be checked here (learned nothing here: B).")
+    line = verdicts.ordering_line("x over y", ("a", "b"), {"a", "b"}, labels, lambda: difference)
+    assert line.startswith("- x over y: F1 difference +20.0") and line.endswith(f"-> {HOLDS}.")

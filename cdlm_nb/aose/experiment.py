@@ -1,11 +1,11 @@
 """Notebook 08's experiment: every model of AoSE's tables on one corpus, frozen and fine-tuned.
 
-Frozen (the sentence transformer runs once, its embeddings cached; only the top trains):
-`truncated` (the encoder alone on the first 512 tokens: the paper's S-Roberta row), `mean` (sentence embeddings
-averaged, no attention), `aose` (up to 8,192 tokens), `aose_<N>` (Table 7: documents cut after N tokens) and the
-`tfidf` floor (TF-IDF + logistic regression). Fine-tuned (everything trains, on `finetune_docs` documents):
-`truncated` and `aose`; the pretrained encoder at the paper's learning rate, the top at the frozen setting's,
-starting from random (the paper) or from the frozen run's trained top (the two-stage recipe notebook 08 runs).
+Frozen (the sentence transformer runs once, its embeddings cached; only the top trains): `truncated` (the encoder
+alone on the first 512 tokens: the paper's S-Roberta row), `mean` (sentence embeddings averaged, no attention),
+`aose` (up to 8,192 tokens), `aose_<N>` (Table 7: documents cut after N tokens) and the `tfidf` floor (TF-IDF +
+logistic regression). Fine-tuned (everything trains, on `finetune_docs` documents): `truncated` and `aose`, the
+encoder at the paper's learning rate, the top at the frozen setting's, starting from random (the paper) or from the
+frozen run's trained top (the two-stage recipe notebook 08 runs).
 """
 
 from __future__ import annotations
@@ -54,10 +54,10 @@ def prepare(splits: ClassificationSplits, tokenizer, config: ClassificationConfi
         kept = [i for i, pieces in enumerate(segmented) if pieces.segments]
         corpus.texts[split], corpus.labels[split] = [texts[i] for i in kept], [labels[i] for i in kept]
         corpus.segmented[split] = [segmented[i] for i in kept]
-        corpus.tokens[split] = [pieces.total_tokens for pieces in corpus.segmented[split]]
+        corpus.tokens[split] = [segmented[i].total_tokens for i in kept]
         if skipped := len(texts) - len(kept):
             corpus.notes.append(f"{split}: {skipped} documents with fewer than {config.min_tokens} tokens skipped")
-        if cut := sum(1 for pieces in corpus.segmented[split] if pieces.cut_tokens):
+        if cut := sum(1 for i in kept if segmented[i].cut_tokens):
             corpus.notes.append(f"{split}: {cut} documents longer than {config.max_document_tokens} tokens cut")
     return corpus
 
@@ -87,18 +87,14 @@ class ClassificationRun:
                 if in_length_group(n, which)]
 
     def accuracy(self, which: str = "all") -> float:
-        """Accuracy (%) on all test documents, on those of <= 512 tokens ("short") or > 512 ("long"); NaN if none."""
+        """Accuracy (%) on the test documents of the length group `which`; NaN if there are none."""
         right = self.correct(which)
         return 100.0 * sum(right) / len(right) if right else float("nan")
 
-    def metrics(self) -> dict[str, float]:
-        return {"acc": self.accuracy(), "acc_short": self.accuracy("short"), "acc_long": self.accuracy("long"),
-                "train_s": self.train_seconds}
-
 
 def _frozen_run(name: str, groups: dict[str, list[torch.Tensor]], corpus: Corpus, pooling: str,
-                config: ClassificationConfig, seed: int, device: str = "cpu") -> ClassificationRun:
-    """Train a `DocumentClassifier` on `device` on cached vectors (`groups[split][i]`: `[sentences, dim]`), test it."""
+                config: ClassificationConfig, seed: int, device: str) -> ClassificationRun:
+    """Train a `DocumentClassifier` on cached vectors (`groups[split][i]`: `[sentences, dim]`), test it."""
     torch.manual_seed(seed)
     head = DocumentClassifier(groups["train"][0].shape[-1], len(corpus.label_names), pooling).to(device)
 
@@ -113,15 +109,14 @@ def _frozen_run(name: str, groups: dict[str, list[torch.Tensor]], corpus: Corpus
                              alphas if pooling == "attention" else [], head, groups["test"])
 
 
-def run_frozen(corpus: Corpus, encoder, config: ClassificationConfig, seed: int, embed_texts,
-               tokenizer, device: str = "cpu") -> tuple[dict[str, ClassificationRun], float]:
-    """Every frozen model, and the seconds spent embedding (`embed_texts(texts, max_length)` caches); the tops
-    train on `device`, the cached vectors moved there once."""
+def run_frozen(corpus: Corpus, config: ClassificationConfig, seed: int, embed_texts, tokenizer,
+               device: str = "cpu") -> tuple[dict[str, ClassificationRun], float]:
+    """Every frozen model, and the seconds spent embedding (`embed_texts(texts, max_length)`: `cached_embedder`);
+    the tops train on `device`, the cached vectors moved there once."""
     started = time.perf_counter()
-    views = {"full": corpus.segmented}
-    for limit in config.truncations:
-        views[limit] = {split: [segment(text, tokenizer, config.min_tokens, config.max_tokens, limit)
-                                for text in corpus.texts[split]] for split in SPLITS}
+    views = {"full": corpus.segmented} | {
+        limit: {split: [segment(text, tokenizer, config.min_tokens, config.max_tokens, limit)
+                        for text in corpus.texts[split]] for split in SPLITS} for limit in config.truncations}
     # every distinct segment embedded once: the cut views share all but their last segment with the full one
     unique = list(dict.fromkeys(s for view in views.values() for split in SPLITS for pieces in view[split]
                                 for s in pieces.segments))
@@ -135,8 +130,7 @@ def run_frozen(corpus: Corpus, encoder, config: ClassificationConfig, seed: int,
     models = [("truncated", first, "mean"), ("mean", groups["full"], "mean"), ("aose", groups["full"], "attention"),
               *((f"aose_{limit}", groups[limit], "attention") for limit in config.truncations)]
     runs = {name: _frozen_run(name, inputs, corpus, pooling, config, seed, device) for name, inputs, pooling in models}
-    runs["tfidf"] = tfidf_run(corpus)
-    return runs, embed_seconds
+    return runs | {"tfidf": tfidf_run(corpus)}, embed_seconds
 
 
 def tfidf_run(corpus: Corpus) -> ClassificationRun:
@@ -198,8 +192,7 @@ def run_finetuned(corpus: Corpus, load_encoder, config: ClassificationConfig, se
 
 
 def _forward(model: FineTunedClassifier, documents: list[list[str]]) -> Forward:
-    """`batch of indices -> (logits, α)` on `documents`, bound here: a lambda in the caller's loop would read the loop's
-    variables when called, not when made."""
+    """`batch of indices -> (logits, α)` on `documents` (bound here, not by a lambda reading the loop's variables)."""
     return lambda batch: model([documents[i] for i in batch])
 
 

@@ -1,10 +1,7 @@
 """AoSE (Abdaoui & Dutta 2023, §3.1): attention over sentence embeddings, then a dense layer; and its ablations.
-
-- `DocumentClassifier`: sentence vectors -> document vector (AoSE's attention, or their plain mean) -> logits.
-  Frozen setting: it is all that trains, on embeddings computed once.
-- `FineTunedClassifier`: the sentence transformer itself in front of it, so everything trains (fine-tuned setting).
-The encoder-alone baseline ("S-Roberta" in the paper) is the same classifier over one vector: the sentence
-transformer's embedding of the document's first 512 tokens.
+`DocumentClassifier` (sentence vectors -> AoSE's attention or their plain mean -> logits) is all that trains in the
+frozen setting; `FineTunedClassifier` puts the sentence transformer in front of it (fine-tuned setting). The
+encoder-alone baseline (the paper's "S-Roberta") is the same classifier over one vector: the first 512 tokens'.
 """
 
 from __future__ import annotations

@@ -104,8 +104,7 @@ def reference_metrics(name: str, corpus: Corpus) -> dict[str, float]:
 def results_table(name: str, frozen: Mapping[str, ClassificationRun],
                   finetuned: Mapping[str, ClassificationRun], corpus: Corpus) -> pd.DataFrame:
     """Tables 4-6's layout: per model, fine-tuning and freezing (training time, accuracy on all / short / long
-    test documents); ours first with our reference rows, then the paper's rows for this corpus (none for the
-    embedded world)."""
+    test documents); ours and our reference rows, then the paper's for this corpus (none for the world)."""
     def ours(runs: Mapping[str, ClassificationRun], model: str) -> tuple:
         return (f"{runs[model].train_seconds:.0f} s", *_accuracies(runs[model])) if model in runs else ("",) * 4
 
@@ -135,8 +134,8 @@ def truncation_table(frozen: Mapping[str, ClassificationRun], finetuned: Mapping
 
 
 def truncation_figure(results: Mapping[str, Mapping[str, ClassificationRun]]) -> "Figure":
-    """Frozen accuracy on long (> 512 token) test documents against AoSE's truncation length, one line per corpus;
-    the encoder alone as a dashed line of the same colour. Corpora without long test documents are named, not drawn."""
+    """Frozen accuracy on long (> 512 token) test documents against AoSE's truncation length, one line per corpus,
+    the encoder alone dashed in the same colour; corpora without long test documents are named, not drawn."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.6))
@@ -155,15 +154,14 @@ def truncation_figure(results: Mapping[str, Mapping[str, ClassificationRun]]) ->
         ax.legend(fontsize=7, loc="lower right")
     if without:
         ax.set_title(f"no test document longer than {LONG} tokens: {', '.join(without)}", fontsize=8)
-    ax.set_xlabel("tokens AoSE reads per document (last point: all, up to the limit)")
-    ax.set_ylabel(f"accuracy on > {LONG}-token documents (%)")
+    ax.set(xlabel="tokens AoSE reads per document (last point: all, up to the limit)",
+           ylabel=f"accuracy on > {LONG}-token documents (%)")
     fig.tight_layout()
     return fig
 
 
 def attention_view(corpus: Corpus, run: ClassificationRun, document: int = 0):
-    """A test document's segments shaded by AoSE's α (darker = more weight), with its gold and predicted label, as
-    HTML a notebook displays."""
+    """A test document's segments shaded by AoSE's α (darker = more weight), its gold and predicted label: HTML."""
     from IPython.display import HTML
 
     segments, alpha, names = corpus.segmented["test"][document].segments, run.alphas[document], corpus.label_names
@@ -177,8 +175,10 @@ def attention_view(corpus: Corpus, run: ClassificationRun, document: int = 0):
 
 def aose_metrics(name: str, setting: str, runs: Mapping[str, ClassificationRun]) -> dict[str, float]:
     """`aose/<dataset>/<setting>/<model>/<metric>` for acc, acc_short, acc_long (%) and train_s; NaN left out."""
-    return {f"aose/{name}/{setting}/{model}/{metric}": value for model, run in runs.items()
-            for metric, value in run.metrics().items() if not math.isnan(value)}
+    nested = {model: {metric: run.accuracy(which) for metric, which in WHICH.items()} | {"train_s": run.train_seconds}
+              for model, run in runs.items()}
+    return {key: value for key, value in verdicts.flat(f"aose/{name}/{setting}", nested).items()
+            if not math.isnan(value)}
 
 
 def readings(name: str, frozen: Mapping[str, ClassificationRun], finetuned: Mapping[str, ClassificationRun],
@@ -197,8 +197,7 @@ def readings(name: str, frozen: Mapping[str, ClassificationRun], finetuned: Mapp
         return [*lines, f"- {label}: frozen AoSE {verdicts.LEARNED_NOTHING}, so the paper's claims cannot be checked."]
     spread, aose = verdicts.load_spread(profile), frozen["aose"]
 
-    def claim(text: str, other: str, which: str) -> str:
-        """Frozen AoSE over frozen `other` on the documents `which`."""
+    def claim(text: str, other: str, which: str) -> str:  # frozen AoSE over frozen `other` on the documents `which`
         if ("frozen", other) not in learned:
             return f"- {text}: cannot be checked here ({model_label(other)} {verdicts.LEARNED_NOTHING})."
         metric = "acc_long" if which == "long" else "acc"

@@ -59,16 +59,15 @@ def _cut_points(text: str, offsets: list[tuple[int, int]], max_tokens: int) -> l
 def _merge_short(pieces: list[tuple[str, int]], min_tokens: int) -> list[tuple[str, int]]:
     """Pieces shorter than `min_tokens` joined to the next one (a short last piece joins the previous one)."""
     merged: list[tuple[str, int]] = []
-    pending = ("", 0)
+    pending = None
     for text, tokens in pieces:
-        if pending[0]:
+        if pending:
             text, tokens = f"{pending[0]} {text}", pending[1] + tokens
-        pending = (text, tokens) if tokens < min_tokens else ("", 0)
-        if not pending[0]:
+        pending = (text, tokens) if tokens < min_tokens else None
+        if pending is None:
             merged.append((text, tokens))
-    if pending[0] and merged:  # with nothing to join, the whole document is too short: no segment
-        last_text, last_tokens = merged.pop()
-        merged.append((f"{last_text} {pending[0]}", last_tokens + pending[1]))
+    if pending and merged:  # with nothing to join, the whole document is too short: no segment
+        merged[-1] = (f"{merged[-1][0]} {pending[0]}", merged[-1][1] + pending[1])
     return merged
 
 

@@ -1,8 +1,5 @@
-"""Training and prediction for every classifier of notebook 08 (frozen or fine-tuned).
-
-A model is given as `forward(indices) -> (logits, α)` over the examples it was built for, so the loop does not
-care whether a batch is cached sentence vectors or segments run through the sentence transformer.
-"""
+"""Training and prediction for every classifier of notebook 08, given as `forward(indices) -> (logits, α)` over its
+examples: the loop does not care whether a batch is cached sentence vectors or segments run through the encoder."""
 
 from __future__ import annotations
 

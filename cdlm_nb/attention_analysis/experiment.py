@@ -1,5 +1,4 @@
-"""The notebook-07 experiment: every pretrained model of notebook 02 analyses the same mention pairs, and keeps
-a few pairs whole (every token's score) for the figures."""
+"""Notebook 07's experiment: every model of notebook 02 on the same mention pairs, a few kept whole for the figures."""
 
 from __future__ import annotations
 
@@ -31,9 +30,8 @@ class ModelAnalyses:
 def analyse_models(shelf: "PretrainedShelf", config: "AttentionConfig", pairs: Mapping[str, Sequence[MentionPair]],
                    shown: Sequence[MentionPair], corpus: Sequence[Mapping[str, Any]],
                    device: Any = "cpu") -> ModelAnalyses:
-    """Load each of `config.models` from notebook 02's `shelf` (a missing one is said, with how to get it, and
-    skipped; a DataError when none is there), analyse every kind's pairs and explain the `shown` pairs in full;
-    one model in memory at a time."""
+    """Each of `config.models` from notebook 02's `shelf` in turn (a missing one skipped, a DataError when none is
+    there): every kind's pairs analysed, the `shown` pairs explained in full."""
     import pandas as pd
 
     results, examples, tokenizers = [], {}, {}

@@ -1,5 +1,5 @@
-"""Notebook 07's figures: the MPR bars beside the paper's Table 6, and Figure 3 — a target document's tokens
-shaded by their score s(i|S), as a matplotlib figure or HTML (for the interactive browser)."""
+"""Notebook 07's figures: the MPR bars beside the paper's Table 6, and Figure 3 (a target document's tokens shaded
+by their score s(i|S)) as a matplotlib figure or HTML for the browser."""
 
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ UNRANKED = "#dddddd"  # the colour of a token that is not a candidate (punctuati
 
 
 def plot_mpr(results: "pd.DataFrame", models: Sequence[str]) -> "Figure":
-    """Bars: our MPR of positive and negative pairs per model (events and entities pooled), the paper's Table 6
-    values (mean of its event and entity columns) as black marks, and the 50 % of a random ranking."""
+    """Our MPR of positive and negative pairs per model (events and entities pooled) as bars, the paper's Table 6
+    (mean of its event and entity columns) as black marks, and chance's 50 %."""
     import matplotlib.pyplot as plt
 
     keys = mpr_metrics(results)
@@ -50,15 +50,14 @@ def plot_mpr(results: "pd.DataFrame", models: Sequence[str]) -> "Figure":
 
 
 def token_shades(explained: PairAttention) -> dict[int, float]:
-    """Each candidate position's percentile rank (0-1) among the candidates: a colour scale that reads the same
-    whatever the softmax's absolute values (which shrink with the input's length)."""
+    """Each candidate's rank (0-1) among the candidates: a colour scale that reads the same whatever the softmax's
+    absolute values (which shrink with the input's length)."""
     order = explained.scores[explained.candidates].argsort().argsort()
     return {p: float(r) / max(len(order) - 1, 1) for p, r in zip(explained.candidates, order)}
 
 
 def document_tokens(explained: PairAttention, tokenizer: "PreTrainedTokenizerBase") -> list[tuple[str, object, bool]]:
-    """(token text, colour, in T?) for every token of the target document: the `Reds` colour map at 0.1 + 0.8 ×
-    its shade (`token_shades`), `UNRANKED` grey for a token that is not ranked."""
+    """(text, colour, in T?) for every token of the target document: `Reds` at 0.1 + 0.8 × its shade, or grey."""
     import matplotlib.pyplot as plt
 
     shades, target = token_shades(explained), set(explained.item.target_positions)
@@ -70,8 +69,8 @@ def document_tokens(explained: PairAttention, tokenizer: "PreTrainedTokenizerBas
 
 def plot_target_document(explained: PairAttention, tokenizer: "PreTrainedTokenizerBase", title: str = "",
                          max_tokens: int = 160, line_chars: int = 90, ax=None) -> "Figure":
-    """Figure 3: the target document's first `max_tokens` tokens, shaded by their rank of s(i|S) (darker = more
-    attention to/from the source span), the target span boxed, unranked tokens (punctuation) in grey."""
+    """Figure 3: the target document's first `max_tokens` tokens shaded by their rank of s(i|S) (darker: more
+    attention to and from the source span), the target span boxed, unranked tokens in grey."""
     import matplotlib.pyplot as plt
 
     lines, width = [[]], 0
@@ -101,8 +100,8 @@ def plot_target_document(explained: PairAttention, tokenizer: "PreTrainedTokeniz
 
 def figure3(analyses: "ModelAnalyses", shown: Sequence[MentionPair],
             models: Sequence[str] = ("longformer", "cdlm")) -> "Figure":
-    """Figure 3: the first kept coreferring pair that every compared model scored, its target document once per
-    model (`models` that were run, else the first two run); models that shade it alike share one panel."""
+    """Figure 3: the first kept coreferring pair every compared model scored (`models`, else the first two run),
+    its target document once per model; models that shade it alike share one panel."""
     import matplotlib.pyplot as plt
 
     examples = analyses.examples
@@ -125,7 +124,7 @@ def figure3(analyses: "ModelAnalyses", shown: Sequence[MentionPair],
 
 
 def html_target_document(explained: PairAttention, tokenizer: "PreTrainedTokenizerBase") -> str:
-    """The same view as `plot_target_document`, as HTML spans (for the interactive browser)."""
+    """`plot_target_document`'s view as HTML spans (for the interactive browser)."""
     import html
 
     from matplotlib.colors import to_hex

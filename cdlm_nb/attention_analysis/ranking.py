@@ -34,16 +34,12 @@ if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
     from ..coref.mentions import MentionPair
-    from .inputs import AttentionInput
+    from .pairs import AttentionInput
 
 
 def token_scores(attn_to, attn_from, source_positions: Sequence[int]) -> np.ndarray:
-    """s(i|S) for every position i of one input: softmax over the tokens outside S of the head- and source-summed
-    attention in both directions; positions in S get NaN (the score is defined for i ∉ S only).
-
-    attn_to[h, i, j] = α_{i,S_j} (token i attends to source token S_j); attn_from[h, i, j] = α_{S_j,i}
-    (source token S_j attends to i); both (heads, seq, |S|), columns in the order of `source_positions`.
-    """
+    """s(i|S) for every position i of one input, NaN on S. attn_to[h, i, j] = α_{i,S_j} (token i attends to source
+    token S_j), attn_from[h, i, j] = α_{S_j,i}: both (heads, seq, |S|), columns in `source_positions`' order."""
     source = list(source_positions)
     if not source:
         raise ConfigError("source_positions is empty: the source span needs at least one token")
@@ -51,20 +47,17 @@ def token_scores(attn_to, attn_from, source_positions: Sequence[int]) -> np.ndar
     if to.ndim != 3 or to.shape != back.shape or to.shape[2] != len(source):
         raise ConfigError(f"attn_to {to.shape} and attn_from {back.shape} must both have shape (heads, seq, "
                           f"|S|={len(source)})")
-    seq_len = to.shape[1]
-    if min(source) < 0 or max(source) >= seq_len or len(set(source)) != len(source):
-        raise ConfigError(f"source_positions {source} must be distinct positions in [0, {seq_len})")
-    logits = (to + back).sum(axis=(0, 2))  # Σ_heads Σ_{j∈S} (α_ij + α_ji)
-    outside = np.ones(seq_len, dtype=bool)
+    if min(source) < 0 or max(source) >= to.shape[1] or len(set(source)) != len(source):
+        raise ConfigError(f"source_positions {source} must be distinct positions in [0, {to.shape[1]})")
+    outside = np.ones(to.shape[1], dtype=bool)
     outside[source] = False
-    scores = np.full(seq_len, np.nan)
-    scores[outside] = softmax(logits[outside])
+    scores = np.full(to.shape[1], np.nan)
+    scores[outside] = softmax((to + back).sum(axis=(0, 2))[outside])  # Σ_heads Σ_{j∈S} (α_ij + α_ji)
     return scores
 
 
 def percentile_rank(target_score: float, candidate_scores: Iterable[float]) -> float:
-    """Percentile rank (%) of `target_score` among `candidate_scores`: the share scoring strictly below it, ties
-    counting one half (the usual definition; with no ties it is simply the fraction below)."""
+    """Percentile rank (%) of `target_score` among `candidate_scores`: the share strictly below, ties counting half."""
     candidates = np.asarray(list(candidate_scores), dtype=np.float64)
     if candidates.size == 0:
         raise DataError("percentile_rank needs at least one candidate score")
@@ -77,8 +70,7 @@ def percentile_rank(target_score: float, candidate_scores: Iterable[float]) -> f
 
 def mention_pair_score(scores: np.ndarray, target_positions: Sequence[int],
                        candidate_positions: Sequence[int]) -> tuple[float, float]:
-    """(s(T|S), PR): the target span's mean token score, and its percentile rank against every candidate token of
-    its document that is not part of T (T counts as one aggregated candidate)."""
+    """(s(T|S), PR): the target span's mean token score, and its percentile rank among the other candidates."""
     target = sorted(set(target_positions))
     if not target:
         raise DataError("target_positions is empty: the target span has no tokens")
@@ -105,14 +97,13 @@ def is_punctuation(text: str) -> bool:
 
 
 def candidate_positions(input_ids: Sequence[int], document: range, excluded_ids: Set[int]) -> list[int]:
-    """The positions of `document` whose token may be ranked: every token whose id is not in `excluded_ids` (see
-    `excluded_token_ids`)."""
+    """The positions of `document` whose token may be ranked (its id not in `excluded_token_ids`)."""
     return [p for p in document if input_ids[p] not in excluded_ids]
 
 
 def excluded_token_ids(tokenizer: "PreTrainedTokenizerBase", exclude_punctuation: bool = True) -> set[int]:
-    """Ids never ranked as candidates: all special tokens (`<s>`, `</s>`, `<pad>`, `<doc-s>`, `</doc-s>`, ...) and,
-    if `exclude_punctuation`, every vocabulary entry whose text is only punctuation (`,`, ` .`, a bare space)."""
+    """Ids never ranked: the special tokens and document separators, and with `exclude_punctuation` every
+    vocabulary entry whose text is only punctuation."""
     excluded = set(tokenizer.all_special_ids) | set(document_separator_ids(tokenizer))
     if exclude_punctuation:
         excluded |= {i for token, i in tokenizer.get_vocab().items()
@@ -134,7 +125,6 @@ class PairAttention:
 
 def rank_target(pair: "MentionPair", item: "AttentionInput", scores: np.ndarray,
                 excluded_ids: Set[int]) -> PairAttention:
-    """Rank the target span of one scored pair against the candidate tokens of its document."""
     candidates = sorted(set(candidate_positions(item.input_ids, item.target_document, excluded_ids))
                         | set(item.target_positions))
     target_score, percentile = mention_pair_score(scores, item.target_positions, candidates)

@@ -21,12 +21,11 @@ import numpy as np
 
 from ..batching import length_grouped_batches
 from ..collate import indicator, pad_batch
-from ..coref.mentions import MentionPair
+from ..coref.mentions import MentionPair, tokenize_documents
 from ..encoders import max_input_length
 from ..errors import ConfigError
 from ..progress import progress
-from .inputs import AttentionInput, encode_mention_pairs
-from .pairs import pair_label
+from .pairs import AttentionInput, build_attention_input, pair_label
 from .ranking import PairAttention, excluded_token_ids, rank_target, token_scores
 
 if TYPE_CHECKING:
@@ -35,23 +34,19 @@ if TYPE_CHECKING:
 
 
 def last_layer_source_attention(outputs: Any, row: int, n_source: int, seq_len: int) -> tuple[np.ndarray, np.ndarray]:
-    """(attn_to, attn_from), each (heads, seq_len, |S|), for batch row `row` of a Longformer output whose only
-    global tokens are that row's source span (see the module docstring); columns beyond |S| belong to longer rows
-    of the batch, rows beyond `seq_len` to batch and window padding."""
+    """(attn_to, attn_from), each (heads, seq_len, |S|), for batch row `row` (see the module docstring); columns
+    beyond |S| belong to longer rows of the batch, rows beyond `seq_len` to padding."""
     global_attentions = getattr(outputs, "global_attentions", None)
     if global_attentions is None or outputs.attentions is None:
         raise ConfigError("the model returned no global_attentions: the analysis needs a Longformer called with "
                           "output_attentions=True and a non-empty global_attention_mask")
-    if global_attentions[-1].shape[-1] < n_source:
-        raise ConfigError(f"expected {n_source} global tokens (the source span), the model reports "
-                          f"{global_attentions[-1].shape[-1]}")
     return tuple(attentions[-1][row, :, :seq_len, :n_source].detach().float().cpu().numpy()
                  for attentions in (outputs.attentions, global_attentions))
 
 
 def source_token_scores(model: "PreTrainedModel", items: Sequence[AttentionInput]) -> list[np.ndarray]:
-    """s(i|S) for every position of each of `items`: one padded forward pass of the batch, global attention on
-    each row's source span only (padding is masked, so a row's scores do not depend on its batch)."""
+    """s(i|S) for every position of each of `items`: one padded forward pass, global attention on each row's
+    source span only (padding is masked, so a row's scores do not depend on its batch)."""
     import torch
 
     device = next(model.parameters()).device
@@ -68,11 +63,14 @@ def source_token_scores(model: "PreTrainedModel", items: Sequence[AttentionInput
 def explain_pairs(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", pairs: Sequence[MentionPair],
                   coref_dataset: Iterable[Mapping[str, Any]], max_length: int, exclude_punctuation: bool = True,
                   batch_size: int = 8) -> Iterator[tuple[int, PairAttention | str]]:
-    """(index into `pairs`, its analysis or the reason it was skipped), lazily: the skipped pairs first, then the
-    others in batches of similar input length (one forward pass per batch)."""
+    """(index into `pairs`, its analysis or why it was skipped), lazily: the skipped pairs first, then the others
+    in batches of similar length; only the documents the pairs use are tokenised."""
     model.eval()
     excluded = excluded_token_ids(tokenizer, exclude_punctuation)
-    items = encode_mention_pairs(pairs, coref_dataset, tokenizer, max_input_length(model, max_length))
+    needed = {m.doc_id for pair in pairs for m in (pair.first, pair.second)}
+    documents = tokenize_documents([row for row in coref_dataset if row["doc_id"] in needed], tokenizer)
+    length = max_input_length(model, max_length)
+    items = [build_attention_input(pair, documents, tokenizer, length) for pair in pairs]
     yield from ((i, item) for i, item in enumerate(items) if isinstance(item, str))
     encoded = [i for i, item in enumerate(items) if not isinstance(item, str)]
     for positions in length_grouped_batches([len(items[i].input_ids) for i in encoded], batch_size):
@@ -81,27 +79,23 @@ def explain_pairs(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase"
             yield i, rank_target(pairs[i], items[i], scores, excluded)
 
 
-def _result_record(model_name: str, index: int, pair: MentionPair, result: PairAttention | str) -> dict[str, Any]:
-    """One row of `analyse_pairs`: the pair, and its score and rank or the reason it was skipped."""
-    row = {"model": model_name, "pair": index, "kind": pair.first.kind, "label": pair_label(pair),
-           "source": pair.first.text, "target": pair.second.text, "source_doc": pair.first.doc_id,
-           "target_doc": pair.second.doc_id, "score": np.nan, "percentile": np.nan, "candidates": 0,
-           "length": 0, "truncated_documents": 0, "status": result if isinstance(result, str) else "ok"}
-    if not isinstance(result, str):
-        row.update(score=result.target_score, percentile=result.percentile, candidates=len(result.candidates),
-                   length=len(result.item.input_ids), truncated_documents=result.item.truncated_documents)
-    return row
-
-
 def analyse_pairs(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", pairs: Sequence[MentionPair],
                   coref_dataset: Iterable[Mapping[str, Any]], model_name: str, max_length: int,
                   exclude_punctuation: bool = True, batch_size: int = 8) -> "pd.DataFrame":
-    """One row per pair: model, pair (index into `pairs`), kind, label (pos/neg), s(T|S) and its percentile rank,
-    plus the input's length, truncated documents and a status ("ok" or why the pair was skipped: skips are kept,
-    never dropped)."""
+    """One row per pair, in order: model, pair, kind, label, s(T|S) and its percentile rank, the input's length and
+    cut documents, and a status ("ok" or why the pair was skipped: skips are kept, never dropped)."""
     import pandas as pd
 
-    analyses = explain_pairs(model, tokenizer, pairs, coref_dataset, max_length, exclude_punctuation, batch_size)
-    rows = {i: _result_record(model_name, i, pairs[i], result)
-            for i, result in progress(analyses, total=len(pairs), desc=f"attention {model_name}")}
-    return pd.DataFrame([rows[i] for i in range(len(pairs))])
+    analyses = dict(progress(explain_pairs(model, tokenizer, pairs, coref_dataset, max_length, exclude_punctuation,
+                                           batch_size), total=len(pairs), desc=f"attention {model_name}"))
+    rows = []
+    for i, pair in enumerate(pairs):
+        result = analyses[i]
+        rows.append({"model": model_name, "pair": i, "kind": pair.first.kind, "label": pair_label(pair),
+                     "source": pair.first.text, "target": pair.second.text, "source_doc": pair.first.doc_id,
+                     "target_doc": pair.second.doc_id, "score": np.nan, "percentile": np.nan, "candidates": 0,
+                     "length": 0, "truncated_documents": 0, "status": result if isinstance(result, str) else "ok"})
+        if not isinstance(result, str):
+            rows[-1].update(score=result.target_score, percentile=result.percentile, candidates=len(result.candidates),
+                            length=len(result.item.input_ids), truncated_documents=result.item.truncated_documents)
+    return pd.DataFrame(rows)

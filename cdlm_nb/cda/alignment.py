@@ -1,11 +1,10 @@
 """Sentence-to-document (S2D) metrics of the CDA paper (§4, §5.3): MRR and P@N, scored jointly with the
 document-to-document (D2D) prediction.
 
-Per pair: a related pair predicted unrelated, or an unrelated pair predicted related, scores 0; a correctly
-rejected unrelated pair scores 1; a related pair predicted related scores its ranking of doc_a's sentences:
-MRR = 1 / rank of the first gold sentence, P@N = |gold ∩ top N| / min(N, |gold|) (our normalisation: 1 when
-every slot that could hold a gold sentence does, so a single gold sentence counts as a hit). Related pairs
-without gold sentences cannot be ranked: they are left out and counted.
+Per pair: a wrong D2D decision scores 0; a correctly rejected unrelated pair scores 1; a related pair predicted
+related scores its ranking of doc_a's sentences: MRR = 1 / rank of the first gold sentence, P@N = |gold ∩ top N| /
+min(N, |gold|) (our normalisation: a single gold sentence in the top N is a hit). Related pairs without gold
+sentences cannot be ranked: they are left out and counted.
 """
 
 from __future__ import annotations
@@ -21,19 +20,16 @@ CUTOFFS = (1, 5, 10)
 
 def ranking_scores(scores: Sequence[float], gold: Sequence[int]) -> dict[str, float]:
     """MRR and P@N of one ranking (higher score = earlier; ties keep sentence order)."""
-    order = np.argsort(-np.asarray(scores, dtype=float), kind="stable")
     relevant = set(gold)
-    hits = [int(i) in relevant for i in order]
+    hits = [int(i) in relevant for i in np.argsort(-np.asarray(scores, dtype=float), kind="stable")]
     result = {"mrr": 1.0 / (hits.index(True) + 1) if any(hits) else 0.0}
-    for n in CUTOFFS:
-        result[f"p{n}"] = sum(hits[:n]) / min(n, len(relevant)) if relevant else 0.0
-    return result
+    return result | {f"p{n}": sum(hits[:n]) / min(n, len(relevant)) if relevant else 0.0 for n in CUTOFFS}
 
 
 @dataclass
 class S2DScores:
-    """Mean MRR and P@N over the scored pairs, the related pairs left out for lack of gold sentences, and each
-    scored pair's reciprocal rank (for a paired bootstrap between two models on the same pairs)."""
+    """Mean MRR and P@N over the scored pairs, the related pairs left out (no gold sentence), and each scored pair's
+    reciprocal rank (for a paired bootstrap between two models on the same pairs)."""
 
     metrics: dict[str, float]
     pairs: int
@@ -49,10 +45,8 @@ def joint_s2d(labels: Sequence[int], predictions: Sequence[int], scores: Sequenc
     for label, predicted, ranking, relevant in zip(labels, predictions, scores, gold):
         if label == 1 and not relevant:
             skipped += 1
-        elif label != predicted:
-            rows.append(dict.fromkeys(keys, 0.0))
-        elif label == 0:
-            rows.append(dict.fromkeys(keys, 1.0))
+        elif label != predicted or label == 0:
+            rows.append(dict.fromkeys(keys, float(label == predicted)))
         else:
             rows.append(ranking_scores(ranking, relevant))
     metrics = {key: float(np.mean([row[key] for row in rows])) if rows else float("nan") for key in keys}
@@ -61,9 +55,8 @@ def joint_s2d(labels: Sequence[int], predictions: Sequence[int], scores: Sequenc
 
 def expected_random_mrr(labels: Sequence[int], sentence_counts: Sequence[int], gold: Sequence[Sequence[int]],
                         p_related: float = 0.5) -> float:
-    """E[MRR] of random scores with a coin-flip D2D that says "related" with probability `p_related`: a negative
-    scores 1 with probability 1 − p; a positive with g gold of n sentences scores p · E[1 / first gold rank],
-    where P(first gold at rank r) = C(n − r, g − 1) / C(n, g)."""
+    """E[MRR] of random scores and a coin flip saying "related" with probability p: a negative scores 1 − p, a
+    positive with g gold of n sentences p · E[1 / first gold rank], P(first gold at r) = C(n−r, g−1) / C(n, g)."""
     values = []
     for label, n, relevant in zip(labels, sentence_counts, gold):
         if label == 0:

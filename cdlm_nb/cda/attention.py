@@ -28,8 +28,8 @@ class CrossAttention(nn.Module):
 
     def forward(self, queries: torch.Tensor, candidates: torch.Tensor, mask: torch.Tensor,
                 softmax_dim: int = -1) -> tuple[torch.Tensor, torch.Tensor]:
-        """(x̃ `[batch, q, dim]`, the weights `[batch, q, c]`) for queries `[batch, q, dim]` over candidates
-        `[batch, c, dim]`; masked candidates get no weight (unless the softmax runs over the batch: the bug)."""
+        """(x̃ `[batch, q, dim]`, weights `[batch, q, c]`) for queries `[batch, q, dim]` over candidates `[batch, c,
+        dim]`; masked candidates get no weight (unless the softmax runs over the batch: the bug)."""
         scores = queries @ candidates.transpose(1, 2)
         if softmax_dim == -1:
             scores = scores.masked_fill(~mask.bool().unsqueeze(1), torch.finfo(scores.dtype).min)
@@ -42,5 +42,4 @@ class CrossAttention(nn.Module):
 def with_document(sentences: torch.Tensor, mask: torch.Tensor, document: torch.Tensor
                   ) -> tuple[torch.Tensor, torch.Tensor]:
     """The SHALLOW candidate set: a document's sentence vectors and its document vector, with their mask."""
-    return (torch.cat([sentences, document.unsqueeze(1)], 1),
-            torch.cat([mask, mask.new_ones(mask.shape[0], 1)], 1))
+    return (torch.cat([sentences, document.unsqueeze(1)], 1), torch.cat([mask, mask.new_ones(mask.shape[0], 1)], 1))

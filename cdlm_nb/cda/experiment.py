@@ -1,10 +1,9 @@
-"""Notebook 10's experiment: notebook 05's pairs written as CDA benchmark files and read back (the same path a
-user's CDA files take), every HAN / CDA variant trained on them, D2D and S2D scored on the test pairs.
+"""Notebook 10's experiment: notebook 05's pairs written as CDA benchmark files and read back (the path a user's
+CDA files take), every HAN / CDA variant trained on them, D2D and S2D scored on the test pairs.
 
-Model names: `<encoder>[_<cda>][_add]` with encoder `gru_han`, `bert_han`, `bert_avg` or `aose` (AoSE's attention
-pooling over the frozen sentence vectors, for notebook 11), cda `shallow` or `deep`,
-and `_add` for the Table 10 ablation (addition instead of concatenation in eq. 2). `random` is the S2D floor:
-random sentence scores and a coin-flip D2D decision.
+Model names: `<encoder>[_<cda>][_add]`, encoder `gru_han`, `bert_han`, `bert_avg` or `aose` (AoSE's attention
+pooling over the frozen sentence vectors, for notebook 11), cda `shallow` or `deep`, `_add` the Table 10 ablation
+(addition instead of concatenation in eq. 2). `random` is the S2D floor: random sentence scores, a coin-flip D2D.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from ..profiles import SEED, CDAConfig
 from ..recipe_search import RecipeCache, Search, SearchResult, dev_scores, setting
 from .alignment import S2DScores, expected_random_mrr, joint_s2d
 from .inputs import PairSet, Vocabulary, sentence_vectors, side, vector_pairs, word_pairs
-from .model import GRUHAN, BertAVG, BertHAN, Output, PooledSentences, SiameseCDA
+from .model import GRUHAN, BertHAN, Output, PooledSentences, SiameseCDA
 
 RANDOM = "random"
 SPLITS = ("train", "dev", "test")
@@ -34,18 +33,14 @@ SPLITS = ("train", "dev", "test")
 
 def model_spec(name: str) -> tuple[str, str, str]:
     """(encoder, cda, combine) of a model name."""
-    combine = "add" if name.endswith("_add") else "concat"
     stem = name.removesuffix("_add")
-    for cda in ("shallow", "deep"):
-        if stem.endswith(f"_{cda}"):
-            return stem.removesuffix(f"_{cda}"), cda, combine
-    return stem, "none", combine
+    cda = next((cda for cda in ("shallow", "deep") if stem.endswith(f"_{cda}")), "none")
+    return stem.removesuffix(f"_{cda}"), cda, "add" if name.endswith("_add") else "concat"
 
 
 def through_csv(splits: Mapping[str, Any], folder: Path) -> tuple[dict[str, Any], dict[str, int]]:
     """Each split written with `data.cda.write_cda` (atomically, with a manifest: `artefacts.save_file`) and read
-    back with `load_cda` (the path a user's CDA files take); also how many pairs' doc_a came back as other
-    sentences (0 unless a sentence held several)."""
+    back with `load_cda`; also how many pairs' doc_a came back re-split (0 unless a sentence held several)."""
     from ..data.cda import load_cda, write_cda
 
     back, changed = {}, {}
@@ -93,7 +88,8 @@ def build_model(name: str, prepared: Prepared, config: CDAConfig, **options: Any
     else:
         dim = prepared.vectors["train"].docs_a[0].shape[1]
         encoder = (BertHAN(dim, config.bert_hidden, **options) if encoder_name == "bert_han" else
-                   BertAVG(dim) if encoder_name == "bert_avg" else PooledSentences(dim, **options))
+                   PooledSentences(dim, pooling="mean") if encoder_name == "bert_avg" else
+                   PooledSentences(dim, **options))
     return SiameseCDA(encoder, cda, combine, config.classifier_hidden, softmax_over_batch)
 
 
@@ -115,9 +111,8 @@ def dev_loss(model: SiameseCDA, pairs: PairSet, batch_size: int) -> float:
     """The mean loss over `pairs` (early stopping's criterion)."""
     model.eval()
     with torch.inference_mode():
-        losses = [(pair_loss(model, pairs, indices).item(), len(indices))
-                  for indices in pieces(list(range(len(pairs))), batch_size)]
-    return sum(loss * n for loss, n in losses) / len(pairs)
+        return sum(pair_loss(model, pairs, indices).item() * len(indices)
+                   for indices in pieces(list(range(len(pairs))), batch_size)) / len(pairs)
 
 
 @dataclass
@@ -130,19 +125,10 @@ class Fit:
     seconds: float
 
 
-@dataclass
-class Predictions:
-    """P(aligned) per pair, doc_a's sentence scores per pair (attention and cosine), and the seconds taken."""
-
-    probabilities: np.ndarray
-    attention: list[np.ndarray]
-    cosine: list[np.ndarray]
-    seconds: float
-
-
-def predict(model: SiameseCDA, pairs: PairSet, batch_size: int) -> Predictions:
-    """P(aligned) per pair and doc_a's sentence scores (attention, cosine), in consecutive batches (with the
-    released code's `softmax_over_batch` a pair's score depends on its batch), and the seconds taken."""
+def predict(model: SiameseCDA, pairs: PairSet, batch_size: int
+            ) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray], float]:
+    """(P(aligned) per pair, doc_a's sentence scores by attention and by cosine, seconds), in consecutive batches
+    (with the released code's `softmax_over_batch` a pair's score depends on its batch)."""
     model.eval()
 
     def scores(indices: list[int]) -> tuple[list[float], list[np.ndarray], list[np.ndarray]]:
@@ -155,7 +141,7 @@ def predict(model: SiameseCDA, pairs: PairSet, batch_size: int) -> Predictions:
     outputs, seconds = predict_batches(scores, pieces(list(range(len(pairs))), batch_size),
                                        device=str(next(model.parameters()).device), desc="matching pairs")
     probabilities, attention, cosine = ([value for _, out in outputs for value in out[k]] for k in range(3))
-    return Predictions(np.array(probabilities), attention, cosine, seconds)
+    return np.array(probabilities), attention, cosine, seconds
 
 
 @dataclass
@@ -183,12 +169,10 @@ def d2d_scores(labels, predictions) -> dict[str, float]:
 
 @dataclass
 class ModelSearch:
-    """One matcher's training, run by the caller's loop as notebook 10 writes it out (notebook 05's loop for
-    `ClassifierSearch`, so one loop trains any system of notebook 11; `recipe_search.train_and_score`): every rate
-    of `rates()` (none on a cache hit) from `reset()` (the same seed), each epoch of `fine_tune` passed to `keep`,
-    then `finish()` scores test once with the chosen weights. With `config.search` the (rate, epoch) of the best
-    dev macro-F1 is kept (`recipe_search.Search`, cached in the run folder); without, the one rate's early-stopped
-    fit. `options` reach `build_model`."""
+    """One matcher's training, run by the caller's loop as notebook 10 writes it out (notebook 05's loop, so one
+    loop trains any system of notebook 11: `recipe_search.train_and_score`). With `config.search` the (rate, epoch)
+    of the best dev macro-F1 is kept (`recipe_search.Search`, cached in the run folder); without, the one rate's
+    early-stopped fit. `options` reach `build_model`."""
 
     name: str
     prepared: Prepared
@@ -222,9 +206,8 @@ class ModelSearch:
 
     def fine_tune(self, model: SiameseCDA, learning_rate: float) -> Iterator[Epoch]:
         """`finetuning.train_epochs` with the paper's recipe (Appendix A.2: Adam at a constant rate on i.i.d.
-        batches, binary cross-entropy) at `learning_rate`, at most `config.epochs` epochs, stopped once the dev loss
-        has not fallen by `config.min_improvement` for `config.patience` epochs; once the loop ends the best
-        epoch's weights are restored. Each epoch's fit so far is kept in `fits`."""
+        batches, binary cross-entropy), early-stopped on the dev loss (`report.stopping_rule`), the best epoch's
+        weights restored at the end; each epoch's fit so far is kept in `fits`."""
         config, train, dev = self.config, self.pairs["train"], self.pairs["dev"]
         setup = TrainSetup(config.epochs, config.batch_size, learning_rate, self.seed, decay=False, optimizer="adam",
                            random_batches=True)
@@ -254,7 +237,7 @@ class ModelSearch:
     def keep(self, model: SiameseCDA, learning_rate: float, epoch: Epoch) -> None:
         """After an epoch: with a search, dev D2D scored at P(aligned) >= 0.5 (`Search.keep`)."""
         if self.search is not None:
-            decisions = decide(predict(model, self.pairs["dev"], self.config.batch_size).probabilities).tolist()
+            decisions = decide(predict(model, self.pairs["dev"], self.config.batch_size)[0]).tolist()
             self.search.keep(model, learning_rate, epoch, dev_scores(self.pairs["dev"].labels, decisions))
 
     def finish(self) -> CDARun:
@@ -267,15 +250,12 @@ class ModelSearch:
             model = build_model(self.name, self.prepared, self.config, **self.options).to(self.device)
             model.load_state_dict(self.search.state)
         test = self.pairs["test"]
-        predicted = predict(model, test, self.config.batch_size)
-        decisions = decide(predicted.probabilities).tolist()
-        oracle = {scorer: joint_s2d(test.labels, test.labels, scores, test.gold)
-                  for scorer, scores in (("attention", predicted.attention), ("cosine", predicted.cosine))}
-        return CDARun(self.name, d2d_scores(test.labels, decisions),
-                      joint_s2d(test.labels, decisions, predicted.attention, test.gold),
-                      joint_s2d(test.labels, decisions, predicted.cosine, test.gold),
-                      predicted.seconds, predicted.probabilities, fitted, predicted.attention, oracle, model.eval(),
-                      recipe)
+        probabilities, attention, cosine, seconds = predict(model, test, self.config.batch_size)
+        decisions = decide(probabilities).tolist()
+        s2d, oracle = ({scorer: joint_s2d(test.labels, guess, scores, test.gold) for scorer, scores in
+                        (("attention", attention), ("cosine", cosine))} for guess in (decisions, test.labels))
+        return CDARun(self.name, d2d_scores(test.labels, decisions), s2d["attention"], s2d["cosine"], seconds,
+                      probabilities, fitted, attention, oracle, model.eval(), recipe)
 
 
 def recipe_cache(run_dir: str | Path | None) -> RecipeCache | None:
@@ -303,8 +283,7 @@ def random_run(test: PairSet, seed: int = SEED) -> CDARun:
 
 
 def runnable(models: Sequence[str], prepared: Prepared) -> list[str]:
-    """The models of `models` that can train on `prepared`: the BERT-based ones read sentence vectors, so without a
-    sentence encoder only the GRU-HAN ones (the others are named on stdout)."""
+    """The models that can train on `prepared`: without sentence vectors only GRU-HAN (the others named on stdout)."""
     skipped = [name for name in models if model_spec(name)[0] != "gru_han" and not prepared.vectors]
     if skipped:
         print(f"skipping {', '.join(skipped)}: no sentence encoder")

@@ -122,16 +122,11 @@ def sentence_vectors(encoder, rows: Sequence[Mapping], max_length: int, cache_di
     the released code's bug: the mean over every position of inputs padded to `max_length`, normalised."""
     texts = sorted({s for row in rows for part in ("doc_a", "doc_b") for s in row[part]})
     if not include_padding:
-        vectors = embed(encoder, texts, max_length, cache_dir=cache_dir, name="minilm-sentences")
-    else:
-        vectors = torch.cat([_padded_means(encoder, texts[i:i + 64], max_length) for i in range(0, len(texts), 64)])
-    return dict(zip(texts, vectors.numpy()))
-
-
-def _padded_means(encoder, texts: Sequence[str], max_length: int) -> torch.Tensor:
-    model, tokenizer = encoder[0].auto_model, encoder.tokenizer
-    batch = tokenizer(list(texts), padding="max_length", truncation=True, max_length=max_length,
-                      return_tensors="pt").to(model.device)  # the encoder may sit on the GPU (session.device)
-    with torch.inference_mode():
-        hidden = model(**batch).last_hidden_state
-    return torch.nn.functional.normalize(hidden.mean(1), dim=-1).cpu()  # `sentence_vectors` makes NumPy arrays
+        return dict(zip(texts, embed(encoder, texts, max_length, cache_dir=cache_dir, name="minilm-sentences").numpy()))
+    model, means = encoder[0].auto_model, []
+    for start in range(0, len(texts), 64):
+        batch = encoder.tokenizer(texts[start:start + 64], padding="max_length", truncation=True, max_length=max_length,
+                                  return_tensors="pt").to(model.device)  # the encoder may sit on the GPU
+        with torch.inference_mode():
+            means.append(torch.nn.functional.normalize(model(**batch).last_hidden_state.mean(1), dim=-1).cpu())
+    return dict(zip(texts, torch.cat(means).numpy()))

@@ -2,18 +2,16 @@
 B, optional cross-document attention (`attention`: none, SHALLOW or DEEP) rewrites their vectors, and
 [d̃_A ; d̃_B] → Linear → ReLU → Linear is the logit of "aligned".
 
-Encoders (§3.2, §5.1, A.4.2) work in two steps so that DEEP CDA can act between them: `sentences(side)` (GRU-HAN:
-word BiGRU + attention pooling; the others read frozen sentence vectors), then `document(side, sentences)` →
-(document vector, the vectors CDA and alignment use): GRU-HAN's sentence BiGRU + attention, CDA on the vectors
-*before* that GRU (A.4.2); BERT-HAN's two BiGRU layers + attention, CDA on the first layer's outputs; BERT-AVG's
-mean; `PooledSentences`, AoSE's attention pooling alone.
+Encoders (§3.2, §5.1, A.4.2) work in two steps so that DEEP CDA can act between them: `sentences(side)`, then
+`document(side, sentences)` → (document vector, the vectors CDA and alignment use): GRU-HAN (word BiGRU +
+attention, then sentence BiGRU + attention; CDA before that GRU, A.4.2), BERT-HAN (two BiGRU layers over frozen
+sentence vectors + attention; CDA on the first layer's outputs), and `PooledSentences`: AoSE's attention pooling
+alone, or BERT-AVG's mean. Alignment (eq. 3-4) scores doc_a's sentences against d_b before CDA: softmax of vᵀd_b,
+and cos(v, d_b).
 
-Sentence-to-document alignment (eq. 3-4) scores doc_a's sentences (B in eq. 3) against doc_b's vector before CDA:
-softmax of vᵀd_b (SHALLOW's weights minus the document candidate), and cos(v, d_b).
-
-The released code's bugs are options: `mask_padding=False` (attention and GRUs read padding),
-`word_state="document"` (the word GRU runs over the whole document, so word states carry across sentences) and
-`softmax_over_batch` (SHALLOW's B-side weights normalised over the batch instead of the candidates).
+The released code's bugs are options: `mask_padding=False` (attention and GRUs read padding), `word_state=
+"document"` (the word GRU runs over the whole document, carrying state across sentences) and `softmax_over_batch`
+(SHALLOW's B-side weights normalised over the batch instead of the candidates).
 """
 
 from __future__ import annotations
@@ -42,8 +40,7 @@ class Side:
 
     def to(self, device: torch.device | str) -> "Side":
         """The same side with every tensor on `device` (the model's)."""
-        return Side(*(None if value is None else value.to(device) for value in
-                      (self.sentence_mask, self.word_ids, self.word_mask, self.sentence_vectors, self.words)))
+        return Side(*(None if value is None else value.to(device) for value in vars(self).values()))
 
 
 def run_gru(gru: nn.GRU, inputs: torch.Tensor, mask: torch.Tensor, packed: bool = True) -> torch.Tensor:
@@ -89,8 +86,7 @@ class GRUHAN(nn.Module):
         else:
             words = run_gru(self.word_gru, embedded.reshape(batch * n_sentences, n_words, -1),
                             side.word_mask.reshape(-1, n_words), packed=self.mask_padding)
-        mask = _mask(side.word_mask.reshape(-1, n_words), self.mask_padding)
-        vectors, _ = self.word_attention(words, mask)
+        vectors, _ = self.word_attention(words, _mask(side.word_mask.reshape(-1, n_words), self.mask_padding))
         side.words = words.reshape(batch, n_sentences * n_words, -1)
         return vectors.view(batch, n_sentences, -1)
 
@@ -130,24 +126,18 @@ class BertHAN(FrozenSentences):
         return document, first
 
 
-class BertAVG(FrozenSentences):
-    """BERT-AVG: the document vector is the mean of its frozen sentence vectors (no parameters, no attention)."""
-
-    def document(self, side: Side, sentences: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        return mean_pooling(sentences, side.sentence_mask), sentences
-
-
 class PooledSentences(FrozenSentences):
-    """AoSE's document layer (Abdaoui & Dutta 2023) as a Siamese encoder: attention pooling over the frozen
-    sentence vectors, no recurrence."""
+    """The frozen sentence vectors pooled into the document vector, no recurrence: AoSE's attention pooling
+    (Abdaoui & Dutta 2023), or with `pooling="mean"` BERT-AVG's mean (no parameters)."""
 
-    def __init__(self, input_dim: int, mask_padding: bool = True):
+    def __init__(self, input_dim: int, mask_padding: bool = True, pooling: str = "attention"):
         super().__init__(input_dim, mask_padding)
-        self.attention = AttentionPooling(input_dim)
+        self.attention = AttentionPooling(input_dim) if pooling == "attention" else None
 
     def document(self, side: Side, sentences: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        document, _ = self.attention(sentences, _mask(side.sentence_mask, self.mask_padding))
-        return document, sentences
+        if self.attention is None:
+            return mean_pooling(sentences, side.sentence_mask), sentences
+        return self.attention(sentences, _mask(side.sentence_mask, self.mask_padding))[0], sentences
 
 
 @dataclass
@@ -192,10 +182,8 @@ class SiameseCDA(nn.Module):
         doc_a, units_a = self.encoder.document(side_a, sentences_a)
         doc_b, units_b = self.encoder.document(side_b, sentences_b)
         if self.document_cda is not None:
-            candidates_b, mask_b = with_document(units_b, side_b.sentence_mask, doc_b)
-            candidates_a, mask_a = with_document(units_a, side_a.sentence_mask, doc_a)
-            new_a, _ = self.document_cda(doc_a.unsqueeze(1), candidates_b, mask_b)
-            new_b, _ = self.document_cda(doc_b.unsqueeze(1), candidates_a, mask_a,
+            new_a, _ = self.document_cda(doc_a.unsqueeze(1), *with_document(units_b, side_b.sentence_mask, doc_b))
+            new_b, _ = self.document_cda(doc_b.unsqueeze(1), *with_document(units_a, side_a.sentence_mask, doc_a),
                                          softmax_dim=0 if self.softmax_over_batch else -1)
             features = torch.cat([new_a.squeeze(1), new_b.squeeze(1)], -1)
         else:

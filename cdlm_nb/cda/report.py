@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -48,7 +49,6 @@ def label(name: str) -> str:
 
 
 def _percent(scores: Mapping[str, float]) -> tuple[float, float]:
-    """(accuracy, F1) in % to one decimal."""
     return round(100 * scores["acc"], 1), round(100 * scores["f1"], 1)
 
 
@@ -147,8 +147,7 @@ def recipe_note(runs: Mapping[str, CDARun]) -> str:
 
 
 def pair_alignment_figure(run: CDARun, rows, index: int, chars: int = 110) -> "Figure":
-    """Test pair `index`'s doc_a sentences (those `run` read) shaded by its attention scores (darker: higher),
-    gold sentences marked with ★."""
+    """Test pair `index`'s doc_a sentences (those `run` read) shaded by attention (darker: higher), gold marked ★."""
     import matplotlib.pyplot as plt
 
     values, row = np.asarray(run.attention[index], dtype=float), rows[index]
@@ -184,16 +183,17 @@ def readings(runs: Mapping[str, CDARun], test_labels: Sequence[int], profile: st
     def band(first: str, second: str, metric: str, scale: float = 1.0) -> float | None:
         return verdicts.seed_band(spread, f"cda/{data}/{metric}/{first}", f"cda/{data}/{metric}/{second}", scale)
 
+    def d2d_f1(first: str, second: str) -> verdicts.Difference:
+        return verdicts.decision_difference(test_labels, decisions[first], decisions[second], "f1",
+                                            band(first, second, "d2d/f1", 100))
+
     for name in ("gru_han_shallow", "gru_han_deep", "bert_han_shallow", "bert_han_deep"):
         encoder = model_spec(name)[0]
         if not {name, encoder} <= set(runs):
             continue
-        claim = f"CDA paper, Table 2: {label(name)} over {label(encoder)}"
-        if nothing := [label(n) for n in (name, encoder) if n not in learned]:
-            lines.append(f"- {claim}: cannot be checked here ({verdicts.LEARNED_NOTHING}: {' and '.join(nothing)}).")
-        else:
-            lines.append(verdicts.claim_line(claim, verdicts.decision_difference(
-                test_labels, decisions[name], decisions[encoder], "f1", band(name, encoder, "d2d/f1", 100)), "D2D F1"))
+        lines.append(verdicts.ordering_line(f"CDA paper, Table 2: {label(name)} over {label(encoder)}", (name, encoder),
+                                            learned, {n: label(n) for n in runs}, partial(d2d_f1, name, encoder),
+                                            "D2D F1"))
     oracle = {name: run.oracle["attention"] for name, run in runs.items()}
     if {"gru_han_deep", "gru_han_shallow"} <= set(runs):
         diff = verdicts.mean_difference(oracle["gru_han_deep"].reciprocal_ranks,

@@ -1,10 +1,11 @@
-"""Notebook 11's analyses, table, figures, recorded metrics and readings: every system on the same test pairs, its
-scores (bootstrap intervals: `verdicts.decision_interval`), F1 on hard negatives only, F1 by pair length, the pairs
-only one system gets right, and the papers' orderings under the noise rule (`verdicts.decision_difference`)."""
+"""Notebook 11's tables, figures, recorded metrics and readings: every system on the same test pairs with bootstrap
+intervals, F1 on hard negatives, F1 by pair length, the pairs only one system gets right, and the papers' orderings
+under the noise rule (`verdicts.decision_difference`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -27,8 +28,8 @@ CLAIMS = (("cdlm", "longformer", "CDLM paper, Table 4: CDLM over Longformer"),
 
 
 def scores(labels: Sequence[int], decisions: Sequence[int], kinds: Sequence[str]) -> dict[str, float]:
-    """Accuracy, F1 (related class; notebook 05's `pair_scores`), and F1 on the positives and hard negatives only
-    (`f1_hard`: can it tell the same event from its sibling?)."""
+    """Accuracy, F1 (related class) and `f1_hard`, the F1 on positives and hard negatives only (can it tell the same
+    event from its sibling?)."""
     labels, decisions, kinds = np.asarray(labels), np.asarray(decisions), np.asarray(kinds)
     hard = np.isin(kinds, ("positive", "hard_negative"))
     overall = pair_scores(labels, decisions)
@@ -55,7 +56,7 @@ def only_right(systems: Mapping[str, System], labels: Sequence[int]) -> dict[int
 
 
 def results_table(systems: Mapping[str, System], rows, resamples: int) -> pd.DataFrame:
-    """Accuracy and F1 (%, with 95 % bootstrap intervals), F1 on hard negatives, and the costs."""
+    """Accuracy and F1 (%, 95 % bootstrap intervals), F1 on hard negatives, and the costs."""
     table = {}
     for system in systems.values():
         measured = _scores(system, rows)
@@ -96,10 +97,9 @@ def pareto_front(systems: Mapping[str, System], rows) -> list[str]:
 
 
 def spread_labels(anchors, sizes) -> list[tuple[float, float]]:
-    """Lower-left corners for label boxes (display units), one per anchor, none overlapping another: each box
-    (`sizes[i]` = width, height) starts at its anchor and, where it would overlap a box placed before it, moves up
-    or down by the tallest box plus a gap to the nearest free place, so labels of (nearly) coinciding points stack.
-    Boxes are placed from the lowest anchor up, left to right: the result does not depend on the input order."""
+    """Lower-left corners of label boxes (display units; `sizes`: width, height), none overlapping: a box starts at
+    its anchor, else moves up or down in steps of the tallest box to the nearest free place, so labels of (nearly)
+    coinciding points stack. Placed from the lowest anchor up, the result does not depend on the input order."""
     anchors, sizes = np.asarray(anchors, float).reshape(-1, 2), np.asarray(sizes, float).reshape(-1, 2)
     step = float(sizes[:, 1].max()) * 1.15 if len(sizes) else 1.0
     placed: list[tuple[float, float, float, float]] = []
@@ -117,8 +117,8 @@ def spread_labels(anchors, sizes) -> list[tuple[float, float]]:
 
 
 def _label_points(ax, points, labels, fontsize: float = 7) -> None:
-    """Annotate `points` (data coordinates) with `labels`, stacked by `spread_labels` just right of and above each
-    point; a label moved off its point gets a thin leader line. Call after the axes' limits and layout are final."""
+    """`labels` just right of and above `points` (data coordinates), stacked by `spread_labels`; a moved label gets a
+    leader line. Call once the axes' limits and layout are final."""
     fig = ax.figure
     renderer = fig.canvas.get_renderer()
     probes = [ax.text(0, 0, label, fontsize=fontsize) for label in labels]
@@ -137,8 +137,8 @@ def _label_points(ax, points, labels, fontsize: float = 7) -> None:
 
 
 def learned_systems(systems: Mapping[str, System], rows) -> tuple[dict[str, System], list[str]]:
-    """(the systems above the reference rows on accuracy and F1, the readings naming the others, which learned
-    nothing here: left out of rankings, the Pareto front and claims)."""
+    """(the systems above the reference rows on accuracy and F1, the lines naming the others, which are left out of
+    rankings, the Pareto front and claims)."""
     learned, notes = verdicts.split_learned({name: _scores(s, rows) for name, s in systems.items()},
                                             verdicts.floors(verdicts.pair_references(rows["label"])),
                                             {name: s.label for name, s in systems.items()},
@@ -147,9 +147,8 @@ def learned_systems(systems: Mapping[str, System], rows) -> tuple[dict[str, Syst
 
 
 def pareto_figure(systems: Mapping[str, System], rows) -> "Figure":
-    """Accuracy against inference cost (seconds per pair, log scale), the Pareto front of the systems that learned
-    something joined, those that did not in grey, and the majority-class accuracy as a line; labels of systems at
-    (nearly) the same point are stacked with leader lines instead of printed on top of each other."""
+    """Accuracy against inference seconds per pair (log), the Pareto front of the systems that learned something
+    joined, the others in grey, the majority-class accuracy as a line."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -173,8 +172,8 @@ def pareto_figure(systems: Mapping[str, System], rows) -> "Figure":
 
 
 def length_results(systems: Mapping[str, System], rows, buckets: int) -> pd.DataFrame:
-    """F1 (%) per system and pair-length bucket (test pairs by total words; the count in each header), with the
-    reference row: the F1 of calling every pair of a bucket related."""
+    """F1 (%) per system and pair-length bucket (by total words; the count in each header), and the F1 of calling
+    every pair of a bucket related."""
     index, names = length_buckets(rows, buckets)
     labels, kinds = np.asarray(rows["label"]), np.asarray(rows["kind"])
     masks = [index == b for b in range(len(names))]
@@ -213,10 +212,9 @@ def only_right_examples(systems: Mapping[str, System], rows, shown: int = 3, cha
 
 def readings(systems: Mapping[str, System], rows, resamples: int, buckets: int, profile: str, data: str
              ) -> list[str]:
-    """The reading rule (`verdicts`): the systems that learned nothing (not above the reference rows), the best of
-    the others on F1, its lead over the second, each one's F1 on the longest minus the shortest pairs
-    (`length_results`, described, not ranked), and the papers' orderings (`CLAIMS`) on F1 (the metric of the CDLM
-    paper's Table 4) under the noise rule."""
+    """The systems that learned nothing, the best of the others on F1 and its lead over the second, each one's F1 on
+    the longest minus the shortest pairs (described, not ranked), and the papers' orderings (`CLAIMS`) on F1 (the
+    CDLM paper's Table 4 metric) under the noise rule."""
     labels = list(rows["label"])
     f1 = {name: _scores(s, rows)["f1"] for name, s in systems.items()}
     learned, lines = learned_systems(systems, rows)
@@ -226,41 +224,40 @@ def readings(systems: Mapping[str, System], rows, resamples: int, buckets: int, 
         return lines + ["- No system is above the reference rows: this run ranks none of them."]
     spread = verdicts.load_spread(profile)
 
-    def claim(better: str, worse: str, text: str) -> str:
+    def difference(better: str, worse: str) -> verdicts.Difference:
         band = verdicts.seed_band(spread, f"compare/{data}/f1/{better}", f"compare/{data}/f1/{worse}", scale=100)
-        return verdicts.claim_line(text, verdicts.decision_difference(
-            labels, systems[better].decisions, systems[worse].decisions, "f1", band, resamples), "F1")
+        return verdicts.decision_difference(labels, systems[better].decisions, systems[worse].decisions, "f1", band,
+                                            resamples)
 
     lines.append(f"- Best F1 among the systems that learned something: {systems[ranking[0]].label} "
                  f"({100 * f1[ranking[0]]:.1f}).")
     if len(ranking) > 1:
-        lines.append(claim(ranking[0], ranking[1], f"Its lead over {systems[ranking[1]].label}"))
+        lines.append(verdicts.claim_line(f"Its lead over {systems[ranking[1]].label}",
+                                         difference(ranking[0], ranking[1]), "F1"))
     table = length_results(learned, rows, buckets).drop(reference_label("all related"))
     if table.shape[1] > 1:  # a description of each system, not a ranking: no interval is drawn for it
         change = (table.iloc[:, -1] - table.iloc[:, 0]).dropna()
         lines.append("- F1 on the longest minus the shortest pairs (one bucket each, no interval: not ranked): "
                      + ", ".join(f"{name} {value:+.1f}" for name, value in change.items()) + ".")
-    for better, worse, text in CLAIMS:
-        if better in systems and worse in systems:
-            nothing = [systems[n].label for n in (better, worse) if n not in learned]
-            lines.append(f"- {text}: cannot be checked here ({verdicts.LEARNED_NOTHING}: {' and '.join(nothing)})."
-                         if nothing else claim(better, worse, text))
+    names = {name: system.label for name, system in systems.items()}
+    lines += [verdicts.ordering_line(text, (better, worse), learned, names, partial(difference, better, worse))
+              for better, worse, text in CLAIMS if better in systems and worse in systems]
     return lines
 
 
 def _searched(recipes: Mapping) -> dict:
-    """The systems whose recipe was chosen on dev (None: a fixed recipe, or nothing trained)."""
+    """The systems whose recipe was chosen on dev."""
     return {name: recipe for name, recipe in recipes.items() if recipe is not None}
 
 
 def recipe_metrics(data: str, recipes: Mapping) -> dict[str, float]:
-    """`compare/<data>/recipe/<system>/...` for every system whose recipe was chosen on dev (`search_metrics`)."""
+    """`compare/<data>/recipe/<system>/...` for every system whose recipe was chosen on dev."""
     return search_metrics(f"compare/{data}", _searched(recipes))
 
 
 def recipe_table(recipes: Mapping) -> pd.DataFrame:
-    """Dev macro-F1 (%) of every point of each system's recipe search (* the chosen point), its recipe and cost;
-    past 10 epochs only the first, every fifth and the chosen ones are shown."""
+    """Dev macro-F1 (%) of every point of each recipe search (* chosen), its recipe and cost; past 10 epochs only the
+    first, every fifth and the chosen ones."""
     table = space_table(_searched(recipes), system_label)
     epochs = [c for c in table.columns if c.startswith("epoch ")]
     shown = [c for c in epochs if "*" in "".join(table[c]) or int(c.split()[1]) % 5 == 0 or c == "epoch 1"]
@@ -268,10 +265,10 @@ def recipe_table(recipes: Mapping) -> pd.DataFrame:
 
 
 def recipe_note(recipes: Mapping) -> str:
-    """The searches' space, each searched system's chosen recipe and dev scores, and their cost (`search_note`)."""
+    """The searches' space, each system's chosen recipe and dev scores, and their cost."""
     return search_note(_searched(recipes), system_label)
 
 
 def system_line(system: System, labels: Sequence[int], seconds: float) -> str:
-    """One line per system as notebook 11 runs it: its test accuracy and the seconds building and scoring it took."""
+    """A system's test accuracy and the seconds building and scoring it took."""
     return f"{system.label:<28} accuracy {100 * np.mean(system.decisions == labels):5.1f}  ({seconds:.0f} s)"

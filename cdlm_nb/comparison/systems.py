@@ -1,13 +1,8 @@
 """Every system of notebook 11: its training for the notebook's loop (`search_for`) on the same train split, then
-its scores on the same test pairs with the same costs (`finish`). Each reuses its own notebook's package (no copy):
-
-- `tfidf`, `minilm_cosine`: lexical and frozen-embedding cosines, threshold at the best dev macro-F1;
-- `aose`, `cda_gru_deep`, `cda_minilm_shallow`: the Siamese matchers of `cdlm_nb.cda` (AoSE's attention pooling
-  over frozen MiniLM sentence vectors; GRU-HAN + DEEP; MiniLM-HAN + SHALLOW);
-- `match_ignition`, `minilm_cross`: the MiniLM cross-encoder of `cdlm_nb.match_ignition` with both filters
-  (α = 10 %) and with none;
-- `longformer`, `local`, `rand`, `prefix`, `cdlm`: notebook 02's encoders fine-tuned as in notebook 05.
-"""
+its scores on the same test pairs with the same costs (`finish`), each from its own notebook's package:
+`tfidf` and `minilm_cosine` (cosines, threshold at the best dev macro-F1); `aose`, `cda_gru_deep`,
+`cda_minilm_shallow` (`cdlm_nb.cda`'s Siamese matchers); `match_ignition` and `minilm_cross` (`cdlm_nb.match_ignition`'s
+MiniLM cross-encoder with both filters at α = 10 %, and with none); notebook 02's encoders fine-tuned as in 05."""
 
 from __future__ import annotations
 
@@ -34,15 +29,19 @@ from ..profiles import COMPARISON_SYSTEMS as SYSTEMS
 from ..profiles import SEED
 from ..sentence_encoders import embed, load_sentence_encoder
 from ..variants import PretrainedShelf, display_name
-from .system_ids import BASELINE_LABELS
 
 if TYPE_CHECKING:
     from ..profiles import Profile
     from ..recipe_search import Trainable
 
+#: The labels of the systems that are not notebook 02's encoders, in `profiles.BASELINE_SYSTEMS`' order.
+BASELINE_LABELS = {"tfidf": "TF-IDF cosine", "minilm_cosine": "MiniLM cosine", "aose": "AoSE (Siamese)",
+                   "cda_gru_deep": "CDA: GRU-HAN + DEEP", "cda_minilm_shallow": "CDA: MiniLM-HAN + SHALLOW",
+                   "match_ignition": "Match-Ignition (α = 10 %)", "minilm_cross": "MiniLM cross-encoder"}
+
 
 def system_label(system: str) -> str:
-    """The readable label of a system id: a baseline's (`BASELINE_LABELS`), else the encoder's display name."""
+    """A baseline's label, else the encoder's display name."""
     return BASELINE_LABELS.get(system) or display_name(system)
 
 
@@ -70,7 +69,7 @@ class System:
 
 
 def parameters(model, trainable: bool = True) -> int:
-    """The model's trained parameters (`trainable`), or all of them."""
+    """The model's trained parameters, or all of them."""
     return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable)
 
 
@@ -97,7 +96,7 @@ class Context:
 
     @cached_property
     def embedding_seconds(self) -> dict[str, float]:
-        """Seconds to embed each split's sentences (uncached): the frozen-vector systems pay them too."""
+        """Seconds to embed each split's sentences (uncached), which the frozen-vector systems pay too."""
         seconds = {}
         for split, rows in self.splits.items():
             texts = sorted({s for part in ("doc_a", "doc_b") for doc in rows[part] for s in doc})
@@ -118,7 +117,7 @@ def _tfidf(ctx: Context) -> System:
 
 
 def _minilm_cosine(ctx: Context) -> System:
-    """The cosine of the two documents' MiniLM vectors (each document's first `tokens`), threshold tuned on dev."""
+    """The cosine of the two documents' MiniLM vectors, threshold tuned on dev."""
     tokens = ctx.minilm_tokens or ctx.profile.comparison.minilm_tokens
 
     def cosines(split: str) -> np.ndarray:
@@ -150,7 +149,7 @@ def _cda(ctx: Context, system: str, run: CDARun) -> System:
 
 
 def _classifier(ctx: Context, system: str, search: ClassifierSearch, run: MatchingRun) -> System:
-    """A pair classifier (a MiniLM cross-encoder, or one of notebook 02's encoders as in notebook 05)."""
+    """A MiniLM cross-encoder, or one of notebook 02's encoders fine-tuned as in notebook 05."""
     if system in CROSS_ENCODERS:
         keep = cross_encoder_filters(system, ctx.profile.match_ignition)[1]
         longest = f"{search.config.max_length} tokens" + (f" of the top {keep} sentences each" if keep else "")
@@ -169,10 +168,9 @@ CROSS_ENCODERS = ("match_ignition", "minilm_cross")
 
 
 def search_for(ctx: Context, system: str) -> "Trainable | None":
-    """The training `system` needs, for the caller's loop (notebook 11 writes it out, as 05 and 10 do), its recipe
-    chosen on dev as in its own notebook (and its search re-used from there when the pairs are these); None when
-    it trains nothing (`UNTRAINED`) or its pretrained model is missing. Peak memory is measured from here to
-    `finish`."""
+    """The training `system` needs, for the caller's loop (as in notebooks 05 and 10), its recipe chosen on dev as
+    in its own notebook (that search re-used on the same pairs); None when it trains nothing (`UNTRAINED`) or its
+    pretrained model is missing. Peak memory is measured from here to `finish`."""
     if system not in SYSTEMS:
         raise ConfigError(f"unknown system {system!r} (the profile's comparison.systems); choose from {list(SYSTEMS)}")
     ctx.peak = PeakMemory(ctx.device)
@@ -195,8 +193,8 @@ def search_for(ctx: Context, system: str) -> "Trainable | None":
 
 
 def finish(ctx: Context, system: str, search: "Trainable | None") -> System | None:
-    """`system` scored on test with its costs (its search finished: the chosen weights) and its peak memory since
-    `search_for`; None when its pretrained model is missing."""
+    """`system` scored on test (its search finished) with its costs and peak memory since `search_for`; None when
+    its pretrained model is missing."""
     result = None
     if system in UNTRAINED:
         result = UNTRAINED[system](ctx)

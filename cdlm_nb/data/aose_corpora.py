@@ -1,14 +1,10 @@
 """Long-document classification corpora of AoSE (Abdaoui & Dutta): IMDB, 20 Newsgroups and MIND news topics.
 
 Each loader returns `classification_features(label_names)` rows (`text`, `label`), label names sorted so that ids
-never depend on file order (align another split with `dev.align_labels_with_mapping(...)`):
-- `load_imdb`: the Kaggle CSV (`review`, `sentiment` = positive/negative; extra empty columns allowed), `<br />`
-  tags turned into line breaks; `path=None`: the hub copy (`IMDB_HUB_ID`).
-- `load_newsgroups`: one folder per group, one raw Usenet post per file. `remove` strips "headers", "quotes"
-  and/or "footers" as scikit-learn's `fetch_20newsgroups(remove=...)` does; the default, all three, is the
-  "cleaned version" AoSE uses. `path=None`: the hub copy of that version (`NEWSGROUPS_HUB_ID`).
-- `load_mind`: MIND's `news.tsv` (no header), text = title + line break + abstract, label = category;
-  `min_per_label` drops (and logs) rare topics, as AoSE drops those with fewer than 3. Not on the hub.
+never depend on file order. `path=None` reads the hub copy (IMDB, and 20 Newsgroups' cleaned version AoSE uses);
+MIND is not on the hub. Newsgroups' `remove` strips "headers", "quotes" and/or "footers" as scikit-learn's
+`fetch_20newsgroups(remove=...)` does (default: all three, AoSE's "cleaned version"); MIND's `min_per_label` drops
+(and logs) rare topics, as AoSE drops those with fewer than 3.
 """
 
 from __future__ import annotations
@@ -30,18 +26,12 @@ log = logging.getLogger(__name__)
 
 IMDB_HUB_ID = "stanfordnlp/imdb"  # the `imdb` dataset AoSE cites; labels 0 = neg, 1 = pos
 NEWSGROUPS_HUB_ID = "SetFit/20_newsgroups"  # the cleaned version AoSE cites (headers, quotes, footers removed)
-IMDB_MANUAL = (
-    "Download the IMDB reviews CSV (columns review, sentiment; e.g. Kaggle's 'IMDB Dataset of 50K Movie Reviews'), "
-    "put it in a folder such as data/imdb/ and call load_imdb('data/imdb/IMDB Dataset.csv')."
-)
-NEWSGROUPS_MANUAL = (
-    "Download 20 Newsgroups (e.g. 20news-bydate-train from http://qwone.com/~jason/20Newsgroups/, one folder per "
-    "group), unpack it under data/ and call load_newsgroups('data/20news-bydate-train')."
-)
-MIND_MANUAL = (
-    "Download MIND (https://msnews.github.io, e.g. MINDsmall_train.zip), unpack it under data/ and call "
-    "load_mind('data/MINDsmall_train/news.tsv')."
-)
+IMDB_MANUAL = ("Download the IMDB reviews CSV (columns review, sentiment; e.g. Kaggle's 'IMDB Dataset of 50K Movie "
+               "Reviews'), put it in a folder such as data/imdb/ and call load_imdb('data/imdb/IMDB Dataset.csv').")
+NEWSGROUPS_MANUAL = ("Download 20 Newsgroups (e.g. 20news-bydate-train from http://qwone.com/~jason/20Newsgroups/, one "
+                     "folder per group), unpack it under data/ and call load_newsgroups('data/20news-bydate-train').")
+MIND_MANUAL = ("Download MIND (https://msnews.github.io, e.g. MINDsmall_train.zip), unpack it under data/ and call "
+               "load_mind('data/MINDsmall_train/news.tsv').")
 
 NEWSGROUPS_PARTS = ("headers", "quotes", "footers")  # what `remove` may strip, in the order it is applied
 MIND_COLUMNS = ("news_id", "category", "subcategory", "title", "abstract", "url", "title_entities", "abstract_entities")
@@ -56,16 +46,14 @@ def _dataset(texts: list[str], labels: list[str]) -> Dataset:
     return Dataset.from_dict({"text": texts, "label": features["label"].str2int(labels)}, features=features)
 
 
-# --- IMDB -------------------------------------------------------------------------------------------------
-
 def clean_imdb_html(text: str) -> str:
     """IMDB review text with its `<br />` tags turned into line breaks."""
     return _BR_TAG.sub("\n", text).strip()
 
 
 def load_imdb(path: str | Path | None = None, *, split: str = "train") -> Dataset:
-    """IMDB reviews (labels negative, positive) from the Kaggle CSV at `path` (any extra column must be empty), or
-    the hub split `split` if path is None."""
+    """IMDB reviews (labels negative, positive) from the Kaggle CSV at `path` (`review`, `sentiment`; any extra
+    column must be empty; `<br />` tags become line breaks), or the hub split `split` if path is None."""
     if path is None:
         if split not in ("train", "test"):
             raise ConfigError(f"IMDB split must be 'train' or 'test' ('unsupervised' has no labels); got {split!r}.")
@@ -88,8 +76,6 @@ def load_imdb(path: str | Path | None = None, *, split: str = "train") -> Datase
         labels.append(row[1])
     return _dataset(texts, labels)
 
-
-# --- 20 Newsgroups ----------------------------------------------------------------------------------------
 
 def strip_newsgroup_header(text: str) -> str:
     """The post without its header block (everything up to the first blank line)."""
@@ -116,8 +102,8 @@ _STRIPPERS = {"headers": strip_newsgroup_header, "quotes": strip_newsgroup_quote
 
 def load_newsgroups(path: str | Path | None = None, *, remove: Iterable[str] = NEWSGROUPS_PARTS,
                     split: str = "train") -> Dataset:
-    """20 Newsgroups posts labelled by group, from the folder `path` (`<group>/<post>`, both in name order; see
-    `remove`) or, if None, the hub split."""
+    """20 Newsgroups posts labelled by group, from the folder `path` (`<group>/<post>`, both in name order), or if
+    None the hub split."""
     requested = {remove} if isinstance(remove, str) else set(remove)
     if requested - set(NEWSGROUPS_PARTS):
         raise ConfigError(f"remove may hold {NEWSGROUPS_PARTS}; got {sorted(requested - set(NEWSGROUPS_PARTS))}.")
@@ -143,11 +129,8 @@ def load_newsgroups(path: str | Path | None = None, *, remove: Iterable[str] = N
     return _dataset(texts, labels)
 
 
-# --- MIND -------------------------------------------------------------------------------------------------
-
 def load_mind(path: str | Path, *, min_per_label: int = 1) -> Dataset:
-    """MIND news labelled by topic (category), dropping topics with fewer than `min_per_label` news (logged); a
-    wrong column count names the line."""
+    """MIND news (`news.tsv`, no header) labelled by topic (category), text = title + line break + abstract."""
     if min_per_label < 1:
         raise ConfigError(f"min_per_label must be >= 1, got {min_per_label}.")
     source = require_path(path, what="MIND news.tsv", fix=MIND_MANUAL)

@@ -1,11 +1,10 @@
-"""Train/test sets for long-document classification (notebook 08 and the comparison): where each corpus comes
-from, how it is split and sampled, decided here once.
+"""Train/test sets for long-document classification (notebook 08 and the comparison), decided here once.
 
 - `DATA_DIR` layout: `imdb/*.csv` (review, sentiment), `20newsgroups/<folder>/<group>/<post>` (or the groups
-  directly under `20newsgroups/`), `mind/*news*.tsv` (MIND news.tsv columns). `TEST_DIR`, same layout: the test
-  set; without it, a stratified `test_share` of `DATA_DIR` is held out.
-- Neither: the hub (IMDB and 20 Newsgroups train/test splits) on the `gpu` profile, else the embedded world's
-  `classification` set (train topics vs. dev + test topics: nothing is tuned on a dev set here).
+  directly under `20newsgroups/`), `mind/*news*.tsv`. `TEST_DIR`, same layout: the test set; without it, a
+  stratified `test_share` of `DATA_DIR` is held out.
+- Neither: the hub (IMDB and 20 Newsgroups) on the `gpu` profile, else the embedded world's `classification` set
+  (train topics vs. dev + test topics: nothing is tuned on a dev set here).
 - Then a stratified sample of `train_docs` / `test_docs` (fixed seed); empty documents and test labels unseen in
   training are skipped and counted.
 """
@@ -128,14 +127,6 @@ def _sample(data: Dataset, n: int | None, seed: int, notes: list[str], what: str
     return data.select(sorted(keep))
 
 
-def _held_out(data: Dataset, share: float, seed: int) -> tuple[Dataset, Dataset]:
-    """A stratified train/test split of one folder's corpus."""
-    from sklearn.model_selection import train_test_split
-
-    train, test = train_test_split(list(range(len(data))), test_size=share, stratify=data["label"], random_state=seed)
-    return data.select(sorted(train)), data.select(sorted(test))
-
-
 def classification_splits(profile: "Profile", name: str, data_dir: str | os.PathLike | None = None,
                           test_dir: str | os.PathLike | None = None) -> ClassificationSplits:
     """Corpus `name`'s train and test sets for this profile (rules in the module docstring)."""
@@ -159,7 +150,12 @@ def classification_splits(profile: "Profile", name: str, data_dir: str | os.Path
         load = load_imdb if name == "imdb" else load_newsgroups
         train, test = load(None, split="train"), load(None, split="test")
     elif test_dir is None:
-        train, test = _held_out(_drop_empty(load_corpus(name, data_dir), notes, "data"), config.test_share, seed)
+        from sklearn.model_selection import train_test_split
+
+        data = _drop_empty(load_corpus(name, data_dir), notes, "data")
+        kept, held = train_test_split(list(range(len(data))), test_size=config.test_share, stratify=data["label"],
+                                      random_state=seed)
+        train, test = data.select(sorted(kept)), data.select(sorted(held))
         notes.append(f"{name}: a stratified {config.test_share:.0%} of {data_dir} held out for testing")
     else:
         train, test = load_corpus(name, data_dir), load_corpus(name, test_dir)

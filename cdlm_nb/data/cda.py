@@ -1,16 +1,14 @@
 """The CDA benchmark (Zhou, Pappas, Smith, EMNLP 2020) for document matching, as CDLM evaluates it.
 
 Each file (AAN, OC, S2ORC, PAN; train / dev / test) is a CSV without a header: `label` (1 = related, 0 = not),
-`doc1`, `doc2`. `load_cda(path)` reads one into `PAIR_FEATURES` rows: the documents split into sentences
-(`data.text.split_sentences`), `pair_id` "<file name>:<line the row starts on>", `kind` "positive" for label 1 and
-"" for 0 (the benchmark does not say how a negative was drawn).
+`doc1`, `doc2`, read into `PAIR_FEATURES` rows: `pair_id` "<file name>:<line the row starts on>", `kind`
+"positive" for label 1 and "" for 0 (the benchmark does not say how a negative was drawn).
 
-Sentence-to-document labels (S2ORC, PAN): inside `doc1` (S2ORC's citing section, PAN's suspicious text) the
-character `\\001` marks where the citation was cut out, i.e. the sentence that cites or copies `doc2`. It is removed
-and the index of every sentence that held one goes to `positive_sentences` (a marker between two sentences belongs
-to the one before, where a citation usually sits); markers in `doc2` are removed too and counted in the log. The
-released readers delete the marker before they look for it, so their positive sentences come out empty; this loader
-does not. The benchmark is not on the hub: https://xuhuizhou.github.io/Multilevel-Text-Alignment/.
+Sentence-to-document labels (S2ORC, PAN): inside `doc1` the character `\\001` marks where the citation was cut out,
+i.e. the sentence that cites or copies `doc2`; it is removed and that sentence goes to `positive_sentences` (a
+marker between two sentences belongs to the one before, where a citation usually sits). The released readers
+delete the marker before they look for it, so their positive sentences come out empty; this loader does not. Not
+on the hub: https://xuhuizhou.github.io/Multilevel-Text-Alignment/.
 """
 
 from __future__ import annotations
@@ -31,10 +29,8 @@ from .text import sentence_spans
 log = logging.getLogger(__name__)
 
 MARKER = "\001"  # marks the positive sentence of doc1 in S2ORC and PAN
-CDA_MANUAL = (
-    "Download the CDA benchmark from https://xuhuizhou.github.io/Multilevel-Text-Alignment/, unpack it under "
-    "data/cda/ and pass the path of one of its CSV files (label, doc1, doc2; no header) to load_cda."
-)
+CDA_MANUAL = ("Download the CDA benchmark from https://xuhuizhou.github.io/Multilevel-Text-Alignment/, unpack it "
+              "under data/cda/ and pass the path of one of its CSV files (label, doc1, doc2; no header) to load_cda.")
 
 
 def split_marked_document(text: str) -> tuple[list[str], list[int]]:
@@ -47,24 +43,18 @@ def split_marked_document(text: str) -> tuple[list[str], list[int]]:
     return [text[start:end] for start, end in spans], sorted(positives)
 
 
-def _label(value: str, where: str) -> int:
-    """The 0/1 label of a row ("1", "0", also "1.0"); anything else names the row."""
-    try:
-        label = int(float(value))
-    except ValueError:
-        label = -1
-    if label not in (0, 1):
-        raise DataError(f"{where}: label {value!r} is not 0 or 1. Columns must be label, doc1, doc2 (no header).")
-    return label
-
-
 def load_cda(path: str | Path) -> Dataset:
-    """One CDA benchmark CSV as `PAIR_FEATURES` rows, with marked sentences of doc1 as `positive_sentences`."""
+    """One CDA benchmark CSV as `PAIR_FEATURES` rows; markers in doc2 are removed and counted in the log."""
     source = require_path(path, what="CDA benchmark CSV", fix=CDA_MANUAL)
     rows, doc2_markers = [], 0
     for line, row in read_csv_rows(source, columns=3, header=False):
         where = f"{source}, row starting on line {line}"
-        label = _label(row[0], where)
+        try:
+            label = int(float(row[0]))  # "1", "0", also "1.0"
+        except ValueError:
+            label = -1
+        if label not in (0, 1):
+            raise DataError(f"{where}: label {row[0]!r} is not 0 or 1. Columns must be label, doc1, doc2 (no header).")
         (doc_a, positives), (doc_b, _) = split_marked_document(row[1]), split_marked_document(row[2])
         for column, sentences in (("doc1", doc_a), ("doc2", doc_b)):
             if not sentences:

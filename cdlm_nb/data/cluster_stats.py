@@ -3,10 +3,8 @@ world and real Multi-News clusters are measured alike: the quantities that decid
 can profit from the other documents.
 
 A proxy fact is a word with a digit, or a capitalised word that does not open its sentence (names, places, dates,
-numbers). Per corpus (`ClusterStats`): documents per cluster, words per document, the share of proxy facts, the
-share whose value (lower-cased) another document of the cluster states, how often one document's fact is missing
-from another, and how varied the values are (entropy, distinct values per 1,000 fact words: both grow with the
-sample, so corpora are compared on equally many clusters).
+numbers); `ClusterStats` lists what is measured per corpus. The values' entropy and distinct values per 1,000 fact
+words grow with the sample, so corpora are compared on equally many clusters.
 """
 
 from __future__ import annotations
@@ -61,8 +59,7 @@ class ClusterStats:
 
 
 def cluster_statistics(clusters: Sequence[Sequence[str]]) -> ClusterStats:
-    """`ClusterStats` of `clusters` (each a list of document texts; clusters of one document count in the lengths
-    but state nothing elsewhere)."""
+    """`ClusterStats` of `clusters` (lists of document texts; one-document clusters state nothing elsewhere)."""
     documents = [doc for cluster in clusters for doc in cluster]
     facts = [[proxy_facts(doc) for doc in cluster] for cluster in clusters]
     words = sum(len(_WORD.findall(doc)) for doc in documents)
@@ -85,8 +82,7 @@ def cluster_statistics(clusters: Sequence[Sequence[str]]) -> ClusterStats:
 
 
 def sample_clusters(clusters: Sequence[Sequence[str]], n: int, seed: int = SEED) -> list[Sequence[str]]:
-    """`n` clusters drawn without replacement (all of them when there are fewer): corpora compared on equally many
-    clusters, since the entropy and the distinct values grow with the sample."""
+    """`n` clusters drawn without replacement (all of them when there are fewer)."""
     return random.Random(seed).sample(list(clusters), min(n, len(clusters)))
 
 
@@ -113,9 +109,8 @@ def comparison_table(stats: Mapping[str, ClusterStats]) -> "pd.DataFrame":
 
 
 def stats_metrics(stats: Mapping[str, ClusterStats]) -> dict[str, float]:
-    """`calibration/<corpus>/<statistic>` for results.json (shares in %): `world` on all its training clusters (the
-    same with or without the Multi-News sample), and everything measured beside the sample under
-    `calibration/multinews*` (what `record_input("multinews_sample", "calibration/multinews", ...)` marks)."""
+    """`calibration/<corpus>/<statistic>` (shares in %): `world` on all its training clusters (the same with or
+    without the sample), all measured beside the sample under `calibration/multinews*` (its `record_input`)."""
     return {f"calibration/{name}/{key}": (100 * value if key in _PERCENT else float(value))
             for name, s in stats.items() for key, value in asdict(s).items()}
 
@@ -129,10 +124,9 @@ def multinews_sample(path: str | os.PathLike | None = None) -> Path | None:
 
 def world_and_multinews(profile, multinews_path: str | None = None,
                         seed: int = SEED) -> tuple[dict[str, ClusterStats], list[str]]:
-    """The statistics of the profile's world (all its training clusters: `world`) and, given Multi-News
-    (`multinews_path`, else the sample beside the checkout), on equally many clusters each: Multi-News, its clusters
-    CDLM pretrains on (>= `CDLM_MIN_DOCUMENTS` documents: the world's calibration target) and the world again
-    (`MATCHED_WORLD`); notes say what was measured."""
+    """The profile's world (all its training clusters: `world`) and, given Multi-News (`multinews_sample`), on
+    equally many clusters each: Multi-News, its clusters CDLM pretrains on (>= `CDLM_MIN_DOCUMENTS` documents: the
+    world's calibration target) and the world again (`MATCHED_WORLD`); notes say what was measured."""
     from .corpora import world
     from .multinews import CDLM_MIN_DOCUMENTS, MULTINEWS_MANUAL, filter_min_documents, load_multinews
 
@@ -153,19 +147,13 @@ def world_and_multinews(profile, multinews_path: str | None = None,
 
 
 def readings(stats: Mapping[str, ClusterStats]) -> list[str]:
-    """The world against the Multi-News clusters CDLM pretrains on (else all of Multi-News), on the statistics that
-    decide what cross-document prediction can profit from."""
+    """The world against the Multi-News clusters CDLM pretrains on (else all of Multi-News): what the table does not
+    say, the length ratio and the fact words per cluster, which the entropy grows with."""
     if "multinews" not in stats:
         return ["- Only the world was measured: nothing to compare it with."]
     w = stats.get(MATCHED_WORLD, stats["world"])
     m = stats.get("multinews_pretraining", stats["multinews"])
     facts = [s.fact_share * s.words_per_document * s.documents_per_cluster for s in (w, m)]
-    return [f"- Documents (world against Multi-News): {w.words_per_document:.0f} against {m.words_per_document:.0f} "
-            f"words ({m.words_per_document / w.words_per_document:.1f}×), {w.documents_per_cluster:.1f} against "
-            f"{m.documents_per_cluster:.1f} per cluster.",
-            f"- Shared facts: {100 * w.facts_elsewhere:.0f} % against {100 * m.facts_elsewhere:.0f} % of fact words "
-            f"stated by another document; missing from another {100 * w.missing_elsewhere:.0f} % against "
-            f"{100 * m.missing_elsewhere:.0f} %.",
-            f"- Variety: {w.values_per_1k_facts:.0f} against {m.values_per_1k_facts:.0f} distinct values per 1,000 "
-            f"fact words; entropy {w.value_entropy_bits:.1f} against {m.value_entropy_bits:.1f} bits, which grows "
-            f"with the fact words per cluster ({facts[0]:.0f} against {facts[1]:.0f})."]
+    return [f"- Shared facts: {100 * w.facts_elsewhere:.0f} % against {100 * m.facts_elsewhere:.0f} % of fact words "
+            f"stated by another document, in documents {m.words_per_document / w.words_per_document:.1f}× as long "
+            f"in Multi-News; entropy grows with the fact words per cluster ({facts[0]:.0f} against {facts[1]:.0f})."]

@@ -161,9 +161,8 @@ def ecbplus_folder(profile: "Profile", run_dir: str | os.PathLike | None = None,
 
 def coref_splits(profile: "Profile", source: str, ecbplus_dir: str | os.PathLike | None = None,
                  run_dir: str | os.PathLike | None = None) -> tuple[dict[str, Any], list[str]]:
-    """train/dev/test COREF_FEATURES datasets from the embedded world or ECB+, and notes on what was chosen.
-    Without ECB+'s test topics 36-45 (the sample has 1-35), the first half of the dev topics tunes the threshold
-    and the second half is the test set (said in the notes)."""
+    """train/dev/test COREF_FEATURES datasets from the embedded world or ECB+ (`ecbplus_splits`), and notes on what
+    was chosen."""
     check_source(source, COREF_SOURCES)
     if source == "embedded":
         return dict(world(profile.world).coref), [f"embedded world, seed {profile.world.seed}, splits by topic"]
@@ -172,9 +171,10 @@ def coref_splits(profile: "Profile", source: str, ecbplus_dir: str | os.PathLike
 
 
 def ecbplus_splits(folder: Path, topics: tuple[int, ...] | None, setting: str) -> tuple[dict[str, Any], list[str]]:
-    """ECB+'s train/dev/test (whole documents) from `folder`, dev split in two when the test topics are absent;
-    `setting` names the profile field that chose `topics`, for the error."""
-    from .ecbplus import DEV_TOPICS, load_ecbplus
+    """ECB+'s train/dev/test (whole documents) from `folder`; without the test topics 36-45, the first half of the
+    dev topics tunes and the second half stands in as test. `setting` names the profile field that chose `topics`."""
+    from .ecbplus import load_ecbplus
+    from .ecbplus.reader import DEV_TOPICS
 
     splits = dict(load_ecbplus(folder, topics=topics, keep_all_sentences=True))
     notes = [f"ECB+ from {folder}, topics {'all' if topics is None else list(topics)}, whole documents, "
@@ -183,29 +183,22 @@ def ecbplus_splits(folder: Path, topics: tuple[int, ...] | None, setting: str) -
         raise ConfigError(f"ECB+ topics {topics} give splits {sorted(splits)}; train and dev topics are needed "
                           f"(dev topics: {DEV_TOPICS}); change {setting}")
     if "test" not in splits:
-        splits["dev"], splits["test"], note = _dev_as_test(splits["dev"])
-        notes.append(note)
+        dev = splits["dev"]
+        dev_topics = list(dict.fromkeys(dev["topic"]))
+        if len(dev_topics) < 2:
+            raise ConfigError(f"no ECB+ test topics (36-45) and only dev topic(s) {dev_topics}: need two dev topics "
+                              "to split into dev and test")
+        tune = set(dev_topics[:len(dev_topics) // 2])
+        splits["dev"] = dev.select([i for i, topic in enumerate(dev["topic"]) if topic in tune])
+        splits["test"] = dev.select([i for i, topic in enumerate(dev["topic"]) if topic not in tune])
+        notes.append(f"no test topics (36-45) here: dev topics {sorted(tune)} tune the threshold and dev topics "
+                     f"{sorted(set(dev_topics) - tune)} stand in as test")
     return splits, notes
-
-
-def _dev_as_test(dev: "Dataset") -> tuple["Dataset", "Dataset", str]:
-    """Split ECB+ dev topics in two halves (tuning, stand-in test) when the test topics are absent."""
-    dev_topics = list(dict.fromkeys(dev["topic"]))
-    if len(dev_topics) < 2:
-        raise ConfigError(f"no ECB+ test topics (36-45) and only dev topic(s) {dev_topics}: need two dev topics "
-                          "to split into dev and test")
-    tune = set(dev_topics[:len(dev_topics) // 2])
-    note = (f"no test topics (36-45) here: dev topics {sorted(tune)} tune the threshold and dev topics "
-            f"{sorted(set(dev_topics) - tune)} stand in as test")
-    tuning = [topic in tune for topic in dev["topic"]]
-    return (dev.select([i for i, kept in enumerate(tuning) if kept]),
-            dev.select([i for i, kept in enumerate(tuning) if not kept]), note)
 
 
 def analysis_corpus(profile: "Profile", run_dir: str | os.PathLike | None = None) -> "Dataset":
     """The coreference documents notebook 07 draws mention pairs from (nothing is trained on them): the world's dev
-    and test topics (events no model saw in pretraining), or on the hub profile all of ECB+ (gold mentions of the
-    validated sentences, whole documents as context)."""
+    and test topics (events no model saw in pretraining), or on the hub profile all of ECB+ (whole documents)."""
     from datasets import concatenate_datasets
 
     if profile.data_source == "embedded":
@@ -220,13 +213,10 @@ def analysis_corpus(profile: "Profile", run_dir: str | os.PathLike | None = None
 def matching_splits(profile: "Profile", source: str, ecbplus_dir: str | os.PathLike | None = None,
                     cda_dir: str | os.PathLike | None = None,
                     run_dir: str | os.PathLike | None = None) -> tuple[dict[str, "Dataset"], list[str]]:
-    """train/dev/test `PAIR_FEATURES` datasets for notebook 05's `DATA`, and notes on what was chosen:
-    - "world": the embedded world's pairs (same event / sibling event / another topic, split by topic);
-    - "ecbplus": the same three kinds from ECB+ documents (subtopics are events), standard topic split;
-    - "multinews": same cluster vs another cluster (no hard negatives); the sample beside the checkout for the
-      embedded profiles (its 150 clusters split 80/10/10 % in order), the hub's splits for `gpu`;
-    - "pan_like": the plagiarism stand-in (`data.pairs.pan_like_pairs`) on the world's task documents;
-    - "cda": a folder of one CDA benchmark task holding train.csv, dev.csv and test.csv."""
+    """train/dev/test `PAIR_FEATURES` datasets for notebook 05's `DATA`, and notes on what was chosen: the world's
+    pairs; ECB+'s (the same three kinds, subtopics as events); Multi-News' (same cluster or not: no hard negatives;
+    the hub's splits on `gpu`, else the sample split 80/10/10 % in order); the plagiarism stand-in on the world's
+    documents (`pairs.pan_like_pairs`); or a folder of one CDA benchmark task (train.csv, dev.csv, test.csv)."""
     from datasets import Dataset
 
     from .pairs import PanLikeConfig, ecbplus_documents, grouped_pairs, pan_like_pairs
@@ -255,11 +245,11 @@ def matching_splits(profile: "Profile", source: str, ecbplus_dir: str | os.PathL
             documents = {name: ecbplus_documents(data) for name, data in corpus.items()}
         else:
             documents, notes = _multinews_documents(profile)
-        rows, missing = {}, {}
-        for i, name in enumerate(("train", "dev", "test")):
-            rows[name], missing[name] = grouped_pairs(documents[name], config.pairs_per_kind, seed + i, f"{name}/")
+        drawn = {name: grouped_pairs(documents[name], config.pairs_per_kind, seed + i, f"{name}/")
+                 for i, name in enumerate(("train", "dev", "test"))}
+        rows = {name: r for name, (r, _) in drawn.items()}
         notes.append(f"pairs that could not be drawn (no second document / sibling / other topic): "
-                     f"{ {name: dict(count) for name, count in missing.items()} }")
+                     f"{ {name: dict(count) for name, (_, count) in drawn.items()} }")
     return {name: Dataset.from_list(r, features=PAIR_FEATURES) for name, r in rows.items()}, notes
 
 

@@ -1,13 +1,9 @@
 """HotpotQA (Yang et al., 2018), distractor setting: multi-hop questions over ten Wikipedia paragraphs.
 
-`load_hotpotqa(path)` reads into the one `QA_FEATURES` schema (the Hugging Face layout) from a JSON file (a list of
-records), a JSON-lines file, a folder of them, or (`path=None`) the hub copy (`HOTPOTQA_HUB_ID`, "distractor"):
-- the original release (`hotpot_dev_distractor_v1.json`): `_id`, `supporting_facts` as [title, sent_id] pairs,
-  `context` as [title, [sentences]] pairs;
-- the Hugging Face layout: dicts of lists, and an `id` that some copies lack (then `make_record_id`).
-Supporting facts pointing outside the context (unknown title, sentence past the paragraph's end) exist in the real
-data: kept, because the official metric scores against them, and counted in a logged warning; `strict=True` raises
-a DataError naming the first such record instead.
+`load_hotpotqa` reads the original release (`hotpot_dev_distractor_v1.json`: `_id`, [title, sent_id] and
+[title, [sentences]] pairs) or the Hugging Face layout (dicts of lists; an `id` some copies lack: `make_record_id`)
+into `QA_FEATURES`. Supporting facts pointing outside the context (unknown title, sentence past the paragraph's end)
+exist in the real data: kept, because the official metric scores against them, and counted in a logged warning.
 """
 
 from __future__ import annotations
@@ -26,10 +22,9 @@ log = logging.getLogger(__name__)
 
 HOTPOTQA_HUB_ID = "hotpotqa/hotpot_qa"  # formerly the short name `hotpot_qa`
 HOTPOTQA_HUB_CONFIG = "distractor"
-HOTPOTQA_MANUAL = (
-    "Download hotpot_dev_distractor_v1.json (and hotpot_train_v1.1.json) from https://hotpotqa.github.io, "
-    "put them in a folder such as data/hotpotqa/ and call load_hotpotqa('data/hotpotqa/hotpot_dev_distractor_v1.json')."
-)
+HOTPOTQA_MANUAL = ("Download hotpot_dev_distractor_v1.json (and hotpot_train_v1.1.json) from "
+                   "https://hotpotqa.github.io, put them in a folder such as data/hotpotqa/ and call "
+                   "load_hotpotqa('data/hotpotqa/hotpot_dev_distractor_v1.json').")
 
 
 def make_record_id(question: str, titles: list[str]) -> str:
@@ -55,8 +50,7 @@ def invalid_supporting_facts(row: dict) -> list[tuple[str, int]]:
 
 
 def _convert(record: object, where: str) -> dict:
-    """Either layout -> schema row, told apart by the type of `context`: the original's lists of [title, ...] pairs
-    and `_id`, or Hugging Face's dicts of lists (a missing `id` is made). `answer`, `type` and `level` default to ""
+    """Either layout -> schema row, told apart by the type of `context`; `answer`, `type` and `level` default to ""
     (the test set has no answers)."""
     if not isinstance(record, dict):
         raise DataError(f"{where}: expected a JSON object, got {type(record).__name__}.")
@@ -80,10 +74,8 @@ def _convert(record: object, where: str) -> dict:
             raise DataError(f"{where}: `{field}` has {len(first)} titles but {len(second)} "
                             f"{'sentence lists' if field == 'context' else 'ids'}.")
     question = _require(record, "question", str, where)
-    if original:
-        record_id = _require(record, "_id", str, where)
-    else:
-        record_id = str(record.get("id") or make_record_id(question, titles))
+    record_id = (_require(record, "_id", str, where) if original
+                 else str(record.get("id") or make_record_id(question, titles)))
     return {"id": record_id, "question": question,
             **{field: str(record.get(field, "")) for field in ("answer", "type", "level")},
             "supporting_facts": {"title": fact_titles, "sent_id": fact_ids},
@@ -101,9 +93,8 @@ def _read_file(path: Path) -> list[dict]:
 
 
 def load_hotpotqa(path: str | Path | None = None, *, split: str = "validation", strict: bool = False) -> Dataset:
-    """HotpotQA records as `QA_FEATURES`, from a local file in either layout or a folder's *.json / *.jsonl files (in
-    name order), or when `path` is None the hub split `split`. Invalid supporting facts are kept and logged, or
-    raise with `strict=True`."""
+    """HotpotQA records from a JSON (list of records) or JSON-lines file, a folder's *.json / *.jsonl files (in name
+    order), or when `path` is None the hub split `split`. Invalid supporting facts raise with `strict=True`."""
     if path is None:
         source = f"hub:{HOTPOTQA_HUB_ID}/{HOTPOTQA_HUB_CONFIG}/{split}"
         raw = load_hub_split(HOTPOTQA_HUB_ID, config=HOTPOTQA_HUB_CONFIG, split=split, manual=HOTPOTQA_MANUAL)

@@ -1,6 +1,5 @@
 """The document pairs of notebooks 05 and 09-11 (matching, Match-Ignition, CDA, the comparison): the profile's
-corpus resolved (`data.corpora.resolve_source`), its train/dev/test pairs (`data.corpora.matching_splits`), each
-split capped at a number of pairs, with what the cap left out counted."""
+corpus (`data.corpora.matching_splits`), each split capped at a number of pairs, what the cap left out counted."""
 
 from __future__ import annotations
 
@@ -41,7 +40,6 @@ def matching_data(profile: "Profile", data: str = "auto", ecbplus_dir: str | Non
     source = resolve_source(profile, data, MATCHING_SOURCES, cda_dir)
     splits, notes = matching_splits(profile, source, ecbplus_dir, cda_dir, run_dir)
     cap = max_pairs if max_pairs is not None else profile.matching.max_pairs
-    left_out = {}
-    for name in list(splits):
-        splits[name], left_out[name] = cap_pairs(splits[name], cap, profile.seed)
-    return MatchingData(source, splits, notes, left_out)
+    capped = {name: cap_pairs(split, cap, profile.seed) for name, split in splits.items()}
+    return MatchingData(source, {name: kept for name, (kept, _) in capped.items()}, notes,
+                        {name: dropped for name, (_, dropped) in capped.items()})

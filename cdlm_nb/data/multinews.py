@@ -7,9 +7,8 @@
   or the preprocessed one (`train.txt.src` + `train.txt.tgt`, separated by `story_separator_special_tag`);
 - `path=None`: the hub (`_read_hub`): its raw files, each checked against its published SHA-256 (a mismatch is a
   DataError, never a fallback), else its Parquet export, else an error that names a local copy, `MULTINEWS_DIR`.
-`NEWLINE_CHAR` markers become line breaks and a summary's leading "– " is dropped. Skips are counted in a logged
-warning, never silent: empty documents, clusters left without any, and (`min_documents`) clusters too small. CDLM
-pretrains only on clusters with at least `CDLM_MIN_DOCUMENTS` = 3 documents.
+Skips are counted in a logged warning, never silent: empty documents, clusters left without any, and
+(`min_documents`) clusters too small. CDLM pretrains only on clusters with >= `CDLM_MIN_DOCUMENTS` = 3 documents.
 """
 
 from __future__ import annotations
@@ -32,16 +31,8 @@ from huggingface_hub.errors import EntryNotFoundError, RepositoryNotFoundError, 
 
 from ..artefacts import sha256
 from ..errors import ConfigError, DataError, OfflineError
+from . import sources
 from .schemas import CLUSTER_FEATURES
-from .sources import (
-    CONNECTION_ERRORS,
-    PARQUET_EXPORT,
-    load_hub_split,
-    log_skips,
-    read_json_lines,
-    require_path,
-    require_unique,
-)
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +45,7 @@ RAW_SUFFIX, SUMMARY_SUFFIX = ".src.cleaned", ".tgt"  # train.src.cleaned holds t
 #: split -> (documents, summaries): the files of the repository's main branch its loading script (and tfds) read.
 HUB_RAW_FILES = {split: (f"data/{prefix}{RAW_SUFFIX}", f"data/{prefix}{SUMMARY_SUFFIX}")
                  for split, prefix in FILE_PREFIXES.items()}
-#: The revision route (a) downloads: neither source of `RAW_FILE_SHA256` names a commit (both list .../resolve/main/
-#: data/<file>), so the branch stays "main" and the checksums pin the content: a changed file fails its check.
+#: Route (a)'s revision: neither source of `RAW_FILE_SHA256` names a commit, so the checksums pin the content.
 MULTINEWS_REVISION = "main"
 #: Hub file name -> SHA-256 of route (a)'s raw files, as TensorFlow Datasets publishes them (tensorflow/datasets,
 #: tensorflow_datasets/datasets/multi_news/checksums.tsv, commit cae85a2eb890ace00ffa6dc6cd473fb258b88c62); the same
@@ -133,7 +123,7 @@ def _clusters(items: Iterable[tuple[str, list[str], str]], skipped: Counter) -> 
 
 def _longbench_items(path: Path) -> Iterable[tuple[str, list[str], str]]:
     """The clusters of the LongBench JSON-lines layout (`_id`, `context`, `answers`)."""
-    for line_number, record in read_json_lines(path):
+    for line_number, record in sources.read_json_lines(path):
         where = f"{path}, line {line_number}"
         context, answers = record.get("context"), record.get("answers")
         if not isinstance(context, str):
@@ -144,7 +134,7 @@ def _longbench_items(path: Path) -> Iterable[tuple[str, list[str], str]]:
 
 
 def _read_lines(path: Path) -> list[str]:
-    """The lines of a text file, split on "\\n" only (articles may contain other line-separator characters)."""
+    """The lines of a file, split on "\\n" only (articles may contain other line-separator characters)."""
     with path.open(encoding="utf-8", newline="\n") as handle:
         return [line.removesuffix("\n") for line in handle]
 
@@ -177,9 +167,8 @@ def _src_items(src: Path, tgt: Path | None = None,
 
 @functools.cache
 def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
-    """`artefacts.sha256` of the file, memoised per process on (path, size, mtime): about 0.4 s per 500 MB per new
-    kernel, and no marker file in the hub cache (it may be shared or read-only, and its tools would count one as
-    part of the snapshot)."""
+    """`artefacts.sha256`, memoised per process on (path, size, mtime): about 0.4 s per 500 MB per new kernel, and
+    no marker file in the hub cache (it may be shared or read-only, and its tools would count one in the snapshot)."""
     return sha256(Path(path))
 
 
@@ -200,9 +189,8 @@ def _read_checksums(path: str) -> dict[str, str]:
 
 
 def verify_raw_file(name: str, path: Path) -> None:
-    """Check the downloaded hub file `name` (cached at `path`) against its SHA-256 in `RAW_FILE_SHA256` (or the
-    table `$MULTINEWS_SHA256` names): a damaged download, or a file the hub changed since the hashes were
-    published, must not be read as Multi-News. A mismatch names the file, both hashes and the fix."""
+    """Check the hub file `name` (cached at `path`) against `RAW_FILE_SHA256` (or `$MULTINEWS_SHA256`'s table): a
+    damaged download, or a file the hub changed since, must not be read as Multi-News."""
     override = os.environ.get(CHECKSUMS_VARIABLE)
     expected = (_read_checksums(override) if override else RAW_FILE_SHA256).get(name)
     if expected is None:
@@ -233,7 +221,7 @@ def _read_hub_raw_files(split: str, skipped: Counter) -> list[dict]:
 def _read_hub_export(split: str, skipped: Counter) -> list[dict]:
     """Route (b): the hub copy through `load_hub_split` (its Parquet export: `document`, `summary`). The loading
     script turned each NEWLINE_CHAR into "\\n" and kept the spaces around it; dropping them gives route (a)'s text."""
-    raw = load_hub_split(MULTINEWS_HUB_ID, split=split, manual="")
+    raw = sources.load_hub_split(MULTINEWS_HUB_ID, split=split, manual="")
     return _clusters(((f"{split}-{index}", _DOCUMENT_SEPARATOR.split(_SPACED_NEWLINE.sub("\n", record["document"])),
                        record["summary"]) for index, record in enumerate(raw)), skipped)
 
@@ -247,15 +235,14 @@ def _failure(error: Exception) -> str:
 
 def _read_hub(split: str, skipped: Counter) -> list[dict]:
     """Rows of a hub split by the first route that works, (a) the raw files of the main branch (`datasets` >= 4
-    refuses the loading script that reads them) then (b) the Parquet export, each failure logged; only connection
-    failures and files the hub lacks move on. Else an OfflineError (no route could connect) or DataError naming the
-    routes and (c) `MULTINEWS_DIR`."""
+    refuses the loading script that reads them) then (b) the Parquet export; only connection failures and files the
+    hub lacks move on (logged). Else an OfflineError or DataError naming the routes and (c) `MULTINEWS_DIR`."""
     if split not in HUB_RAW_FILES:
         raise ConfigError(f"Multi-News has no split {split!r} on the hub; use one of {list(HUB_RAW_FILES)}.")
     routes = ((f"(a) the raw files {' and '.join(HUB_RAW_FILES[split])} of {MULTINEWS_HUB_ID} (revision "
-               f"{MULTINEWS_REVISION})", _read_hub_raw_files, (*CONNECTION_ERRORS, *_MISSING_ON_HUB)),
-              (f"(b) the hub's Parquet export of {MULTINEWS_HUB_ID} (revision {PARQUET_EXPORT})", _read_hub_export,
-               _EXPORT_UNAVAILABLE))
+               f"{MULTINEWS_REVISION})", _read_hub_raw_files, (*sources.CONNECTION_ERRORS, *_MISSING_ON_HUB)),
+              (f"(b) the hub's Parquet export of {MULTINEWS_HUB_ID} (revision {sources.PARQUET_EXPORT})",
+               _read_hub_export, _EXPORT_UNAVAILABLE))
     failures: list[tuple[str, Exception]] = []
     for route, read, falls_through in routes:
         try:
@@ -263,7 +250,7 @@ def _read_hub(split: str, skipped: Counter) -> list[dict]:
         except falls_through as error:
             log.warning("Multi-News %s: %s failed (%s); trying the next route.", split, route, _failure(error))
             failures.append((route, error))
-    offline = all(isinstance(error, (*CONNECTION_ERRORS, OfflineError)) for _, error in failures)
+    offline = all(isinstance(error, (*sources.CONNECTION_ERRORS, OfflineError)) for _, error in failures)
     tried = "".join(f"\n{route}: {_failure(error)}." for route, error in failures)
     raise (OfflineError if offline else DataError)(
         f"Could not read Multi-News split {split!r} from the Hugging Face hub"
@@ -274,7 +261,7 @@ def _read_hub(split: str, skipped: Counter) -> list[dict]:
 def split_file(path: str | Path, split: str) -> Path:
     """The file `load_multinews(path, split=split)` reads: `path` itself, or inside a folder the split's documents
     file (`<split>.txt.src`, `<prefix>.src.cleaned`, `<split>.src`, with `val` for validation) or its only `*.jsonl`."""
-    path = require_path(path, what="Multi-News data", fix=_LOCAL_FIX)
+    path = sources.require_path(path, what="Multi-News data", fix=_LOCAL_FIX)
     if path.is_file():
         return path
     names = dict.fromkeys((split, FILE_PREFIXES.get(split, split)))
@@ -307,10 +294,10 @@ def load_multinews(path: str | Path | None = None, *, split: str = "train", min_
     else:
         source = split_file(path, split)
         rows = _clusters(_longbench_items(source) if source.suffix == ".jsonl" else _src_items(source), skipped)
-    require_unique((row["cluster_id"] for row in rows), source=source, field="cluster_id")
+    sources.require_unique((row["cluster_id"] for row in rows), source=source, field="cluster_id")
     dataset = Dataset.from_list(rows, features=CLUSTER_FEATURES)
     if min_documents != 1:
         dataset, dropped = filter_min_documents(dataset, min_documents)
         skipped[f"clusters with < {min_documents} documents"] = dropped
-    log_skips(log, "Multi-News", source, len(dataset), skipped)
+    sources.log_skips(log, "Multi-News", source, len(dataset), skipped)
     return dataset

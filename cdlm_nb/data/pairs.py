@@ -1,11 +1,7 @@
-"""Document pairs for matching (`PAIR_FEATURES`) built at run time from real grouped documents, and the PAN-like
-plagiarism stand-in. The embedded world makes its own pairs (`data.world.rows.pair_rows`) by the same rule:
-positive, two documents of one subtopic (the same event); hard negative, a document of the *sibling* subtopic of
-the same topic (same kind of event, another instance); easy negative, a document of another topic.
-
-A related pair from a coreference corpus (ECB+) carries sentence-to-document gold: the sentences of doc_a that hold
-a mention coreferent with a mention in doc_b (`aligned_sentences`). Pairs are drawn inside one split, so a split's
-pairs hold only its own topics; none is stored in the repository.
+"""Document pairs for matching (`PAIR_FEATURES`) drawn at run time inside one split from real grouped documents,
+and the PAN-like plagiarism stand-in. The rule, as the embedded world's (`data.world.rows.pair_rows`): positive, two
+documents of one subtopic (the same event); hard negative, a document of the *sibling* subtopic of the same topic
+(same kind of event, another instance); easy negative, a document of another topic.
 """
 
 from __future__ import annotations
@@ -26,13 +22,6 @@ class GroupedDocument:
     sentence_clusters: tuple[frozenset[str], ...] = ()  # gold coreference clusters mentioned in each sentence
 
 
-def aligned_sentences(first: GroupedDocument, other: GroupedDocument) -> list[int]:
-    """The sentences of `first` holding a mention coreferent with a mention in `other` (the S2D gold of a related
-    pair from a coreference corpus); [] when the documents carry no clusters."""
-    theirs = frozenset().union(*other.sentence_clusters)
-    return [i for i, clusters in enumerate(first.sentence_clusters) if clusters & theirs]
-
-
 def _by_subtopic(documents: Sequence[GroupedDocument]) -> dict[str, list[GroupedDocument]]:
     groups: dict[str, list[GroupedDocument]] = defaultdict(list)
     for document in documents:
@@ -42,9 +31,10 @@ def _by_subtopic(documents: Sequence[GroupedDocument]) -> dict[str, list[Grouped
 
 def grouped_pairs(documents: Sequence[GroupedDocument], per_kind: int, seed: int,
                   prefix: str = "") -> tuple[list[dict], Counter]:
-    """`per_kind` pairs of each kind per subtopic (first document drawn from the subtopic), and what could not
-    be drawn: "positive" for a subtopic with one document, "hard_negative" without a sibling subtopic,
-    "easy_negative" when the split holds one topic."""
+    """`per_kind` pairs of each kind per subtopic, and what could not be drawn ("positive": a subtopic with one
+    document; "hard_negative": no sibling subtopic; "easy_negative": the split holds one topic). A related pair from
+    a coreference corpus (ECB+) gets sentence-to-document gold: the sentences of doc_a holding a mention coreferent
+    with one in doc_b."""
     rng, by_subtopic = random.Random(seed), _by_subtopic(documents)
     subtopics_of: dict[str, list[str]] = defaultdict(list)
     for name, members in by_subtopic.items():
@@ -63,9 +53,11 @@ def grouped_pairs(documents: Sequence[GroupedDocument], per_kind: int, seed: int
                 if other is None:
                     missing[kind] += 1
                     continue
+                theirs = frozenset().union(*other.sentence_clusters)
+                aligned = [i for i, clusters in enumerate(first.sentence_clusters) if clusters & theirs]
                 rows.append({"pair_id": f"{prefix}{name}/{kind}/{k}", "doc_a": first.sentences,
                              "doc_b": other.sentences, "label": label, "kind": kind,
-                             "positive_sentences": aligned_sentences(first, other) if label else []})
+                             "positive_sentences": aligned if label else []})
     return rows, missing
 
 
@@ -103,10 +95,9 @@ class PanLikeConfig:
 def pan_like_pairs(documents: Sequence[GroupedDocument], n_pairs: int, seed: int, config: PanLikeConfig,
                    prefix: str = "") -> list[dict]:
     """`n_pairs` positive and `n_pairs` negative plagiarism pairs (doc_a: the suspicious document, doc_b: the
-    source). Positive: 2-4 consecutive sentences of the source, lightly obfuscated, inserted into the suspicious
-    document at a sentence boundary and marked in `positive_sentences`. Negative: the same suspicious document with
-    a segment of another document of another topic in their place (not plagiarised from this source), so that
-    both kinds are equally long and both hold a foreign segment."""
+    source). Positive: consecutive sentences of the source, lightly obfuscated, inserted into the suspicious
+    document at a sentence boundary (`positive_sentences`). Negative: a segment of another document of another
+    topic in their place, so that both kinds are equally long and both hold a foreign segment."""
     rng = random.Random(seed)
     hosts = [members for members in _by_subtopic(documents).values() if len(members) >= config.host_documents]
     rows = []
@@ -118,24 +109,17 @@ def pan_like_pairs(documents: Sequence[GroupedDocument], n_pairs: int, seed: int
         source, decoy = rng.sample(strangers, 2)
         at = rng.randint(0, len(host))
         for kind, donor, label in (("positive", source, 1), ("hard_negative", decoy, 0)):
-            segment = _segment(donor.sentences, config, rng)
+            size = min(rng.randint(*config.segment), len(donor.sentences))
+            start = rng.randint(0, len(donor.sentences) - size)
+            segment = []  # consecutive sentences, each word kept with P = 1 - word_drop (at least one)
+            for sentence in donor.sentences[start:start + size]:
+                words = sentence.split()
+                segment.append(" ".join([w for w in words if rng.random() >= config.word_drop] or words[:1]))
             suspicious = host[:at] + segment + host[at:]
             rows.append({"pair_id": f"{prefix}pan/{k}/{kind}", "doc_a": suspicious, "doc_b": source.sentences,
                          "label": label, "kind": kind,
                          "positive_sentences": list(range(at, at + len(segment))) if label else []})
     return rows
-
-
-def _segment(sentences: list[str], config: PanLikeConfig, rng: random.Random) -> list[str]:
-    """Consecutive sentences of a document, each word kept with probability 1 - word_drop (at least one word)."""
-    size = min(rng.randint(*config.segment), len(sentences))
-    start = rng.randint(0, len(sentences) - size)
-    copied = []
-    for sentence in sentences[start:start + size]:
-        words = sentence.split()
-        kept = [w for w in words if rng.random() >= config.word_drop] or words[:1]
-        copied.append(" ".join(kept))
-    return copied
 
 
 def pair_stats(rows: Sequence[Mapping]) -> dict[str, float]:

@@ -28,8 +28,6 @@ _NOT_CACHED = "Couldn't find cache for"
 #: and offline, a cache without the main branch's copy (an online run under datasets >= 4 cached the export's).
 _MAIN_BRANCH_UNUSABLE = ((RuntimeError, "scripts are no longer supported"), (ValueError, "trust_remote_code=True"),
                          (ValueError, _NOT_CACHED))
-#: Long fields (whole PAN documents) exceed the csv module's default 128 kB limit.
-_CSV_FIELD_LIMIT = min(sys.maxsize, 2**31 - 1)
 #: What a hub download raises when it cannot connect (or, offline, finds no cached copy): "get online, or use a
 #: local copy", as opposed to a file the hub does not have.
 CONNECTION_ERRORS = connection_errors()
@@ -75,9 +73,9 @@ def read_json_lines(path: Path) -> Iterator[tuple[int, dict]]:
 
 
 def read_csv_rows(path: Path, *, columns: int, header: bool) -> Iterator[tuple[int, list[str]]]:
-    """Yield `(line_number, row)` for each CSV record with exactly `columns` fields: the physical line it starts on
-    (quoted fields may span lines); with `header=True` the first record is checked and skipped."""
-    csv.field_size_limit(_CSV_FIELD_LIMIT)
+    """Yield `(line the record starts on, row)` for each CSV record (quoted fields may span lines), checked to hold
+    `columns` fields; with `header=True` the first record is checked and skipped."""
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # whole PAN documents exceed the default 128 kB
     with path.open(encoding="utf-8", newline="") as handle:
         reader = csv.reader(handle)
         start, header_pending = 1, header

@@ -23,30 +23,20 @@ _WORD_BEFORE = re.compile(r"(\S+)$")
 _STRIPPED = re.compile(r"\S(?:.*\S)?", re.DOTALL)  # a span without its surrounding whitespace
 
 
-def _ends_with_abbreviation(text_before: str) -> bool:
-    """True when the word just before a period is an abbreviation, an initial or has an inner period."""
-    match = _WORD_BEFORE.search(text_before)
-    word = match.group(1).lstrip("\"'([\u201c\u2018") if match else ""
-    return len(word) == 1 or "." in word or word.lower() in ABBREVIATIONS
-
-
-def _line_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Sentence spans inside one line `text[start:end]` (rules 2 and 3)."""
-    spans, begin = [], start
-    for match in _BOUNDARY.finditer(text, start, end):
-        if _ends_with_abbreviation(text[begin : match.start()]):
-            continue
-        spans.append((begin, match.end()))
-        begin = match.end()
-    spans.append((begin, end))
-    return spans
-
-
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Character spans `(start, end)` of the sentences of `text`, in order, without surrounding whitespace (spans,
     rather than strings, let a caller map a character position, such as a marker, to its sentence)."""
-    return [found.span() for line in _LINE.finditer(text) for start, end in _line_spans(text, line.start(), line.end())
-            if (found := _STRIPPED.search(text, start, end))]
+    spans = []
+    for line in _LINE.finditer(text):  # rule 1
+        begin = line.start()
+        for match in _BOUNDARY.finditer(text, line.start(), line.end()):  # rule 2
+            before = _WORD_BEFORE.search(text[begin : match.start()])
+            word = before.group(1).lstrip("\"'([\u201c\u2018") if before else ""
+            if not (len(word) == 1 or "." in word or word.lower() in ABBREVIATIONS):  # rule 3
+                spans.append((begin, match.end()))
+                begin = match.end()
+        spans.append((begin, line.end()))
+    return [found.span() for start, end in spans if (found := _STRIPPED.search(text, start, end))]
 
 
 def split_sentences(text: str) -> list[str]:

@@ -1,13 +1,11 @@
 """Notebook 09's experiment: a MiniLM cross-encoder fine-tuned with and without Match-Ignition's filters on
-notebook 05's pairs, the inference-time λ sweep, and the speed of the word filter measured on one fixed batch.
+notebook 05's pairs, the inference-time λ sweep, and the word filter's speed measured on one fixed batch.
 
-Trained variants (each from the packaged all-MiniLM-L6-v2, same pairs, same seed):
-- `alpha_<a>`: both filters (sentence filter with λ = `keep_sentences`, word filter with α = a); `alpha_0` is the
-  sentence filter only (the paper's "– word-level filter");
-- `no_filter`: the truncated cross-encoder (the paper's BERT-Finetuning);
-- `word_only`: the word filter at `ablation_alpha` on unfiltered documents ("– sentence-level filter").
-Inference-time variants of the `alpha_<ablation_alpha>` model: λ ∈ `lambdas`, and the first λ sentences instead of
-the PageRank ones.
+Trained variants (each from the packaged all-MiniLM-L6-v2, same pairs, same seed): `alpha_<a>`, both filters
+(sentence filter with λ = `keep_sentences`, word filter with α = a; `alpha_0` is the sentence filter only, the
+paper's "– word-level filter"); `no_filter`, the truncated cross-encoder (the paper's BERT-Finetuning);
+`word_only`, the word filter at `ablation_alpha` on unfiltered documents ("– sentence-level filter").
+Inference-time variants of the `alpha_<ablation_alpha>` model: λ ∈ `lambdas`, and the first λ sentences.
 """
 
 from __future__ import annotations
@@ -17,11 +15,13 @@ import statistics
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 
+from .. import verdicts
 from ..encoders import minilm_path
 from ..errors import ConfigError
 from ..finetuning import DECISION_THRESHOLD, synchronize
@@ -73,13 +73,13 @@ def filter_sentences(rows: "Dataset", keep: int | None, mode: str = "pagerank") 
 
 
 def filter_splits(splits: Mapping[str, Any], keep: int | None) -> dict[str, Any]:
-    """Every split through `filter_sentences` (the PageRank sentence filter keeping `keep` per document)."""
+    """Every split through the PageRank sentence filter keeping `keep` sentences per document."""
     return {split: filter_sentences(rows, keep) for split, rows in splits.items()}
 
 
 def cross_encoder_filters(system: str, config: "MatchIgnitionConfig") -> tuple[float, int | None]:
-    """(α, sentences kept per document) of the comparison's MiniLM cross-encoders: `match_ignition`, both filters
-    (α = 10 %, the config's λ), or `minilm_cross`, neither (the truncated cross-encoder)."""
+    """(α, sentences kept per document) of notebook 11's MiniLM cross-encoders: `match_ignition` (α = 10 %, the
+    config's λ) or `minilm_cross` (no filter: the truncated cross-encoder)."""
     filters = {"match_ignition": (0.1, config.keep_sentences), "minilm_cross": (0.0, None)}
     if system not in filters:
         raise ConfigError(f"unknown cross-encoder {system!r}; choose one of {list(filters)}")
@@ -89,8 +89,7 @@ def cross_encoder_filters(system: str, config: "MatchIgnitionConfig") -> tuple[f
 def variant_search(name: str, splits: Mapping[str, Any], alpha: float, config: "MatchIgnitionConfig", *,
                    device: str = "cpu", seed: int = SEED) -> ClassifierSearch:
     """One variant's training (notebook 05's `ClassifierSearch`, run by the caller's loop) from a fresh MiniLM with
-    the word filter at `alpha`, on `splits` (already through the sentence filter: `filter_splits`); dev is used to
-    choose the epoch, not shown."""
+    the word filter at `alpha`, on `splits` already through the sentence filter; dev chooses the epoch only."""
     torch.manual_seed(seed)
     classifier, tokenizer = minilm_cross_encoder()
     model = WordFilterClassifier(classifier, alpha, [tokenizer.cls_token_id, tokenizer.sep_token_id])
@@ -118,12 +117,11 @@ def inference_variants(model, tokenizer, splits: Mapping[str, Any], config: "Mat
 
 
 def trace_pair(model: WordFilterClassifier, tokenizer, row: Mapping[str, Any], config: "MatchIgnitionConfig"):
-    """(input tokens, surviving original positions per layer) of one pair through a trained filtered model, after
-    the sentence filter it was trained with."""
+    """(input tokens, surviving original positions per layer) of one pair, after its sentence filter, through a
+    trained filtered model (on the model's device: `inference_variants` may have left it on the GPU)."""
     doc_a, doc_b = filter_pair(row["doc_a"], row["doc_b"], config.keep_sentences)
     inputs, _ = encode_pairs([{"doc_a": doc_a, "doc_b": doc_b}], tokenizer, config.training.max_length,
                              config.training.protocol)
-    # on the model's device: `inference_variants` leaves the model on the GPU, and this may run again after it
     ids = torch.tensor([inputs[0].input_ids], device=next(model.parameters()).device)
     model.trace = []
     try:
@@ -137,28 +135,43 @@ def trace_pair(model: WordFilterClassifier, tokenizer, row: Mapping[str, Any], c
 
 @dataclass(frozen=True)
 class Speed:
-    """Median seconds per batch at one α, on the same batch, machine and run."""
+    """Seconds per batch at one α in each timed round (same batch, machine and run; a round times every α once)."""
 
     alpha: float
-    eval_seconds: float
-    train_seconds: float
-    limit: float  # the operation-count limit of the speed-up (see `operation_limit`)
+    eval_rounds: tuple[float, ...]
+    train_rounds: tuple[float, ...]
+    limit: float  # the operation-count limit of the speed-up (`operation_limit`)
+
+    @property
+    def eval_seconds(self) -> float:
+        return statistics.median(self.eval_rounds)
+
+    @property
+    def train_seconds(self) -> float:
+        return statistics.median(self.train_rounds)
+
+
+def speedup(base: Speed, speed: Speed, kind: str = "eval") -> tuple[float, float, float]:
+    """The median over rounds of base / `speed` seconds (`kind` "eval" or "train"), paired by round so that a slow
+    spell of the machine falls on both, with its 95 % bootstrap interval over the rounds (`paired_bootstrap`)."""
+    ratios = np.divide(getattr(base, f"{kind}_rounds"), getattr(speed, f"{kind}_rounds"))
+    low, high = verdicts.paired_bootstrap(lambda rounds: np.median(ratios[rounds], axis=-1), len(ratios))
+    return float(np.median(ratios)), low, high
 
 
 def speed_batch(rows: "Dataset", tokenizer, length: int, size: int) -> dict[str, torch.Tensor]:
-    """`size` inputs of exactly `length` tokens: [CLS] a [SEP] b [SEP] with the test pairs' text (several pairs'
-    documents joined when one is too short; the filter's cost depends on the length, not the words)."""
+    """`size` inputs of exactly `length` tokens, [CLS] a [SEP] b [SEP], from the test pairs' text joined (repeated
+    when too short: the filter's cost depends on the length, not the words)."""
     texts = [" ".join([*row["doc_a"], *row["doc_b"]]) for row in rows]
     text_ids = [i for ids in tokenizer(texts, add_special_tokens=False)["input_ids"] for i in ids]
-    body = torch.tensor(np.resize(text_ids, (size, length - 3)))  # the text repeated when too short
+    body, half = torch.tensor(np.resize(text_ids, (size, length - 3))), (length - 3) // 2
     cls, sep = (torch.full((size, 1), token) for token in (tokenizer.cls_token_id, tokenizer.sep_token_id))
-    half = (length - 3) // 2
     ids = torch.cat([cls, body[:, :half], sep, body[:, half:], sep], dim=1)
     return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
 
 
-def _interleaved_medians(steps: Sequence, repeats: int, device: str | torch.device = "cpu") -> list[float]:
-    """Median seconds of each step, timed in rounds (every step once per round, after one warm-up round), so
+def _interleaved_times(steps: Sequence, repeats: int, device: str | torch.device = "cpu") -> list[tuple[float, ...]]:
+    """Seconds of each step in each of `repeats` rounds (every step once per round, after one warm-up round), so
     that a slow spell of the machine falls on every step alike instead of on one α."""
     times: list[list[float]] = [[] for _ in steps]
     for round_ in range(repeats + 1):
@@ -169,7 +182,7 @@ def _interleaved_medians(steps: Sequence, repeats: int, device: str | torch.devi
             synchronize(device)
             if round_:
                 spent.append(time.perf_counter() - start)
-    return [statistics.median(spent) for spent in times]
+    return [tuple(spent) for spent in times]
 
 
 def measure_speed(classifier, tokenizer, batch: Mapping[str, torch.Tensor], alphas: Sequence[float],
@@ -180,21 +193,20 @@ def measure_speed(classifier, tokenizer, batch: Mapping[str, torch.Tensor], alph
     models = [WordFilterClassifier(copy.deepcopy(classifier), alpha, protected).to(device) for alpha in alphas]
     batch = {name: tensor.to(device) for name, tensor in batch.items()}
 
+    @torch.inference_mode()
     def evaluate(model):
-        return torch.inference_mode()(lambda: model.eval()(**batch))
+        model.eval()(**batch)
 
     def train(model):
-        def step():
-            model.train()(**batch).logits.sum().backward()
-            model.zero_grad(set_to_none=True)
-        return step
+        model.train()(**batch).logits.sum().backward()
+        model.zero_grad(set_to_none=True)
 
-    eval_seconds = _interleaved_medians([evaluate(model) for model in models], repeats, device)
-    train_seconds = _interleaved_medians([train(model) for model in models], repeats, device)
+    eval_rounds, train_rounds = (_interleaved_times([partial(step, model) for model in models], repeats, device)
+                                   for step in (evaluate, train))
     length, layers = batch["input_ids"].shape[1], config.num_hidden_layers
     return [Speed(alpha, evaluated, trained,
                   operation_limit(length, alpha, layers, config.hidden_size, config.intermediate_size))
-            for alpha, evaluated, trained in zip(alphas, eval_seconds, train_seconds)]
+            for alpha, evaluated, trained in zip(alphas, eval_rounds, train_rounds)]
 
 
 def operation_limit(length: int, alpha: float, layers: int, hidden: int, intermediate: int) -> float:
@@ -204,8 +216,7 @@ def operation_limit(length: int, alpha: float, layers: int, hidden: int, interme
     def cost(n: int) -> float:
         return 4 * n * hidden ** 2 + 2 * n * hidden * intermediate + 2 * n * n * hidden
 
-    lengths = [int(length * (1 - alpha) ** (layer - 1)) for layer in range(1, layers + 1)]
-    return layers * cost(length) / sum(cost(n) for n in lengths)
+    return layers * cost(length) / sum(cost(int(length * (1 - alpha) ** layer)) for layer in range(layers))
 
 
 def paper_time_cost(alpha: float, layers: int = 12) -> float:

@@ -62,25 +62,20 @@ def _layer_forward(layer: nn.Module, hidden: torch.Tensor, mask: torch.Tensor) -
 
 
 class WordFilterClassifier(nn.Module):
-    """A `BertForSequenceClassification` whose sequence shrinks by PageRank after every layer but the last.
+    """A `BertForSequenceClassification` whose sequence shrinks by PageRank after every layer but the last, called
+    like the classifier (notebook 05's loops run it unchanged); tokens with an id in `protected_ids` always stay. A
+    list in `trace` records the original positions surviving each layer (`[batch, kept]`, for the heat strip)."""
 
-    Called like the classifier (`input_ids`, `attention_mask`), so notebook 05's fine-tuning and scoring loops run
-    it unchanged; tokens whose id is in `protected_ids` ([CLS], [SEP]) are never dropped. Set `trace` to a list
-    to record which original positions survive each layer (`[batch, kept]` per layer, for the heat strip).
-    """
-
-    def __init__(self, classifier: nn.Module, alpha: float, protected_ids: Sequence[int],
-                 damping: float = DAMPING, iterations: int = ITERATIONS) -> None:
+    def __init__(self, classifier: nn.Module, alpha: float, protected_ids: Sequence[int]) -> None:
         super().__init__()
         if not 0.0 <= alpha < 1.0:
             raise ConfigError(f"WordFilterClassifier: alpha={alpha} is not a word reduction ratio; give one in [0, 1) "
                               "(the profile's match_ignition.alphas / ablation_alpha: 0.1 drops 10 % per layer)")
-        self.classifier, self.alpha, self.damping, self.iterations = classifier, alpha, damping, iterations
+        self.classifier, self.alpha = classifier, alpha
         self.register_buffer("protected_ids", torch.tensor(list(protected_ids)), persistent=False)
         self.trace: list[torch.Tensor] | None = None
-        # the filter needs the probabilities; α = 0 uses the same attention code, so speed-ups measure the filter
-        # alone (on CPU, sdpa with dropout falls back to a slower path than eager: α = 0 would look slower); eager
-        # with the CPU's faster dropout masks (`fast_dropout`)
+        # the filter needs the probabilities, and α = 0 runs the same eager attention so that speed-ups measure the
+        # filter alone (on CPU, sdpa with dropout is slower than eager); with the CPU's faster dropout masks
         fast_dropout.apply(classifier)
 
     @property
@@ -100,7 +95,7 @@ class WordFilterClassifier(nn.Module):
             hidden, probabilities = _layer_forward(layer, hidden, mask)
             keep = keep_count(padded, self.alpha, number)
             if number < len(layers) and keep < hidden.shape[1]:
-                scores = pagerank_scores(probabilities.mean(dim=1), mask, self.damping, self.iterations)
+                scores = pagerank_scores(probabilities.mean(dim=1), mask)
                 index = select_tokens(scores, mask, protect, max(keep, 1))
                 hidden, mask, protect, positions = (_gather(t, index) for t in (hidden, mask, protect, positions))
             if self.trace is not None:

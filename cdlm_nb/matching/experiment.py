@@ -4,7 +4,7 @@ test; the lexical floor (TF-IDF cosine, threshold tuned on dev) on the same pair
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,7 +37,7 @@ class MatchingRun:
 
     model: str
     threshold: float  # P(related) (or cosine) at or above which a pair is called related
-    dev: dict[str, float]  # pair_scores ({} when dev was not scored: `ClassifierSearch.score_dev`)
+    dev: dict[str, float]  # pair_scores ({}: dev not scored)
     test: dict[str, float]
     test_scores: np.ndarray  # P(related) or cosine, per test pair
     train_seconds: float
@@ -54,11 +54,10 @@ def evaluate_at(scores: np.ndarray, rows: "Dataset", threshold: float) -> dict[s
 
 @dataclass
 class ClassifierSearch:
-    """One pair classifier's training on the pairs, run by the caller's loop (`recipe_search.train_and_score`;
-    notebook 05 writes it out): every rate of `rates()` from `reset()`, each epoch of `fine_tune` passed to `keep`,
-    then `finish()` scores test once. With `config.search` the (rate, epoch) of the best dev macro-F1 is kept
-    (`recipe_search.Search`, cached in the run folder); without, `config`'s one rate is trained to its last epoch.
-    A pair is related when P(related) >= 0.5 (`finetuning.DECISION_THRESHOLD`)."""
+    """One pair classifier's training, run by the caller's loop (notebook 05; `recipe_search.train_and_score`):
+    each rate of `rates()` from `reset()`, each epoch of `fine_tune` to `keep`, then `finish()`. With `config.search`
+    the (rate, epoch) of the best dev macro-F1 is kept (`recipe_search.Search`), else the one rate's last epoch.
+    A pair is related when P(related) >= 0.5."""
 
     name: str
     model: "PreTrainedModel"  # the pair classifier, holding its starting weights
@@ -68,7 +67,7 @@ class ClassifierSearch:
     device: str = "cpu"
     seed: int = SEED
     cache: RecipeCache | None = None
-    score_dev: bool = True  # False: dev is not scored (callers that show only test, e.g. notebook 09's variants)
+    score_dev: bool = True  # False: dev not scored (callers that show only test, e.g. notebook 09's variants)
     encoded: dict[str, Any] = field(init=False)
     initial: dict[str, Any] = field(init=False)
     search: Search | None = field(init=False, default=None)
@@ -78,7 +77,7 @@ class ClassifierSearch:
     @classmethod
     def start(cls, name: str, encoder: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
               splits: Mapping[str, Any], config: "MatchingConfig", **options: Any) -> ClassifierSearch:
-        """A search for a pair classifier on `encoder`: a new head (seeded alike whatever ran before)."""
+        """A search for a new pair classifier on `encoder` (its head seeded alike whatever ran before)."""
         set_seed(options.get("seed", SEED))
         return cls(name, pair_classifier(encoder), tokenizer, splits, config, **options)
 
@@ -96,16 +95,14 @@ class ClassifierSearch:
             self.search = Search(self.name, self.config.search, self.cache, key)
 
     def rates(self) -> list[float]:
-        """The learning rates to train: the search's (none when read from the cache), or the one rate."""
+        """The search's rates (none when cached), or the one rate."""
         return self.search.rates() if self.search is not None else [self.config.learning_rate]
 
     def reset(self) -> "PreTrainedModel":
-        """The classifier back at its starting weights."""
         self.model.load_state_dict(self.initial)
         return self.model
 
     def fine_tune(self, model: "PreTrainedModel", learning_rate: float) -> Iterator[Epoch]:
-        """`training.fine_tune` on the training pairs at `learning_rate` over the config's schedule."""
         setup = TrainSetup(self.config.epochs, self.config.batch_size, learning_rate, self.seed,
                            warmup=self.config.warmup)
         return training.fine_tune(model, self.encoded["train"][0], self.splits["train"]["label"], setup,
@@ -114,7 +111,7 @@ class ClassifierSearch:
                                   class_weighted=self.config.class_weighted)
 
     def keep(self, model: "PreTrainedModel", learning_rate: float, epoch: Epoch) -> None:
-        """After an epoch: its losses kept, and with a search dev scored at P(related) >= 0.5 (`Search.keep`)."""
+        """After an epoch: its losses kept; with a search, dev scored (`Search.keep`)."""
         self.losses.setdefault(learning_rate, []).extend(epoch.losses)
         self.seconds = epoch.seconds
         if self.search is not None:
@@ -122,13 +119,12 @@ class ClassifierSearch:
             self.search.keep(model, learning_rate, epoch, dev_scores(self.splits["dev"]["label"], decisions))
 
     def probabilities(self, model: "PreTrainedModel", split: str) -> ScoringResult:
-        """P(related) for every pair of `split` (`training.score`)."""
         return training.score(model, self.encoded[split][0], pad_id=self.tokenizer.pad_token_id,
                               batch_size=self.config.score_batch_size, protocol=self.config.protocol,
                               device=self.device)
 
     def finish(self) -> MatchingRun:
-        """Load the chosen weights (with a search), score dev and test once, and say what was trained."""
+        """The chosen weights loaded (with a search), dev and test scored once."""
         recipe, losses, seconds = None, self.losses.get(self.config.learning_rate, []), self.seconds
         if self.search is not None:
             chosen = self.search.chosen
@@ -146,29 +142,22 @@ class ClassifierSearch:
 
 
 def recipe_cache(run_dir: str | Path | None, task: str = "matching") -> RecipeCache | None:
-    """Where the recipe searches of a run are cached (`<run_dir>/recipes/<task>`; None: not cached)."""
+    """Where a run's recipe searches are cached (None: not cached)."""
     return RecipeCache.in_run(run_dir, task)
 
 
-def tfidf_cosines(train: Sequence[Mapping], *splits: Sequence[Mapping]) -> list[np.ndarray]:
-    """Cosine of the TF-IDF vectors of each pair's documents, per split; the vocabulary and idf come from the
-    training pairs' documents only."""
+def tfidf_run(splits: Mapping[str, Any]) -> MatchingRun:
+    """The lexical floor: the cosine of each pair's TF-IDF vectors (vocabulary and idf from the training pairs),
+    thresholded at the best dev macro-F1 (`metrics.best_threshold`)."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    def texts(rows: Sequence[Mapping], side: str) -> list[str]:
-        return [" ".join(row[side]) for row in rows]
+    def texts(split: str, side: str) -> list[str]:
+        return [" ".join(row[side]) for row in splits[split]]
 
-    vectorizer = TfidfVectorizer(sublinear_tf=True).fit(texts(train, "doc_a") + texts(train, "doc_b"))
-    vectors = ((vectorizer.transform(texts(rows, "doc_a")), vectorizer.transform(texts(rows, "doc_b")))
-               for rows in splits)
-    return [np.asarray(a.multiply(b).sum(axis=1)).ravel() for a, b in vectors]  # rows are l2-normalised
-
-
-def tfidf_run(splits: Mapping[str, Any]) -> MatchingRun:
-    """The lexical floor: TF-IDF cosine (`tfidf_cosines`) with the threshold of the best dev macro-F1
-    (`metrics.best_threshold`)."""
     start = time.perf_counter()
-    dev, test = tfidf_cosines(splits["train"], splits["dev"], splits["test"])
+    vectorizer = TfidfVectorizer(sublinear_tf=True).fit(texts("train", "doc_a") + texts("train", "doc_b"))
+    dev, test = (np.asarray(vectorizer.transform(texts(split, "doc_a")).multiply(vectorizer.transform(
+                 texts(split, "doc_b"))).sum(axis=1)).ravel() for split in ("dev", "test"))  # rows: l2-normalised
     threshold = best_threshold(splits["dev"]["label"], dev)
     seconds = time.perf_counter() - start
     return MatchingRun(TFIDF, threshold, evaluate_at(dev, splits["dev"], threshold),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import ConfigError
 from ..inputs import share_room
@@ -20,24 +20,18 @@ if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
 #: "paper": the papers' inputs and masks; "local": the same inputs, no token global (an exercise: <s> then sees only
-#: its own window of document A); "released": what the authors' released code did: every sentence cut to 33 tokens
-#: before the documents are joined, padding attended, no global mask (the Longformer classifier then makes only
-#: token 0 global; `training.collate`).
+#: its window of document A); "released": the authors' released code: every sentence cut to 33 tokens, padding
+#: attended, no global mask (the Longformer classifier then makes token 0 global; `training.collate`).
 PROTOCOLS = ("paper", "local", "released")
 RELEASED_SENTENCE_TOKENS = 33  # the released code's cut per sentence
 
 
-@dataclass(frozen=True)
-class PairTemplate:
-    """The special ids around the two documents: start + doc1 + middle + doc2 + end (`pair_template`)."""
+class PairTemplate(NamedTuple):
+    """The special ids around the two documents: start + doc1 + middle + doc2 + end."""
 
     start: tuple[int, ...]
     middle: tuple[int, ...]
     end: tuple[int, ...]
-
-    @property
-    def overhead(self) -> int:
-        return len(self.start) + len(self.middle) + len(self.end)
 
 
 def pair_template(tokenizer: "PreTrainedTokenizerBase") -> PairTemplate:
@@ -55,8 +49,6 @@ def pair_template(tokenizer: "PreTrainedTokenizerBase") -> PairTemplate:
 
 @dataclass(frozen=True)
 class MatchInput:
-    """One encoded pair."""
-
     input_ids: list[int]
     truncated_documents: int  # documents cut to their share of max_length (0, 1 or 2)
 
@@ -72,7 +64,7 @@ class EncodingStats:
 
 
 def document_ids(sentences: Sequence[str], tokenizer: "PreTrainedTokenizerBase", protocol: str) -> list[int]:
-    """A document's token ids: its sentences joined ("paper", "local"), or each cut to 33 tokens first ("released")."""
+    """A document's token ids: its sentences joined, or each cut to 33 tokens first ("released")."""
     if protocol not in PROTOCOLS:
         raise ConfigError(f"protocol={protocol!r} is unknown; use one of {PROTOCOLS}")
     if protocol != "released":
@@ -83,7 +75,7 @@ def document_ids(sentences: Sequence[str], tokenizer: "PreTrainedTokenizerBase",
 
 def encode_pair(first: list[int], second: list[int], template: PairTemplate, max_length: int) -> MatchInput:
     """The pair input within `max_length` tokens; each document keeps its beginning."""
-    room = max_length - template.overhead
+    room = max_length - sum(map(len, template))
     if room < 2:
         raise ConfigError(f"max_length={max_length} leaves no room for two documents")
     keep_first, keep_second = share_room(len(first), len(second), room)
@@ -97,7 +89,7 @@ def encode_pairs(rows: Sequence[Mapping], tokenizer: "PreTrainedTokenizerBase", 
     template = pair_template(tokenizer)
     documents = [[document_ids(row[side], tokenizer, protocol) for side in ("doc_a", "doc_b")] for row in rows]
     inputs = [encode_pair(first, second, template, max_length) for first, second in documents]
-    full = [len(first) + len(second) + template.overhead for first, second in documents]
+    full = [len(first) + len(second) + sum(map(len, template)) for first, second in documents]
     return inputs, EncodingStats(len(inputs), sum(item.truncated_documents for item in inputs),
                                  sum(full) - sum(len(item.input_ids) for item in inputs), max(full, default=0))
 

@@ -28,4 +28,3 @@ def pair_classifier(encoder: "PreTrainedModel", num_labels: int = 2) -> "PreTrai
         base.pooler = own.pooler  # BERT's head reads the pooler, which a masked-LM base lacks
     setattr(classifier, classifier.base_model_prefix, base)
     return use_fast_attention(classifier) if config.model_type == "longformer" else classifier
-

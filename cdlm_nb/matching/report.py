@@ -1,5 +1,5 @@
 """Notebook 05's tables, figure, recorded metrics and readings: the pairs per split, our results beside the CDLM
-papers' Table 4 (and the first version's Tables 4-5 with accuracy), the cost, F1 by model and pair kind."""
+papers' Table 4 (and v1's accuracy), the cost, F1 by model and pair kind."""
 
 from __future__ import annotations
 
@@ -47,8 +47,7 @@ def split_table(splits: Mapping[str, Any]) -> pd.DataFrame:
 
 
 def _percent_rows(runs: Mapping[str, MatchingRun], labels) -> dict[str, dict[str, float]]:
-    """Test accuracy and F1 (%) per run, then per reference row (what calling every test pair related, or none,
-    scores: `verdicts.pair_references`)."""
+    """Test accuracy and F1 (%) per run, then per reference row (`verdicts.pair_references`)."""
     rows = {row_label(name): (run.test["accuracy"], run.test["f1"]) for name, run in runs.items()}
     rows |= {reference_label(name): (ref["acc"], ref["f1"])
              for name, ref in verdicts.pair_references(list(labels)).items()}
@@ -56,8 +55,7 @@ def _percent_rows(runs: Mapping[str, MatchingRun], labels) -> dict[str, dict[str
 
 
 def results_table(runs: Mapping[str, MatchingRun], labels) -> pd.DataFrame:
-    """Test accuracy and F1 (%), the share right per pair kind, and the cost, one row per system; below them the
-    reference rows (what a constant answer scores on the same test pairs)."""
+    """Test accuracy and F1 (%), the share right per pair kind and the cost per system, then the reference rows."""
     rows = _percent_rows(runs, labels)
     for name, run in runs.items():
         shares = {"dev F1": run.dev["f1"]} | {f"right on {key[4:]}": value for key, value in run.test.items()
@@ -69,8 +67,8 @@ def results_table(runs: Mapping[str, MatchingRun], labels) -> pd.DataFrame:
 
 def paper_table(runs: Mapping[str, MatchingRun], data: str, profile: str, labels,
                 missing: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """`PAPER_TABLE4` beside our test F1 and accuracy, with our reference rows; a model of `missing` (display name
-    -> how to get it, `PretrainedShelf.missing_notes`) says how in a last column."""
+    """`PAPER_TABLE4` beside our test F1 and accuracy and reference rows; a model of `missing` (display name -> how
+    to get it) says how in a last column."""
     table = pd.DataFrame.from_dict(PAPER_TABLE4, orient="index", columns=[
         *(f"{column} F1" for column in PAPER_COLUMNS), *(f"{column} acc (v1)" for column in PAPER_COLUMNS)])
     ours = f"ours: {DATA_LABELS.get(data, data)}, {profile}"
@@ -92,14 +90,13 @@ def cost_table(runs: Mapping[str, MatchingRun]) -> pd.DataFrame:
 
 
 def searched(runs: Mapping[str, MatchingRun]) -> dict:
-    """The recipe search of every run that had one (`MatchingRun.recipe`)."""
+    """The recipe search of every run that had one."""
     return {name: run.recipe for name, run in runs.items() if run.recipe is not None}
 
 
 def matching_metrics(data: str, runs: Mapping[str, MatchingRun], labels) -> dict[str, float]:
-    """`matching/<data>/f1/<model>` and `matching/<data>/acc/<model>` (fractions), for every run and reference row
-    (`matching/<data>/reference/<all_related|none_related>/<f1|acc>`); for a run whose recipe was searched on dev,
-    `matching/<data>/recipe/<model>/...` (`recipe_search.search_metrics`)."""
+    """`matching/<data>/<f1|acc>/<model>` (fractions), `matching/<data>/reference/<row>/<f1|acc>` and, for a run
+    whose recipe was searched on dev, `matching/<data>/recipe/<model>/...`."""
     metrics = verdicts.reference_metrics(f"matching/{data}", verdicts.pair_references(list(labels)))
     for name, run in runs.items():
         metrics |= {f"matching/{data}/f1/{name}": run.test["f1"], f"matching/{data}/acc/{name}": run.test["accuracy"]}
@@ -107,12 +104,12 @@ def matching_metrics(data: str, runs: Mapping[str, MatchingRun], labels) -> dict
 
 
 def recipe_table(runs: Mapping[str, MatchingRun]) -> pd.DataFrame:
-    """Dev macro-F1 (%) of every point of each recipe search (`recipe_search.space_table`)."""
+    """Dev macro-F1 (%) of every point of each recipe search."""
     return space_table(searched(runs), row_label)
 
 
 def recipe_note(runs: Mapping[str, MatchingRun]) -> str:
-    """The search space, each system's chosen recipe and dev F1, and the search's cost (`recipe_search.search_note`)."""
+    """The search space, each system's chosen recipe and dev F1, and the search's cost."""
     return search_note(searched(runs), row_label)
 
 
@@ -137,10 +134,8 @@ def kind_figure(runs: Mapping[str, MatchingRun]) -> "Figure":
 
 
 def readings(runs: Mapping[str, MatchingRun], labels, profile: str, data: str) -> list[str]:
-    """The reading rule (`verdicts`) on the test pairs: the systems that learned nothing (not above the reference
-    rows on F1 and accuracy), the best of the others on F1, and CDLM against each other system on F1 (the paper's
-    Table 4 metric) under the noise rule (paired bootstrap over test pairs, seed spread of
-    `baselines/<profile>.spread.json`)."""
+    """The systems that learned nothing (not above the reference rows), the best of the others on test F1, and
+    CDLM against each other system on F1 (the paper's Table 4 metric) under the noise rule (`verdicts`)."""
     if not runs:
         return ["no system ran"]
     labels = list(labels)
@@ -166,6 +161,6 @@ def readings(runs: Mapping[str, MatchingRun], labels, profile: str, data: str) -
 
 
 def run_line(run: MatchingRun) -> str:
-    """One line per encoder as notebook 05 fine-tunes it: test accuracy and F1 (%) and the training time."""
+    """An encoder's test accuracy and F1 (%) and its training time."""
     return (f"{display_name(run.model):<12} test accuracy {100 * run.test['accuracy']:5.1f}  F1 "
             f"{100 * run.test['f1']:5.1f}  ({run.train_seconds:.0f} s training)")

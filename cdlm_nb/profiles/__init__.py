@@ -1,12 +1,10 @@
-"""Run profiles, each in one module a reader opens to see it whole: `smoke` (CI, seconds), `cpu` (the offline
-default, minutes) and `gpu` (the papers' setting: Longformer-base, 4,096 tokens, real corpora from the hub), and
-`gpu-rehearsal`: gpu with only its sizes shrunk (`rehearsal.py`), which `cdlm-nb rehearse` runs offline from
-stand-ins of the downloads. What each field means, and the papers' value: `sections.py`.
+"""Run profiles, each whole in one module: `smoke` (CI, seconds), `cpu` (the offline default, minutes), `gpu` (the
+papers' setting: Longformer-base, 4,096 tokens, the real corpora from the hub), and `gpu-rehearsal`, gpu with only its
+sizes shrunk (`rehearsal.py`) that `cdlm-nb rehearse` runs offline. Each section is a frozen dataclass of
+`sections.py`, which says what each field means (a typo fails loudly).
 
-A notebook's `parameters` cell holds only `PROFILE = "cpu"`; the next cell calls `setup(PROFILE, ...)` and reads the
-sections it needs (e.g. `session.profile.world`). Each section is a frozen dataclass, so a typo fails loudly.
-Import every name from `cdlm_nb.profiles`.
-"""
+A notebook calls `setup(PROFILE, ...)` and reads the sections it needs (`session.profile.world`). Import every name
+from `cdlm_nb.profiles`."""
 
 from __future__ import annotations
 
@@ -69,8 +67,8 @@ class Profile:
 
 
 def override(section: Any, changes: dict | None, where: str) -> Any:
-    """A copy of a frozen config dataclass with `changes` (JSON lists become tuples); unknown field names raise a
-    ConfigError that says `where` they came from and lists the valid ones."""
+    """A copy of a config section with `changes` (lists become tuples); an unknown field raises a ConfigError naming
+    `where` it came from and the valid ones."""
     changes = dict(changes or {})
     known = {f.name for f in fields(section)}
     unknown = sorted(set(changes) - known)
@@ -80,52 +78,33 @@ def override(section: Any, changes: dict | None, where: str) -> Any:
 
 
 def with_parameters(section: Any, where: str, **parameters: Any) -> Any:
-    """`section` with a notebook's parameters put in (`override`), each None (the parameters cell's "the profile's
-    value") left out: `with_parameters(profile.matching, "notebook 05", epochs=EPOCHS)`."""
+    """`section` with a notebook's parameters put in, each None ("the profile's value") left out:
+    `with_parameters(profile.matching, "notebook 05", epochs=EPOCHS)`."""
     return override(section, {name: value for name, value in parameters.items() if value is not None}, where)
 
 
 def _build(name: str, values: ModuleType) -> Profile:
-    """The profile whose values module is `values` (`smoke`, `cpu`, `gpu`)."""
-    return Profile(
-        name=name,
-        description=values.DESCRIPTION,
-        data_source=values.DATA_SOURCE,
-        wants_gpu=values.DATA_SOURCE == "hub",
-        seed=SEED,
-        minutes_budget=values.MINUTES_BUDGET,
-        pretrain=values.PRETRAIN,
-        attention=values.ATTENTION,
-        encoder=values.ENCODER,
-        coref=values.COREF,
-        matching=values.MATCHING,
-        multihop=values.MULTIHOP,
-        match_ignition=values.MATCH_IGNITION,
-        classification=values.CLASSIFICATION,
-        cda=values.CDA,
-        comparison=values.COMPARISON,
-        world=values.WORLD,
-    )
+    """The profile of a values module (`smoke`, `cpu`, `gpu`), each field its upper-case name there."""
+    given = {f.name: getattr(values, f.name.upper()) for f in fields(Profile)
+             if f.name not in ("name", "wants_gpu", "seed")}
+    return Profile(name=name, wants_gpu=values.DATA_SOURCE == "hub", seed=SEED, **given)
 
 
 def shrunk(section: Any, sizes: dict, where: str) -> Any:
-    """A copy of a config section with some of its sizes replaced; a nested dict shrinks a nested section."""
+    """A config section with some sizes replaced; a nested dict shrinks a nested section."""
     changes = {name: shrunk(getattr(section, name), value, f"{where}.{name}") if isinstance(value, dict) else value
                for name, value in sizes.items()}
     return override(section, changes, where)
 
 
-def rehearsal_of(profile: Profile) -> Profile:
-    """`profile` at the rehearsal's sizes (`rehearsal.REHEARSAL_SIZES`), every other field unchanged."""
-    sections = {name: shrunk(getattr(profile, name), sizes, f"rehearsal sizes [{name!r}]")
-                for name, sizes in REHEARSAL_SIZES.items()}
-    return replace(profile, name=f"{profile.name}-rehearsal", minutes_budget=REHEARSAL_MINUTES,
-                   description=f"{profile.name} with only its sizes shrunk: walks that path in minutes on a CPU, "
-                               "from local stand-ins of the downloads (`cdlm-nb rehearse`)", **sections)
-
-
 PROFILES: dict[str, Profile] = {"smoke": _build("smoke", smoke), "cpu": _build("cpu", cpu), "gpu": _build("gpu", gpu)}
-PROFILES["gpu-rehearsal"] = rehearsal_of(PROFILES["gpu"])
+#: gpu at the rehearsal's sizes (`REHEARSAL_SIZES`), every other field unchanged
+PROFILES["gpu-rehearsal"] = replace(
+    PROFILES["gpu"], name="gpu-rehearsal", minutes_budget=REHEARSAL_MINUTES,
+    description="gpu with only its sizes shrunk: walks that path in minutes on a CPU, from local stand-ins of the "
+                "downloads (`cdlm-nb rehearse`)",
+    **{name: shrunk(getattr(PROFILES["gpu"], name), sizes, f"rehearsal sizes [{name!r}]")
+       for name, sizes in REHEARSAL_SIZES.items()})
 
 
 def profile_names() -> list[str]:
@@ -145,4 +124,4 @@ __all__ = ["BASELINE_SYSTEMS", "CDA_MODELS", "COMPARISON_SYSTEMS", "PAPER_MODELS
            "REHEARSAL_MINUTES", "REHEARSAL_SIZES", "RELEASED_MODELS", "SEED", "AttentionConfig", "CDAConfig",
            "ClassificationConfig", "ComparisonConfig", "CorefConfig", "EncoderConfig", "MatchIgnitionConfig",
            "MatchingConfig", "MultihopConfig", "PretrainConfig", "Profile", "SearchSpace", "WorldConfig",
-           "get_profile", "override", "profile_names", "rehearsal_of", "shrunk", "with_parameters"]
+           "get_profile", "override", "profile_names", "shrunk", "with_parameters"]

@@ -83,7 +83,7 @@ MATCH_IGNITION = MatchIgnitionConfig(alphas=(0.0, 0.1, 0.2, 0.3), keep_sentences
                                      #   them with few tokens. Class-weighted (a third of the pairs related) and
                                      #   the best dev epoch kept: seeds 14 and 15 left most variants at the prior
                                      #   without them
-                                     speed_length=400, speed_batch=4, speed_repeats=3)
+                                     speed_length=400, speed_batch=4, speed_repeats=10)
 
 CLASSIFICATION = ClassificationConfig(encoder="minilm", min_tokens=5, max_tokens=250, max_document_tokens=8192,
                                       truncated_tokens=512, truncations=(512, 1024, 2048, 4096), train_docs=800,

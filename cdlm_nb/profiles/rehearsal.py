@@ -1,11 +1,7 @@
-"""The `gpu-rehearsal` profile's sizes: the `gpu` profile with its steps, lengths, counts, batch sizes and windows
-shrunk so every notebook walks the gpu path on a CPU in seconds, and nothing else changed.
-
-Only integer sizes (or `None`, meaning "all", replaced by a count) may appear here; `tests/test_profiles.py`
-checks that every other field of the rehearsal equals gpu's (encoder kind, data source, precision flags, models,
-tasks, learning rates, thresholds), so the rehearsal takes every branch the gpu profile takes. Lengths keep
-gpu's proportions: 4,096 tokens over a 512-token window become 512 over 64.
-"""
+"""The `gpu-rehearsal` profile's sizes: `gpu` with its steps, lengths, counts, batch sizes and windows shrunk, so
+every notebook walks the gpu path on a CPU in seconds. Only integer sizes (or a count for `None`, "all") appear here:
+`tests/test_profiles.py` checks that every other field equals gpu's, so the rehearsal takes every branch gpu takes.
+Lengths keep gpu's proportions: 4,096 tokens over a 512-token window become 512 over 64."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """What each setting of a run profile means: one frozen dataclass per section (the encoder, the embedded world,
-pretraining, the attention analysis, and every task of notebooks 04-11), with each field's meaning and the papers'
-value beside it. The values of each profile are in `smoke.py`, `cpu.py` and `gpu.py` of this package; the rehearsal's
-sizes in `rehearsal.py`.
-"""
+pretraining, the attention analysis, every task of notebooks 04-11), each field's meaning and the papers' value beside
+it. Each profile's values: `smoke.py`, `cpu.py`, `gpu.py`; the rehearsal's sizes: `rehearsal.py`."""
 
 from __future__ import annotations
 
@@ -11,8 +9,8 @@ from typing import ClassVar
 
 from ..errors import ConfigError
 
-#: The tutorial's one default seed: every run, split and resample draws from it unless a notebook's `SEED` parameter
-#: or a seed-spread run says otherwise. Seeding itself is transformers' `set_seed`.
+#: The one default seed of every run, split and resample, unless a notebook's `SEED` or a seed-spread run says
+#: otherwise (seeding itself: transformers' `set_seed`).
 SEED = 13
 
 #: The models of the CDLM paper's Table 1, in its row order: what every profile pretrains and compares.
@@ -41,10 +39,9 @@ class SearchSpace:
 
 
 class RatesOnDev:
-    """A fine-tuning section's `learning_rates`, `epochs` and `select_on_dev` (its fields): with `select_on_dev`
-    every rate is tried and dev scored after each epoch (`search`, for `recipe_search`), else exactly one rate is
-    trained (`learning_rate`). The schedule's shape is the section's class attributes `warmup` (or its field) and
-    `schedule`."""
+    """A fine-tuning section's fields `learning_rates`, `epochs`, `select_on_dev`: with `select_on_dev` every rate is
+    tried and dev scored after each epoch (`search`), else its one rate trained (`learning_rate`); the schedule's
+    shape: `warmup` and `schedule`."""
 
     schedule: ClassVar[str] = "linear"
 
@@ -61,7 +58,6 @@ class RatesOnDev:
 
     @property
     def learning_rate(self) -> float:
-        """The one rate trained without a search."""
         return self.learning_rates[0]
 
 
@@ -85,29 +81,27 @@ class PretrainConfig:
     eval_batch_size: int  # sequences per forward pass in the perplexity evaluation
     bootstrap_resamples: int  # resamples of held-out clusters for the perplexity interval
     curve_steps: int  # validation perplexity every this many steps (and at step 0): the learning curve (0: none)
-    base_steps: int  # random-init (tiny) encoders only: single-document MLM steps with full attention that make
-    #                  the shared starting model, as Longformer-base was for the paper (0: start from the encoder as
-    #                  it is); cpu: shipped with the package (`cdlm-nb pretrain-base`), long, since the longer the
-    #                  base, the closer CDLM gets to Local after notebook 02's steps (docs/experiments.md)
+    base_steps: int  # random-init encoders only: single-document MLM steps, full attention, making the shared start
+    #                  as Longformer-base was for the paper (0: none); cpu's is shipped (`cdlm-nb pretrain-base`) and
+    #                  long: the longer the base, the closer CDLM gets to Local after notebook 02 (docs/experiments.md)
     base_batch_size: int  # single documents per step in that base stage
-    base_max_length: int  # tokens per input in the base stage (longer documents are cut, and counted); these
-    #                       positions are then copied out to max_length, so keep it near the documents' length
-    #                       (an unreached position stays random)
-    base_long_steps: int  # then MLM steps on unrelated documents packed to max_length, full attention, batch
-    #                       per_device_batch_size: trains every position the variants read, as Longformer's continued
-    #                       pretraining at 4,096 tokens did (0: positions past base_max_length stay copies)
+    base_max_length: int  # tokens per base-stage input (cuts counted), then copied out to max_length: keep it near
+    #                       the documents' length (an unreached position stays random)
+    base_long_steps: int  # then MLM steps, full attention, batch per_device_batch_size, on unrelated documents packed
+    #                       to max_length: trains every position the variants read, as Longformer's continued
+    #                       pretraining at 4,096 did (0: positions past base_max_length stay copies)
     gradient_checkpointing: bool = False  # recompute each layer in the backward pass (set by `cdlm_nb.tooling.plan`)
     heldout_clusters: int | None = None  # held-out clusters per split (validation, test) read; None: all of them
-    copy_steps: int = 0  # random-init encoders only: a last base stage, on single documents cut to 2 x copy_span + 4
-    #                      tokens of which a `copy_share` get their span written again (`pretraining.repeated_spans`),
-    #                      so the start grows the copy heads RoBERTa's pretraining gave Longformer-base (0: none)
+    copy_steps: int = 0  # random-init encoders only: a last base stage on documents cut to 2 x copy_span + 4 tokens,
+    #                      a `copy_share` with a span written again (`pretraining.repeated_spans`), so the start grows
+    #                      the copy heads RoBERTa's pretraining gave Longformer-base (0: none)
     copy_batch_size: int = 0  # inputs per step in that stage: a small batch of short inputs reaches the copy heads'
     #                           phase change in fewer tokens (Aoyama et al., arXiv:2511.16893: N = T sqrt(B C))
     copy_share: float = 0.0  # share of the copy stage's inputs with a repeated span
     copy_span: int = 0  # most tokens of a repeated span (from the start of one of the input's documents)
     copy_probe_steps: int = 0  # the within-reach copy probe every this many steps of the copy stage (0: never)
-    copy_positions: int = 0  # the copy stage's short inputs start at random offsets within this many positions, so
-    #                          every position stays trained (0: all from the first)
+    copy_positions: int = 0  # the copy stage's inputs start at random offsets below this, so every position stays
+    #                          trained (0: all from the first)
 
 
 @dataclass(frozen=True)
@@ -117,8 +111,8 @@ class AttentionConfig:
     n_pairs: int  # positive pairs per mention kind, and as many negatives (paper: 1,000 + 1,000 per kind)
     kinds: tuple[str, ...]  # mention kinds analysed separately (paper: events and entities)
     models: tuple[str, ...]  # notebook 02's variants compared (Table 6 rows)
-    max_length: int  # input tokens, both documents and the 6 special tokens (paper: 4,096); capped by the model;
-    #                  kept at the pretraining length, so no position the models never trained is used
+    max_length: int  # tokens per input (paper: 4,096), capped by the model: the pretraining length, so every
+    #                  position used was trained
     exclude_punctuation: bool  # punctuation-only tokens are not ranked (as in the authors' analysis)
     batch_size: int  # pairs per forward pass (all layers' attentions are returned: ~1 GB per 4,096-token pair)
 
@@ -171,20 +165,18 @@ class CorefConfig:
     hidden_sizes: tuple[int, ...]  # MLP hidden layers (paper: (1024,) + tanh; released code: (768, 128) + ReLU)
     activation: str  # "tanh" (paper) or "relu" (released code)
     dropout: float  # before each MLP layer
-    negative_ratio: float | None  # random negatives per positive training pair (paper: sampled, ratio not
-    #                               given); None = every within-topic negative (released code)
+    negative_ratio: float | None  # random negatives per positive (paper: not given); None: all (released code)
     max_train_pairs: int | None  # random cap on training pairs per kind (CPU budget); None = no cap
     epochs: int  # paper: 10
     batch_size: int  # pairs per optimizer step (paper: 128)
     learning_rate: float  # AdamW (the authors' released code: 1e-5 for Longformer-base; tiny models need more)
     score_batch_size: int  # pairs per forward pass when scoring
-    eval_subtopics: int | None  # score only the first N gold subtopics of dev and of test (CPU budget; the
-    #                             rest is counted and reported); None = all
-    max_pairs_per_subtopic: int | None  # random cap on scored candidate pairs per subtopic (CPU budget; dropped
-    #                                     pairs count as non-coreferent and are reported); None = all pairs
+    eval_subtopics: int | None  # only the first N gold subtopics of dev and test scored (the rest counted); None: all
+    max_pairs_per_subtopic: int | None  # random cap on scored pairs per subtopic (dropped ones count as non-coreferent,
+    #                                     and are reported); None: all
     thresholds: tuple[float, ...]  # distance thresholds tried on dev (released code: 0.5-0.7)
     ecbplus_topics: tuple[int, ...] | None  # ECB+ topics read when DATA = "ecbplus" (None: all)
-    per_device_batch: int | None = None  # pairs per forward pass, gradients accumulated up to batch_size (None: all
+    per_device_batch: int | None = None  # pairs per forward pass, gradients accumulated to batch_size (None: all)
 
 
 FINE_THRESHOLDS = tuple(round(0.3 + 0.05 * i, 2) for i in range(11))  # 0.3, 0.35, ..., 0.8
@@ -196,22 +188,20 @@ class MatchingConfig(RatesOnDev):
 
     models: tuple[str, ...]  # notebook 02's encoders fine-tuned, one classifier each
     max_length: int  # tokens per pair input (paper: 4,096, i.e. 2,047 per document); capped by the positions
-    protocol: str  # "paper" (attention and global masks), "local" (no global token) or "released" (the authors'
-    #                code: neither mask, 33-token sentences); see matching.inputs
+    protocol: str  # "paper", "local" (no global token) or "released" (the authors' code): `matching.inputs`
     max_pairs: int | None  # random cap on pairs per split (CPU budget; counted); None = every pair
     pairs_per_kind: int  # ECB+ / Multi-News pairs per subtopic and kind (the world has its own)
     pan_like_pairs: int  # PAN-like positive (and as many negative) pairs per split
     epochs: int  # length of the schedule (paper: 8)
     batch_size: int  # pairs per optimizer step (paper: 32)
-    learning_rates: tuple[float, ...]  # AdamW peak rates (the released code: 2e-5 for Longformer-base; tiny models
-    #                                    need more): each tried with `select_on_dev`, else exactly one
+    learning_rates: tuple[float, ...]  # AdamW peaks (released code: 2e-5; tiny models need more), tried on dev
     warmup: float  # share of the steps with a linear learning-rate warm-up (then linear decay to 0)
     score_batch_size: int  # pairs per forward pass when scoring
     ecbplus_topics: tuple[int, ...] | None  # ECB+ topics read when DATA = "ecbplus" (None: all)
-    per_device_batch: int | None = None  # pairs per forward pass, gradients accumulated up to batch_size (None: all
-    #                                      at once); set by the plan (`cdlm_nb.tooling.plan`) to what fits the card
-    select_on_dev: bool = False  # dev scored after every epoch of every rate, the best point trained and kept, the
-    #                              same search for every encoder (`recipe_search`); False: the one rate, last epoch
+    per_device_batch: int | None = None  # pairs per forward pass, gradients accumulated to batch_size (None: all);
+    #                                      set by `cdlm_nb.tooling.plan` to what fits the card
+    select_on_dev: bool = False  # dev scored after each epoch of each rate, the best kept (`recipe_search`); False:
+    #                              the one rate, last epoch
     class_weighted: bool = False  # cross-entropy with balanced class weights (`matching.training.balanced_weights`)
 
 
@@ -228,7 +218,7 @@ class MultihopConfig:
     warmup: float  # share of steps with a linear warm-up (paper: 10 %)
     max_answer_tokens: int  # longest decoded answer span
     score_batch_size: int  # questions per forward pass when predicting
-    per_device_batch: int | None = None  # questions per forward pass, gradients accumulated up to batch_size (None:
+    per_device_batch: int | None = None  # questions per forward pass, gradients accumulated to batch_size (None: all)
 
 
 @dataclass(frozen=True)
@@ -264,8 +254,8 @@ class ClassificationConfig:
     finetune_docs: int | None  # training documents of the fine-tuned setting (None: all of train_docs)
     finetune_epochs: int  # paper: 20 (IMDB, 20 Newsgroups), 10 (MIND)
     finetune_learning_rate: float  # the encoder's (paper: 2e-5); the new top keeps frozen_learning_rate
-    max_segments_per_step: int  # fine-tuning: a batch is run in pieces of at most this many segments, gradients
-    #                             accumulated (a whole batch of long documents at once can exhaust the memory)
+    max_segments_per_step: int  # fine-tuning runs a batch in pieces of at most this many segments (gradients
+    #                             accumulated): a whole batch of long documents can exhaust the memory
     embed_batch_size: int  # segments per encoder forward pass
 
 
@@ -286,12 +276,11 @@ class CDAConfig(RatesOnDev):
     epochs: int  # most epochs (early stopping decides)
     patience: int  # epochs without a better dev loss before stopping (paper: 5)
     batch_size: int  # paper: 256
-    learning_rates: tuple[float, ...]  # Adam, constant (paper: 1e-5, on 100k+ pairs; a few hundred pairs need more):
-    #                                    each tried with `select_on_dev`, else exactly one
-    min_improvement: float  # a dev loss is better only when it falls by at least this much (nats; the paper: not
-    #                         given): at lr 1e-5 the loss creeps down by hairs, and any decrease would run every epoch
-    select_on_dev: bool = False  # dev D2D scored after every epoch of every rate, the best point kept, the same
-    #                              search for every model (`recipe_search`); False: the one rate, early stopping alone
+    learning_rates: tuple[float, ...]  # Adam, constant (paper: 1e-5 on 100k+ pairs; a few hundred need more)
+    min_improvement: float  # the least fall in nats that makes a dev loss better (paper: not given): at lr 1e-5 the
+    #                         loss creeps down by hairs, and any decrease would run every epoch
+    select_on_dev: bool = False  # dev D2D scored after each epoch of each rate, the best kept (`recipe_search`);
+    #                              False: the one rate, early stopping alone
 
     warmup: ClassVar[float] = 0.0  # the paper's Adam at a constant rate: no warm-up, no decay
     schedule: ClassVar[str] = "constant"
@@ -309,15 +298,11 @@ class ComparisonConfig:
     minilm_tokens: int  # tokens per document for the MiniLM bi-encoder's document vectors (its limit: 512)
     bootstrap: int  # resamples of the test pairs for the 95 % intervals
     length_buckets: int  # pair-length buckets (quantiles of the test pairs' words) for F1 by length
-    cross_encoder_epochs: int | None  # MiniLM cross-encoders' epochs here (None: Match-Ignition's own); on `cpu`
+    cross_encoder_epochs: int | None  # MiniLM cross-encoders' epochs here (None: Match-Ignition's own)
 
 
-#: Notebook 11's systems that are not notebook 02's encoders, in the report's order (their labels:
-#: `comparison.system_ids.BASELINE_LABELS`; their code: `comparison.systems`).
+#: Notebook 11's systems that are not notebook 02's encoders, in the report's order (`comparison.systems`).
 BASELINE_SYSTEMS = ("tfidf", "minilm_cosine", "aose", "cda_gru_deep", "cda_minilm_shallow", "match_ignition",
                     "minilm_cross")
-
-
-#: Every system id of notebook 11: the baselines, then notebook 02's encoders fine-tuned as in notebook 05. Kept with
-#: the profiles, which list them, so the profiles import nothing of the comparison's code.
+#: Every system id of notebook 11: the baselines, then notebook 02's encoders (kept here: the profiles list them).
 COMPARISON_SYSTEMS = (*BASELINE_SYSTEMS, *PAPER_MODELS)

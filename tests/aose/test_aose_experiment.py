@@ -61,8 +61,7 @@ def test_prepare_counts_documents_too_short_to_segment(sentence_encoder):
 @pytest.mark.slow
 def test_aose_reads_the_late_clue_that_the_truncated_encoder_cannot(corpus, sentence_encoder, tmp_path):
     embed_texts = experiment.cached_embedder(sentence_encoder, "minilm", 64, tmp_path)
-    runs, seconds = experiment.run_frozen(corpus, sentence_encoder, _config(), 13, embed_texts,
-                                          sentence_encoder.tokenizer)
+    runs, seconds = experiment.run_frozen(corpus, _config(), 13, embed_texts, sentence_encoder.tokenizer)
     assert set(runs) == {"truncated", "mean", "aose", "aose_48", "tfidf"} and seconds > 0
     assert runs["aose"].accuracy() >= 90.0
     assert runs["truncated"].accuracy() <= 75.0 and runs["aose_48"].accuracy() <= 75.0  # the clue is past 48 tokens

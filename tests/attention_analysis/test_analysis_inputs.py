@@ -1,4 +1,4 @@
-from cdlm_nb.attention_analysis.inputs import build_attention_input
+from cdlm_nb.attention_analysis.pairs import build_attention_input
 from cdlm_nb.coref.mentions import MentionPair, tokenize_documents
 
 

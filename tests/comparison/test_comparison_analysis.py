@@ -6,8 +6,7 @@ import pytest
 from datasets import Dataset
 
 from cdlm_nb.comparison import report
-from cdlm_nb.comparison.system_ids import BASELINE_LABELS
-from cdlm_nb.comparison.systems import CDA_MODELS, CROSS_ENCODERS, UNTRAINED, System, search_for
+from cdlm_nb.comparison.systems import BASELINE_LABELS, CDA_MODELS, CROSS_ENCODERS, UNTRAINED, System, search_for
 from cdlm_nb.errors import ConfigError
 from cdlm_nb.memory import PeakMemory
 from cdlm_nb.profiles import COMPARISON_SYSTEMS as SYSTEMS

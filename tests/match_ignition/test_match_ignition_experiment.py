@@ -46,21 +46,31 @@ def test_speed_batch_has_the_asked_shape_and_markers():
     assert torch.all(ids[:, 0] == 101) and torch.all(ids[:, -1] == 102) and torch.all((ids == 102).sum(1) == 2)
 
 
-def test_speed_metrics_are_ratios_to_alpha_zero():
-    speeds = [Speed(0.0, 1.0, 4.0, 1.0), Speed(0.2, 0.5, 2.5, 1.7)]
+def test_speed_metrics_are_ratios_to_alpha_zero_paired_by_round():
+    speeds = [Speed(0.0, (1.0, 2.0, 1.0), (4.0, 4.0, 4.0), 1.0), Speed(0.2, (0.5, 1.0, 0.5), (2.5, 2.5, 2.5), 1.7)]
     metrics = report.speed_metrics(speeds)
-    assert metrics["match_ignition/eval_speedup/alpha_20"] == 2.0
+    assert metrics["match_ignition/eval_speedup/alpha_20"] == 2.0  # the slow round slowed both alike
+    key = "match_ignition/eval_speedup/alpha_20"
+    assert metrics[f"{key}/ci_low"] == metrics[f"{key}/ci_high"] == 2.0
     assert metrics["match_ignition/train_speedup/alpha_20"] == 1.6
     assert metrics["match_ignition/eval_speedup_limit/alpha_20"] == 1.7
     assert metrics["match_ignition/eval_speedup/alpha_0"] == 1.0
 
 
+@pytest.mark.parametrize(("rounds", "side"), [((0.8, 0.82, 0.78, 0.8), "below"), ((0.4, 0.42, 0.38, 0.4), "above"),
+                                              ((0.45, 0.9, 0.6, 0.7), "not distinguishable from")])
+def test_a_speed_up_is_read_against_its_limit_by_its_whole_interval(rounds, side):
+    """Limit 2.0: rounds of 0.8 s against 1 s are 1.25x (below it), 0.4 s 2.5x (above), a wide spread straddles it."""
+    line = report.speed_line(Speed(0.0, (1.0,) * 4, (1.0,) * 4, 1.0), Speed(0.2, rounds, rounds, 2.0))
+    assert f"), {side} its 2.00× operation-count limit" in line and "over 4 rounds" in line
+
+
 def test_steps_are_timed_in_rounds_after_a_warm_up_round(monkeypatch):
     calls, clock = [], iter(range(100))
     monkeypatch.setattr(experiment.time, "perf_counter", lambda: next(clock))
-    medians = experiment._interleaved_medians([lambda: calls.append("a"), lambda: calls.append("b")], repeats=3)
+    times = experiment._interleaved_times([lambda: calls.append("a"), lambda: calls.append("b")], repeats=3)
     assert calls == ["a", "b"] * 4  # one warm-up round, then three timed rounds, interleaved
-    assert medians == [1, 1]  # every fake step took one tick
+    assert times == [(1, 1, 1), (1, 1, 1)]  # every fake step took one tick
 
 
 def test_measure_speed_times_every_alpha_on_the_same_weights():
@@ -74,10 +84,10 @@ def test_measure_speed_times_every_alpha_on_the_same_weights():
 def test_steps_on_a_gpu_are_timed_from_and_to_an_idle_device(monkeypatch):
     calls = []
     monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: calls.append("sync"))
-    experiment._interleaved_medians([lambda: calls.append("a")], repeats=1, device="cuda")
+    experiment._interleaved_times([lambda: calls.append("a")], repeats=1, device="cuda")
     assert calls == ["sync", "a", "sync"] * 2  # CUDA kernels run asynchronously: the clock must wait for them
     calls.clear()
-    experiment._interleaved_medians([lambda: calls.append("a")], repeats=1, device="cpu")
+    experiment._interleaved_times([lambda: calls.append("a")], repeats=1, device="cpu")
     assert calls == ["a", "a"]
 
 
@@ -115,7 +125,7 @@ def test_tables_show_reference_rows_and_readings_check_no_claim_on_a_variant_tha
     runs = {"alpha_10": _variant("alpha_10", labels, labels),
             "alpha_0": _variant("alpha_0", [1, 0, 0] * 19 + [0, 1, 1], labels),
             "no_filter": _variant("no_filter", [1, 1, 0] * 20, labels)}  # accuracy 66.7: none related's
-    speeds = [experiment.Speed(0.0, 1.0, 1.0, 1.0), experiment.Speed(0.1, 0.8, 0.8, 1.2)]
+    speeds = [experiment.Speed(0.0, (1.0,), (1.0,), 1.0), experiment.Speed(0.1, (0.8,), (0.8,), 1.2)]
     metrics = report.accuracy_metrics("world", runs, labels)
     assert metrics["match_ignition/world/reference/none_related/acc"] == pytest.approx(200 / 3)
     table = report.ablation_table(runs, 0.1, labels)
@@ -123,8 +133,9 @@ def test_tables_show_reference_rows_and_readings_check_no_claim_on_a_variant_tha
     assert list(report.lambda_table({"first_5": runs["alpha_0"].test}, labels).index)[-1] == "reference: none related"
     lines = report.readings(runs, speeds, 0.1, labels, "smoke", "world")
     assert any(line.startswith("- the truncated cross-encoder: learned nothing here (accuracy 66.7") for line in lines)
-    assert any(line.startswith("- Match-Ignition, Table 3: both filters over the truncated cross-encoder: cannot be "
-                               "checked here") for line in lines)
+    assert any(line.startswith("- Match-Ignition, Table 3: both filters over the truncated cross-encoder (")
+               and "): cannot be checked here (learned nothing here: the truncated cross-encoder)" in line
+               for line in lines)
     # 60 test pairs and no seed spread on smoke: the best α's lead is not resolved
     assert any("Table 4: the best α over α = 0" in line and line.endswith("not resolved at this scale.")
                for line in lines)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cdlm_nb.matching.experiment import tfidf_cosines
+from cdlm_nb.matching.experiment import tfidf_run
 from cdlm_nb.matching.metrics import best_threshold, pair_scores
 
 
@@ -34,7 +34,10 @@ def test_best_threshold_is_chosen_by_macro_f1_so_calling_every_pair_related_does
 
 
 def test_tfidf_cosine_is_one_for_identical_documents_and_zero_without_shared_words():
-    train = [{"doc_a": ["alpha beta"], "doc_b": ["gamma delta"]}]
-    test = [{"doc_a": ["alpha beta"], "doc_b": ["alpha beta"]}, {"doc_a": ["alpha"], "doc_b": ["delta"]}]
-    (cosines,) = tfidf_cosines(train, test)
-    assert np.allclose(cosines, [1.0, 0.0])
+    from datasets import Dataset
+
+    train = [{"doc_a": ["alpha beta"], "doc_b": ["gamma delta"], "label": 0, "kind": "positive"}]
+    test = [{"doc_a": ["alpha beta"], "doc_b": ["alpha beta"], "label": 1, "kind": "positive"},
+            {"doc_a": ["alpha"], "doc_b": ["delta"], "label": 0, "kind": "easy_negative"}]
+    run = tfidf_run({name: Dataset.from_list(rows) for name, rows in (("train", train), ("dev", test), ("test", test))})
+    assert np.allclose(run.test_scores, [1.0, 0.0])

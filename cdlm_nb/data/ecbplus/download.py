@@ -23,11 +23,9 @@ from ...errors import DataError, OfflineError
 
 SENTENCES_CSV = "ECBplus_coreference_sentences.csv"
 XML_FOLDER = "ECB+"
-WHERE_TO_GET = (
-    "get the ECB+ release from https://github.com/cltl/ecbPlus (folder ECB+_LREC2014: ECB+.zip and "
-    f"{SENTENCES_CSV}), unzip it so that <dir>/{XML_FOLDER}/<topic>/<topic>_<n>ecb.xml exists with the CSV "
-    "beside the ECB+ folder, or call cdlm_nb.data.ecbplus.download_ecbplus(<dir>)"
-)
+WHERE_TO_GET = ("get the ECB+ release from https://github.com/cltl/ecbPlus (folder ECB+_LREC2014: ECB+.zip and "
+                f"{SENTENCES_CSV}), unzip it so that <dir>/{XML_FOLDER}/<topic>/<topic>_<n>ecb.xml exists with the "
+                "CSV beside the ECB+ folder, or call cdlm_nb.data.ecbplus.download_ecbplus(<dir>)")
 ECBPLUS_ZIP_URL = "https://github.com/cltl/ecbPlus/raw/master/ECB%2B_LREC2014/ECB%2B.zip"
 ECBPLUS_CSV_URL = "https://raw.githubusercontent.com/cltl/ecbPlus/master/ECB%2B_LREC2014/" + SENTENCES_CSV
 
@@ -73,8 +71,8 @@ def read_validated_sentences(csv_path: str | Path) -> dict[str, set[int]]:
 
 
 def holds_ecbplus(dest: Path) -> bool:
-    """Whether `dest` already holds the corpus as the download leaves it: the topic folders and the CSV, written
-    last, atomically and with a manifest, so it marks a finished download (a damaged CSV is said, and not)."""
+    """Whether `dest` holds a finished download: the topic folders and the CSV, written last, atomically and with a
+    manifest (a damaged CSV is said, and not)."""
     csv_path = dest / SENTENCES_CSV
     if not (dest / XML_FOLDER).is_dir() or not csv_path.is_file():
         return False
@@ -85,8 +83,8 @@ def holds_ecbplus(dest: Path) -> bool:
 
 
 def download_ecbplus(dest: str | Path, timeout: float = 60.0) -> Path:
-    """Fetch the official ECB+ release (XML zip + validated-sentences CSV) into `dest` and return it: nothing to do
-    when `dest` already holds the corpus; an OfflineError when GitHub cannot be reached."""
+    """Fetch the official ECB+ release (XML zip + validated-sentences CSV) into `dest`, unless it holds it already;
+    an OfflineError when GitHub cannot be reached."""
     dest = Path(dest).expanduser()
     if holds_ecbplus(dest):
         return dest

@@ -1,5 +1,6 @@
-"""ECB+'s XML documents as rows of the shared `COREF_FEATURES` schema (`read_ecbplus`) and as the standard splits'
-Datasets (`load_ecbplus`).
+"""ECB+'s XML documents as rows of the shared `COREF_FEATURES` schema (`read_ecbplus`), the standard topic split
+(Cybulska & Vossen 2015, as the CDLM preprint (v1), Appendix A.2 uses it) as Datasets (`load_ecbplus`), and its
+statistics per split (the preprint's Table 7: `ecbplus_stats`).
 
 Each XML file holds `<token t_id sentence number>` elements, then `<Markables>` (mentions, anchored to tokens by
 `<token_anchor t_id>`; anchor-less markables with a TAG_DESCRIPTOR are cluster descriptors), then `<Relations>`:
@@ -22,21 +23,26 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from datasets import Dataset, DatasetDict
 from lxml import etree
 
-from ...errors import DataError
+from ...errors import ConfigError, DataError
 from ...progress import progress
+from ..schemas import COREF_FEATURES
 from ..sources import log_skips
 from .download import SENTENCES_CSV, WHERE_TO_GET, locate_corpus, read_validated_sentences, topic_folders
-from .splits import rows_to_datasets, select_topics
 
 log = logging.getLogger(__name__)
 
+DEV_TOPICS: tuple[int, ...] = (2, 5, 12, 18, 21, 23, 34, 35)
+TEST_TOPICS: tuple[int, ...] = tuple(range(36, 46))  # every other topic is train
+SPLITS: tuple[str, ...] = ("train", "dev", "test")
+_SPLIT_TOPICS = {"dev": " ".join(map(str, DEV_TOPICS)), "test": f"{TEST_TOPICS[0]}-{TEST_TOPICS[-1]}",
+                 "train": "every topic that is neither dev nor test"}
 EVENT_TAG_PREFIXES = ("ACTION_", "NEG_ACTION_")
 ENTITY_TAG_PREFIXES = ("HUMAN_", "NON_HUMAN_", "LOC_", "TIME_")
 _DOC_ID = re.compile(r"^(?P<topic>\d+)_(?P<number>\d+)(?P<corpus>ecb|ecbplus)$")
@@ -95,25 +101,11 @@ def mention_kind(tag: str) -> str | None:
     return "event" if tag.startswith(EVENT_TAG_PREFIXES) else "entity" if tag.startswith(ENTITY_TAG_PREFIXES) else None
 
 
-def _doc_id(path: Path, root: etree._Element, topic: str) -> tuple[str, str]:
-    """The document id (the XML's doc_name without .xml) and its subtopic, checked against the topic folder."""
-    doc_id = (root.get("doc_name") or path.name).removesuffix(".xml")
-    match = _DOC_ID.match(doc_id)
-    if match is None:
-        raise DataError(f"{path}: document name {doc_id!r} is not of the form <topic>_<n>ecb or <topic>_<n>ecbplus")
-    if str(int(match["topic"])) != topic:
-        raise DataError(f"{path}: document {doc_id} belongs to topic {match['topic']} but lies in folder {topic}")
-    return doc_id, f"{topic}_{match['corpus']}"
-
-
 def _cluster_of_mentions(path: Path, doc_id: str, root: etree._Element, report: EcbPlusReport) -> dict[str, str]:
     """m_id -> cluster id from the document's coreference relations (sources only; targets are descriptors)."""
-    markable_ids = {m.get("m_id") for m in _markables(root)}
+    markable_ids = {m.get("m_id") for m in root.xpath("Markables/*")}
     clusters: dict[str, str] = {}
-    relations = root.find("Relations")
-    for relation in relations if relations is not None else []:
-        if not isinstance(relation.tag, str):
-            continue  # comments
+    for relation in root.xpath("Relations/*"):  # elements only, no comments
         if relation.tag == "CROSS_DOC_COREF":
             cluster = relation.get("note")
         elif relation.tag == "INTRA_DOC_COREF":
@@ -135,11 +127,6 @@ def _cluster_of_mentions(path: Path, doc_id: str, root: etree._Element, report: 
     return clusters
 
 
-def _markables(root: etree._Element) -> list[etree._Element]:
-    markables = root.find("Markables")
-    return [] if markables is None else [m for m in markables if isinstance(m.tag, str)]
-
-
 def _read_document(path: Path, topic: str, validated: dict[str, set[int]] | None, keep_all_sentences: bool,
                    report: EcbPlusReport) -> dict | None:
     """One document row in COREF_FEATURES layout (singleton flags still unset), or None if nothing is kept."""
@@ -148,7 +135,12 @@ def _read_document(path: Path, topic: str, validated: dict[str, set[int]] | None
     except etree.XMLSyntaxError as exc:
         raise DataError(f"{path}: line {exc.lineno}: malformed XML ({exc.msg}); re-extract this file") from exc
     report.files_read += 1
-    doc_id, subtopic = _doc_id(path, root, topic)
+    doc_id = (root.get("doc_name") or path.name).removesuffix(".xml")
+    match = _DOC_ID.match(doc_id)
+    if match is None:
+        raise DataError(f"{path}: document name {doc_id!r} is not of the form <topic>_<n>ecb or <topic>_<n>ecbplus")
+    if str(int(match["topic"])) != topic:
+        raise DataError(f"{path}: document {doc_id} belongs to topic {match['topic']} but lies in folder {topic}")
 
     # token t_id -> (corpus sentence number, position within the sentence)
     sentences: dict[int, list[str]] = {}
@@ -173,7 +165,7 @@ def _read_document(path: Path, topic: str, validated: dict[str, set[int]] | None
 
     clusters = _cluster_of_mentions(path, doc_id, root, report)
     mentions = []
-    for markable in _markables(root):
+    for markable in root.xpath("Markables/*"):
         m_id = markable.get("m_id")
         anchors = [anchor.get("t_id") for anchor in markable.iterchildren("token_anchor")]
         if not anchors:
@@ -206,7 +198,7 @@ def _read_document(path: Path, topic: str, validated: dict[str, set[int]] | None
     mentions.sort(key=lambda m: (m["sentence"], m["start"], m["end"], m["mention_id"]))
     report.documents_kept += 1
     report.mentions_kept += len(mentions)
-    return {"doc_id": doc_id, "topic": topic, "subtopic": subtopic, "sentence_ids": kept,
+    return {"doc_id": doc_id, "topic": topic, "subtopic": f"{topic}_{match['corpus']}", "sentence_ids": kept,
             "sentences": [sentences[number] for number in kept], "mentions": mentions}
 
 
@@ -262,10 +254,78 @@ def read_ecbplus(path: str | Path, topics: Iterable[int | str] | None = None, va
 
 def load_ecbplus(path: str | Path, topics: Iterable[int | str] | None = None, validated_only: bool = True,
                  split: str | None = None, keep_all_sentences: bool = False) -> DatasetDict | Dataset:
-    """ECB+ as a `DatasetDict` of the standard splits present (train/dev/test), or one split's `Dataset` (options:
-    `read_ecbplus`). What cannot be represented (crossing sentences, unknown tags) is counted in a logged warning;
-    `read_ecbplus` also returns the full report."""
+    """ECB+ as a `DatasetDict` of the standard splits present, or one split's `Dataset` (options: `read_ecbplus`,
+    which also returns the full report); what cannot be represented is counted in a logged warning."""
     rows, report = read_ecbplus(path, topics, validated_only, keep_all_sentences, split)
     log_skips(log, "ECB+", path, report.mentions_kept, report.problems())
     dataset = rows_to_datasets(rows)
     return dataset[split] if split is not None else dataset
+
+
+def split_of_topic(topic: int | str) -> str:
+    """The standard split a topic belongs to: "dev" for 2 5 12 18 21 23 34 35, "test" for 36-45, else "train"."""
+    number = int(topic)
+    return "dev" if number in DEV_TOPICS else "test" if number in TEST_TOPICS else "train"
+
+
+def select_topics(present: dict[str, Path], topics: Iterable[int | str] | None, split: str | None) -> list[str]:
+    """The requested topics (all present by default), restricted to one split if asked."""
+    if split is not None and split not in SPLITS:
+        raise ConfigError(f"split must be one of {', '.join(SPLITS)} or None, not {split!r}")
+    chosen = list(present)
+    if topics is not None:
+        topics = [topics] if isinstance(topics, (int, str)) else topics
+        try:
+            chosen = [str(int(t)) for t in topics]
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"topics must be topic numbers such as 1 or '36', got {topics!r}") from exc
+        if missing := [t for t in chosen if t not in present]:
+            raise DataError(f"topic(s) {', '.join(missing)} not in the corpus at {next(iter(present.values())).parent}"
+                            f"; present topics: {', '.join(present)}")
+    if split is not None:
+        chosen = [t for t in chosen if split_of_topic(t) == split]
+        if not chosen:
+            raise DataError(f"no topic of the {split} split is present (present topics: {', '.join(present)}); "
+                            f"the {split} topics are {_SPLIT_TOPICS[split]}")
+    return chosen
+
+
+def rows_to_datasets(rows: list[dict]) -> DatasetDict:
+    """Group document rows by the standard split of their topic into a `DatasetDict` (only splits present)."""
+    by_split: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        by_split[split_of_topic(row["topic"])].append(row)
+    return DatasetDict({name: Dataset.from_list(by_split[name], features=COREF_FEATURES)
+                        for name in SPLITS if by_split[name]})
+
+
+def split_stats(dataset: Dataset) -> dict[str, int]:
+    """Topics, documents, sentences, mentions and clusters of one split, per kind within the split: all,
+    "non-singleton" (>= 2 mentions there: the "Clusters" row of Table 7) and "cross-document" (in >= 2 documents)."""
+    stats = {"topics": len(set(dataset["topic"])), "documents": len(dataset),
+             "sentences": sum(map(len, dataset["sentence_ids"]))}
+    members: dict[str, dict[str, list[str]]] = {"event": defaultdict(list), "entity": defaultdict(list)}
+    singletons = Counter()
+    for doc_id, mentions in zip(dataset["doc_id"], dataset["mentions"]):
+        for mention in mentions:
+            members[mention["kind"]][mention["cluster_id"]].append(doc_id)
+            singletons[mention["kind"]] += mention["singleton"]
+    for kind, clusters in members.items():
+        stats[f"{kind}_mentions"] = sum(len(docs) for docs in clusters.values())
+        stats[f"{kind}_singleton_mentions"] = singletons[kind]
+        stats[f"{kind}_clusters"] = len(clusters)
+        stats[f"{kind}_non_singleton_clusters"] = sum(len(docs) > 1 for docs in clusters.values())
+        stats[f"{kind}_cross_document_clusters"] = sum(len(set(docs)) > 1 for docs in clusters.values())
+    return stats
+
+
+def ecbplus_stats(dataset_dict: Mapping) -> dict[str, dict[str, int]]:
+    """`split_stats` for each split present, in train/dev/test order (as in Table 7)."""
+    return {name: split_stats(dataset_dict[name]) for name in SPLITS if name in dataset_dict}
+
+
+def format_stats(stats: Mapping[str, Mapping[str, int]]) -> str:
+    """A plain-text table: one row per statistic, one column per split."""
+    import pandas as pd
+
+    return pd.DataFrame(stats).map("{:,}".format).to_string()

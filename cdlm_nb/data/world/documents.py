@@ -3,31 +3,94 @@
 A cluster has 3-10 documents (skewed small like Multi-News's: `more_docs`). Every document states the anchor
 facts and each other fact with probability `fact_overlap` (each at least once per cluster); `noise` turns some
 statements wrong or into filler, and filler sentences are added or dropped until the length fits `words_per_doc`.
+While writing, every trigger and entity filled in becomes a gold mention with its cluster (ECB+ schema: one event
+or entity cluster per subtopic, across its documents) and every fact a statement span, so the `coref` and `facts`
+datasets are exact by construction.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 from ...errors import ConfigError
 from ...profiles import WorldConfig
-from .facts import NameBook, Subtopic, wrong_number
-from .lexicon import GENERIC_FILLERS, EventType
-from .templates import Maybe, parse_template, required_roles, role_slots
-from .writing import Planned, Writer
-from .written import Document
+from . import lexicon as lx
+from .facts import Document, NameBook, Sentence, Span, Subtopic, wrong_number
+from .lexicon import EventType, Maybe, Slot, indefinite_article, parse_template, required_roles, role_slots
+
+#: A sentence to write: its template and which optional segments (by position) to include.
+Planned = tuple[str, frozenset[int]]
 
 
-def choose_statements(etype: EventType, n_docs: int, overlap: float, rng: random.Random) -> list[set[str]]:
-    """Which facts each document of a cluster states: anchors always, others with P=overlap, each >= once."""
-    stated = [set(etype.anchors) for _ in range(n_docs)]
-    for role in etype.roles:
-        if role.name in etype.anchors:
-            continue
-        holders = [i for i in range(n_docs) if rng.random() < overlap] or [rng.randrange(n_docs)]
-        for i in holders:
-            stated[i].add(role.name)
-    return stated
+class Writer:
+    """Writes the sentences of one document in order, remembering who was already mentioned."""
+
+    def __init__(self, subtopic: Subtopic, rng: random.Random, wrong: dict[str, str], book: NameBook) -> None:
+        self.subtopic, self.rng, self.wrong, self.book = subtopic, rng, wrong, book
+        self.events = lx.template_events(subtopic.etype)
+        self.mentioned: set[str] = set()
+        self.previous: set[str] = set()  # roles in the previous sentence: pronoun antecedents
+
+    def write(self, template: str, include: frozenset[int] = frozenset()) -> Sentence:
+        """Fill the template's slots (and the optional segments in `include`) and capitalise the first word."""
+        sentence = Sentence([], [], [])
+        current: set[str] = set()
+        for index, part in enumerate(parse_template(template)):
+            if not isinstance(part, Maybe):
+                self._write_part(part, sentence, current)
+            elif index in include:
+                for inner in part.parts:
+                    self._write_part(inner, sentence, current)
+        if sentence.tokens:
+            sentence.tokens[0] = sentence.tokens[0][0].upper() + sentence.tokens[0][1:]
+        self.previous = current
+        return sentence
+
+    def _write_part(self, part: str | Slot, sentence: Sentence, current: set[str]) -> None:
+        if isinstance(part, str):
+            sentence.tokens.extend(lx.tokenize(part))
+            return
+        start = len(sentence.tokens)
+        words, mention, statement = self._fill(part, at_start=start == 0)
+        if start and sentence.tokens[-1].lower() in ("a", "an"):  # "a quake" but "an earthquake"
+            article = indefinite_article(words)
+            sentence.tokens[-1] = article.capitalize() if sentence.tokens[-1][0].isupper() else article
+        sentence.tokens.extend(lx.tokenize(words))
+        end = len(sentence.tokens)
+        if mention is not None:
+            sentence.mentions.append(Span(start, end, *mention))
+        if statement is not None:
+            sentence.statements.append(Span(start, end, statement[0], tag=statement[1]))
+        if part.name in self.subtopic.facts:
+            current.add(part.name)
+
+    def _fill(self, slot: Slot, at_start: bool) -> tuple[str, tuple | None, tuple | None]:
+        """(words, mention (cluster, kind, tag) or None, statement (role, "" or "wrong") or None) for a slot."""
+        rng = self.rng
+        if slot.name == "stranger":  # a bystander, never one of the world's participants
+            pronoun, name = rng.choice(("he", "she")), ""
+            while not name or name in self.book.used:
+                name = f"{rng.choice(lx.FIRST_NAMES[pronoun])} {rng.choice(lx.SURNAMES)}"
+            return name, ("", "entity", lx.ENTITY_TAGS["person"]), None
+        if slot.name == "n":
+            return str(rng.randint(12, 95)), None, None
+        if slot.name in self.events:
+            event = self.events[slot.name]
+            cluster = "" if event.reporting else f"{self.subtopic.id}/event/{event.name}"
+            return rng.choice(event.forms[slot.form]), (cluster, "event", event.tag), None
+        fact = self.subtopic.facts[slot.name]
+        kind = fact.role.kind
+        if kind not in lx.ENTITY_KINDS:  # a value: stated, possibly wrong
+            words = self.wrong.get(slot.name, fact.name)
+            return words, None, (slot.name, "wrong" if slot.name in self.wrong else "")
+        mention = (f"{self.subtopic.id}/entity/{slot.name}", "entity", lx.ENTITY_TAGS[kind])
+        if slot.name not in self.mentioned:
+            self.mentioned.add(slot.name)
+            return rng.choice(fact.full), mention, (slot.name, "")
+        if fact.pronoun and at_start and slot.name in self.previous and rng.random() < 0.35:
+            return fact.pronoun, mention, None
+        return rng.choice(fact.aliases or fact.full), mention, None
 
 
 def _value_role(etype: EventType, name: str) -> bool:
@@ -40,56 +103,44 @@ def _includes(template: str, etype: EventType, stated: set[str], covered: set[st
     """Optional segments to write: all their facts stated, no value repeated, something new (or a re-mention)."""
     include = set()
     for index, part in enumerate(parse_template(template)):
-        if not isinstance(part, Maybe):
-            continue
-        roles = role_slots(part.parts, etype)
-        if not roles <= stated or any(_value_role(etype, r) for r in roles & covered):
-            continue
-        if roles - covered or rng.random() < 0.5:
-            include.add(index)
-            covered |= roles
+        if isinstance(part, Maybe):
+            roles = role_slots(part.parts, etype)
+            if (roles <= stated and not any(_value_role(etype, r) for r in roles & covered)
+                    and (roles - covered or rng.random() < 0.5)):
+                include.add(index)
+                covered |= roles
     return frozenset(include)
 
 
 def plan_document(etype: EventType, stated: set[str], rng: random.Random) -> tuple[Planned, list[Planned]]:
     """A lead sentence and fact sentences that together state exactly the facts in `stated`."""
-    covered: set[str] = set()
-    leads = [t for t in etype.leads if required_roles(t, etype) <= stated]
-    lead_template = rng.choice(leads)
-    covered |= required_roles(lead_template, etype)
-    lead = Planned(lead_template, _includes(lead_template, etype, stated, covered, rng))
+    lead_template = rng.choice([t for t in etype.leads if required_roles(t, etype) <= stated])
+    covered = required_roles(lead_template, etype)
+    lead = (lead_template, _includes(lead_template, etype, stated, covered, rng))
     body = []
     for name in rng.sample(sorted(stated), len(stated)):
         if name in covered:
             continue
-        candidates = [
-            t for t in etype.facts
-            if name in (needed := required_roles(t, etype)) and needed <= stated
-            and not any(_value_role(etype, r) for r in needed & covered)
-        ]
+        candidates = [t for t in etype.facts if name in (needed := required_roles(t, etype)) and needed <= stated
+                      and not any(_value_role(etype, r) for r in needed & covered)]
         if not candidates:
             raise ConfigError(f"event type {etype.name!r}: no fact sentence can state {name!r}; see check_lexicon()")
         template = rng.choice(candidates)
         covered |= required_roles(template, etype)
-        body.append(Planned(template, _includes(template, etype, stated, covered, rng)))
+        body.append((template, _includes(template, etype, stated, covered, rng)))
     return lead, body
 
 
-class FillerDeck:
-    """Filler sentences dealt without repetition within a cluster, so each document gets its own."""
-
-    def __init__(self, etype: EventType, rng: random.Random) -> None:
-        self.templates, self.rng, self.cards = list(etype.fillers) + list(GENERIC_FILLERS), rng, []
-
-    def deal(self) -> Planned:
-        """The next filler sentence; the deck is reshuffled once every template was dealt."""
-        if not self.cards:
-            self.cards = self.rng.sample(self.templates, len(self.templates))
-        return Planned(self.cards.pop())
+def filler_deck(etype: EventType, rng: random.Random) -> Iterator[Planned]:
+    """Filler sentences dealt without repetition within a cluster, so each document gets its own; the deck is
+    reshuffled once every template was dealt."""
+    templates = list(etype.fillers) + list(lx.GENERIC_FILLERS)
+    while True:
+        yield from ((template, frozenset()) for template in reversed(rng.sample(templates, len(templates))))
 
 
 def write_document(subtopic: Subtopic, doc_id: str, stated: set[str], config: WorldConfig, rng: random.Random,
-                   deck: FillerDeck | None, book: NameBook) -> Document:
+                   deck: Iterator[Planned] | None, book: NameBook) -> Document:
     """Plan and write one document; `deck=None` writes a clean article (no noise, no filler)."""
     etype = subtopic.etype
     stated, wrong, extra_fillers = set(stated), {}, 0
@@ -106,7 +157,7 @@ def write_document(subtopic: Subtopic, doc_id: str, stated: set[str], config: Wo
     if deck is not None:
         share = min(config.filler, 0.95)
         expected = (1 + len(body)) * share / (1 - share)
-        fillers = [deck.deal() for _ in range(int(expected) + (rng.random() < expected % 1) + extra_fillers)]
+        fillers = [next(deck) for _ in range(int(expected) + (rng.random() < expected % 1) + extra_fillers)]
     seed = rng.random()
     low, high = config.words_per_doc
     grown = False
@@ -115,38 +166,36 @@ def write_document(subtopic: Subtopic, doc_id: str, stated: set[str], config: Wo
         rest = body + fillers
         order = [lead] + order_rng.sample(rest, len(rest))
         writer = Writer(subtopic, order_rng, wrong, book)
-        document = Document(doc_id, [writer.write(p) for p in order], {})
+        document = Document(doc_id, [writer.write(*p) for p in order], {})
         if deck is None:
             break
-        if document.words < low and len(fillers) < 20:
-            fillers.append(deck.deal())
+        words = len(document.text.split())  # what `WorldConfig.words_per_doc` bounds
+        if words < low and len(fillers) < 20:
+            fillers.append(next(deck))
             grown = True
-        elif document.words > high and fillers and not grown:
+        elif words > high and fillers and not grown:
             fillers.pop()
         else:
             break
-    document.stated = {
-        span.label: span.tag != "wrong" for sentence in document.sentences for span in sentence.statements
-    }
+    document.stated = {span.label: span.tag != "wrong" for sentence in document.sentences
+                       for span in sentence.statements}
     return document
-
-
-def docs_in_cluster(low: int, high: int, more: float, rng: random.Random) -> int:
-    """A Multi-News-like skew: mostly small clusters, one more document with probability `more`, up to `high`."""
-    n = low
-    while n < high and rng.random() < more:
-        n += 1
-    return n
 
 
 def write_cluster(subtopic: Subtopic, config: WorldConfig, rng: random.Random, book: NameBook) -> None:
     """Write the subtopic's documents and its clean article."""
-    n_docs = docs_in_cluster(*config.docs_per_cluster, config.more_docs, rng)
-    deck = FillerDeck(subtopic.etype, rng)
-    statements = choose_statements(subtopic.etype, n_docs, config.fact_overlap, rng)
+    n_docs, most = config.docs_per_cluster
+    while n_docs < most and rng.random() < config.more_docs:  # mostly small clusters, as in Multi-News
+        n_docs += 1
+    etype, deck = subtopic.etype, filler_deck(subtopic.etype, rng)
+    statements = [set(etype.anchors) for _ in range(n_docs)]  # the anchors, the others with P=fact_overlap, >= once
+    for role in etype.roles:
+        if role.name not in etype.anchors:
+            for d in [d for d in range(n_docs) if rng.random() < config.fact_overlap] or [rng.randrange(n_docs)]:
+                statements[d].add(role.name)
     subtopic.documents = [
         write_document(subtopic, f"{subtopic.id}_{i}", stated, config, rng, deck, book)
         for i, stated in enumerate(statements)
     ]
-    everything = {role.name for role in subtopic.etype.roles}
+    everything = {role.name for role in etype.roles}
     subtopic.article = write_document(subtopic, f"{subtopic.id}_article", everything, config, rng, None, book)

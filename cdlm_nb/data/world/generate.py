@@ -1,15 +1,12 @@
-"""The world: `generate_world(config)` draws every topic, writes its clusters and builds the datasets.
-
-Topics are split into train/dev/test (the last `dev_topics + test_topics` are held out), so evaluation is on
-unseen events; the task datasets (`coref`, `pairs`, `qa`) use the first `task_topics` train topics and every
-held-out topic, the pretraining ones (`clusters`, `classification`, `facts`) every topic.
-"""
+"""The world: `generate_world(config)` draws every topic, writes its clusters and builds the datasets. The task
+datasets (`coref`, `pairs`, `qa`) use the first `task_topics` train topics and every held-out topic, the pretraining
+ones (`clusters`, `classification`, `facts`) every topic."""
 
 from __future__ import annotations
 
 import random
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,12 +15,10 @@ from datasets import Dataset, DatasetDict
 from ...errors import ConfigError
 from ...profiles import WorldConfig
 from ..schemas import CLUSTER_FEATURES, COREF_FEATURES, PAIR_FEATURES, QA_FEATURES, classification_features
-from .checks import check_config, check_lexicon
+from . import rows
 from .documents import write_cluster
 from .facts import NameBook, Subtopic, draw_subtopic
-from .lexicon import EVENT_TYPES
-from .qa import bridge_question, qa_rows
-from .rows import FACT_FEATURES, classification_row, coref_row, fact_rows, mark_singletons, pair_rows
+from .lexicon import EVENT_TYPES, check_lexicon
 
 SPLITS = ("train", "dev", "test")
 LABEL_NAMES = [etype.name for etype in EVENT_TYPES]
@@ -83,12 +78,22 @@ class World:
         }
 
 
-def _split_topics(config: WorldConfig) -> dict[str, list[str]]:
-    """Topic ids "1".."topics" per split: train first, then dev, then test."""
-    ids = [str(i) for i in range(1, config.topics + 1)]
-    n_train = config.topics - config.dev_topics - config.test_topics
-    return {"train": ids[:n_train], "dev": ids[n_train:n_train + config.dev_topics],
-            "test": ids[n_train + config.dev_topics:]}
+def check_config(config: WorldConfig) -> None:
+    """Raise ConfigError naming the WorldConfig field that cannot work (before generating, not deep inside it)."""
+    if config.topics < config.dev_topics + config.test_topics + 1 or min(config.dev_topics, config.test_topics) < 1:
+        raise ConfigError(f"WorldConfig: topics={config.topics} must exceed dev_topics + test_topics "
+                          f"({config.dev_topics} + {config.test_topics}), each >= 1")
+    if not 2 <= config.docs_per_cluster[0] <= config.docs_per_cluster[1]:
+        raise ConfigError(f"WorldConfig.docs_per_cluster={config.docs_per_cluster}: need 2 <= fewest <= most")
+    for name in ("words_per_doc", "preamble_words"):
+        low, high = getattr(config, name)
+        if not 1 <= low <= high:
+            raise ConfigError(f"WorldConfig.{name}={getattr(config, name)}: need 1 <= fewest <= most")
+    for name in ("more_docs", "fact_overlap", "noise", "filler", "preamble_share"):
+        if not 0.0 <= getattr(config, name) <= 1.0:
+            raise ConfigError(f"WorldConfig.{name}={getattr(config, name)} must be a probability in [0, 1]")
+    if config.task_topics < 1 or config.pairs_per_kind < 0 or config.qa_distractors < 0:
+        raise ConfigError("WorldConfig: task_topics must be >= 1; pairs_per_kind and qa_distractors >= 0")
 
 
 def generate_world(config: WorldConfig) -> World:
@@ -101,7 +106,9 @@ def generate_world(config: WorldConfig) -> World:
     rng = random.Random(config.seed)
     book = NameBook()
     type_order = rng.sample(EVENT_TYPES, len(EVENT_TYPES))
-    topics = _split_topics(config)
+    ids, n_train = [str(i) for i in range(1, config.topics + 1)], config.topics - config.dev_topics - config.test_topics
+    topics = {"train": ids[:n_train], "dev": ids[n_train:n_train + config.dev_topics],  # held out last
+              "test": ids[n_train + config.dev_topics:]}
     subtopics: dict[str, list[Subtopic]] = {split: [] for split in SPLITS}
     titles: Counter[str] = Counter()
     for split in SPLITS:
@@ -117,38 +124,38 @@ def generate_world(config: WorldConfig) -> World:
                 subtopics[split].append(subtopic)
 
     # bridge questions are only fair when their text names one event
-    texts = Counter(q[0] for split in subtopics.values() for s in split if (q := bridge_question(s)))
+    texts = Counter(q[0] for split in subtopics.values() for s in split if (q := rows.bridge_question(s)))
     ambiguous = {text for text, count in texts.items() if count > 1}
 
     task_topics = set(topics["train"][:config.task_topics]) | set(topics["dev"]) | set(topics["test"])
     label_features = classification_features(LABEL_NAMES)
-    datasets: dict[str, dict[str, Dataset]] = {name: {} for name in
-                                               ("clusters", "coref", "pairs", "qa", "classification", "facts")}
+    datasets: dict[str, dict[str, Dataset]] = defaultdict(dict)
     every = [s for split in SPLITS for s in subtopics[split]]
     for split in SPLITS:
         everyone = subtopics[split]
         task = [s for s in everyone if s.topic in task_topics]
         split_rng = random.Random(f"{config.seed}/{split}")
-        coref = [coref_row(s, d) for s in task for d in s.documents]
-        mark_singletons(coref)
-        pool = everyone if len({s.topic for s in everyone}) > 1 else every
-        datasets["clusters"][split] = Dataset.from_list(
-            [{"cluster_id": s.id, "documents": [d.text for d in s.documents], "summary": s.article.text}
-             for s in everyone], features=CLUSTER_FEATURES)
-        datasets["coref"][split] = Dataset.from_list(coref, features=COREF_FEATURES)
-        datasets["pairs"][split] = Dataset.from_list(
-            pair_rows(task, pool, config.pairs_per_kind, split_rng), features=PAIR_FEATURES)
-        datasets["qa"][split] = Dataset.from_list(
-            qa_rows(task, config.qa_distractors, split_rng, ambiguous), features=QA_FEATURES)
         preamble_rng = random.Random(f"{config.seed}/classification/{split}")  # leaves the other datasets as they were
-        datasets["classification"][split] = Dataset.from_list(
-            [classification_row(s, LABEL_NAMES.index(s.etype.name), config, preamble_rng, book) for s in everyone],
-            features=label_features)
-        datasets["facts"][split] = Dataset.from_list(
-            [row for s in everyone for row in fact_rows(s)], features=FACT_FEATURES)
+        coref = [rows.coref_row(s, d) for s in task for d in s.documents]
+        sizes = Counter(m["cluster_id"] for row in coref for m in row["mentions"])
+        for mention in (m for row in coref for m in row["mentions"]):  # singleton: no other mention shares its cluster
+            mention["singleton"] = sizes[mention["cluster_id"]] == 1
+        pool = everyone if len({s.topic for s in everyone}) > 1 else every
+        made = {  # in this order: pairs draw from split_rng before qa
+            "clusters": ([{"cluster_id": s.id, "documents": [d.text for d in s.documents], "summary": s.article.text}
+                          for s in everyone], CLUSTER_FEATURES),
+            "coref": (coref, COREF_FEATURES),
+            "pairs": (rows.pair_rows(task, pool, config.pairs_per_kind, split_rng), PAIR_FEATURES),
+            "qa": (rows.qa_rows(task, config.qa_distractors, split_rng, ambiguous), QA_FEATURES),
+            "classification": ([rows.classification_row(s, LABEL_NAMES.index(s.etype.name), config, preamble_rng, book)
+                                for s in everyone], label_features),
+            "facts": ([row for s in everyone for row in rows.fact_rows(s)], rows.FACT_FEATURES),
+        }
+        for name, (made_rows, features) in made.items():
+            datasets[name][split] = Dataset.from_list(made_rows, features=features)
     return World(
         config=config, topics=topics, **{name: DatasetDict(parts) for name, parts in datasets.items()},
         seconds=time.perf_counter() - started,
-        skipped_questions=sum(1 for s in every if s.topic in task_topics and (q := bridge_question(s))
+        skipped_questions=sum(1 for s in every if s.topic in task_topics and (q := rows.bridge_question(s))
                               and q[0] in ambiguous),
     )

@@ -1,42 +1,32 @@
-"""The vocabulary of the embedded world: name pools and the event types with their sentence templates.
+"""The vocabulary of the embedded world (name pools, event types and their sentence templates) and its template
+language.
 
-The data lives in `lexicon.toml` next to this module; this module holds the small dataclasses describing it and
-reads the file once, at import, into the constants the other modules of `cdlm_nb.data.world` use (a key in upper
-case: `first_names` -> `FIRST_NAMES`; every `[event_types.<key>]` table, in file order -> `EVENT_TYPES`). TOML
-arrays become tuples and tables stay dicts in file order. Order matters: the generator draws from these by position,
-so reordering anything in the file changes every generated world.
+The data lives in `lexicon.toml` (its comments list the fields), read once at import into upper-case constants
+(`first_names` -> `FIRST_NAMES`; every `[event_types.<key>]` table, in file order -> `EVENT_TYPES`); arrays become
+tuples, tables stay dicts in file order. Order matters: the generator draws from these by position, so reordering
+anything in the file changes every generated world. To add an event type, copy one `[event_types.<key>]` table
+with its sub-tables and give it a new key and `name` (the classification label); `generate_world` runs
+`check_lexicon` on every type and names any template that cannot state a fact.
 
-To add an event type, copy one `[event_types.<key>]` table of `lexicon.toml` with its `.roles`, `.events`,
-`.comparison` (and optional `.bridge`) sub-tables, give it a new key and `name` (the classification label) and
-edit it; the comment above the first event type lists the fields. `generate_world` runs `check_lexicon` on every
-type and names any template that cannot state a fact. A new type changes every generated world (the labels and
-the topics' types); only the twelve types below have a constant of their own.
-
-Template language (used by `leads`, `facts` and `fillers`):
-
-- `{role}` names a fact of the event type (a participant, place, time, number or text). Entities are written
-  in full at their first mention in a document and by an alias later (surname, short name, description,
-  pronoun); numbers and texts are stated as values.
-- `{event:form}` names an event and the surface form to use, e.g. `{core:n}` = a noun such as "quake",
-  `{core:v}` = a past-tense verb such as "struck". Every type has a `core` event (what the cluster is about);
-  `{say:v}` and `{announce:v}` are reporting verbs (each mention its own event).
-- `{stranger}` is a random bystander (a new person, mentioned once) and `{n}` a random small number: filler
-  noise that no other document repeats.
-- `[ ... ]` is optional: the writer includes it only when the document states every fact inside.
-
-Sentences are tokenised on words and punctuation, so write them as plain English.
+Template language (`leads`, `facts`, `fillers`; sentences are tokenised on words and punctuation, ECB+-style):
+- `{role}` names a fact: entities are written in full at their first mention in a document and by an alias later
+  (surname, short name, description, pronoun); numbers and texts are stated as values.
+- `{event:form}` names an event and its surface form (`{core:n}` "quake", `{core:v}` "struck"); every type has a
+  `core` event (what the cluster is about); `{say:v}` and `{announce:v}` are reporting verbs (singleton events).
+- `{stranger}` is a random bystander and `{n}` a random small number: filler noise no other document repeats.
+- `[ ... ]` is optional: written only when the document states every fact inside (one level, no nesting).
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
+from functools import cache
 from importlib.resources import files
 from typing import Any
 
-# ---------------------------------------------------------------------------------------------------------
-# Describing an event type
-# ---------------------------------------------------------------------------------------------------------
+from ...errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -102,11 +92,6 @@ class EventType:
         object.__setattr__(self, "role_by_name", {role.name: role for role in self.roles})
 
 
-# ---------------------------------------------------------------------------------------------------------
-# Reading lexicon.toml
-# ---------------------------------------------------------------------------------------------------------
-
-
 def _frozen(value: Any) -> Any:
     """TOML arrays as tuples at every depth; tables stay dicts, in file order."""
     if isinstance(value, list):
@@ -116,19 +101,14 @@ def _frozen(value: Any) -> Any:
     return value
 
 
-def _event_type(key: str, table: dict[str, Any], shared_events: dict[str, Event]) -> EventType:
+def _event_type(table: dict[str, Any]) -> EventType:
     """One `[event_types.<key>]` table; an unknown field raises (a TypeError naming it)."""
-    fields = dict(table)
-    roles = fields.pop("roles")
-    for name, role in roles.items():
-        if role.get("kind") not in ENTITY_KINDS + VALUE_KINDS:
-            raise ValueError(f"lexicon.toml, event_types.{key}.roles.{name}: kind {role.get('kind')!r} is not one of "
-                             f"{ENTITY_KINDS + VALUE_KINDS}")
-    own = tuple(Event(name, forms) for name, forms in fields.pop("events").items())
+    fields = dict(table)  # what the keywords below pop, the rest are EventType's own fields
     bridge = fields.pop("bridge", None)
     return EventType(
-        roles=tuple(Role(name, **role) for name, role in roles.items()),
-        events=own + tuple(shared_events[name] for name in fields.pop("shared_events", ())),
+        roles=tuple(Role(name, **role) for name, role in fields.pop("roles").items()),
+        events=(tuple(Event(name, forms) for name, forms in fields.pop("events").items())
+                + tuple(_SHARED_EVENTS[name] for name in fields.pop("shared_events", ()))),
         comparison=Comparison(**fields.pop("comparison")),
         bridge=Bridge(**bridge) if bridge else None,
         **fields,
@@ -139,14 +119,11 @@ _DATA: dict[str, Any] = _frozen(tomllib.loads(files(__package__).joinpath("lexic
 
 ENTITY_KINDS: tuple[str, ...] = _DATA["entity_kinds"]  # get gold mentions (ECB+ entity tags below)
 VALUE_KINDS: tuple[str, ...] = _DATA["value_kinds"]  # stated as values, no mention
-#: ECB+ tag per entity kind (the `type` of a gold mention).
-ENTITY_TAGS: dict[str, str] = _DATA["entity_tags"]
-
-_SHARED_EVENTS = {name: Event(name, forms) for name, forms in _DATA["shared_events"].items()}
-
+ENTITY_TAGS: dict[str, str] = _DATA["entity_tags"]  # ECB+ tag per entity kind (the `type` of a gold mention)
+_SHARED_EVENTS = {name: Event(name, forms) for name, forms in _DATA["shared_events"].items()}  # several types use
 #: Events every type may use: reporting verbs, one singleton event per mention as in ECB+.
-REPORTING: tuple[Event, ...] = tuple(Event(name, forms, tag="ACTION_REPORTING", reporting=True)
-                                     for name, forms in _DATA["reporting"].items())
+REPORTING: dict[str, Event] = {name: Event(name, forms, tag="ACTION_REPORTING", reporting=True)
+                               for name, forms in _DATA["reporting"].items()}
 
 # Pools: facts are drawn from these per subtopic, so a model cannot memorise "earthquake -> Chile".
 FIRST_NAMES: dict[str, tuple[str, ...]] = _DATA["first_names"]  # by pronoun
@@ -162,10 +139,125 @@ PRODUCT_MODELS: tuple[str, ...] = _DATA["product_models"]
 AWARD_KINDS: tuple[str, ...] = _DATA["award_kinds"]
 BUILDINGS: tuple[str, ...] = _DATA["buildings"]
 TEXT_POOLS: dict[str, tuple[str, ...]] = _DATA["text_pools"]  # a text role's pool -> its values
-
-#: Sentences any report may contain; they state no fact of the cluster.
-GENERIC_FILLERS: tuple[str, ...] = _DATA["generic_fillers"]
+GENERIC_FILLERS: tuple[str, ...] = _DATA["generic_fillers"]  # sentences any report may contain; they state no fact
 
 #: All event types, in label order (the classification labels are their names): their order in lexicon.toml.
-EVENT_TYPES: tuple[EventType, ...] = tuple(_event_type(key, table, _SHARED_EVENTS)
-                                          for key, table in _DATA["event_types"].items())
+EVENT_TYPES: tuple[EventType, ...] = tuple(_event_type(table) for table in _DATA["event_types"].values())
+
+# --- the template language ---------------------------------------------------------------------------------
+
+FILLER_SLOTS = ("stranger", "n")  # slots every template may use besides its roles and events
+_TEMPLATE_PIECE = re.compile(r"\{(\w+)(?::(\w+))?\}|\[|\]")
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|\w+(?:-\w+)*(?:'(?!s\b)\w+)?|'s\b|[^\w\s]")
+_NO_SPACE_BEFORE = {",", ".", ":", ";", "?", "!", "%", ")", "'s"}
+_NO_SPACE_AFTER = {"$", "("}
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A "{name}" or "{name:form}" slot: a role, an event (with its surface form) or a filler slot."""
+
+    name: str
+    form: str = ""  # events: which surface form ("n", "v", ...)
+
+
+@dataclass(frozen=True)
+class Maybe:
+    """An optional segment: written only when the document states all the facts inside."""
+
+    parts: tuple[str | Slot, ...]
+
+
+@cache
+def parse_template(template: str) -> tuple[str | Slot | Maybe, ...]:
+    """Split a template into literal text, slots and optional segments (one level, no nesting)."""
+    top: list = []
+    current, position = top, 0
+    for match in _TEMPLATE_PIECE.finditer(template):
+        if match.start() > position:
+            current.append(template[position:match.start()])
+        piece = match.group(0)
+        if piece == "[":
+            if current is not top:
+                raise ConfigError(f"template {template!r}: optional segments cannot nest")
+            current = []
+        elif piece == "]":
+            if current is top:
+                raise ConfigError(f"template {template!r}: ']' without '['")
+            top.append(Maybe(tuple(current)))
+            current = top
+        else:
+            current.append(Slot(match.group(1), match.group(2) or ""))
+        position = match.end()
+    if current is not top:
+        raise ConfigError(f"template {template!r}: '[' is never closed")
+    if position < len(template):
+        top.append(template[position:])
+    return tuple(top)
+
+
+def template_events(etype: EventType) -> dict[str, Event]:
+    """The events an event type's templates may name: its own and the reporting events."""
+    return {event.name: event for event in etype.events} | REPORTING
+
+
+def role_slots(parts: tuple, etype: EventType) -> set[str]:
+    """The roles (facts) that these template parts name directly (not inside optional segments)."""
+    return {part.name for part in parts if isinstance(part, Slot) and part.name in etype.role_by_name}
+
+
+def required_roles(template: str, etype: EventType) -> set[str]:
+    """The facts a template states outside its optional segments (a document must state them all)."""
+    return role_slots(parse_template(template), etype)
+
+
+def tokenize(text: str) -> list[str]:
+    """Words, numbers ("6.1", "1,200") and punctuation; "'s" is its own token, as in ECB+."""
+    return _TOKEN.findall(text)
+
+
+def detokenize(tokens: list[str]) -> tuple[str, list[int]]:
+    """Plain text from tokens, and the character offset of every token in it (gold spans map to text exactly)."""
+    text, offsets = "", []
+    for i, token in enumerate(tokens):
+        if i > 0 and token not in _NO_SPACE_BEFORE and tokens[i - 1] not in _NO_SPACE_AFTER:
+            text += " "
+        offsets.append(len(text))
+        text += token
+    return text, offsets
+
+
+def indefinite_article(noun: str) -> str:
+    """The indefinite article for a noun, by its first letter: "an earthquake", "a quake"."""
+    return "an" if noun[0].lower() in "aeiou" else "a"
+
+
+def check_lexicon(etype: EventType) -> list[str]:
+    """Problems with an event type's templates (empty when every fact can be written in every document), named by
+    template, so a new event type fails at once instead of deep inside the writer."""
+    problems = [f"role {role.name!r}: kind {role.kind!r} is not one of {ENTITY_KINDS + VALUE_KINDS}"
+                for role in etype.roles if role.kind not in ENTITY_KINDS + VALUE_KINDS]
+    events = template_events(etype)
+    for template in etype.leads + etype.facts + etype.fillers:
+        slots = [p for part in parse_template(template) for p in (part.parts if isinstance(part, Maybe) else (part,))
+                 if isinstance(p, Slot)]
+        for slot in slots:
+            if slot.name in events:
+                if slot.form not in events[slot.name].forms:
+                    problems.append(f"{template!r}: event {slot.name!r} has no form {slot.form!r}")
+            elif slot.name not in etype.role_by_name and slot.name not in FILLER_SLOTS:
+                problems.append(f"{template!r}: unknown slot {slot.name!r}")
+    problems += [f"filler {t!r} states a fact" for t in etype.fillers if required_roles(t, etype)]
+    anchors = set(etype.anchors)
+    if not any(required_roles(t, etype) <= anchors for t in etype.leads):
+        problems.append("no lead sentence needs only the anchors")
+    for role in etype.roles:
+        if role.name not in anchors and not any(
+            role.name in (needed := required_roles(t, etype)) and needed <= anchors | {role.name} for t in etype.facts
+        ):
+            problems.append(f"no fact sentence states {role.name!r} with only the anchors")
+    if etype.role_by_name.get(etype.comparison.number, Role("", "")).kind != "number":
+        problems.append(f"comparison number {etype.comparison.number!r} is not a number role")
+    if etype.bridge and etype.role_by_name[etype.bridge.key].kind not in ("person", "org"):
+        problems.append(f"bridge key {etype.bridge.key!r} has no profile")
+    return problems

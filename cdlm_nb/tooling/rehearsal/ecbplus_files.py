@@ -12,7 +12,7 @@ The downloader extracts `ECB+/<topic>/<topic>_<n>ecb[plus].xml` from the release
 - the sample's CSV, byte for byte, except that the rows of topics 36-45 (the validated sentences of the real,
   held-out test documents, which the CSV does list) are replaced by the source topics' rows renumbered, so
   they match the documents now in place.
-So the ECB+ reader sees all three standard splits (`data.ecbplus.splits`): train, dev and test.
+So the ECB+ reader sees all three standard splits (`data.ecbplus.reader`): train, dev and test.
 """
 
 from __future__ import annotations

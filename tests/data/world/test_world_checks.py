@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 
 from cdlm_nb.data.world import EVENT_TYPES, check_config, check_lexicon, generate_world
+from cdlm_nb.data.world.lexicon import Role
 from cdlm_nb.errors import ConfigError
 from cdlm_nb.profiles import get_profile
 
@@ -17,8 +18,10 @@ def test_every_event_type_can_write_every_fact():
 
 def test_check_lexicon_names_a_broken_template():
     etype = EVENT_TYPES[0]
-    broken = replace(etype, facts=etype.facts + ("The {nobody} left.", "A {core:zz} again."))
+    broken = replace(etype, facts=etype.facts + ("The {nobody} left.", "A {core:zz} again."),
+                     roles=etype.roles + (Role("crowd", "nmber"),))
     problems = check_lexicon(broken)
+    assert any("role 'crowd': kind 'nmber' is not one of" in p for p in problems)
     assert any("unknown slot 'nobody'" in p for p in problems)
     assert any("has no form 'zz'" in p for p in problems)
 

@@ -1,11 +1,11 @@
-"""The template language: slots and optional segments parse, tokens round-trip to text, articles agree."""
+"""The lexicon's template language: slots and optional segments parse, tokens round-trip to text, articles agree."""
 
 from __future__ import annotations
 
 import pytest
 
-from cdlm_nb.data.world.lexicon import EVENT_TYPES
-from cdlm_nb.data.world.templates import (
+from cdlm_nb.data.world.lexicon import (
+    EVENT_TYPES,
     Maybe,
     Slot,
     detokenize,
