@@ -170,6 +170,8 @@ def paired_bootstrap(statistic: Callable[[np.ndarray], np.ndarray], items: int, 
     one value per row, so what it reads through the same rows is paired; NaN rows are left out of the percentiles."""
     from scipy.stats import bootstrap
 
+    if not 0.0 < confidence < 1.0:
+        raise ConfigError(f"confidence must be in (0, 1) (0.95, not 95), got {confidence}")
     if resamples < 1:
         raise ConfigError(f"bootstrap resamples (`resamples`, `n_resamples`) must be >= 1, got {resamples}")
     if items == 0:

@@ -36,8 +36,7 @@ class PerplexityResult:
 def cluster_result(variant: str, cluster_ids: Sequence[str], sums: Sequence[float], counts: Sequence[int],
                    n_resamples: int = 1000, confidence: float = CONFIDENCE,
                    seed: int = BOOTSTRAP_SEED) -> PerplexityResult:
-    """Per-example NLL sums and masked-token counts added up per cluster (in order of first appearance), with the
-    perplexity and its cluster-bootstrap interval."""
+    """Per-example NLL sums and token counts added up per cluster (first-appearance order), with the interval."""
     index = {cluster: k for k, cluster in enumerate(dict.fromkeys(cluster_ids))}
     codes = [index[cluster] for cluster in cluster_ids]
     nll_sums = np.bincount(codes, sums, len(index))
@@ -72,8 +71,7 @@ def paired_difference(result: PerplexityResult, reference: PerplexityResult, n_r
         total = counts[rows].sum(-1)
         return np.exp(_ratio(a[rows].sum(-1), total)) - np.exp(_ratio(b[rows].sum(-1), total))
 
-    low, high = paired_bootstrap(difference, len(counts), n_resamples, seed, confidence)
-    return result.ppl - reference.ppl, low, high
+    return result.ppl - reference.ppl, *paired_bootstrap(difference, len(counts), n_resamples, seed, confidence)
 
 
 def _ratio(sums: np.ndarray, totals: np.ndarray) -> np.ndarray:

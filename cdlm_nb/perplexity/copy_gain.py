@@ -16,19 +16,23 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
+import torch
 
 from ..collate import pad_batch
+from ..data.corpora import world
 from ..errors import DataError
 from ..masking import IGNORE_INDEX, CrossDocumentMLMCollator
-from ..pretraining.heldout import EVAL_MASK_SEED, masked_token_nll
+from ..pretraining.copy_task import copy_task_gain, within_reach_data
+from ..pretraining.heldout import EVAL_MASK_SEED, heldout_examples, masked_token_nll
+from ..progress import progress
 from ..variants import attention_pattern_of, display_name
+from ..verdicts import flat
 from .bootstrap import BOOTSTRAP_SEED, ratio_interval
 from .evaluate import with_start
 from .fact_tokens import located_statements, per_world_row
 
 if TYPE_CHECKING:
-    import pandas as pd
-    import torch
     from datasets import Dataset
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
@@ -75,14 +79,11 @@ def copy_targets(row: Mapping, documents: Sequence[str], facts: Sequence[Mapping
     return [target for target in targets if target.witnesses]
 
 
-def probe_pair(original: "torch.Tensor", masked: "torch.Tensor", predicted: "torch.Tensor", target: Sequence[int],
-               witnesses: Sequence[int], mask_id: int,
-               collator: CrossDocumentMLMCollator) -> tuple[dict, dict]:
-    """The two inputs of one probed statement (witnesses readable, witnesses hidden), each a dict of `input_ids`,
+def probe_pair(original: torch.Tensor, masked: torch.Tensor, predicted: torch.Tensor, target: Sequence[int],
+               witnesses: Sequence[int], mask_id: int, collator: CrossDocumentMLMCollator) -> tuple[dict, dict]:
+    """The two inputs of one probed statement (witnesses readable, witnesses hidden), each `input_ids`,
     `global_attention_mask` and `labels` (the statement's tokens only); `original` is the row's tokens, `masked`
     and `predicted` its evaluation masks (`collator.mask_row`)."""
-    import torch
-
     target, witnesses = list(target), list(witnesses)
     predicted = predicted.clone()
     predicted[witnesses], predicted[target] = False, True  # global attention alike in both inputs
@@ -103,10 +104,6 @@ def copy_gain(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", ex
     """`variant`'s copy gain on packed `examples`, probing `targets[i]` in row i (`world_copy_targets`), under
     `evaluate_perplexity`'s masks (the same `seed`) and the variant's attention pattern; `name` labels the result
     when the model is not that variant (the start, read with CDLM's pattern)."""
-    import torch
-
-    from ..progress import progress
-
     collator = CrossDocumentMLMCollator(tokenizer, pattern=attention_pattern_of(variant), seed=seed)
     pairs, units = [], []
     for ids, row_targets in zip(examples["input_ids"], targets):
@@ -157,14 +154,11 @@ def world_copy_targets(examples: "Dataset", clusters: "Dataset", facts: "Dataset
 
 
 def probe_set(examples: "Dataset", profile: "Profile", tokenizer: "PreTrainedTokenizerBase",
-              split: str = "test") -> tuple["Dataset", list[list[CopyTarget]]] | None:
+              split: str = "test") -> "tuple[Dataset, list[list[CopyTarget]]] | None":
     """The packed examples the probe reads and their `world_copy_targets`, or None (no statement with a witness).
     Only the embedded world knows which tokens state which fact, so on another corpus (Multi-News, gpu) the world's
-    `split` clusters are packed with this `tokenizer` (`heldout_examples`): the released models are probed on the
-    world's facts, through their own BPE."""
-    from ..data.corpora import world
-    from ..pretraining.heldout import heldout_examples
-
+    `split` clusters are packed with this `tokenizer`: the released models are probed on the world's facts, through
+    their own BPE."""
     made = world(profile.world)
     if profile.data_source != "embedded":  # without sentence markers: the fact locator needs whole documents
         plain = profile.override(encoder=replace(profile.encoder, sentence_markers=False))
@@ -173,21 +167,18 @@ def probe_set(examples: "Dataset", profile: "Profile", tokenizer: "PreTrainedTok
     return (examples, targets) if any(targets) else None
 
 
-def copy_gains(models: Mapping[str, "Encoder"], tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
+def copy_gains(models: "Mapping[str, Encoder]", tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
                targets: Sequence[Sequence[CopyTarget]], config: "PretrainConfig",
                start: "Encoder | None" = None) -> dict[str, CopyGain]:
-    """`copy_gain` of every model, with `config`'s evaluation batch and resamples. With `start` (the model every
-    variant started from), a first entry `"start"` reads it with CDLM's pattern: what CDLM inherits."""
+    """`copy_gain` of every model (and first of the `start`, `evaluate.with_start`), with `config`'s batch and draws."""
     return {name: copy_gain(encoder.model, tokenizer, examples, targets, variant, batch_size=config.eval_batch_size,
                             n_resamples=config.bootstrap_resamples, name=name)
             for name, encoder, variant in with_start(models, start)}
 
 
-def copy_table(gains: Mapping[str, CopyGain], reference: str = "cdlm", n_resamples: int = 1000) -> "pd.DataFrame":
+def copy_table(gains: Mapping[str, CopyGain], reference: str = "cdlm", n_resamples: int = 1000) -> pd.DataFrame:
     """Per model: copy gain with its interval, the two NLLs it is the difference of, and the paired difference
     from `reference` (CDLM); the floor (0: reads no other document) is the first row."""
-    import pandas as pd
-
     rows = {"floor: reads no other document": {"copy gain (nats/token)": 0.0}}
     for variant, r in gains.items():
         row = rows[display_name(variant)] = {
@@ -216,14 +207,13 @@ VERDICT_WORDS = {"reads": "reads the other documents' statements (interval above
 
 
 def copy_verdict(low: float, high: float, threshold: float = READS_THRESHOLD) -> str:
-    """The rule on a copy gain's interval (`low`, `high`): `reads` the other documents when above `threshold`,
-    a `trace` when above 0 only, `hurt` when below 0, else at the `floor`."""
+    """The rule on a copy gain's interval: `reads` above `threshold`, `trace` above 0, `hurt` below 0, else `floor`."""
     return "reads" if low > threshold else "trace" if low > 0 else "hurt" if high < 0 else "floor"
 
 
 def copy_readings(gains: Mapping[str, CopyGain], threshold: float = READS_THRESHOLD) -> list[str]:
-    """Per model: its gain, interval and `copy_verdict` in words; where it reads, the share of the statement's NLL
-    (witnesses hidden) that reading saves."""
+    """Per model: its gain, interval and `copy_verdict`; where it reads, the share of the statement's NLL (witnesses
+    hidden) that reading saves."""
     lines = []
     for variant, r in gains.items():
         verdict = copy_verdict(r.ci_low, r.ci_high, threshold)
@@ -234,13 +224,11 @@ def copy_readings(gains: Mapping[str, CopyGain], threshold: float = READS_THRESH
     return lines
 
 
-def within_reach_gains(models: Mapping[str, "Encoder"], tokenizer: "PreTrainedTokenizerBase", texts: Sequence[str],
+def within_reach_gains(models: "Mapping[str, Encoder]", tokenizer: "PreTrainedTokenizerBase", texts: Sequence[str],
                        start: "Encoder | None" = None) -> dict[str, dict[str, float]]:
     """The positive control, per model (and `"start"` first, when given): the within-reach copy gain
     (`copy_task.WITHIN_REACH`: a held-out span written twice inside one local window), the span `"same"` and with its
     halves `"swapped"` (only a copy by content gains there): what copying looks like."""
-    from ..pretraining.copy_task import copy_task_gain, within_reach_data
-
     data = {"same": within_reach_data(tokenizer, texts), "swapped": within_reach_data(tokenizer, texts, True)}
     return {name: {form: copy_task_gain(encoder.model, pairs)[1] for form, pairs in data.items()}
             for name, encoder, _ in with_start(models, start)}
@@ -248,4 +236,4 @@ def within_reach_gains(models: Mapping[str, "Encoder"], tokenizer: "PreTrainedTo
 
 def within_reach_metrics(gains: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
     """`within_reach/<model>/<form>` of `within_reach_gains` for results.json."""
-    return {f"within_reach/{name}/{form}": gain for name, forms in gains.items() for form, gain in forms.items()}
+    return flat("within_reach", gains)

@@ -2,8 +2,7 @@
 tokens): every model predicts the same tokens, each with its pretraining attention pattern). Its cross-document
 perplexity (the CDLM paper, §3.1: exp(total NLL / masked tokens)); the same masked tokens split by where their
 answer is visible (only "another document only" needs attention across documents: does a model gain on what related
-documents give away, or on what its window already shows?); and where a global masked token's attention falls
-(its neighbours, its window, its document, the other documents).
+documents give away, or on what its window already shows?); and where a global masked token's attention falls.
 """
 
 from __future__ import annotations
@@ -12,6 +11,8 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
+import torch
 
 from ..errors import ConfigError, DataError
 from ..masking import IGNORE_INDEX, MASKED_GLOBAL_PATTERNS
@@ -21,7 +22,6 @@ from ..verdicts import CONFIDENCE
 from .bootstrap import PerplexityResult, cluster_result
 
 if TYPE_CHECKING:
-    import pandas as pd
     from datasets import Dataset
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
@@ -57,8 +57,7 @@ def require_doc_ids(dataset: "Dataset", caller: str) -> None:
 def scored_rows(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset", variant: str,
                 seed: int = EVAL_MASK_SEED, batch_size: int = 8
                 ) -> Iterator[tuple[dict, np.ndarray, np.ndarray, np.ndarray]]:
-    """Per example under `evaluate_perplexity`'s masks: (its row, its masked input ids and labels, padded, and
-    the NLL of each labelled token, left to right)."""
+    """Per example under `evaluate_perplexity`'s masks: (row, masked input ids, labels, NLL of each labelled token)."""
     for rows, batch in masked_batches(model, tokenizer, dataset, variant, seed, batch_size):
         labels = batch["labels"].numpy()
         nll = np.split(masked_token_nll(model, batch), np.cumsum((labels != IGNORE_INDEX).sum(1))[:-1])
@@ -66,9 +65,9 @@ def scored_rows(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", 
             yield {key: values[r] for key, values in rows.items()}, ids, labels[r], nll[r]
 
 
-def with_start(models: Mapping[str, "Encoder"], start: "Encoder | None") -> list[tuple[str, "Encoder", str]]:
+def with_start(models: "Mapping[str, Encoder]", start: "Encoder | None") -> "list[tuple[str, Encoder, str]]":
     """(name, encoder, variant) of every model; first `("start", start, "cdlm")` when `start` (the model every
-    variant began from) is given: it is read with CDLM's pattern, so its row is what CDLM inherits."""
+    variant began from) is given: read with CDLM's pattern, its row is what CDLM inherits."""
     return ([("start", start, "cdlm")] if start is not None else []) + [(v, e, v) for v, e in models.items()]
 
 
@@ -83,13 +82,10 @@ def answer_locations(input_ids: np.ndarray, labels: np.ndarray, doc_ids: np.ndar
                      default=3)
 
 
-def perplexity_by_answer_location(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
-                                  dataset: "Dataset", variant: str, window: int, seed: int = EVAL_MASK_SEED,
-                                  batch_size: int = 8) -> "pd.DataFrame":
-    """`evaluate_perplexity`'s masked tokens split by `answer_locations`: perplexity and token count per location.
-    Needs `doc_ids` (packed examples)."""
-    import pandas as pd
-
+def perplexity_by_answer_location(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset",
+                                  variant: str, window: int, seed: int = EVAL_MASK_SEED,
+                                  batch_size: int = 8) -> pd.DataFrame:
+    """`evaluate_perplexity`'s masked tokens split by `answer_locations` (needs `doc_ids`): perplexity, count."""
     require_doc_ids(dataset, "perplexity_by_answer_location")
     where, nll = [], []
     for row, ids, labels, token_nll in scored_rows(model, tokenizer, dataset, variant, seed, batch_size):
@@ -110,8 +106,7 @@ def reach_bins(position: int, doc_ids: np.ndarray, window: int) -> np.ndarray:
 
 
 def masked_global_bins(rows: dict, batch: dict, window: int) -> Iterator[tuple[int, int, np.ndarray]]:
-    """(row, slot among the row's global tokens, `reach_bins`) of every global token of the batch that is also
-    predicted (masked)."""
+    """(row, slot among the row's global tokens, `reach_bins`) of every global token of the batch that is predicted."""
     for r, doc_ids in enumerate(rows["doc_ids"]):
         n = len(doc_ids)
         predicted = batch["labels"][r, :n].numpy() != IGNORE_INDEX
@@ -128,13 +123,9 @@ def _require_masked_globals(count: int, variant: str, function: str) -> None:
 
 
 def global_attention_reach(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset",
-                           variant: str, window: int, seed: int = EVAL_MASK_SEED,
-                           batch_size: int = 8) -> "pd.DataFrame":
+                           variant: str, window: int, seed: int = EVAL_MASK_SEED, batch_size: int = 8) -> pd.DataFrame:
     """Per layer, the mean share of a masked token's global attention (averaged over heads) in each of REACH_BINS,
-    on the same masks as `evaluate_perplexity`. Only for variants whose masked tokens are global (CDLM, Rand)."""
-    import pandas as pd
-    import torch
-
+    on `evaluate_perplexity`'s masks. Only for variants whose masked tokens are global (CDLM, Rand)."""
     require_doc_ids(dataset, "global_attention_reach")
     totals, count = np.zeros((model.config.num_hidden_layers, len(REACH_BINS))), 0
     for rows, batch in masked_batches(model, tokenizer, dataset, variant, seed, batch_size):
@@ -151,11 +142,9 @@ def global_attention_reach(model: "PreTrainedModel", tokenizer: "PreTrainedToken
 
 
 def uniform_reach(tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset", variant: str, window: int,
-                  seed: int = EVAL_MASK_SEED) -> "pd.Series":
-    """The shares of REACH_BINS that attention spread evenly over each input would give the same masked tokens as
-    `global_attention_reach`: the scale its table is read against (e.g. 5 of 400 tokens lie within 2 tokens)."""
-    import pandas as pd
-
+                  seed: int = EVAL_MASK_SEED) -> pd.Series:
+    """The shares of REACH_BINS that attention spread evenly over each input would give `global_attention_reach`'s
+    masked tokens: the scale its table is read against (e.g. 5 of 400 tokens lie within 2 tokens)."""
     totals, count = np.zeros(len(REACH_BINS)), 0
     for rows, batch in heldout.evaluation_batches(tokenizer, dataset, variant, seed):
         for _, _, bins in masked_global_bins(rows, batch, window):

@@ -12,8 +12,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
+import pandas as pd
 
 from ..cross_document_probe import locate_facts
+from ..data.corpora import world
 from ..inputs import PackedExample
 from ..masking import IGNORE_INDEX
 from ..pretraining.heldout import EVAL_MASK_SEED
@@ -22,7 +24,6 @@ from .bootstrap import PerplexityResult, cluster_result, paired_difference
 from .evaluate import require_doc_ids, scored_rows
 
 if TYPE_CHECKING:
-    import pandas as pd
     from datasets import Dataset
     from matplotlib.figure import Figure
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
@@ -60,8 +61,7 @@ def token_groups(row: Mapping, documents: Sequence[str], facts: Sequence[Mapping
 
 def per_world_row(examples: "Dataset", clusters: "Dataset", facts: "Dataset", tokenizer: "PreTrainedTokenizerBase",
                   function: Callable[..., T], caller: str) -> list[T]:
-    """`function(row, documents, facts, tokenizer)` of every packed example, with its cluster's documents and
-    fact statements (the world's, of the same split)."""
+    """`function(row, documents, facts, tokenizer)` of every packed example, with its world cluster's documents."""
     require_doc_ids(examples, caller)
     documents = dict(zip(clusters["cluster_id"], clusters["documents"]))
     by_cluster: dict[str, list[dict]] = defaultdict(list)
@@ -101,11 +101,9 @@ def _differences(results: Results, reference: str, n_resamples: int) -> dict[tup
             if variant != reference and by_group.get(name) is not None and base.get(name) is not None}
 
 
-def fact_table(results: Results, reference: str = "cdlm", n_resamples: int = 1000) -> "pd.DataFrame":
+def fact_table(results: Results, reference: str = "cdlm", n_resamples: int = 1000) -> pd.DataFrame:
     """Per model and group: perplexity, its 95 % interval, the masked tokens, and the paired difference from
     `reference` (CDLM) with its interval; the groups' labels as the column level."""
-    import pandas as pd
-
     differences, rows = _differences(results, reference, n_resamples), {}
     for variant, by_group in results.items():
         row = rows.setdefault(display_name(variant), {})
@@ -165,8 +163,6 @@ def world_fact_results(models: Mapping[str, "Encoder"], tokenizer: "PreTrainedTo
     the profile reads another corpus (only the world knows which of its tokens state facts)."""
     if profile.data_source != "embedded":
         return None
-    from ..data.corpora import world
-
     made = world(profile.world)
     groups = world_token_groups(examples, made.clusters["test"], made.facts["test"], tokenizer)
     return {variant: perplexity_by_fact_group(encoder.model, tokenizer, examples, groups, variant,

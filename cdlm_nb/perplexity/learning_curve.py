@@ -11,29 +11,28 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pandas as pd
+
+from ..paths import repo_root
 from ..variants import display_name, load_result
 
 if TYPE_CHECKING:
-    import pandas as pd
     from matplotlib.figure import Figure
 
 
-def learning_curves(run_dir: str | os.PathLike, variants: tuple[str, ...]) -> "pd.DataFrame":
+def learning_curves(run_dir: str | os.PathLike, variants: tuple[str, ...]) -> pd.DataFrame:
     """Validation perplexity (rows: steps, columns: variants) from each model's saved `perplexity_history`;
     variants without a curve (trained with `curve_steps` 0, or not pretrained here) are left out."""
     return curve_frame({v: load_result(run_dir, v).perplexity_history for v in variants})
 
 
-def curve_frame(points: Mapping[str, Iterable[Sequence[float]]]) -> "pd.DataFrame":
+def curve_frame(points: Mapping[str, Iterable[Sequence[float]]]) -> pd.DataFrame:
     """(step, perplexity) points per variant as a table (rows: steps, columns: variants); empty curves left out."""
-    import pandas as pd
-
     columns = {variant: {int(step): value for step, value in curve} for variant, curve in points.items()}
     return pd.DataFrame({v: column for v, column in columns.items() if column}).rename_axis("step").sort_index()
 
 
-def plot_learning_curves(curves: "pd.DataFrame", reference: str = "cdlm", ours: "pd.DataFrame | None" = None
-                         ) -> "Figure":
+def plot_learning_curves(curves: pd.DataFrame, reference: str = "cdlm", ours: pd.DataFrame | None = None) -> "Figure":
     """Validation perplexity against steps, one line per variant (log scale; `reference` drawn thicker). With `ours`
     (`plot_budget_curves`), `curves` are measured ones, each followed by this run's curve of it (dashed)."""
     import matplotlib.pyplot as plt
@@ -55,13 +54,13 @@ def plot_learning_curves(curves: "pd.DataFrame", reference: str = "cdlm", ours: 
     return fig
 
 
-def below_from(curves: "pd.DataFrame", reference: str, other: str) -> int | None:
+def below_from(curves: pd.DataFrame, reference: str, other: str) -> int | None:
     """The first step from which `reference` stays below `other` at every later measured step, or None."""
     stays = (curves[reference] < curves[other])[::-1].cummin()[::-1]  # below here and at every later step
     return int(stays.idxmax()) if stays.iloc[-1] else None
 
 
-def curve_readings(curves: "pd.DataFrame", reference: str = "cdlm") -> list[str]:
+def curve_readings(curves: pd.DataFrame, reference: str = "cdlm") -> list[str]:
     """One computed sentence per other variant: whether and from which step `reference` is below it, and how the
     ratio of the two perplexities moved over the second half of the run (or why there is no curve to read)."""
     if reference not in curves or curves[reference].count() < 2:
@@ -81,7 +80,7 @@ def curve_readings(curves: "pd.DataFrame", reference: str = "cdlm") -> list[str]
     return sentences
 
 
-def curve_metrics(curves: "pd.DataFrame") -> dict[str, float]:
+def curve_metrics(curves: pd.DataFrame) -> dict[str, float]:
     """`learning_curve/<variant>/<step>`: every point of every curve."""
     return {f"learning_curve/{variant}/{step}": float(value)
             for variant in curves for step, value in curves[variant].dropna().items()}
@@ -91,19 +90,16 @@ def curve_metrics(curves: "pd.DataFrame") -> dict[str, float]:
 BUDGET_CURVE_FILE = Path("benchmarks") / "measured" / "budget_curve_cpu.json"
 
 
-def measured_budget_curves(path: str | os.PathLike | None = None) -> tuple["pd.DataFrame", dict] | None:
+def measured_budget_curves() -> tuple[pd.DataFrame, dict] | None:
     """The committed longer-budget curves (as `learning_curves`) and the file's other fields (command, machine,
     seconds); None when the file is not in this installation (a pip install without the repository: Colab)."""
-    from ..paths import repo_root
-
-    file = Path(path) if path else (repo_root() or Path("/nonexistent")) / BUDGET_CURVE_FILE
+    file = (repo_root() or Path("/nonexistent")) / BUDGET_CURVE_FILE
     if not file.is_file():
         return None
     data = json.loads(file.read_text())
     return curve_frame(data["curves"]), {key: value for key, value in data.items() if key != "curves"}
 
 
-def plot_budget_curves(measured: "pd.DataFrame", ours: "pd.DataFrame", reference: str = "cdlm") -> "Figure":
-    """The measured longer-budget curves (solid) with this run's curves of the same variants (dashed, same colour):
-    where the lines go after this notebook's budget ends."""
+def plot_budget_curves(measured: pd.DataFrame, ours: pd.DataFrame, reference: str = "cdlm") -> "Figure":
+    """The measured longer-budget curves (solid) with this run's (dashed): where the lines go after this budget."""
     return plot_learning_curves(measured, reference, ours)

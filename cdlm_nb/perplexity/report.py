@@ -7,6 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from .. import verdicts
 from ..data.corpora import HELDOUT_SPLITS
@@ -17,7 +18,6 @@ from .bootstrap import paired_difference
 from .evaluate import global_attention_reach, perplexity_by_answer_location, uniform_reach, with_start
 
 if TYPE_CHECKING:
-    import pandas as pd
     from datasets import Dataset
     from matplotlib.figure import Figure
     from transformers import PreTrainedTokenizerBase
@@ -41,22 +41,17 @@ _VARIANT_OF = {label: variant for variant, label in DISPLAY_NAMES.items()} | {UN
 
 
 # --- Table 1 -----------------------------------------------------------------------------------------------------
-def paper_table1() -> "pd.DataFrame":
+def paper_table1() -> pd.DataFrame:
     """The CDLM paper's Table 1 (both versions) with our model names; NaN where a version has no such row."""
-    import pandas as pd
-
     variants = list(PAPER_TABLE1["final"])
     columns = {f"paper {version} {split}": [PAPER_TABLE1[version].get(v, (float("nan"),) * 2)[i] for v in variants]
                for version in PAPER_TABLE1 for i, split in enumerate(HELDOUT_SPLITS)}
     return pd.DataFrame(columns, index=pd.Index([display_name(v) for v in variants], name="model"))
 
 
-def our_table1(scores: dict[str, list["PerplexityResult"]], missing: dict[str, str] | None = None) -> "pd.DataFrame":
-    """Our perplexity and 95 % interval per held-out split, beside `paper_table1()` (both versions), in the
-    paper's row order; a model we did not evaluate keeps its paper row with our columns empty, and `missing`
-    (display name -> how to get it, `PretrainedShelf.missing_notes`) says why in a last column."""
-    import pandas as pd
-
+def our_table1(scores: dict[str, list["PerplexityResult"]], missing: dict[str, str] | None = None) -> pd.DataFrame:
+    """Our perplexity and 95 % interval per held-out split beside `paper_table1()`, in the paper's row order; a model
+    we did not evaluate keeps its paper row, and `missing` (display name -> how to get it) says why."""
     ours = pd.concat([pd.DataFrame({f"ours {split}": [r.ppl for r in results],
                                     f"ours {split} 95% CI": [f"[{r.ci_low:.2f}, {r.ci_high:.2f}]" for r in results]},
                                    index=pd.Index([display_name(r.variant) for r in results], name="model"))
@@ -70,10 +65,8 @@ def our_table1(scores: dict[str, list["PerplexityResult"]], missing: dict[str, s
 
 
 def perplexity_table(results: list["PerplexityResult"], reference: str | None = "cdlm", n_resamples: int = 1000,
-                     confidence: float = verdicts.CONFIDENCE) -> "pd.DataFrame":
+                     confidence: float = verdicts.CONFIDENCE) -> pd.DataFrame:
     """Perplexity with its interval per model, and the paired difference to `reference` with its interval."""
-    import pandas as pd
-
     base = next((r for r in results if r.variant == reference), None) if reference else None
     rows = []
     for r in results:
@@ -100,11 +93,8 @@ def plot_perplexity(results: list["PerplexityResult"]) -> "Figure":
     return fig
 
 
-def training_tokens_table(results: list["PerplexityResult"], run_dir: str | os.PathLike) -> "pd.DataFrame":
-    """What each model was trained on after the start (`variants.TRAINED_ON`) and how many tokens it read (notebook
-    02's saved result), beside its perplexity."""
-    import pandas as pd
-
+def training_tokens_table(results: list["PerplexityResult"], run_dir: str | os.PathLike) -> pd.DataFrame:
+    """What each model was trained on after the start and how many tokens (notebook 02's), beside its perplexity."""
     return pd.DataFrame({"trained on (after the start)": [TRAINED_ON.get(r.variant, "") for r in results],
                          "pretraining tokens": [load_result(run_dir, r.variant).tokens for r in results],
                          "test perplexity": [r.ppl for r in results]},
@@ -113,11 +103,8 @@ def training_tokens_table(results: list["PerplexityResult"], run_dir: str | os.P
 
 # --- where CDLM gains or loses -----------------------------------------------------------------------------------
 def answer_location_table(models: dict[str, "Encoder"], tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
-                          profile: "Profile") -> "pd.DataFrame":
-    """Perplexity of every model split by where the masked token's answer is visible (`ANSWER_LOCATIONS`, with
-    the profile's local window); the last row counts the masked tokens of each column."""
-    import pandas as pd
-
+                          profile: "Profile") -> pd.DataFrame:
+    """Every model's perplexity by where the masked token's answer is visible; the last row counts the tokens."""
     tables = {display_name(variant): perplexity_by_answer_location(
                   encoder.model, tokenizer, examples, variant, window=profile.encoder.attention_window,
                   batch_size=profile.pretrain.eval_batch_size)
@@ -127,12 +114,10 @@ def answer_location_table(models: dict[str, "Encoder"], tokenizer: "PreTrainedTo
 
 
 def attention_reach_table(models: dict[str, "Encoder"], tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
-                          profile: "Profile", start: "Encoder | None" = None) -> "pd.DataFrame":
-    """Where the masked tokens of the models that make them global attend, per layer, in percent
-    (`global_attention_reach`; empty when no model does): first the `start`'s (before CD-MLM), when given, and last
-    `UNIFORM`, the scale: the shares that attention spread evenly over each input would give."""
-    import pandas as pd
-
+                          profile: "Profile", start: "Encoder | None" = None) -> pd.DataFrame:
+    """Where the masked tokens of the models that make them global attend, per layer, in percent (empty when no
+    model does): the `start`'s first (before CD-MLM), when given, and last `UNIFORM`, the scale: the shares that
+    attention spread evenly over each input would give."""
     window = profile.encoder.attention_window
     tables = {display_name(name): 100 * global_attention_reach(
                   encoder.model, tokenizer, examples, variant, window=window,
@@ -145,7 +130,7 @@ def attention_reach_table(models: dict[str, "Encoder"], tokenizer: "PreTrainedTo
     return pd.concat({**tables, UNIFORM: uniform}, names=["model"])
 
 
-def plot_answer_location(by_answer: "pd.DataFrame") -> "Figure":
+def plot_answer_location(by_answer: pd.DataFrame) -> "Figure":
     """`answer_location_table` as grouped bars: per answer location (its masked tokens counted in the label), each
     model's perplexity (log scale; CDLM in orange). A location without masked tokens has no bars."""
     import textwrap
@@ -153,17 +138,15 @@ def plot_answer_location(by_answer: "pd.DataFrame") -> "Figure":
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FormatStrFormatter
 
-    counts = by_answer.loc["masked tokens"] if "masked tokens" in by_answer.index else None
-    models = by_answer.drop(index="masked tokens", errors="ignore")
+    counts, models = by_answer.loc["masked tokens"], by_answer.drop(index="masked tokens")
     others = iter(plt.get_cmap("tab10")([0, 2, 3, 4, 5, 6, 7, 8, 9]))  # tab10 without its orange
     x, width = np.arange(len(models.columns)), 0.8 / max(1, len(models))
     fig, ax = plt.subplots(figsize=(7.5, 3.8))
     for k, (model, row) in enumerate(models.iterrows()):
         ax.bar(x + (k - (len(models) - 1) / 2) * width, row.to_numpy(dtype=float), width, label=model,
                color="tab:orange" if model == display_name("cdlm") else next(others, "tab:gray"))
-    labels = [textwrap.fill(str(column), 18) + (f"\n({int(counts[column])} tokens)" if counts is not None else "")
-              for column in models]
-    ax.set_xticks(x, labels, fontsize=8)
+    ax.set_xticks(x, [f"{textwrap.fill(str(column), 18)}\n({int(counts[column])} tokens)" for column in models],
+                  fontsize=8)
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
     low, high = ax.get_ylim()
@@ -175,8 +158,8 @@ def plot_answer_location(by_answer: "pd.DataFrame") -> "Figure":
     return fig
 
 
-def plot_attention_reach(reach: "pd.DataFrame") -> "Figure":
-    """`attention_reach_table` as stacked horizontal bars: one bar per model and layer (and the uniform scale), split
+def plot_attention_reach(reach: pd.DataFrame) -> "Figure":
+    """`attention_reach_table` as stacked horizontal bars, one per model and layer (and the uniform scale), split
     into where the masked tokens' global attention falls (percent); a note instead when the table is empty."""
     import matplotlib.pyplot as plt
 
@@ -243,7 +226,7 @@ def perplexity_verdict(results: list["PerplexityResult"], reference: str = "cdlm
             + f". The paper's ordering is {extent}reproduced here.")
 
 
-def reach_readings(reach: "pd.DataFrame") -> list[str]:
+def reach_readings(reach: pd.DataFrame) -> list[str]:
     """Per model of `attention_reach_table`: the shares of a masked token's last-layer global attention within 2
     tokens (and how many times uniform attention's) and on the other documents."""
     if reach.empty:
@@ -263,9 +246,8 @@ def perplexity_metrics(scores: dict[str, list["PerplexityResult"]]) -> dict[str,
             } | {f"perplexity/validation/{r.variant}": r.ppl for r in scores["validation"]}
 
 
-def answer_location_metrics(by_answer: "pd.DataFrame") -> dict[str, float]:
-    """`perplexity/another_document_only/<model>` from `answer_location_table`; empty when no masked token has
-    its answer only in another document (too few held-out tokens: there is nothing to record)."""
+def answer_location_metrics(by_answer: pd.DataFrame) -> dict[str, float]:
+    """`perplexity/another_document_only/<model>`; empty when no masked token has its answer only there."""
     column = by_answer[CROSS_DOCUMENT]
     if column["masked tokens"] == 0:
         return {}
@@ -273,10 +255,9 @@ def answer_location_metrics(by_answer: "pd.DataFrame") -> dict[str, float]:
             for model, value in column.drop("masked tokens").items()}
 
 
-def attention_reach_metrics(reach: "pd.DataFrame") -> dict[str, float]:
-    """Per model of `attention_reach_table` (its last layer, in percent; `uniform` for the scale row):
-    `attention_reach/<model>/other_documents`, `.../local_window` (within 2 tokens + the rest of the local window)
-    and `.../within_2_tokens`."""
+def attention_reach_metrics(reach: pd.DataFrame) -> dict[str, float]:
+    """`attention_reach/<model>/{other_documents,local_window,within_2_tokens}` of each model's last layer (percent;
+    `uniform`: the scale row); `local_window` is within 2 tokens + the rest of the window."""
     last = reach.groupby(level="model", sort=False).last().iterrows() if len(reach) else ()
     return {f"attention_reach/{_VARIANT_OF[model]}/{name}": float(value) for model, row in last for name, value in (
         ("other_documents", row["other documents"]),

@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 import os
+import statistics
 import time
 from typing import TYPE_CHECKING
+
+import pandas as pd
+import torch
 
 from ..finetuning import autocast, synchronize
 from ..longformer_attention import IMPLEMENTATIONS, use_fast_attention, use_hf_attention
@@ -14,8 +18,6 @@ from .inputs import first_inputs
 from .trainer import MaskedPositionsLongformer
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from ..data.corpora import PretrainingClusters
     from ..encoders import Encoder
     from ..profiles import Profile
@@ -32,14 +34,9 @@ def cdlm_batch(profile: "Profile", clusters: "PretrainingClusters", encoder: "En
 
 
 def attention_speed(profile: "Profile", clusters: "PretrainingClusters", encoder: "Encoder", device: str = "cpu",
-                    repeats: int = 3, run_dir: str | os.PathLike | None = None) -> "pd.DataFrame":
+                    repeats: int = 3, run_dir: str | os.PathLike | None = None) -> pd.DataFrame:
     """Median seconds and tokens per second of one training step (forward + backward, after an untimed one) on
     `device` with each implementation, and the speed-up over Hugging Face's, on a copy of `encoder.model`."""
-    import statistics
-
-    import pandas as pd
-    import torch
-
     batch = {key: value.to(device) for key, value in cdlm_batch(profile, clusters, encoder, run_dir=run_dir).items()}
     tokens = int(batch["attention_mask"].sum())
     model = MaskedPositionsLongformer.from_plain(encoder.model).to(device).train()
@@ -67,14 +64,13 @@ def attention_speed(profile: "Profile", clusters: "PretrainingClusters", encoder
     return table
 
 
-def speed_metrics(table: "pd.DataFrame") -> dict[str, float]:
+def speed_metrics(table: pd.DataFrame) -> dict[str, float]:
     """`pretrain/step_tokens_per_s/<implementation>` and `pretrain/attention_speedup` from `attention_speed`."""
     metrics = {f"pretrain/step_tokens_per_s/{name}": float(row.tokens_per_s) for name, row in table.iterrows()}
-    metrics["pretrain/attention_speedup"] = float(table["speed-up"].iloc[-1])
-    return metrics
+    return metrics | {"pretrain/attention_speedup": float(table["speed-up"].iloc[-1])}
 
 
-def speed_reading(table: "pd.DataFrame") -> str:
+def speed_reading(table: pd.DataFrame) -> str:
     """The comparison in a sentence: the fused attention faster, as fast or slower, and both step times."""
     hf, ours = table.loc["hf"], table.loc["ours"]
     ratio = ours["speed-up"]

@@ -14,8 +14,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..collate import pad_batch
+from ..encoders import with_attention_window
 from ..errors import DataError
+from ..finetuning import TrainSetup, train_epochs
 from ..masking import IGNORE_INDEX
+from .heldout import masked_token_nll
 
 if TYPE_CHECKING:
     import torch
@@ -39,13 +42,8 @@ class CopyTask:
 
 def sentences(ids: Sequence[int], stops: set[int]) -> list[list[int]]:
     """`ids` cut after every token in `stops` (the tokenizer's full stops)."""
-    out, current = [], []
-    for token in ids:
-        current.append(token)
-        if token in stops:
-            out.append(current)
-            current = []
-    return out + ([current] if current else [])
+    cuts = [i + 1 for i, token in enumerate(ids) if token in stops]
+    return [list(ids[a:b]) for a, b in zip([0, *cuts], [*cuts, len(ids)]) if b > a]
 
 
 def copy_input(first: Sequence[int], second: Sequence[int], tokenizer: "PreTrainedTokenizerBase",
@@ -107,8 +105,6 @@ class CopyTaskData:
 
 def copy_task_gain(model: "PreTrainedModel", data: CopyTaskData, batch_size: int = 16) -> tuple[float, float]:
     """(NLL per masked token with the first copy readable, copy gain: NLL with another document minus that)."""
-    from .heldout import masked_token_nll
-
     was_training, pairs = model.training, data.eval_pairs
     batches = [pairs[i:i + batch_size] for i in range(0, len(pairs), batch_size)]
     model.eval()
@@ -140,8 +136,6 @@ def within_reach_data(tokenizer: "PreTrainedTokenizerBase", texts: Sequence[str]
 def train_copy_task(model: "PreTrainedModel", data: CopyTaskData, every: int = 0,
                     report: Callable[[int, float, float], object] | None = None) -> list[tuple[int, float, float]]:
     """Train `model` on the task; (step, readable NLL, copy gain) at 0, every `every` steps and at the end."""
-    from ..finetuning import TrainSetup, train_epochs
-
     task = data.task
     every = every or task.steps
     setup = TrainSetup(epochs=-(-task.steps // every), batch_size=task.batch_size, learning_rate=task.learning_rate,
@@ -162,6 +156,4 @@ def train_copy_task(model: "PreTrainedModel", data: CopyTaskData, every: int = 0
 
 def full_attention_copy(model: "PreTrainedModel", length: int) -> "torch.nn.Module":
     """`model` with a window wide enough that every token of a `length`-token input sees every other."""
-    from ..encoders import with_attention_window
-
     return with_attention_window(model, 2 * (length // 2 + 8))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from transformers import TrainerCallback
 
+from .copy_task import copy_task_gain
 from .heldout import heldout_perplexity
 
 if TYPE_CHECKING:
@@ -66,8 +67,6 @@ class CopyProbeCurve(EveryCurve):
         self.same, self.swapped, self.every, self.echo = same, swapped, every, echo
 
     def point(self, state: "TrainerState", model: "PreTrainedModel") -> dict:
-        from .copy_task import copy_task_gain
-
         gains = {"same": copy_task_gain(model, self.same)[1], "swapped": copy_task_gain(model, self.swapped)[1]}
         tokens = int(state.num_input_tokens_seen)
         if self.echo is not None:

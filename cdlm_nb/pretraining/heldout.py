@@ -1,7 +1,7 @@
 """Held-out scoring of a masked language model (the CDLM paper, §3.1): held-out clusters packed as in pretraining,
 15 % of their tokens masked with fixed evaluation masks (the same for every model, each with its own attention
-pattern), perplexity = exp(mean NLL of the masked tokens). Notebook 02's learning curve and start check use it;
-notebook 03's perplexity imports it from here, so chapter 02 never depends on chapter 03.
+pattern), perplexity = exp(mean NLL of the masked tokens). Notebook 02's curve and start check use it; notebook 03
+imports it from here, so chapter 02 never depends on chapter 03.
 """
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import torch
+import torch.nn.functional as F
 
 from ..errors import DataError
 from ..masking import IGNORE_INDEX, CrossDocumentMLMCollator
@@ -68,14 +70,10 @@ def masked_batches(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase
 
 def masked_token_nll(model: "PreTrainedModel", batch: dict) -> np.ndarray:
     """Negative log-likelihood of every labelled (masked) token of a collated batch, row by row, left to right."""
-    import torch
-    import torch.nn.functional as F
-
     labels = batch["labels"].to(model.device)
     scored = labels != IGNORE_INDEX
     with torch.no_grad():
-        # only the masked positions: (n_masked, vocabulary)
-        logits = model(**model_inputs(model, batch)).logits[scored].float()
+        logits = model(**model_inputs(model, batch)).logits[scored].float()  # (n_masked, vocabulary)
     return F.cross_entropy(logits, labels[scored], reduction="none").cpu().numpy()
 
 

@@ -16,6 +16,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pyarrow.compute as pc
+
 from ..artefacts import check_artefact, fingerprint, save_folder
 from ..errors import DataError
 from ..inputs import (
@@ -26,6 +28,7 @@ from ..inputs import (
     tokenize_clusters,
     tokens_features,
 )
+from ..tokenization import document_separator_ids, sequence_markers
 from ..variants import SINGLE_DOCUMENT_VARIANTS, UNRELATED_DOCUMENT_VARIANTS, check_variant
 
 if TYPE_CHECKING:
@@ -99,8 +102,6 @@ class Packing:
     def for_examples(cls, variant: str, clusters: "Dataset", tokenizer: "PreTrainedTokenizerBase", max_length: int,
                      n_examples: int, seed: int, sentence_markers: bool) -> "Packing":
         """With enough packings per cluster (or document) for about `n_examples`, at most `MAX_PACKINGS_PER_CLUSTER`."""
-        import pyarrow.compute as pc
-
         sources = len(clusters)
         if packing_of(variant) == "single":  # its documents, counted in the Arrow column
             sources = int(pc.sum(pc.list_value_length(clusters.with_format("arrow")["documents"])).as_py() or 0)
@@ -140,8 +141,6 @@ class Packing:
 
 def corpus_fingerprint(clusters: "Dataset") -> str:
     """A hash of a CLUSTER_FEATURES split's cluster ids and documents, read batch by batch from its Arrow columns."""
-    import pyarrow.compute as pc
-
     digest = hashlib.sha256()
     for batch in clusters.select_columns(["cluster_id", "documents"]).with_format("arrow").iter(batch_size=4096):
         documents = batch["documents"]
@@ -153,8 +152,6 @@ def corpus_fingerprint(clusters: "Dataset") -> str:
 
 def tokenizer_fingerprint(tokenizer: "PreTrainedTokenizerBase") -> str:
     """A hash of what a tokenizer makes of a text: its vocabulary, merges, added tokens and special tokens."""
-    from ..tokenization import document_separator_ids, sequence_markers
-
     backend = getattr(tokenizer, "backend_tokenizer", None)
     if backend is None:
         rules = json.dumps(sorted(tokenizer.get_vocab().items()))

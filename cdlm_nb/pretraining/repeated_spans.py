@@ -11,9 +11,9 @@ Aoyama, Wilcox & Schneider, arXiv:2511.16893): hence small batches of short inpu
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import torch
 
 from ..collate import pad_batch
@@ -25,13 +25,8 @@ if TYPE_CHECKING:
 
 def text_runs(maskable: torch.Tensor, minimum: int) -> list[tuple[int, int]]:
     """(start, stop) of every run of at least `minimum` consecutive maskable positions (a document's text)."""
-    runs, start = [], 0
-    for flag, group in groupby(maskable.tolist()):
-        stop = start + len(list(group))
-        if flag and stop - start >= minimum:
-            runs.append((start, stop))
-        start = stop
-    return runs
+    edges = np.flatnonzero(np.diff(np.r_[0, maskable.numpy().astype(int), 0])).tolist()  # starts and stops, alternating
+    return [(start, stop) for start, stop in zip(edges[::2], edges[1::2]) if stop - start >= minimum]
 
 
 def repeat_span(row: torch.Tensor, maskable: torch.Tensor, stops: set[int], span: int, max_length: int,

@@ -7,11 +7,16 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..variants import PretrainResult, display_name, model_dir
+import pandas as pd
+import pyarrow.compute as pc
+
+from ..precision import precision
+from ..variants import PretrainResult, display_name, model_dir, starts_pretrained
+from ..verdicts import flat
 from .inputs import pretraining_inputs
+from .stages import base_stages
 
 if TYPE_CHECKING:
-    import pandas as pd
     from matplotlib.figure import Figure
     from transformers import PreTrainedTokenizerBase
 
@@ -22,8 +27,6 @@ if TYPE_CHECKING:
 
 def settings_summary(profile: "Profile", device: str) -> str:
     """The variants and the training recipe of a profile in two lines (steps, batch, length, schedule, precision)."""
-    from ..precision import precision
-
     c = profile.pretrain
     checkpointing = ", gradient checkpointing" if c.gradient_checkpointing else ""
     return (f"variants: {', '.join(display_name(v) for v in c.variants)}\n{c.max_steps} steps x effective batch "
@@ -42,9 +45,6 @@ def starting_model_summary(profile: "Profile", encoder: "Encoder") -> str:
 
 def trained_models(profile: "Profile") -> list[tuple[str, int]]:
     """(model, input length) of every model notebook 02 trains: the base stages, then the CD-MLM variants."""
-    from ..variants import starts_pretrained
-    from .stages import base_stages
-
     config = profile.pretrain
     bases = [] if starts_pretrained(profile) or config.base_steps <= 0 else [
         (name, stage.max_length) for name, stage, _ in base_stages(config)]
@@ -52,11 +52,8 @@ def trained_models(profile: "Profile") -> list[tuple[str, int]]:
 
 
 def input_summary(profile: "Profile", clusters: "PretrainingClusters", tokenizer: "PreTrainedTokenizerBase",
-                  run_dir: str | os.PathLike | None = None) -> "pd.DataFrame":
+                  run_dir: str | os.PathLike | None = None) -> pd.DataFrame:
     """Per trained model, its inputs: how many, how long, how many documents each (built once in `run_dir`)."""
-    import pandas as pd
-    import pyarrow.compute as pc
-
     rows = []
     for variant, length in trained_models(profile):
         examples = pretraining_inputs(variant, clusters.train, tokenizer, length, n_examples=1, seed=profile.seed,
@@ -69,7 +66,7 @@ def input_summary(profile: "Profile", clusters: "PretrainingClusters", tokenizer
     return pd.DataFrame(rows).set_index("model")
 
 
-def rand_reading(inputs: "pd.DataFrame") -> str:
+def rand_reading(inputs: pd.DataFrame) -> str:
     """Does a Rand CDLM input hold as many tokens as a CDLM one (the paper's "equivalent amount" of data)?"""
     rand, cdlm = display_name("rand"), display_name("cdlm")
     if not {rand, cdlm} <= set(inputs.index):
@@ -79,10 +76,8 @@ def rand_reading(inputs: "pd.DataFrame") -> str:
     return f"Per input (and so per step), {rand} reads {amount} {cdlm}."
 
 
-def throughput_table(results: list[PretrainResult]) -> "pd.DataFrame":
+def throughput_table(results: list[PretrainResult]) -> pd.DataFrame:
     """Each run's steps, time, tokens, tokens/s (in its session), last loss and attention implementation."""
-    import pandas as pd
-
     rows = [{"model": display_name(r.variant), "attention": r.attention or "-", "steps": r.steps,
              "seconds": r.seconds, "tokens": r.tokens, "tokens_per_s": r.tokens_per_second,
              "final_loss": r.final_loss} for r in results]
@@ -92,11 +87,9 @@ def throughput_table(results: list[PretrainResult]) -> "pd.DataFrame":
 def pretraining_metrics(results: list[PretrainResult], bases: Sequence[PretrainResult] = ()) -> dict[str, float]:
     """Each base stage's last loss and copy probe (if traced), each variant's tokens/s (if trained here) and loss."""
     metrics = {f"pretrain/{base.variant}_final_loss": base.final_loss for base in bases}
-    for base in bases:
-        if base.copy_probe_history:
-            _, _, same, swapped = base.copy_probe_history[-1]
-            metrics |= {f"pretrain/copy_probe/{base.variant}/same": same,
-                        f"pretrain/copy_probe/{base.variant}/swapped": swapped}
+    probes = {base.variant: dict(zip(("same", "swapped"), base.copy_probe_history[-1][2:]))
+              for base in bases if base.copy_probe_history}
+    metrics |= flat("pretrain/copy_probe", probes)
     for result in results:
         if result.steps and result.seconds > 0:
             metrics[f"pretrain/tokens_per_s/{result.variant}"] = result.tokens_per_second
@@ -124,10 +117,8 @@ def plot_loss_curves(results: list[PretrainResult], bases: Sequence[PretrainResu
     return fig
 
 
-def copy_probe_curve(bases: Sequence[PretrainResult]) -> "pd.DataFrame":
+def copy_probe_curve(bases: Sequence[PretrainResult]) -> pd.DataFrame:
     """The copy probe's points along the base stages, tokens counted from the first traced stage's start."""
-    import pandas as pd
-
     rows, before = [], 0
     for base in bases:
         for step, tokens, same, swapped in base.copy_probe_history:
@@ -137,7 +128,7 @@ def copy_probe_curve(bases: Sequence[PretrainResult]) -> "pd.DataFrame":
     return pd.DataFrame(rows, columns=["stage", "step", "tokens", "as repeated", "halves swapped"])
 
 
-def plot_copy_probe(curve: "pd.DataFrame") -> "Figure":
+def plot_copy_probe(curve: pd.DataFrame) -> "Figure":
     """The copy probe against the tokens trained, both forms, a colour per stage: a copy circuit forming jumps."""
     import matplotlib.pyplot as plt
 
@@ -153,10 +144,8 @@ def plot_copy_probe(curve: "pd.DataFrame") -> "Figure":
     return fig
 
 
-def model_folders(run_dir: str | os.PathLike, results: list[PretrainResult]) -> "pd.DataFrame":
+def model_folders(run_dir: str | os.PathLike, results: list[PretrainResult]) -> pd.DataFrame:
     """Where each model was saved (relative to the run folder) and its size in MB."""
-    import pandas as pd
-
     rows = []
     for result in results:
         folder = model_dir(run_dir, result.variant)

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from transformers import AutoConfig, AutoTokenizer
+
 from ..artefacts import copy_folder
 from ..variants import (
     RESULT_FILE,
@@ -29,16 +31,14 @@ if TYPE_CHECKING:
     from ..profiles import PretrainConfig
 
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
+#: The model-config fields a shipped base must share with the encoder it stands in for.
+ARCHITECTURE = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+                "max_position_embeddings", "hidden_dropout_prob", "attention_probs_dropout_prob")
 
 
 def shipped_base_dir(profile_name: str, stage: str = "base", root: Path | None = None) -> Path:
     """Where a profile's shipped base stage lives: `<root>/<profile>-<stage>` (default root: the package's)."""
     return (root or CHECKPOINTS) / f"{profile_name}-{stage}"
-
-
-#: The model-config fields a shipped base must share with the encoder it stands in for.
-ARCHITECTURE = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
-                "max_position_embeddings", "hidden_dropout_prob", "attention_probs_dropout_prob")
 
 
 def _flat(setup: dict) -> dict:
@@ -48,16 +48,12 @@ def _flat(setup: dict) -> dict:
 
 def mismatch(folder: Path, setup: dict, encoder: "Encoder") -> str | None:
     """Why the base model in `folder` cannot stand in for one trained from `encoder` with `setup`; None if it can."""
-    from transformers import AutoConfig, AutoTokenizer
-
     if not (folder / RESULT_FILE).is_file() or not (folder / "model.safetensors").is_file():
         return f"{folder} holds no model.safetensors with its {RESULT_FILE}"
-    problems = model_problems(folder)
-    if problems:
+    if problems := model_problems(folder):
         return "it is damaged: " + "; ".join(problems)
     config = AutoConfig.from_pretrained(folder)
-    architecture = [key for key in ARCHITECTURE if getattr(config, key) != getattr(encoder.model.config, key)]
-    if architecture:
+    if architecture := [key for key in ARCHITECTURE if getattr(config, key) != getattr(encoder.model.config, key)]:
         return f"it has another architecture ({', '.join(architecture)} differ)"
     saved, wanted = _flat(json.loads((folder / RESULT_FILE).read_text()).get("setup", {})), _flat(setup)
     if saved != wanted:
@@ -74,8 +70,7 @@ def install_shipped_base(profile_name: str, stage: str, config: "PretrainConfig"
     folder = shipped_base_dir(profile_name, stage)
     if not folder.is_dir():
         return None
-    why = mismatch(folder, run_setup(stage, config.seeds[0], config, n_train), encoder)
-    if why is not None:
+    if (why := mismatch(folder, run_setup(stage, config.seeds[0], config, n_train), encoder)) is not None:
         echo(f"The shipped {display_name(stage)} model ({folder}) is not used: {why}. Training it here instead.")
         return None
     target = model_dir(run_dir, stage)

@@ -15,7 +15,12 @@ from collections.abc import Callable, Collection
 from dataclasses import fields, replace
 from typing import TYPE_CHECKING
 
+from transformers import set_seed
+
+from .. import encoders
+from ..encoders import Encoder, copy_global_from_local, copy_positions_out, load_encoder, with_attention_window
 from ..errors import ConfigError
+from ..masking import CrossDocumentMLMCollator
 from ..processes import main_process_first
 from ..variants import (
     PretrainResult,
@@ -31,25 +36,25 @@ from ..variants import (
     saved_setup,
     starts_pretrained,
 )
+from .copy_task import within_reach_data
+from .curve import CopyProbeCurve, PerplexityCurve
+from .heldout import heldout_examples
+from .repeated_spans import RepeatedSpanCollator
+from .shipped_base import install_shipped_base
 from .trainer import pretrain
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase, TrainerCallback
 
     from ..data.corpora import PretrainingClusters
-    from ..encoders import Encoder
     from ..profiles import PretrainConfig, Profile
 
 Echo = Callable[[str], object]
 COPY_STAGE = "base-copy"  # the base stage whose inputs repeat spans and whose copy probe is traced
 
 
-def initial_encoder(profile: "Profile", clusters: "PretrainingClusters | None") -> "Encoder":
+def initial_encoder(profile: "Profile", clusters: "PretrainingClusters | None") -> Encoder:
     """The start of every variant, seeded: a tiny Longformer with a BPE trained on `clusters`, or Longformer-base."""
-    from transformers import set_seed
-
-    from ..encoders import load_encoder
-
     set_seed(profile.seed)
     texts = None if starts_pretrained(profile) else [doc for docs in clusters.train["documents"] for doc in docs]
     return load_encoder(profile.encoder, texts)
@@ -82,7 +87,7 @@ def copy_stage_config(config: "PretrainConfig") -> "PretrainConfig":
                   max_length=2 * config.copy_span + 4, lr_power=0.0)
 
 
-def base_stages(config: "PretrainConfig") -> list[tuple[str, "PretrainConfig", str]]:
+def base_stages(config: "PretrainConfig") -> "list[tuple[str, PretrainConfig, str]]":
     """The base stages of a tiny start, in order: (model name, its settings, what its inputs are)."""
     stages = [("base", base_stage_config(config),
                f" on single documents of up to {config.base_max_length} tokens, full attention")]
@@ -98,23 +103,19 @@ def base_stages(config: "PretrainConfig") -> list[tuple[str, "PretrainConfig", s
     return stages
 
 
-def full_attention(encoder: "Encoder", length: int, trained: int) -> "Encoder":
+def full_attention(encoder: Encoder, length: int, trained: int) -> Encoder:
     """`encoder` with full attention over `length` tokens, its first `trained` positions copied out over the rest."""
-    from ..encoders import Encoder, copy_positions_out, with_attention_window
-
     model = with_attention_window(encoder.model, 2 * length)
     if trained < length:
         copy_positions_out(model, trained=trained)
     return Encoder(model, encoder.tokenizer)
 
 
-def pretrain_base(profile: "Profile", encoder: "Encoder", clusters: "PretrainingClusters",
+def pretrain_base(profile: "Profile", encoder: Encoder, clusters: "PretrainingClusters",
                   run_dir: str | os.PathLike, resume: bool = True, shipped: bool = True,
-                  echo: Echo = print) -> tuple["Encoder", list[PretrainResult]]:
+                  echo: Echo = print) -> tuple[Encoder, list[PretrainResult]]:
     """The start of every variant (Longformer-base as it is; a tiny one through `base_stages`, `longformer_recipe`)
     and its base-stage runs, each trained once and reused, or copied from the package (`shipped`, `shipped_base`)."""
-    from .shipped_base import install_shipped_base
-
     config = profile.pretrain
     if starts_pretrained(profile) or config.base_steps <= 0:
         return encoder, []
@@ -129,20 +130,16 @@ def pretrain_base(profile: "Profile", encoder: "Encoder", clusters: "Pretraining
     return longformer_recipe(model, profile, trained), results
 
 
-def longformer_recipe(base: "Encoder", profile: "Profile", trained: int) -> "Encoder":
+def longformer_recipe(base: Encoder, profile: "Profile", trained: int) -> Encoder:
     """`base` under the profile's window, `trained` positions and local Q/K/V copied out, as Longformer-base was."""
-    from ..encoders import Encoder, copy_global_from_local, copy_positions_out, with_attention_window
-
     model = with_attention_window(base.model, profile.encoder.attention_window)
     copy_positions_out(model, trained=trained)
     copy_global_from_local(model)
     return Encoder(model, base.tokenizer)
 
 
-def starting_model(profile: "Profile", run_dir: str | os.PathLike, stages: int | None = None) -> "Encoder | None":
+def starting_model(profile: "Profile", run_dir: str | os.PathLike, stages: int | None = None) -> Encoder | None:
     """The start of notebook 02's variants (None without a base stage); `stages=1`: the first base stage's alone."""
-    from ..encoders import load_encoder
-
     if starts_pretrained(profile):
         return load_encoder(profile.encoder)
     if profile.pretrain.base_steps <= 0:
@@ -173,7 +170,7 @@ def finished_result(run_dir: str | os.PathLike, variant: str, config: "PretrainC
     return load_result(run_dir, variant)
 
 
-def save_unchanged(variant: str, encoder: "Encoder", run_dir: str | os.PathLike, source: str,
+def save_unchanged(variant: str, encoder: Encoder, run_dir: str | os.PathLike, source: str,
                    seed: int, config: "PretrainConfig | None" = None) -> PretrainResult:
     """Save a model not further pretrained as `variant`, in `pretrain`'s layout (and seed folder, with `config`)."""
     folder = model_dir(run_dir, variant, seed if config is not None else None, config)
@@ -205,7 +202,7 @@ def warmup_for(config: "PretrainConfig", steps: int) -> int:
     return min(config.warmup_steps, steps // 10)
 
 
-def save_released(variant: str, profile: "Profile", encoder: "Encoder", run_dir: str | os.PathLike,
+def save_released(variant: str, profile: "Profile", encoder: Encoder, run_dir: str | os.PathLike,
                   echo: Echo = print, seed: int | None = None) -> PretrainResult:
     """`longformer`: the start (the paper's Longformer "is not further pretrained"); `cdlm`: `biu-nlp/cdlm`."""
     if variant == "longformer":
@@ -215,14 +212,12 @@ def save_released(variant: str, profile: "Profile", encoder: "Encoder", run_dir:
                               profile.pretrain)
     if variant != "cdlm":
         raise ConfigError(f"{variant!r} was not released by the authors: pretrain it (PRETRAIN_STEPS = N)")
-    from ..encoders import from_hub
-
     echo(f"{display_name(variant)}: the released biu-nlp/cdlm checkpoint, saved without further training")
-    release = from_hub("cdlm-release", head_from=encoder.model)  # its head, should the release hold none
+    release = encoders.from_hub("cdlm-release", head_from=encoder.model)  # its head, should the release hold none
     return save_unchanged(variant, release, run_dir, "biu-nlp/cdlm", profile.seed)
 
 
-def pretrain_variants(profile: "Profile", encoder: "Encoder", clusters: "PretrainingClusters",
+def pretrain_variants(profile: "Profile", encoder: Encoder, clusters: "PretrainingClusters",
                       run_dir: str | os.PathLike, resume: bool = True, pretrain_steps: int | None = None,
                       echo: Echo = print, only: Collection[str] | None = None) -> list[PretrainResult]:
     """Notebook 02's loop over the variants, for a later notebook building what it lacks (`on_demand`, `only`)."""
@@ -238,15 +233,13 @@ def pretrain_variants(profile: "Profile", encoder: "Encoder", clusters: "Pretrai
     return results
 
 
-def without_pretraining(variant: str, config: "PretrainConfig", profile: "Profile", encoder: "Encoder",
+def without_pretraining(variant: str, config: "PretrainConfig", profile: "Profile", encoder: Encoder,
                         clusters: "PretrainingClusters", run_dir: str | os.PathLike, resume: bool = True,
                         echo: Echo = print) -> PretrainResult | None:
     """A variant not pretrained here: `longformer` is the start itself; at 0 steps another is its finished model
     (`resume`; e.g. from `cdlm-nb pretrain`), else `cdlm` the release and an ablation is skipped (None, said)."""
-    if variant == "longformer":
-        return save_released(variant, profile, encoder, run_dir, echo)
-    done = reused(variant, config, clusters, run_dir, resume, echo)
-    if done is None and variant == "cdlm":
+    done = None if variant == "longformer" else reused(variant, config, clusters, run_dir, resume, echo)
+    if done is None and variant in ("longformer", "cdlm"):
         return save_released(variant, profile, encoder, run_dir, echo)
     if done is None:
         echo(f"{display_name(variant)}: skipped (not released by the authors; PRETRAIN_STEPS = N pretrains it and "
@@ -257,10 +250,6 @@ def without_pretraining(variant: str, config: "PretrainConfig", profile: "Profil
 def curves(variant: str, config: "PretrainConfig", profile: "Profile", tokenizer: "PreTrainedTokenizerBase",
            clusters: "PretrainingClusters", echo: Echo | None = None) -> list["TrainerCallback"]:
     """Callbacks tracing a run on the validation clusters: perplexity; in the copy stage, the copy probe too."""
-    from .copy_task import within_reach_data
-    from .curve import CopyProbeCurve, PerplexityCurve
-    from .heldout import heldout_examples
-
     if "validation" not in clusters.heldout:
         return []
     callbacks, validation = [], clusters.heldout["validation"]
@@ -275,13 +264,10 @@ def curves(variant: str, config: "PretrainConfig", profile: "Profile", tokenizer
     return callbacks
 
 
-def train_variant(variant: str, config: "PretrainConfig", profile: "Profile", encoder: "Encoder",
+def train_variant(variant: str, config: "PretrainConfig", profile: "Profile", encoder: Encoder,
                   clusters: "PretrainingClusters", run_dir: str | os.PathLike, resume: bool = True,
                   seed: int | None = None, echo: Echo = print) -> PretrainResult:
     """`pretrain` from `encoder` with its `curves`, the copy stage's inputs repeating spans (`repeated_spans`)."""
-    from ..masking import CrossDocumentMLMCollator
-    from .repeated_spans import RepeatedSpanCollator
-
     callbacks, collator = curves(variant, config, profile, encoder.tokenizer, clusters, echo), None
     if variant == COPY_STAGE and config.copy_share > 0:
         collator = RepeatedSpanCollator(CrossDocumentMLMCollator(encoder.tokenizer, pattern="local"),
@@ -300,7 +286,7 @@ def reused(variant: str, config: "PretrainConfig", clusters: "PretrainingCluster
     return done
 
 
-def reuse_or_pretrain(variant: str, config: "PretrainConfig", profile: "Profile", encoder: "Encoder",
+def reuse_or_pretrain(variant: str, config: "PretrainConfig", profile: "Profile", encoder: Encoder,
                       clusters: "PretrainingClusters", run_dir: str | os.PathLike, resume: bool, echo: Echo = print,
                       inputs: str = "") -> PretrainResult:
     """One run of `pretrain`, or its finished model when `resume` finds one with the same setup; says which."""

@@ -10,8 +10,14 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+import pandas as pd
+
+from ..encoders import with_attention_window
+from ..variants import starts_pretrained
+from .heldout import heldout_examples, heldout_perplexity
+from .stages import base_stages, starting_model
+
 if TYPE_CHECKING:
-    import pandas as pd
     from datasets import Dataset
     from matplotlib.figure import Figure
 
@@ -33,11 +39,8 @@ def start_lengths(profile: "Profile") -> tuple[int, ...]:
     return (length // 8, length // 4, length)
 
 
-def starts_to_check(profile: "Profile", run_dir: str | os.PathLike) -> dict[str, "Encoder"]:
+def starts_to_check(profile: "Profile", run_dir: str | os.PathLike) -> "dict[str, Encoder]":
     """The start and, after a second base stage, the start the first stage alone would have made; {} without one."""
-    from ..variants import starts_pretrained
-    from .stages import base_stages, starting_model
-
     start = starting_model(profile, run_dir)
     if start is None:
         return {}
@@ -46,12 +49,9 @@ def starts_to_check(profile: "Profile", run_dir: str | os.PathLike) -> dict[str,
     return {FIRST_STAGE_ONLY: starting_model(profile, run_dir, stages=1), START: start}
 
 
-def start_perplexity(start: "Encoder", clusters: "Dataset", profile: "Profile",
-                     lengths: Sequence[int] | None = None, n_clusters: int = START_CHECK_CLUSTERS) -> Scores:
+def start_perplexity(start: "Encoder", clusters: "Dataset", profile: "Profile", lengths: Sequence[int] | None = None,
+                     n_clusters: int = START_CHECK_CLUSTERS) -> Scores:
     """(pattern, packed length) -> `start`'s perplexity on the first `n_clusters` (notebook 03's packing, masks)."""
-    from ..encoders import with_attention_window
-    from .heldout import heldout_examples, heldout_perplexity
-
     subset = clusters.select(range(min(n_clusters, len(clusters))))
     scores = {}
     for length in lengths or start_lengths(profile):
@@ -70,15 +70,11 @@ def start_metrics(scores: Scores) -> dict[str, float]:
     return {f"start/{pattern}/{length}": value for (pattern, length), value in scores.items()}
 
 
-def start_table(checked: Mapping[str, Scores]) -> "pd.DataFrame":
+def start_table(checked: Mapping[str, Scores]) -> pd.DataFrame:
     """One row per (start, pattern), one column per packed length: the perplexities of `start_perplexity`."""
-    import pandas as pd
-
-    rows = {(name, pattern): {length: value for (p, length), value in scores.items() if p == pattern}
-            for name, scores in checked.items() for pattern in START_PATTERNS}
-    table = pd.DataFrame.from_dict(rows, orient="index")
-    table.index.names, table.columns.name = ["start", "pattern"], "packed length"
-    return table
+    table = pd.concat({name: pd.Series(scores).unstack().reindex(START_PATTERNS) for name, scores in checked.items()},
+                      names=["start", "pattern"])
+    return table.rename_axis(columns="packed length")
 
 
 def start_reading(checked: Mapping[str, Scores]) -> str:

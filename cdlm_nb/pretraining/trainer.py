@@ -7,6 +7,7 @@ is saved as a plain `LongformerForMaskedLM` in `<run_dir>/models/<model>/` (with
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -15,7 +16,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from transformers import LongformerForMaskedLM, TrainerCallback
+import pyarrow.compute as pc
+import torch
+import torch.nn.functional as F
+from transformers import LongformerForMaskedLM, PrinterCallback, Trainer, TrainerCallback, TrainingArguments, set_seed
+from transformers.modeling_outputs import MaskedLMOutput
 
 from ..artefacts import check_artefact, record_manifest, write_text_atomic
 from ..batching import length_grouped_order
@@ -23,6 +28,8 @@ from ..encoders import max_input_length
 from ..errors import ConfigError
 from ..longformer_attention import implementation, use_fast_attention, uses_fast_attention
 from ..masking import IGNORE_INDEX, CrossDocumentMLMCollator
+from ..precision import precision
+from ..progress import is_headless
 from ..variants import (
     PretrainResult,
     attention_pattern_of,
@@ -36,10 +43,8 @@ from .curve import copy_probe_points, curve_points
 from .inputs import pretraining_inputs
 
 if TYPE_CHECKING:
-    import torch
     from datasets import Dataset
-    from transformers import PreTrainedModel, PreTrainedTokenizerBase, TrainingArguments
-    from transformers.modeling_outputs import MaskedLMOutput
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
     from ..profiles import PretrainConfig
 
@@ -60,35 +65,29 @@ class MaskedPositionsLongformer(LongformerForMaskedLM):
     @classmethod
     def from_plain(cls, model: "PreTrainedModel") -> "MaskedPositionsLongformer":
         """A copy of `model`'s configuration, weights and attention implementation."""
-        import copy
-
         masked = cls(copy.deepcopy(model.config))
         masked.load_state_dict(model.state_dict())
         return use_fast_attention(masked) if uses_fast_attention(model) else masked
 
-    def to_plain(self, weights: "dict[str, torch.Tensor] | None" = None) -> LongformerForMaskedLM:
+    def to_plain(self, weights: dict[str, torch.Tensor] | None = None) -> LongformerForMaskedLM:
         """A plain LongformerForMaskedLM with these weights (or `weights`, the state dict a sharded run gathers)."""
         plain = LongformerForMaskedLM(self.config)
         plain.load_state_dict(self.state_dict() if weights is None else weights)
         return use_fast_attention(plain) if uses_fast_attention(self) else plain
 
-    def forward(self, input_ids: "torch.Tensor | None" = None, *, labels: "torch.Tensor | None" = None,
-                **kwargs) -> "MaskedLMOutput":
+    def forward(self, input_ids: torch.Tensor | None = None, *, labels: torch.Tensor | None = None,
+                **kwargs) -> MaskedLMOutput:
         """The usual forward without labels; with them, logits (n predicted, vocabulary) and loss."""
-        from transformers.modeling_outputs import MaskedLMOutput
-
         if labels is None:
             return super().forward(input_ids=input_ids, **kwargs)
         logits, loss = masked_positions_loss(self.lm_head, self.longformer(input_ids, **kwargs)[0], labels)
         return MaskedLMOutput(loss=loss, logits=logits)
 
 
-def masked_positions_loss(lm_head: "torch.nn.Module", hidden: "torch.Tensor",
-                          labels: "torch.Tensor") -> tuple["torch.Tensor", "torch.Tensor"]:
+def masked_positions_loss(lm_head: torch.nn.Module, hidden: torch.Tensor,
+                          labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """(logits, loss) of masked-LM training, the vocabulary projection on the predicted (labelled) positions only:
     the full projection's loss without projecting the other 85 % of the tokens. Any masked LM's `lm_head` will do."""
-    import torch.nn.functional as F
-
     predicted = labels != IGNORE_INDEX
     logits = lm_head(hidden[predicted])
     return logits, F.cross_entropy(logits.float(), labels[predicted])
@@ -110,14 +109,8 @@ def process_batch(config: "PretrainConfig", world_size: int) -> tuple[int, int]:
 
 
 def training_arguments(config: "PretrainConfig", variant: str, output_dir: str | os.PathLike, seed: int,
-                       headless: bool | None = None) -> "TrainingArguments":
+                       headless: bool | None = None) -> TrainingArguments:
     """`TrainingArguments` for one run: the paper's optimizer and schedule, examples read in the order given."""
-    import torch
-    from transformers import TrainingArguments
-
-    from ..precision import precision
-    from ..progress import is_headless
-
     if config.warmup_steps >= config.max_steps:  # the polynomial decay would divide by zero at its last step
         raise ConfigError(f"{variant}: warmup_steps={config.warmup_steps} must be below max_steps={config.max_steps} "
                           "(the decay needs steps after the warm-up): lower warmup_steps or raise max_steps")
@@ -146,14 +139,11 @@ def training_arguments(config: "PretrainConfig", variant: str, output_dir: str |
 def pretrain(variant: str, config: "PretrainConfig", initial_model: "PreTrainedModel",
              tokenizer: "PreTrainedTokenizerBase", train_clusters: "Dataset", run_dir: str | os.PathLike,
              resume: bool = True, seed: int | None = None, sentence_markers: bool = False,
-             callbacks: "list[TrainerCallback] | None" = None, echo: Callable[[str], object] = print,
-             collator: "CrossDocumentMLMCollator | None" = None) -> PretrainResult:
+             callbacks: list[TrainerCallback] | None = None, echo: Callable[[str], object] = print,
+             collator: CrossDocumentMLMCollator | None = None) -> PretrainResult:
     """Pretrain a copy of `initial_model` as `variant` on `train_clusters`; save it under `run_dir`. With `resume`, an
     interrupted run continues from its last intact checkpoint with its step, data order, optimizer and scheduler; the
     masks drawn after differ (`Trainer` restores the RNG one batch late). `collator`: another objective."""
-    import pyarrow.compute as pc
-    from transformers import PrinterCallback, Trainer, set_seed
-
     check_variant(variant)
     seed = config.seeds[0] if seed is None else seed
     capacity = max_input_length(initial_model)
@@ -190,7 +180,11 @@ def pretrain(variant: str, config: "PretrainConfig", initial_model: "PreTrainedM
     if trainer.is_world_process_zero():
         checkpoints.mkdir(parents=True, exist_ok=True)
         write_text_atomic(checkpoints / SETUP_FILE, json.dumps(setup, indent=2, sort_keys=True))
-    step_before, tokens_before = _progress(resume_from)  # read now: checkpoint rotation may delete that folder
+    step_before = tokens_before = 0  # read now, if resuming: checkpoint rotation may delete that folder
+    if resume_from:
+        step_before = int(Path(resume_from).name.rsplit("-", 1)[1])
+        state = json.loads((Path(resume_from) / "trainer_state.json").read_text())
+        tokens_before = int(state.get("num_input_tokens_seen", 0))
     start = time.perf_counter()
     trainer.train(resume_from_checkpoint=resume_from)
     state, log = trainer.state, trainer.state.log_history
@@ -221,7 +215,7 @@ def training_examples(variant: str, config: "PretrainConfig", tokenizer: "PreTra
 class CheckpointManifest(TrainerCallback):
     """Records each checkpoint's files in its manifest once the Trainer has written it (`artefacts`)."""
 
-    def on_save(self, args: "TrainingArguments", state, control, **kwargs):
+    def on_save(self, args: TrainingArguments, state, control, **kwargs):
         folder = Path(args.output_dir) / f"checkpoint-{state.global_step}"
         if state.is_world_process_zero and folder.is_dir():
             record_manifest(folder)
@@ -246,11 +240,3 @@ def _checkpoint_to_resume(checkpoints: Path, setup: dict, echo: Callable[[str], 
              + "; ".join(problems))
     echo(f"no intact checkpoint left in {checkpoints}: pretraining from the start")
     return None
-
-
-def _progress(checkpoint: str | None) -> tuple[int, int]:
-    """(step, tokens counted) when a checkpoint (`checkpoint-<step>`) was written; (0, 0) for a fresh run."""
-    if not checkpoint:
-        return 0, 0
-    state = json.loads((Path(checkpoint) / "trainer_state.json").read_text())
-    return int(Path(checkpoint).name.rsplit("-", 1)[1]), int(state.get("num_input_tokens_seen", 0))
