@@ -1,14 +1,10 @@
 """Attention with dropout on the CPU, a chunk of query blocks at a time, keeping less for backward.
 
-PyTorch's fused CPU attention has no dropout, so `scaled_dot_product_attention` with dropout falls back to its
-math path, which keeps every layer's scores, probabilities, dropout mask and dropped probabilities for backward.
-`blocked_attention` computes the same function, Hugging Face's attention dropout (attention probabilities zeroed
-with probability p, the kept ones scaled by 1 / (1 - p)), with plain matmuls over blocks of queries: each block
-attends to some extra keys (the global ones, shared by every block) and its window of the keys (a view). Blocks
-run in chunks of about `CHUNK_SCORES` scores: few, large operations (on a small, shared CPU each parallel one
-costs a scheduler slice). Backward gets the probabilities and the dropped probabilities (8 bytes per score; not
-the scores nor the mask, which the math path keeps too), and takes the softmax's gradient through the dropout in
-three passes over a chunk, which is faster than recomputing the probabilities (docs/experiments.md).
+PyTorch's fused CPU attention has no dropout, and sdpa's math path keeps scores, probabilities, mask and dropped
+probabilities for backward. `blocked_attention` computes the same function with plain matmuls over query blocks in
+chunks of about `CHUNK_SCORES` scores (few, large operations: on a small shared CPU each parallel one costs a
+scheduler slice), keeps only 8 bytes per score and takes the softmax's gradient through the dropout in three passes,
+faster than recomputing (docs/experiments.md).
 """
 
 from __future__ import annotations
@@ -19,8 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
-#: Scores per chunk of blocks (64 MiB in fp32).
-CHUNK_SCORES = 2**24
+CHUNK_SCORES = 2**24  # scores per chunk of blocks (64 MiB in fp32)
 
 
 @dataclass(frozen=True)
@@ -51,8 +46,7 @@ def _chunks(query: torch.Tensor, keys: int, blocks: Blocks) -> Iterator[tuple[in
 
 
 def _rows(x: torch.Tensor, blocks: Blocks, b: int, first: int, last: int) -> torch.Tensor:
-    """The queries (or their outputs) of blocks first ... last - 1 of row b of `x` (B, H, Lq, d): a (c, H, r, d)
-    view."""
+    """The queries (or outputs) of blocks first ... last - 1 of row b of `x` (B, H, Lq, d): a (c, H, r, d) view."""
     if blocks.step:
         return x[b].unflatten(1, (-1, blocks.size))[:, first:last].transpose(0, 1)
     return x[b, :, first * blocks.size:last * blocks.size][None]
@@ -70,30 +64,25 @@ def _keys(extra: torch.Tensor, keys: torch.Tensor, blocks: Blocks, b: int, first
 
 
 def _mask(mask: torch.Tensor, blocks: Blocks, b: int, first: int, last: int) -> torch.Tensor:
-    """The additive mask of blocks first ... last - 1 of row b, (c or 1, 1, r or 1, G + span), from `mask` (B, one
-    per block or 1, block rows or all query rows or 1, G + span)."""
+    """The additive mask of blocks first ... last - 1 of row b, from `mask` (B, one per block or 1, block rows or all
+    query rows or 1, G + span)."""
     if mask.shape[1] > 1:
         return mask[b, first:last, None]
     return mask[b, :, first * blocks.size:last * blocks.size] if mask.shape[2] > 1 else mask[b, None]
 
 
-def _probabilities(query, key, extra_key, mask, blocks: Blocks, b: int, first: int, last: int) -> torch.Tensor:
-    """Softmax attention probabilities of a chunk, (c, H, r, G + span)."""
-    keys = _keys(extra_key, key, blocks, b, first, last)
-    scores = torch.matmul(_rows(query, blocks, b, first, last), keys.transpose(2, 3))
-    return torch.softmax(scores.add_(_mask(mask, blocks, b, first, last)), dim=-1)
-
-
 class _BlockedAttention(torch.autograd.Function):
-    """`blocked_attention`'s forward and backward, a chunk at a time; forward keeps each chunk's probabilities and
-    dropped probabilities for backward (saved tensors, so freed by backward and seen by saved-tensor hooks)."""
+    """`blocked_attention`'s forward and backward, a chunk at a time; each chunk's probabilities and dropped
+    probabilities are saved tensors (freed by backward, seen by saved-tensor hooks)."""
 
     @staticmethod
     @torch.amp.custom_fwd(device_type="cpu", cast_inputs=torch.float32)
     def forward(ctx, query, key, value, extra_key, extra_value, mask, blocks: Blocks, p: float):
         out, kept_for_backward = torch.empty_like(query), []
         for b, first, last in _chunks(query, extra_key.shape[2] + blocks.span, blocks):
-            probs = _probabilities(query, key, extra_key, mask, blocks, b, first, last)
+            scores = torch.matmul(_rows(query, blocks, b, first, last),
+                                  _keys(extra_key, key, blocks, b, first, last).transpose(2, 3))
+            probs = torch.softmax(scores.add_(_mask(mask, blocks, b, first, last)), dim=-1)  # (c, H, r, G + span)
             drop = dropped(probs.shape, p) if p else None
             kept = probs.masked_fill(drop, 0.0) if p else probs
             _rows(out, blocks, b, first, last).copy_(torch.matmul(kept, _keys(extra_value, value, blocks, b,

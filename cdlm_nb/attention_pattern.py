@@ -1,10 +1,8 @@
 """Longformer's who-reads-whom rule: which token of an input can attend to which, and how far across documents.
 
-The rule follows Longformer's definition (Beltagy et al., 2020; Hugging Face `LongformerModel`): with
-`attention_window = w` (both sides together), token i attends to token j when both are attended positions
-(`attention_mask` 1) and either |i - j| <= w / 2 (the sliding window) or i or j has global attention (a global
-token reads every position, and every position reads it). The CD-MLM collator (`masking`) decides which tokens
-are global; this module measures what that choice lets a token read.
+Longformer's definition (Beltagy et al., 2020): with `attention_window = w` (both sides together), token i attends
+to token j when both are attended (`attention_mask` 1) and either |i - j| <= w / 2 or i or j is global. The CD-MLM
+collator (`masking`) decides which tokens are global; this module measures what that lets a token read.
 """
 
 from __future__ import annotations
@@ -20,30 +18,24 @@ from .masking import IGNORE_INDEX
 if TYPE_CHECKING:
     from .masking import CrossDocumentMLMCollator
 
-# Values of `attention_kinds`.
-NO_ATTENTION, LOCAL_ATTENTION, GLOBAL_ATTENTION = 0, 1, 2
-
-
-def as_numpy(values) -> np.ndarray:
-    """A list, NumPy array or (CPU or GPU) torch tensor as a NumPy array."""
-    return np.asarray(values.cpu() if hasattr(values, "cpu") else values)
+NO_ATTENTION, LOCAL_ATTENTION, GLOBAL_ATTENTION = 0, 1, 2  # values of `attention_kinds`
 
 
 def _mask_row(values, name: str) -> np.ndarray:
-    """One mask row as a 1-D int array (a batch of one is squeezed); anything else is a clear error."""
-    array = as_numpy(values)
+    """One mask row (list, array or tensor) as a 1-D bool array (a batch of one is squeezed)."""
+    array = np.asarray(values.cpu() if hasattr(values, "cpu") else values)
     if array.ndim == 2 and array.shape[0] == 1:
         array = array[0]
     if array.ndim != 1:
         raise ConfigError(f"{name} must be one row (shape (length,) or (1, length)), got shape {array.shape}")
-    return array.astype(np.int64)
+    return array.astype(bool)
 
 
 def attention_kinds(attention_mask, global_attention_mask, window: int) -> np.ndarray:
     """(length, length) int matrix: LOCAL_ATTENTION where i reads j through the sliding window, GLOBAL_ATTENTION
     where only global attention lets it (i or j global), NO_ATTENTION elsewhere (Longformer's definition)."""
-    attended = _mask_row(attention_mask, "attention_mask").astype(bool)
-    is_global = _mask_row(global_attention_mask, "global_attention_mask").astype(bool)
+    attended = _mask_row(attention_mask, "attention_mask")
+    is_global = _mask_row(global_attention_mask, "global_attention_mask")
     if attended.shape != is_global.shape:
         raise ConfigError(f"attention_mask {attended.shape} and global_attention_mask {is_global.shape} "
                           "differ in length")
@@ -66,22 +58,16 @@ def attention_pattern_matrix(attention_mask, global_attention_mask, window: int)
 
 def global_fraction(global_attention_mask, attention_mask=None) -> float:
     """Share of the attended tokens that have global attention (all tokens when no attention_mask is given)."""
-    is_global = _mask_row(global_attention_mask, "global_attention_mask").astype(bool)
-    if attention_mask is None:
-        attended = np.ones_like(is_global)
-    else:
-        attended = _mask_row(attention_mask, "attention_mask").astype(bool)
+    is_global = _mask_row(global_attention_mask, "global_attention_mask")
+    attended = np.ones_like(is_global) if attention_mask is None else _mask_row(attention_mask, "attention_mask")
     if not attended.any():
         raise ConfigError("global_fraction got a row with no attended tokens")
     return float((is_global & attended).sum() / attended.sum())
 
 
 def cross_document_reach(pattern: np.ndarray, doc_ids: Sequence[int], positions: Iterable[int]) -> float:
-    """Mean, over `positions`, of the share of *other* documents' tokens that the token can attend to.
-
-    `pattern` is `attention_pattern_matrix(...)`; `doc_ids` gives each token's document (negative: none, as for
-    the sequence's `<s>`/`</s>`). 1.0 means the tokens read every sibling document in full, 0.0 not at all.
-    """
+    """Mean, over `positions`, of the share of *other* documents' tokens the token can attend to in `pattern`
+    (`attention_pattern_matrix`); `doc_ids`: each token's document (negative: none, as for `<s>`/`</s>`)."""
     doc_ids = np.asarray(doc_ids)
     if pattern.shape != (len(doc_ids), len(doc_ids)):
         raise ConfigError(f"pattern {pattern.shape} does not match {len(doc_ids)} doc_ids")
@@ -102,9 +88,8 @@ def can_attend(pattern: np.ndarray, queries: Sequence[int], keys: Sequence[int])
 
 def attention_statistics(collator: "CrossDocumentMLMCollator", examples: Iterable[Mapping[str, Sequence[int]]],
                          window: int) -> dict[str, float]:
-    """Collate each packed example (`input_ids`, `doc_ids`) alone and average: the share of tokens with global
-    attention, and the cross-document reach of the predicted tokens (examples of a single document are counted
-    in `single_document` and left out of the reach)."""
+    """Collate each packed example (`input_ids`, `doc_ids`) alone and average the share of global tokens and the
+    predicted tokens' cross-document reach (single-document examples are counted, and left out of the reach)."""
     fractions, reaches, single = [], [], 0
     for example in examples:
         batch = collator([{"input_ids": example["input_ids"]}])

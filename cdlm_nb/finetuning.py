@@ -20,8 +20,7 @@ if TYPE_CHECKING:
     import torch
 
 #: Bumped whenever `train_epochs` changes what a recipe learns (2: gradients clipped; 3: Hugging Face's
-#: length-grouped batch order); part of every cached recipe search's key (`recipe_search.setting`), so a run
-#: folder never reuses weights the loop would not train now.
+#: length-grouped order): in every cached recipe search's key, so a run folder never reuses stale weights.
 LOOP_VERSION = 3
 T = TypeVar("T")
 #: batch_loss(indices) -> the task's mean loss on those inputs (its forward pass, run under `autocast`)
@@ -42,8 +41,8 @@ class TrainSetup:
     decay: bool = True  # then falls linearly to zero at the last step (False: it stays constant)
     optimizer: str = "adamw"  # "adamw" (weight decay 0.01), or "adam" (none: the CDA paper)
     random_batches: bool = False  # i.i.d. batches (the CDA paper) instead of batches of similar length
-    max_grad_norm: float | None = 1.0  # gradients clipped to this global norm before each step (BERT's and the
-    #                                   HF Trainer's default; one bad batch cannot throw a tiny model off); None: not
+    max_grad_norm: float | None = 1.0  # global-norm clipping (BERT's and the Trainer's default; one bad batch cannot
+    #                                   throw a tiny model off); None: not clipped
 
 
 @dataclass(frozen=True)
@@ -59,11 +58,9 @@ def train_epochs(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: B
                  device: str = "cpu", parameters=None, split: Split | None = None,
                  what: str = "inputs") -> Iterator[Epoch]:
     """Train `model` in place on inputs of these token `lengths`, yielding after each epoch (the model in eval
-    mode) so that the caller's loop can score dev, keep weights or stop (`break`); training resumes in train mode.
-
-    `parameters`: AdamW parameter groups with their own rates (default: all of the model's). One process, one
-    device: fine-tuning is minutes on one GPU at every profile's sizes (docs/gpu.md); pretraining scales out with
-    the Trainer instead."""
+    mode) so that the caller's loop can score dev, keep weights or stop; training resumes in train mode.
+    `parameters`: optimizer parameter groups (default: all the model's). One device: fine-tuning is minutes on one
+    GPU at every profile's sizes (docs/gpu.md)."""
     import torch
 
     if not lengths:
@@ -115,14 +112,12 @@ def make_schedule(optimizer: "torch.optim.Optimizer", setup: TrainSetup, steps: 
     from transformers import get_constant_schedule_with_warmup, get_linear_schedule_with_warmup
 
     warmup = round(setup.warmup * steps)
-    if setup.decay:
-        return get_linear_schedule_with_warmup(optimizer, warmup, steps)
-    return get_constant_schedule_with_warmup(optimizer, warmup)
+    return (get_linear_schedule_with_warmup(optimizer, warmup, steps) if setup.decay
+            else get_constant_schedule_with_warmup(optimizer, warmup))
 
 
 def epoch_batches(lengths: Sequence[int], setup: TrainSetup) -> Iterator[list[list[int]]]:
-    """Each epoch's batches, in training order: batches of similar length, a new length-grouped order each epoch
-    (little padding), or i.i.d. batches from one generator seeded once."""
+    """Each epoch's batches: a new length-grouped order each epoch (little padding), or i.i.d. batches."""
     import numpy as np
 
     rng = np.random.default_rng(setup.seed)
@@ -162,8 +157,8 @@ def cpu_state(model: "torch.nn.Module") -> dict[str, "torch.Tensor"]:
 
 @dataclass
 class EarlyStopping:
-    """Early stopping, called after each epoch of `train_epochs` (True: stop): once `dev_loss()` has not improved
-    by `min_improvement` for `patience` epochs, keeping the best epoch's weights (in CPU memory) for `restore`."""
+    """Called after each epoch (True: stop once `dev_loss()` has not improved by `min_improvement` for `patience`
+    epochs), keeping the best epoch's weights in CPU memory for `restore`."""
 
     model: "torch.nn.Module"
     dev_loss: Callable[[], float]
@@ -192,8 +187,8 @@ class EarlyStopping:
 
 
 def improved(loss: float, best: float, min_improvement: float) -> bool:
-    """Whether a dev loss counts as better: lower than the best by at least `min_improvement` (a NaN never is).
-    Any decrease would let a loss that creeps down by a hair keep training up to the epoch bound."""
+    """Lower than the best by at least `min_improvement` (a NaN never is): a loss creeping down by a hair would
+    otherwise keep training up to the epoch bound."""
     return loss < best - min_improvement
 
 
@@ -203,8 +198,7 @@ def to_device(batch: dict[str, "torch.Tensor"], device: str) -> dict[str, "torch
 
 
 def synchronize(device: "str | torch.device") -> None:
-    """Wait for the work queued on a CUDA device (its kernels run asynchronously, so a clock read without this
-    times only their launch); nothing elsewhere."""
+    """Wait for a CUDA device's queued work (else a clock read times only the kernels' launch)."""
     import torch
 
     if torch.device(device).type == "cuda":
@@ -212,8 +206,7 @@ def synchronize(device: "str | torch.device") -> None:
 
 
 def autocast(device: str):
-    """Mixed precision in the device's `precision.precision` (a GPU's half-precision tensor cores: faster, less
-    memory; see docs/experiments.md); full precision on a CPU."""
+    """Mixed precision in the device's `precision.precision` on a GPU (docs/experiments.md); full on a CPU."""
     import torch
 
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision(device))
@@ -229,9 +222,8 @@ def gradient_scaler(device: str) -> "torch.amp.GradScaler":
 
 def predict_batches(forward: Callable[[list[int]], T], batches: Iterable[list[int]], *, device: str = "cpu",
                     split: Split | None = None, desc: str = "predicting") -> tuple[list[tuple[list[int], T]], float]:
-    """The one inference loop: `forward(indices)` on every batch (cut by `split` into forward passes that fit), in
-    inference mode under `autocast(device)`; returns each (indices, output) in order and the seconds it took (the
-    device's queued work included: `synchronize`). `forward` returns what the caller keeps (on the CPU)."""
+    """The one inference loop: `forward(indices)` on every piece of every batch, in inference mode under `autocast`;
+    each (indices, output) in order, and the seconds it took (queued device work included)."""
     import torch
 
     outputs = []
@@ -246,7 +238,7 @@ def predict_batches(forward: Callable[[list[int]], T], batches: Iterable[list[in
 
 
 def scattered(outputs: Sequence[tuple[list[int], "np.ndarray"]], n: int) -> "np.ndarray":
-    """One value per input from `predict_batches`' outputs (an array of values per batch), in the inputs' order."""
+    """One value per input from `predict_batches`' outputs (an array per batch), in the inputs' order."""
     import numpy as np
 
     values = np.zeros(n, dtype=np.float32)
@@ -255,9 +247,7 @@ def scattered(outputs: Sequence[tuple[list[int], "np.ndarray"]], n: int) -> "np.
     return values
 
 
-#: P(positive) at which a trained binary classifier says yes (a pair related, two documents aligned, a sentence
-#: supporting): the likelier of its two classes, fixed and never tuned on test (the rules of notebook 11 choose
-#: their thresholds on dev).
+#: P(positive) at which a trained binary classifier says yes: the likelier class, fixed, never tuned on test.
 DECISION_THRESHOLD = 0.5
 
 

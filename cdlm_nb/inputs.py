@@ -1,22 +1,11 @@
 """Cross-document inputs: whole documents of one cluster, concatenated with `<doc-s>`/`</doc-s>` separators.
 
-An example (CDLM paper §2.3) takes a cluster of >= 3 related documents, shuffles them, and appends whole
-documents until the next one would pass `max_length`; documents are never cut, except when the *first* document
-alone is longer than `max_length`: it is then truncated (its `</doc-s>` kept) and counted, so no cluster is lost.
-
-Layout (the CDLM paper's):            `<s> <doc-s> doc1 </doc-s> <doc-s> doc2 </doc-s> ... </s>`
-`sentence_markers=True` (the authors' released code): `<doc-s> <s> sent </s> <s> sent </s> </doc-s> <doc-s> ...`
-with no sequence-level `<s>`/`</s>`. With a BERT tokenizer, `<s>`/`</s>` are `[CLS]`/`[SEP]`.
-
-`doc_ids` gives, for every token, the position (0, 1, ...) of its document in the example (separators belong to
-their document; the sequence's `<s>`/`</s>` get -1): notebooks colour tokens by document with it.
-`pack_random_documents` builds the Rand CDLM inputs: the same packing, but each document from a different cluster.
-Both work on Arrow columns a batch of clusters at a time: `tokenize_clusters` once, then `pack_tokenized` or
-`pack_random_tokenized` from its tokens, so no corpus is held as Python lists of every token.
-
-Inputs of two documents (coreference pairs, attention-analysis pairs, document matching) follow one room policy:
-`share_room` splits the tokens between the two documents and `window_start` cuts a long one to a window centred
-on what must stay (a mention).
+An example (CDLM paper §2.3) shuffles a cluster of >= 3 documents and appends whole documents until the next would
+pass `max_length`; only a *first* document longer than that is cut (its `</doc-s>` kept), so no cluster is lost.
+Layout: `<s> <doc-s> doc1 </doc-s> <doc-s> doc2 </doc-s> ... </s>`; with `sentence_markers` (the authors' released
+code) `<doc-s> <s> sent </s> <s> sent </s> </doc-s> ...`. `doc_ids` gives each token its document's position in the
+example (-1 for the sequence's `<s>`/`</s>`). The packings read Arrow columns (`tokenize_clusters` once, then
+`pack_tokenized` / `pack_random_tokenized`), so no corpus is held as Python lists of every token.
 """
 
 from __future__ import annotations
@@ -61,32 +50,23 @@ class PackedExample:
 
 
 def packed_features():
-    """The `datasets.Features` of `pack_clusters` / `pack_random_documents` rows."""
+    """The `datasets.Features` of packed rows (`sources`: "<cluster_id>/<document index>" of each document)."""
     from datasets import Features, List, Value
 
-    return Features(
-        {
-            "cluster_id": Value("string"),  # the cluster the example was built for
-            "input_ids": List(Value("int32")),
-            "doc_ids": List(Value("int32")),  # document position per token (NO_DOCUMENT for <s>/</s>)
-            "sources": List(Value("string")),  # "<cluster_id>/<document index>" of each packed document
-            "truncated": Value("bool"),  # the single first document was cut to max_length
-        }
-    )
+    return Features({"cluster_id": Value("string"), "input_ids": List(Value("int32")), "doc_ids": List(Value("int32")),
+                     "sources": List(Value("string")), "truncated": Value("bool")})
 
 
-def encode_document(text: str, tokenizer: "PreTrainedTokenizerBase", sentence_markers: bool = False) -> list[int]:
-    """`<doc-s> tokens </doc-s>` for one document, with `<s> ... </s>` around each sentence if asked."""
-    return _encode_documents([text], tokenizer, sentence_markers)[0]
+def tokens_features():
+    """The `datasets.Features` of `tokenize_clusters` rows: each document's block ([] and `blank` when it has none)."""
+    from datasets import Features, List, Value
+
+    return Features({"cluster_id": Value("string"), "blocks": List(List(Value("int32"))),
+                     "blank": List(Value("bool"))})
 
 
-def pack_cluster(
-    documents: Sequence[str],
-    tokenizer: "PreTrainedTokenizerBase",
-    max_length: int,
-    rng: random.Random,
-    sentence_markers: bool = False,
-) -> PackedExample:
+def pack_cluster(documents: Sequence[str], tokenizer: "PreTrainedTokenizerBase", max_length: int, rng: random.Random,
+                 sentence_markers: bool = False) -> PackedExample:
     """Shuffle a cluster's documents and append whole ones until the next would pass `max_length`."""
     blocks = _encode_documents(documents, tokenizer, sentence_markers)
     order = list(range(len(blocks)))
@@ -94,72 +74,35 @@ def pack_cluster(
     return _pack_blocks(blocks, order, tokenizer, max_length, sentence_markers)
 
 
-def pack_clusters(
-    dataset: "Dataset",
-    tokenizer: "PreTrainedTokenizerBase",
-    max_length: int,
-    seed: int = SEED,
-    sentence_markers: bool = False,
-    min_documents: int = MIN_CLUSTER_DOCUMENTS,
-    examples_per_cluster: int = 1,
-) -> "Dataset":
-    """CDLM pretraining inputs from a CLUSTER_FEATURES dataset: `examples_per_cluster` random packings per cluster.
-
-    Clusters with fewer than `min_documents` documents are skipped; the counts (skipped clusters, truncated first
-    documents, documents left out) are logged and kept in `result.info.description`.
-    """
+def pack_clusters(dataset: "Dataset", tokenizer: "PreTrainedTokenizerBase", max_length: int, seed: int = SEED,
+                  sentence_markers: bool = False, min_documents: int = MIN_CLUSTER_DOCUMENTS,
+                  examples_per_cluster: int = 1) -> "Dataset":
+    """CDLM pretraining inputs: `examples_per_cluster` packings per cluster (counts in `result.info.description`)."""
     tokens = tokenize_clusters(dataset, tokenizer, sentence_markers)
     return pack_tokenized(tokens, tokenizer, max_length, seed, sentence_markers, min_documents, examples_per_cluster)
 
 
-def pack_random_documents(
-    dataset: "Dataset",
-    tokenizer: "PreTrainedTokenizerBase",
-    max_length: int,
-    seed: int = SEED,
-    sentence_markers: bool = False,
-    min_documents: int = MIN_CLUSTER_DOCUMENTS,
-    examples_per_cluster: int = 1,
-    fill: bool = False,
-) -> "Dataset":
-    """Rand CDLM inputs: as many examples as `pack_clusters`, each of documents from *different* random clusters.
-
-    Each example stands in for one cluster's CDLM example: it holds as many documents as that cluster, one random
-    document from each of as many distinct random clusters (stopping early if the next would pass `max_length`) —
-    the same amount and kind of text as CDLM, but unrelated documents. With `fill`, documents are added until the
-    next one would pass `max_length` (RoBERTa's packing), so every position up to `max_length` is used.
-    """
+def pack_random_documents(dataset: "Dataset", tokenizer: "PreTrainedTokenizerBase", max_length: int, seed: int = SEED,
+                          sentence_markers: bool = False, min_documents: int = MIN_CLUSTER_DOCUMENTS,
+                          examples_per_cluster: int = 1, fill: bool = False) -> "Dataset":
+    """Rand CDLM inputs: as many examples as `pack_clusters`, each standing in for one cluster's with as many
+    documents, one from each of as many distinct random clusters (stopping before `max_length`): the same amount and
+    kind of text, but unrelated. `fill` adds documents until `max_length` (RoBERTa's packing)."""
     tokens = tokenize_clusters(dataset, tokenizer, sentence_markers)
     return pack_random_tokenized(tokens, tokenizer, max_length, seed, sentence_markers, min_documents,
                                  examples_per_cluster, fill)
 
 
-def tokens_features():
-    """The `datasets.Features` of `tokenize_clusters` rows: every document's block, and which documents are blank."""
-    from datasets import Features, List, Value
-
-    return Features(
-        {
-            "cluster_id": Value("string"),
-            "blocks": List(List(Value("int32"))),  # per document: `<doc-s> ... </doc-s>` ids ([] for a blank one)
-            "blank": List(Value("bool")),  # per document: no text (the packings leave it out)
-        }
-    )
-
-
-def tokenize_clusters(
-    dataset: "Dataset",
-    tokenizer: "PreTrainedTokenizerBase",
-    sentence_markers: bool = False,
-    cache_file: str | os.PathLike | None = None,
-) -> "Dataset":
-    """Every document of a CLUSTER_FEATURES dataset as its `<doc-s> ... </doc-s>` block (`encode_document`), one
-    tokenizer call per batch of clusters, kept as Arrow columns (in memory, or written to `cache_file`): what the
-    packings read, so a corpus is tokenized once for all of them."""
-    _check_clusters(dataset)
+def tokenize_clusters(dataset: "Dataset", tokenizer: "PreTrainedTokenizerBase", sentence_markers: bool = False,
+                      cache_file: str | os.PathLike | None = None) -> "Dataset":
+    """Every document of a CLUSTER_FEATURES dataset as its `<doc-s> ... </doc-s>` block, one tokenizer call per
+    batch of clusters, as Arrow columns (in memory or in `cache_file`): a corpus is tokenized once for all packings."""
+    missing = {"cluster_id", "documents"} - set(dataset.column_names)
+    if missing:
+        raise DataError(f"cluster dataset lacks column(s) {sorted(missing)}; expected CLUSTER_FEATURES")
 
     def encode(cluster_ids: list[str], documents: list[list[str]]) -> dict:
-        blank = [[_blank(doc) for doc in docs] for docs in documents]
+        blank = [[not (doc and doc.strip()) for doc in docs] for docs in documents]
         texts = [doc for docs, gaps in zip(documents, blank) for doc, gap in zip(docs, gaps) if not gap]
         encoded = iter(_encode_documents(texts, tokenizer, sentence_markers))
         blocks = [[[] if gap else next(encoded) for gap in gaps] for gaps in blank]
@@ -169,30 +112,22 @@ def tokenize_clusters(
                        "tokenizing clusters", TOKENIZE_BATCH)
 
 
-def pack_tokenized(
-    tokens: "Dataset",
-    tokenizer: "PreTrainedTokenizerBase",
-    max_length: int,
-    seed: int = SEED,
-    sentence_markers: bool = False,
-    min_documents: int = MIN_CLUSTER_DOCUMENTS,
-    examples_per_cluster: int = 1,
-    single_documents: bool = False,
-    cache_file: str | os.PathLike | None = None,
-) -> "Dataset":
-    """`pack_clusters` of `tokenize_clusters` rows (tokenized with the same `sentence_markers`), a batch of clusters
-    at a time, into Arrow columns (in memory, or written to `cache_file`). `single_documents`: every document is a
-    cluster of its own, named `<cluster_id>/<document index>` (single-document MLM's inputs)."""
+def pack_tokenized(tokens: "Dataset", tokenizer: "PreTrainedTokenizerBase", max_length: int, seed: int = SEED,
+                   sentence_markers: bool = False, min_documents: int = MIN_CLUSTER_DOCUMENTS,
+                   examples_per_cluster: int = 1, single_documents: bool = False,
+                   cache_file: str | os.PathLike | None = None) -> "Dataset":
+    """`pack_clusters` of `tokenize_clusters` rows (same `sentence_markers`), a batch of clusters at a time (in
+    memory or in `cache_file`). `single_documents`: every document is a cluster of its own, named
+    `<cluster_id>/<document index>` (single-document MLM's inputs)."""
     rng = random.Random(seed)
     counts = Counter()
 
     def pack(cluster_ids: list[str], blocks: list[list[list[int]]], blank: list[list[bool]]) -> dict:
-        rows = _columns()
+        rows = {name: [] for name in packed_features()}
         for cluster_id, docs, gaps in zip(cluster_ids, blocks, blank):
-            kept = [block for block, gap in zip(docs, gaps) if not gap]
             groups = ([(f"{cluster_id}/{index}", [] if gap else [block])
                        for index, (block, gap) in enumerate(zip(docs, gaps))] if single_documents
-                      else [(cluster_id, kept)])
+                      else [(cluster_id, [block for block, gap in zip(docs, gaps) if not gap])])
             for name, group in groups:
                 if len(group) < min_documents:
                     counts["skipped"] += 1
@@ -216,30 +151,21 @@ def pack_tokenized(
         f"over-long first documents truncated; {counts['left_out']} documents did not fit"))
 
 
-def pack_random_tokenized(
-    tokens: "Dataset",
-    tokenizer: "PreTrainedTokenizerBase",
-    max_length: int,
-    seed: int = SEED,
-    sentence_markers: bool = False,
-    min_documents: int = MIN_CLUSTER_DOCUMENTS,
-    examples_per_cluster: int = 1,
-    fill: bool = False,
-    cache_file: str | os.PathLike | None = None,
-) -> "Dataset":
-    """`pack_random_documents` of `tokenize_clusters` rows: the blocks are read as one numpy array (any cluster may
-    be drawn), the examples written a batch of clusters at a time (in memory, or to `cache_file`)."""
+def pack_random_tokenized(tokens: "Dataset", tokenizer: "PreTrainedTokenizerBase", max_length: int, seed: int = SEED,
+                          sentence_markers: bool = False, min_documents: int = MIN_CLUSTER_DOCUMENTS,
+                          examples_per_cluster: int = 1, fill: bool = False,
+                          cache_file: str | os.PathLike | None = None) -> "Dataset":
+    """`pack_random_documents` of `tokenize_clusters` rows, read as one numpy array (any cluster may be drawn)."""
     corpus = TokenArrays.of(tokens)
     eligible = np.flatnonzero(corpus.kept_counts >= min_documents)
     if len(eligible) < 2:
-        raise DataError(
-            f"pack_random_documents needs >= 2 clusters with >= {min_documents} documents, got {len(eligible)}"
-        )
+        raise DataError(f"pack_random_documents needs >= 2 clusters with >= {min_documents} documents, "
+                        f"got {len(eligible)}")
     rng = random.Random(seed)
     counts = Counter()
 
     def pack(cluster_ids: list[str], indices: list[int]) -> dict:
-        rows = _columns()
+        rows = {name: [] for name in packed_features()}
         for cluster_id, index in zip(cluster_ids, indices):
             size = int(corpus.kept_counts[index])
             if size < min_documents:
@@ -267,7 +193,6 @@ def pack_random_tokenized(
         f"skipped; {counts['truncated']} over-long first documents truncated"))
 
 
-# ---------------------------------------------------------------------------------------------------------------
 def share_room(length1: int, length2: int, room: int) -> tuple[int, int]:
     """Token budgets of two documents sharing `room`: as much as each needs; when both are long, a document gets
     what the other leaves but at least half (the first gets the smaller half when `room` is odd)."""
@@ -288,24 +213,18 @@ def window_start(length: int, span: Sequence[int], budget: int) -> int | None:
     return max(0, min(low - (budget - (high - low)) // 2, length - budget))
 
 
-# ---------------------------------------------------------------------------------------------------------------
-def _encode_documents(
-    texts: Sequence[str], tokenizer: "PreTrainedTokenizerBase", sentence_markers: bool
-) -> list[list[int]]:
+def _encode_documents(texts: Sequence[str], tokenizer: "PreTrainedTokenizerBase",
+                      sentence_markers: bool) -> list[list[int]]:
     """Each text as `<doc-s> ... </doc-s>` token ids (one batched tokenizer call); a blank text gives []."""
     doc_start, doc_end = document_separator_ids(tokenizer)
     start, end = sequence_markers(tokenizer)
     pieces = [split_sentences(text) if sentence_markers else [text.strip()] for text in texts]
     flat = [piece for doc in pieces for piece in doc if piece]
-    ids = tokenizer(flat, add_special_tokens=False, verbose=False)["input_ids"] if flat else []
-    blocks, cursor = [], 0
+    ids = iter(tokenizer(flat, add_special_tokens=False, verbose=False)["input_ids"] if flat else [])
+    blocks = []
     for doc in pieces:
-        body: list[int] = []
-        for piece in doc:
-            if not piece:
-                continue
-            body += [start, *ids[cursor], end] if sentence_markers else ids[cursor]
-            cursor += 1
+        body = [token for piece in doc if piece
+                for token in ([start, *next(ids), end] if sentence_markers else next(ids))]
         blocks.append([doc_start, *body, doc_end] if body else [])
     return blocks
 
@@ -320,74 +239,42 @@ def _distinct_indices(rng: random.Random, n: int):
             yield index
 
 
-def _pack_blocks(
-    blocks: Sequence[list[int]],
-    order: Sequence[int],
-    tokenizer: "PreTrainedTokenizerBase",
-    max_length: int,
-    sentence_markers: bool,
-) -> PackedExample:
-    """Append blocks in `order` until the next would pass max_length; cut only a single over-long first block."""
+def _pack_blocks(blocks: Sequence[list[int]], order: Sequence[int], tokenizer: "PreTrainedTokenizerBase",
+                 max_length: int, sentence_markers: bool) -> PackedExample:
+    """Append blocks in `order` until the next would pass max_length; cut only a single over-long first block
+    (keeping its `</doc-s>`, and its last `</s>` with sentence markers)."""
     start, end = sequence_markers(tokenizer)
-    closing = 0 if sentence_markers else 1  # the sequence-level </s> still to come
-    if max_length < 2 * closing + 4:
+    frame = 0 if sentence_markers else 2  # the sequence-level <s> and </s>
+    if max_length < frame + 4:
         raise ConfigError(f"max_length={max_length} is too short for even one document with its separators")
-    input_ids: list[int] = [] if sentence_markers else [start]
-    doc_ids: list[int] = [] if sentence_markers else [NO_DOCUMENT]
-    packed: list[int] = []
-    truncated = False
+    input_ids, doc_ids, packed, truncated = [], [], [], False
     for index in order:
         block = blocks[index]
         if not block:
             continue
-        room = max_length - len(input_ids) - closing
+        room = max_length - len(input_ids) - frame
         if len(block) > room:
             if packed:
                 break
-            block = _truncate_block(block, room, end if sentence_markers else None)
-            truncated = True
+            keep = block[:room - 1]
+            if sentence_markers:
+                keep[-1] = end
+            block, truncated = [*keep, block[-1]], True
         doc_ids += [len(packed)] * len(block)
         input_ids += block
         packed.append(index)
         if truncated:
             break
-    if not sentence_markers:
-        input_ids.append(end)
-        doc_ids.append(NO_DOCUMENT)
+    if frame:
+        input_ids, doc_ids = [start, *input_ids, end], [NO_DOCUMENT, *doc_ids, NO_DOCUMENT]
     return PackedExample(input_ids, doc_ids, packed, truncated, n_left_out=len(order) - len(packed))
 
 
-def _truncate_block(block: list[int], room: int, sentence_end: int | None) -> list[int]:
-    """The first `room` tokens of a `<doc-s> ... </doc-s>` block, still closed by `</doc-s>` (and `</s>`)."""
-    keep = block[: room - 1]
-    if sentence_end is not None and keep[-1] != sentence_end:
-        keep[-1] = sentence_end
-    return [*keep, block[-1]]
-
-
-def _blank(text: str | None) -> bool:
-    """A document with no text: the packings leave it out."""
-    return not (text and text.strip())
-
-
-def _check_clusters(dataset: "Dataset") -> None:
-    """A DataError naming the columns of CLUSTER_FEATURES that `dataset` lacks."""
-    missing = {"cluster_id", "documents"} - set(dataset.column_names)
-    if missing:
-        raise DataError(f"cluster dataset lacks column(s) {sorted(missing)}; expected CLUSTER_FEATURES")
-
-
-def _columns() -> dict[str, list]:
-    """Empty columns of `packed_features()`, filled by `_append`."""
-    return {name: [] for name in packed_features()}
-
-
 def _append(rows: dict[str, list], cluster_id: str, example: PackedExample, sources: list[str]) -> None:
-    rows["cluster_id"].append(cluster_id)
-    rows["input_ids"].append(example.input_ids)
-    rows["doc_ids"].append(example.doc_ids)
-    rows["sources"].append(sources)
-    rows["truncated"].append(example.truncated)
+    """One example onto the columns of `packed_features()` (in their order)."""
+    for column, value in zip(rows.values(), (cluster_id, example.input_ids, example.doc_ids, sources,
+                                             example.truncated)):
+        column.append(value)
 
 
 def _described(dataset: "Dataset", summary: str) -> "Dataset":

@@ -1,34 +1,13 @@
 """Longformer self-attention on PyTorch's fused kernels: Hugging Face's function, from the same weights, faster.
 
-Hugging Face's `LongformerSelfAttention` builds overlapping chunks of 2w keys for every w queries, pads them to a
-diagonal layout and einsums over them; its cost barely follows the window. `FastLongformerSelfAttention` computes
-the same function with `scaled_dot_product_attention` over blocks:
-
-- local: queries in blocks (`block_size`); each block attends to the keys of its window (the block + 2w positions
-  around it, a band mask keeps |i - j| <= w) plus every global token's key, local projections for all; keys that
-  are padding or global are dropped from the window (the global ones are already among the global keys);
-- short inputs with a wide window (`whole_sequence`, e.g. Longformer-base's window of 512 at 512 tokens): one block
-  of every query against every key, with a band mask plus the global keys, since blocks would mostly see padding;
-- global: each global token attends to every unpadded token with the global projections, and its output replaces
-  its local one.
-
-The masks and global slots are built once per forward and shared by every layer (`shared_layout`). Padding queries
-get a zero attention output, as in Hugging Face. `use_fast_attention(model)` swaps the modules of any Longformer in
-place (parameters shared, state dict unchanged) and `use_hf_attention(model)` swaps them back: each layer's
-`attention.self` becomes a `FastLongformerSelfAttention` and each `LongformerModel.encoder` a `FastLongformerEncoder`,
-which runs the layers without the padding to a multiple of the window that only Hugging Face's chunks need (it cuts
-the `padding_len` positions `LongformerModel` appended). Both are subclasses of Hugging Face's modules assigned as
-ordinary children: no private attribute of a transformers object is set and nothing is registered with transformers.
-So the padding mask is Hugging Face's own (`LongformerModel` picks its mask builder from a private config field):
-the eager (batch, 1, L, L) mask, built once per forward and sliced to one row.
-A forward that asks for attention maps (`output_attentions=True`) runs Hugging Face's code on the same weights and
-padded input, so attention analyses see exactly Hugging Face's maps.
-
-On CUDA `scaled_dot_product_attention` picks a fused kernel (memory-efficient attention takes the additive mask and
-dropout). On CPU its fused (flash) kernel has no dropout, and its math path keeps scores, probabilities, mask and
-dropped probabilities: with attention dropout on the CPU both parts run `attention_dropout.blocked_attention`
-instead (chunks of plain matmuls; the global keys gathered once, not copied into every block). FlexAttention is
-not used: PyTorch 2.13 has no FlexAttention backward on CPU.
+Hugging Face's `LongformerSelfAttention` einsums over overlapping chunks of 2w keys per w queries (its cost barely
+follows the window). `FastLongformerSelfAttention` runs `scaled_dot_product_attention` over query blocks, each
+against its window (a band mask keeps |i - j| <= w) plus every global key, or over one block of all queries for short
+inputs with a wide window (`whole_sequence`); each global token attends to every unpadded token with the global
+projections. The masks are built once per forward (`shared_layout`); attention maps are left to Hugging Face's code.
+`use_fast_attention` / `use_hf_attention` swap the modules in place (subclasses of Hugging Face's, assigned as
+ordinary children: no private transformers attribute is set). On the CPU with dropout both parts run
+`attention_dropout.blocked_attention` (the fused CPU kernel has no dropout; FlexAttention no CPU backward).
 """
 
 from __future__ import annotations
@@ -49,13 +28,6 @@ from cdlm_nb.attention_dropout import CHUNK_SCORES, Blocks, blocked_attention
 #: Short names of the two implementations (benchmark rows, recorded metrics, `PretrainResult.attention`).
 IMPLEMENTATIONS = {"hf": "Hugging Face's LongformerSelfAttention", "ours": "cdlm_nb fused attention (sdpa)"}
 PROJECTIONS = ("query", "key", "value", "query_global", "key_global", "value_global")
-
-
-def _band(block: int, one_side: int, device: torch.device) -> torch.Tensor:
-    """(block, block + 2 * one_side) booleans: query r of a block sees key column c iff |c - one_side - r| <= w."""
-    keys, queries = torch.arange(block + 2 * one_side, device=device), torch.arange(block, device=device)
-    distance = keys[None, :] - one_side - queries[:, None]
-    return distance.abs() <= one_side
 
 
 def _windows(x: torch.Tensor, block: int, one_side: int, fill=0) -> torch.Tensor:
@@ -94,59 +66,51 @@ class Layout:
 
 
 def block_size(one_side: int, length: int, n_global: int, largest: int = 256) -> int:
-    """Queries per block. Each block attends to block + 2w window keys plus all G global keys, copied once per block:
-    small blocks waste fewer window keys, large ones copy the global keys fewer times. So: w while G < w, else up
-    to `largest` (never above L); the timings behind the rule are in docs/experiments.md."""
+    """Queries per block: w while G < w, else up to `largest` (never above L). Small blocks waste fewer window
+    keys, large ones copy the G global keys fewer times (timings: docs/experiments.md)."""
     return one_side if n_global < one_side else max(one_side, min(largest, length))
 
 
 def whole_sequence(one_side: int, length: int, n_global: int, block: int) -> bool:
-    """Whether one block of all L queries against all L keys (a band mask plus the global keys) costs no more keys
-    per query than blocks do (G global keys + block + 2w window keys): short inputs with a wide window, e.g.
-    Longformer-base's window of 512 at 512 tokens, where blocks would mostly attend to padding."""
+    """Whether all L keys per query cost no more than blocks' G global + block + 2w window keys."""
     return length <= n_global + block + 2 * one_side
 
 
 def layout(is_masked: torch.Tensor, is_global: torch.Tensor, one_side: int, dtype: torch.dtype,
            largest_block: int = 256) -> Layout:
-    """The `Layout` of a batch (padding and global flags, (B, L)). A query sees its window's keys that are neither
-    padding nor global (those are among the global keys) and every global key; a padding query sees only itself,
-    so that no softmax row is empty and no NaN reaches the gradients (its output is zeroed afterwards)."""
+    """The `Layout` of a batch (padding and global flags, (B, L)). A padding query sees only itself, so that no
+    softmax row is empty and no NaN reaches the gradients (its output is zeroed afterwards)."""
     global_mask = _additive(~is_masked[:, None, None, :], dtype)
     slots, real = global_slots(is_global)
     block = block_size(one_side, is_masked.shape[1], slots.shape[1], largest_block)
-    if whole_sequence(one_side, is_masked.shape[1], slots.shape[1], block):
-        return _whole_layout(is_masked, is_global, one_side, dtype, slots, real, global_mask)
+    device = is_masked.device
+    if whole_sequence(one_side, is_masked.shape[1], slots.shape[1], block):  # i sees j unpadded within w, or global
+        length = is_masked.shape[1]
+        positions = torch.arange(length, device=device)
+        allowed = ((((positions[:, None] - positions[None, :]).abs() <= one_side) & ~is_masked[:, None, :])
+                   | is_global[:, None, :])
+        allowed = (allowed & ~is_masked[:, :, None]) | (is_masked[:, :, None] & torch.eye(length, dtype=torch.bool,
+                                                                                          device=device))
+        return Layout(one_side, length, is_masked, slots, real, _additive(allowed, dtype)[:, None], global_mask, True)
     extra = -is_masked.shape[1] % block
     is_masked, is_global = F.pad(is_masked, (0, extra), value=True), F.pad(is_global, (0, extra), value=False)
     batch, length = is_masked.shape
     span = block + 2 * one_side
     window_keys = _windows(~(is_masked | is_global), block, one_side, fill=False)  # (B, n, span)
-    own = torch.zeros(block, span, dtype=torch.bool, device=is_masked.device)
+    own = torch.zeros(block, span, dtype=torch.bool, device=device)
     own[torch.arange(block), one_side + torch.arange(block)] = True  # the key column of the query itself
+    band = (torch.arange(span, device=device)[None, :] - one_side - torch.arange(block, device=device)[:, None]
+            ).abs() <= one_side  # query r of a block sees key column c iff |c - w - r| <= w
     pad_query = is_masked.view(batch, length // block, block, 1)
-    allowed = (_band(block, one_side, is_masked.device) & window_keys[:, :, None, :]) | (pad_query & own)
+    allowed = (band & window_keys[:, :, None, :]) | (pad_query & own)
     allowed = torch.cat((real[:, None, None, :] & ~pad_query, allowed), dim=3)
     local_mask = _additive(allowed, dtype).view(batch * (length // block), 1, block, -1)
     return Layout(one_side, block, is_masked, slots, real, local_mask, global_mask)
 
 
-def _whole_layout(is_masked: torch.Tensor, is_global: torch.Tensor, one_side: int, dtype: torch.dtype,
-                  slots: torch.Tensor, real: torch.Tensor, global_mask: torch.Tensor) -> Layout:
-    """`layout` as one block: query i sees key j when j is unpadded and |i - j| <= w, or j is global; a padding
-    query sees only itself."""
-    length = is_masked.shape[1]
-    positions = torch.arange(length, device=is_masked.device)
-    band = (positions[:, None] - positions[None, :]).abs() <= one_side
-    allowed = (band & ~is_masked[:, None, :]) | is_global[:, None, :]
-    allowed = (allowed & ~is_masked[:, :, None]) | (is_masked[:, :, None] & torch.eye(length, dtype=torch.bool,
-                                                                                      device=is_masked.device))
-    return Layout(one_side, length, is_masked, slots, real, _additive(allowed, dtype)[:, None], global_mask, True)
-
-
 def _version(flags: torch.Tensor) -> int:
-    """How often `flags` was changed in place; inference tensors (made under `torch.inference_mode`) keep no such
-    count, and cannot be changed in place outside it, so they count as never changed."""
+    """How often `flags` was changed in place; inference tensors keep no such count (and cannot be changed in
+    place outside inference mode): never."""
     return -1 if flags.is_inference() else flags._version
 
 
@@ -155,8 +119,8 @@ _SHARED: dict[tuple, Layout] = {}  # the layout of the forward being run; droppe
 
 def shared_layout(is_masked: torch.Tensor, is_global: torch.Tensor, one_side: int, dtype: torch.dtype,
                   largest_block: int = 256) -> Layout:
-    """`layout`, built once per forward: Hugging Face hands every layer the same flag tensors, so the layout is
-    kept while those tensors live (the key holds their ids; a finalizer drops it when either is freed)."""
+    """`layout`, built once per forward: Hugging Face hands every layer the same flag tensors, so it is kept while
+    they live (a finalizer drops it when either is freed)."""
     key = (id(is_masked), id(is_global), _version(is_masked), _version(is_global), one_side, dtype, largest_block)
     if key not in _SHARED:
         _SHARED.clear()
@@ -168,8 +132,7 @@ def shared_layout(is_masked: torch.Tensor, is_global: torch.Tensor, one_side: in
 
 def local_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, shape: Layout,
                     dropout: float = 0.0) -> torch.Tensor:
-    """Sliding-window attention plus attention to the global keys, (B, L, H, d) in and out (local projections);
-    padding queries get zeros. The sequence is padded to a multiple of the block here, and cut back."""
+    """Window plus global keys, (B, L, H, d) in and out; padding queries get zeros."""
     if dropout and query.device.type == "cpu":  # the fused CPU kernel has no dropout
         out = _local_with_dropout_on_cpu(query, key, value, shape, dropout)
     elif shape.whole:
@@ -197,15 +160,13 @@ def _blocked_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tens
     out = F.scaled_dot_product_attention(
         query.view(batch, blocks, block, heads, dim).transpose(2, 3).reshape(flat, heads, block, dim),
         keys.reshape(flat, heads, -1, dim), values.reshape(flat, heads, -1, dim), attn_mask=shape.local_mask,
-        dropout_p=dropout,
-    )
+        dropout_p=dropout)
     return out.view(batch, blocks, heads, block, dim).transpose(2, 3).reshape(batch, blocks * block, heads, dim)
 
 
 def _local_with_dropout_on_cpu(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, shape: Layout,
                                dropout: float) -> torch.Tensor:
-    """`local_attention` by `blocked_attention`: the global keys gathered once, each block's window a view of the
-    keys. (B, L, H, d) in, (B, L', H, d) out."""
+    """`local_attention` by `blocked_attention` (global keys gathered once, windows as views): (B, L', H, d)."""
     batch, length, heads, dim = query.shape
     query, key, value = (x.transpose(1, 2) for x in (query, key, value))  # (B, H, L, d)
     extra = shape.is_masked.shape[1] - length
@@ -244,34 +205,24 @@ def global_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor
 
 
 class FastLongformerSelfAttention(LongformerSelfAttention):
-    """`LongformerSelfAttention` with the same parameters and outputs, computed by `scaled_dot_product_attention`
-    over query blocks (see the module docstring); attention maps are left to Hugging Face's forward."""
+    """`LongformerSelfAttention` by `scaled_dot_product_attention` over query blocks (module docstring)."""
+
+    largest_block = 256  # `block_size`'s largest query block (timed: docs/experiments.md)
 
     @classmethod
     def from_hf(cls, module: LongformerSelfAttention) -> "FastLongformerSelfAttention":
         """A fast module sharing `module`'s projections (no copy; training mode kept)."""
-        fast = cls(module.config, module.layer_id)
-        for name in PROJECTIONS:
-            setattr(fast, name, getattr(module, name))
-        return fast.train(module.training)
+        return _sharing_projections(cls(module.config, module.layer_id), module)
 
     def to_hf(self) -> LongformerSelfAttention:
         """A Hugging Face module sharing these projections."""
-        plain = LongformerSelfAttention(self.config, self.layer_id)
-        for name in PROJECTIONS:
-            setattr(plain, name, getattr(self, name))
-        return plain.train(self.training)
-
-    #: The largest query block (`block_size`): with many global tokens, large blocks copy their keys fewer times
-    #: (the block sizes timed for it: docs/experiments.md).
-    largest_block = 256
+        return _sharing_projections(LongformerSelfAttention(self.config, self.layer_id), self)
 
     def forward(self, hidden_states, attention_mask=None, is_index_masked=None, is_index_global_attn=None,
                 is_global_attn=None, output_attentions=False):
         if output_attentions:
-            return super().forward(hidden_states, attention_mask=attention_mask, is_index_masked=is_index_masked,
-                                   is_index_global_attn=is_index_global_attn, is_global_attn=is_global_attn,
-                                   output_attentions=output_attentions)
+            return super().forward(hidden_states, attention_mask, is_index_masked, is_index_global_attn,
+                                   is_global_attn, output_attentions)
         batch, length, width = hidden_states.shape
         shape = (batch, length, self.num_heads, self.head_dim)
         dropout = self.dropout if self.training else 0.0
@@ -290,11 +241,17 @@ class FastLongformerSelfAttention(LongformerSelfAttention):
         return (out,)
 
 
+def _sharing_projections(module: LongformerSelfAttention, source: LongformerSelfAttention):
+    """`module` holding `source`'s projections, in its training mode."""
+    for name in PROJECTIONS:
+        setattr(module, name, getattr(source, name))
+    return module.train(source.training)
+
+
 class FastLongformerEncoder(LongformerEncoder):
-    """`LongformerEncoder` that runs fast layers over the input's own length: `LongformerModel` pads its input to a
-    multiple of the window (only Hugging Face's chunks need that) and tells the encoder how much (`padding_len`); this
-    encoder cuts those positions off before the layers instead of after them. With attention maps asked for, or any
-    layer on Hugging Face's attention, it is Hugging Face's encoder."""
+    """`LongformerEncoder` that cuts the `padding_len` positions `LongformerModel` appended (only Hugging Face's
+    chunks need them) before the layers, not after; with attention maps or any Hugging Face layer, it is Hugging
+    Face's encoder."""
 
     @classmethod
     def from_hf(cls, encoder: LongformerEncoder) -> "FastLongformerEncoder":
@@ -311,14 +268,13 @@ class FastLongformerEncoder(LongformerEncoder):
                 isinstance(layer.attention.self, FastLongformerSelfAttention) for layer in self.layer):
             length = hidden_states.shape[1] - padding_len
             hidden_states, attention_mask, padding_len = hidden_states[:, :length], attention_mask[:, :length], 0
-        return super().forward(hidden_states, attention_mask=attention_mask, padding_len=padding_len,
-                               output_attentions=output_attentions, output_hidden_states=output_hidden_states,
-                               return_dict=return_dict)
+        return super().forward(hidden_states, attention_mask, padding_len, output_attentions, output_hidden_states,
+                               return_dict)
 
 
 def _rebuilt(cls: type[LongformerEncoder], encoder: LongformerEncoder) -> LongformerEncoder:
-    """A `cls` encoder holding `encoder`'s layers, config, checkpointing flag and mode. Built on the meta device, so
-    that its own throwaway layers neither allocate weights nor draw from the random generator."""
+    """A `cls` encoder holding `encoder`'s layers, config, checkpointing flag and mode; built on the meta device, so
+    its throwaway layers neither allocate weights nor draw random numbers."""
     with torch.device("meta"):
         rebuilt = cls(encoder.config)
     rebuilt.layer = encoder.layer
@@ -328,13 +284,12 @@ def _rebuilt(cls: type[LongformerEncoder], encoder: LongformerEncoder) -> Longfo
 
 
 def use_fast_attention(model: torch.nn.Module) -> torch.nn.Module:
-    """Swap every Longformer self-attention and encoder of `model` for the fast ones, in place (weights shared);
-    returns it. Swapping twice is harmless."""
+    """Swap every Longformer self-attention and encoder of `model` for the fast ones, in place; returns it."""
     for layer in model.modules():
         if isinstance(getattr(layer, "self", None), LongformerSelfAttention) and not isinstance(
                 layer.self, FastLongformerSelfAttention):
             layer.self = FastLongformerSelfAttention.from_hf(layer.self)
-    for longformer in _longformers(model):
+    for longformer in [m for m in model.modules() if isinstance(m, LongformerModel)]:
         if not isinstance(longformer.encoder, FastLongformerEncoder):
             longformer.encoder = FastLongformerEncoder.from_hf(longformer.encoder)
     return model
@@ -345,14 +300,10 @@ def use_hf_attention(model: torch.nn.Module) -> torch.nn.Module:
     for layer in model.modules():
         if isinstance(getattr(layer, "self", None), FastLongformerSelfAttention):
             layer.self = layer.self.to_hf()
-    for longformer in _longformers(model):
+    for longformer in [m for m in model.modules() if isinstance(m, LongformerModel)]:
         if isinstance(longformer.encoder, FastLongformerEncoder):
             longformer.encoder = longformer.encoder.to_hf()
     return model
-
-
-def _longformers(model: torch.nn.Module) -> list[LongformerModel]:
-    return [m for m in model.modules() if isinstance(m, LongformerModel)]
 
 
 def uses_fast_attention(model: torch.nn.Module) -> bool:
@@ -368,9 +319,8 @@ def implementation(model: torch.nn.Module) -> str:
 def self_attention_output(module: LongformerSelfAttention, hidden: torch.Tensor,
                           is_global: torch.Tensor) -> torch.Tensor:
     """One self-attention layer (Hugging Face's or the fast one) on one unpadded input, without gradients: `hidden`
-    (L, width) and `is_global` (L,) booleans in, the attention output (L, width) out. The layer gets the mask
-    `LongformerModel` hands its layers (positive: global, 0: local; no padding here); Hugging Face's module needs L
-    to be a multiple of its attention window (the model pads to one)."""
+    (L, width) and `is_global` (L,) in, (L, width) out, with the mask `LongformerModel` hands its layers (positive:
+    global, 0: local). Hugging Face's module needs L to be a multiple of its window."""
     flags = 10_000.0 * is_global.to(hidden.dtype)[None]
     with torch.no_grad():
         out = module(hidden[None], attention_mask=flags, is_index_masked=flags < 0, is_index_global_attn=flags > 0,

@@ -1,12 +1,8 @@
-"""The processes of a pretraining job (`torchrun`, `accelerate launch`): which one writes (the main one, while the
-others wait for it) and how they leave together; a process alone just runs (fine-tuning runs on one process).
-Accelerate's `PartialState` knows the job: it is the state the Hugging Face `Trainer` itself reads, so these agree
-with the Trainer's own `main_process_first`."""
+"""The processes of a pretraining job (`torchrun`, `accelerate launch`): the main one writes while the others wait,
+and they leave together; a process alone just runs. Accelerate's `PartialState` is what the `Trainer` reads too."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -27,17 +23,14 @@ def is_main_process() -> bool:
     return job().is_main_process
 
 
-@contextmanager
-def main_process_first() -> Iterator[None]:
-    """The main process runs the block first; the others run it once it is done (a barrier on each side), so what
-    the main process wrote there (a saved model, a copied folder) is what they find."""
-    with job().main_process_first():
-        yield
+def main_process_first():
+    """The main process runs the block first, the others once it is done: they find what it wrote there."""
+    return job().main_process_first()
 
 
 def end_job() -> None:
-    """The processes leave together: each waits for the others, then closes the process group. A process that exits
-    while a peer still reads its last message resets the peer's connection, and gloo aborts the peer."""
+    """The processes leave together (one that exits while a peer still reads its last message makes gloo abort the
+    peer): each waits for the others, then closes the process group."""
     state = job()
     if state.num_processes > 1:
         state.wait_for_everyone()

@@ -1,16 +1,8 @@
 """One small recipe search on dev, the same for every system of a table, so no system wins by its recipe alone.
 
-A fine-tuning recipe is a learning rate, a linear warm-up share and a schedule of `epochs` epochs (then linear
-decay to zero). The search trains once per learning rate of the `SearchSpace` over the full schedule, scores dev
-after every epoch, and keeps the point (learning rate, epoch) with the best dev macro-F1, the mean of both classes'
-F1, so that calling (almost) every pair related does not pass for a rule (ties: dev F1, dev accuracy, fewer
-epochs, the smaller learning rate) together with its weights, so test is scored once, with the
-chosen weights. Choosing a recipe on dev is standard practice, not test tuning; test is never looked at here.
-
-The search is cached in the run folder (`RecipeCache`), keyed by the system, the search space, the training
-setting, a fingerprint of the data and the seed: every point's dev score as JSON and the chosen point's weights as
-safetensors. A re-run with the same key (or another notebook training the same system on the same pairs, as
-notebook 11 does after 05 and 10) loads them and trains nothing.
+Every learning rate of the `SearchSpace` trains over the full schedule, dev is scored after every epoch and the best
+point (`SearchPoint.rank`) keeps its weights, so test is scored once, with them. The search is cached in the run
+folder (`RecipeCache`): a re-run, or another notebook training the same system on the same pairs, trains nothing.
 """
 
 from __future__ import annotations
@@ -24,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .finetuning import LOOP_VERSION, Epoch, cpu_state
 from .profiles import SearchSpace
+from .verdicts import flat
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -60,15 +53,14 @@ class SearchPoint:
 
     def rank(self) -> tuple[bool, float, float, float, int, float]:
         """Larger is better: a point that tells the classes apart at all, then dev macro-F1 (calling every pair
-        related reaches F1 50 where a third are related, but macro-F1 25), dev F1, dev accuracy, fewer epochs,
-        the smaller learning rate. Among points that give every pair one class the majority class wins."""
+        related reaches F1 50 where a third are related, but macro-F1 25), dev F1, dev accuracy, fewer epochs, the
+        smaller learning rate (so among one-class points the majority class wins)."""
         return (not self.one_class, self.dev_macro_f1, self.dev_f1, self.dev_accuracy, -self.epoch,
                 -self.learning_rate)
 
 
 def dev_scores(labels: Sequence[int], decisions: Sequence[int]) -> dict[str, float]:
-    """What a search scores on dev: F1 of the positive class, accuracy, macro-F1 and whether every decision is
-    the same class (`DevScore`'s contract)."""
+    """A search's dev scores: positive-class F1, accuracy, macro-F1, and whether every decision is one class."""
     from sklearn.metrics import accuracy_score, f1_score
 
     return {"f1": float(f1_score(labels, decisions, zero_division=0)),
@@ -79,8 +71,8 @@ def dev_scores(labels: Sequence[int], decisions: Sequence[int]) -> dict[str, flo
 
 @dataclass
 class SearchResult:
-    """Every point's dev score, the chosen recipe, what the search cost, and what the caller recorded of the
-    chosen run (`outcome`: e.g. its losses, so that a cache hit shows the same curves without training)."""
+    """Every point's dev score, the chosen recipe, the search's cost, and what the caller recorded of the chosen run
+    (`outcome`: e.g. its losses, so that a cache hit shows the same curves without training)."""
 
     system: str
     space: SearchSpace
@@ -104,33 +96,25 @@ class SearchResult:
         return self.best.seconds
 
     def to_json(self) -> dict[str, Any]:
-        return {"system": self.system, "space": asdict(self.space), "points": [asdict(p) for p in self.points],
-                "chosen": asdict(self.chosen), "search_seconds": self.search_seconds, "outcome": self.outcome}
+        return {key: value for key, value in asdict(self).items() if key != "cached"}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SearchResult:
-        space = data["space"]
-        return cls(data["system"], SearchSpace(tuple(space["learning_rates"]), space["epochs"], space["warmup"],
-                                               space.get("schedule", "linear")),
-                   [SearchPoint(**p) for p in data["points"]], Recipe(**data["chosen"]), data["search_seconds"],
-                   data["outcome"], cached=True)
-
-
-#: Config fields that name other systems (each system's search is keyed and cached apart); every other field is
-#: in the key.
-NOT_IN_KEY = ("models",)
+        space = SearchSpace(**data["space"] | {"learning_rates": tuple(data["space"]["learning_rates"])})
+        return cls(data["system"], space, [SearchPoint(**p) for p in data["points"]], Recipe(**data["chosen"]),
+                   data["search_seconds"], data["outcome"], cached=True)
 
 
 def setting(config: Any) -> dict[str, Any]:
-    """The part of a task's config (a dataclass) that a search's cache key depends on: all but `NOT_IN_KEY`, and
-    the training loop's version."""
-    return {key: value for key, value in vars(config).items() if key not in NOT_IN_KEY} | {"loop": LOOP_VERSION}
+    """What of a task's config (a dataclass) a search's cache key holds: the loop version and every field but
+    `models` (the other systems: each system's search is keyed and cached apart)."""
+    return {key: value for key, value in vars(config).items() if key != "models"} | {"loop": LOOP_VERSION}
 
 
 @dataclass
 class RecipeCache:
-    """Searches under `folder` (`<run_dir>/recipes/<task>`), one per system and key: the points as JSON, the chosen
-    point's weights as safetensors beside them."""
+    """Searches under `<run_dir>/recipes/<task>`, one per system and key: the points as JSON, the chosen point's
+    weights as safetensors beside them."""
 
     folder: Path
 
@@ -145,9 +129,8 @@ class RecipeCache:
         return self.folder / f"{system}-{key}.safetensors"
 
     def load(self, system: str, key: str) -> tuple[SearchResult, dict[str, "torch.Tensor"]] | None:
-        """The cached search and its chosen weights; None when either is missing or unreadable, or when the
-        points choose another recipe under today's rule (`SearchPoint.rank`) than the weights were kept for: then
-        it is searched again and overwritten."""
+        """The cached search and its chosen weights; None (searched again) when either is missing or unreadable, or
+        the points choose another recipe under today's `SearchPoint.rank` than the weights were kept for."""
         from safetensors import SafetensorError
         from safetensors.torch import load_file
 
@@ -175,9 +158,9 @@ class RecipeCache:
 
 @dataclass
 class Search:
-    """One system's search as the caller's loop runs it (notebook 05 writes the loop out): train every rate of
-    `rates()` (none when the run folder's cache holds this search), `keep` each epoch's dev scores, then `result`;
-    `state` holds the best point's weights (in CPU memory), to load before scoring test once."""
+    """One system's search as the caller's loop runs it (notebook 05 writes it out): train every rate of `rates()`
+    (none on a cache hit), `keep` each epoch's dev scores, then `result`; `state` holds the best point's weights
+    (in CPU memory), to load before scoring test once."""
 
     system: str
     space: SearchSpace
@@ -189,8 +172,7 @@ class Search:
     started: float = field(default_factory=time.perf_counter)
 
     def __post_init__(self) -> None:
-        hit = self.cache.load(self.system, self.key) if self.cache is not None else None
-        if hit is not None:
+        if self.cache is not None and (hit := self.cache.load(self.system, self.key)) is not None:
             self.cached, self.state = hit
 
     def rates(self) -> list[float]:
@@ -198,8 +180,7 @@ class Search:
         return [] if self.cached is not None else sorted(self.space.learning_rates)
 
     def keep(self, model: "torch.nn.Module", learning_rate: float, epoch: Epoch, scores: dict[str, float]) -> None:
-        """Record one point (`dev_scores` of the model after `epoch` at `learning_rate`), and its weights when it
-        ranks first so far (`SearchPoint.rank`)."""
+        """Record one point (`dev_scores` after `epoch` at `learning_rate`), and its weights when it ranks first."""
         point = SearchPoint(learning_rate, epoch.number, float(scores["f1"]), float(scores["accuracy"]),
                             float(scores["macro_f1"]), bool(scores["one_class"]), epoch.seconds)
         if not self.points or point.rank() > max(p.rank() for p in self.points):
@@ -208,13 +189,11 @@ class Search:
 
     @property
     def chosen(self) -> Recipe:
-        """The recipe of the best point."""
         return self.cached.chosen if self.cached is not None else _recipe(max(self.points, key=SearchPoint.rank),
                                                                            self.space)
 
     def result(self, outcome: dict[str, Any] | None = None) -> SearchResult:
-        """The search with what the caller keeps of the chosen run (`outcome`, JSON-able), saved to the cache; on a
-        cache hit the cached one, as first searched."""
+        """The search with what the caller keeps of the chosen run (`outcome`, JSON-able), saved to the cache."""
         if self.cached is not None:
             return self.cached
         result = SearchResult(self.system, self.space, self.points, self.chosen, time.perf_counter() - self.started,
@@ -225,24 +204,17 @@ class Search:
 
 
 class Trainable(Protocol):
-    """A system's training as the notebooks' loop drives it (`matching.experiment.ClassifierSearch`,
-    `cda.experiment.ModelSearch`): the rates to train, the starting model, its epochs, what each epoch keeps, and
-    the run scored once at the end."""
+    """A system's training as the notebooks' loop drives it (e.g. `matching.experiment.ClassifierSearch`)."""
 
     def rates(self) -> list[float]: ...
-
     def reset(self) -> "torch.nn.Module": ...
-
     def fine_tune(self, model: "torch.nn.Module", learning_rate: float) -> Iterator[Epoch]: ...
-
     def keep(self, model: "torch.nn.Module", learning_rate: float, epoch: Epoch) -> None: ...
-
     def finish(self) -> Any: ...
 
 
 def train_and_score(search: Trainable) -> Any:
-    """The loop notebooks 05, 09, 10 and 11 write out, for the callers that do not (tools, tests): every rate from
-    the same start, every epoch kept, then the run scored once."""
+    """The loop notebooks 05, 09, 10 and 11 write out, for callers that do not (tools, tests)."""
     for rate in search.rates():
         model = search.reset()
         for epoch in search.fine_tune(model, rate):
@@ -260,33 +232,24 @@ def space_table(results: dict[str, SearchResult], labels: Callable[[str], str] =
     import pandas as pd
 
     rows = {}
-    for name, result in results.items():
-        chosen = result.chosen
-        for rate in sorted({p.learning_rate for p in result.points}):
-            row: dict[str, Any] = {}
-            for point in sorted((p for p in result.points if p.learning_rate == rate), key=lambda p: p.epoch):
-                mark = "*" if (rate, point.epoch) == (chosen.learning_rate, chosen.epochs) else ""
-                prior = "°" if point.one_class else ""
-                row[f"epoch {point.epoch}"] = f"{100 * point.dev_macro_f1:.1f}{prior}{mark}"
-            row["chosen recipe"] = chosen.describe()
-            row["search s"] = round(result.search_seconds, 1)
-            row["chosen's training s"] = round(result.train_seconds, 1)
-            row["from cache"] = result.cached
-            rows[(labels(name), f"lr {rate:g}")] = row
+    for name, r in results.items():
+        chosen = (r.chosen.learning_rate, r.chosen.epochs)
+        for rate in sorted({p.learning_rate for p in r.points}):
+            points = sorted((p for p in r.points if p.learning_rate == rate), key=lambda p: p.epoch)
+            rows[(labels(name), f"lr {rate:g}")] = {
+                **{f"epoch {p.epoch}": f"{100 * p.dev_macro_f1:.1f}{'°' if p.one_class else ''}"
+                                       f"{'*' if (rate, p.epoch) == chosen else ''}" for p in points},
+                "chosen recipe": r.chosen.describe(), "search s": round(r.search_seconds, 1),
+                "chosen's training s": round(r.train_seconds, 1), "from cache": r.cached}
     return pd.DataFrame(rows).T.fillna("")
 
 
 def search_metrics(prefix: str, results: dict[str, SearchResult]) -> dict[str, float]:
     """`<prefix>/recipe/<system>/{dev_f1,dev_acc,dev_macro_f1,learning_rate,epochs,search_seconds}` per system."""
-    metrics = {}
-    for name, result in results.items():
-        best = result.best
-        metrics |= {f"{prefix}/recipe/{name}/dev_f1": best.dev_f1, f"{prefix}/recipe/{name}/dev_acc": best.dev_accuracy,
-                    f"{prefix}/recipe/{name}/dev_macro_f1": best.dev_macro_f1,
-                    f"{prefix}/recipe/{name}/learning_rate": result.chosen.learning_rate,
-                    f"{prefix}/recipe/{name}/epochs": float(result.chosen.epochs),
-                    f"{prefix}/recipe/{name}/search_seconds": result.search_seconds}
-    return metrics
+    return flat(f"{prefix}/recipe", {name: {
+        "dev_f1": r.best.dev_f1, "dev_acc": r.best.dev_accuracy, "dev_macro_f1": r.best.dev_macro_f1,
+        "learning_rate": r.chosen.learning_rate, "epochs": float(r.chosen.epochs), "search_seconds": r.search_seconds,
+    } for name, r in results.items()})
 
 
 def search_note(results: dict[str, SearchResult], labels: Callable[[str], str] = str) -> str:
@@ -300,22 +263,15 @@ def search_note(results: dict[str, SearchResult], labels: Callable[[str], str] =
         searched = f"the same for every system: {next(iter(spaces)).describe()}"
     else:
         searched = "; ".join(f"{', '.join(names)}: {space.describe()}" for space, names in spaces.items())
-    lines = [f"Searched on dev, {searched}; the best dev macro-F1 wins (the mean of both classes' F1, so calling "
-             "nearly every pair related scores low; a point giving every dev pair one class ranks last; ties: dev F1, "
-             "dev accuracy, fewer epochs, smaller learning rate) and test is scored once with its "
-             "weights."]
-    for name, result in results.items():
-        source = ("read from the run folder with the chosen weights, nothing trained here" if result.cached
-                  else "searched here")
-        best = result.best
-        lines.append(f"- {labels(name)}: {result.chosen.describe()} (dev macro-F1 {100 * best.dev_macro_f1:.1f}, "
-                     f"F1 {100 * best.dev_f1:.1f}); search {result.search_seconds:.0f} s ({source}), of which "
-                     f"{result.train_seconds:.0f} s training the chosen recipe.")
-    total = sum(r.search_seconds for r in results.values())
-    lines.append(f"- The whole search: {total:.0f} s of training and dev scoring.")
+    lines = [f"Searched on dev, {searched}; the best dev macro-F1 wins (a point giving every dev pair one class ranks "
+             "last) and test is scored once with its weights."]
+    lines += [f"- {labels(name)}: {r.describe()} (dev macro-F1 {100 * r.best.dev_macro_f1:.1f}, F1 "
+              f"{100 * r.best.dev_f1:.1f}); search {r.search_seconds:.0f} s, of which {r.train_seconds:.0f} s training "
+              "the chosen recipe." for name, r in results.items()]
+    lines.append(f"- The whole search: {sum(r.search_seconds for r in results.values()):.0f} s of training and dev "
+                 "scoring.")
     return "\n".join(lines)
 
 
 __all__ = ["Recipe", "RecipeCache", "Search", "SearchPoint", "SearchResult", "Trainable", "dev_scores",
-           "search_metrics", "train_and_score",
-           "search_note", "space_table"]
+           "search_metrics", "search_note", "space_table", "train_and_score"]

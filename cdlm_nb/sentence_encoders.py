@@ -1,8 +1,6 @@
-"""Sentence transformers (sentence-transformers library): loading, and embeddings cached in the run folder.
-
-Offline the encoder is the packaged all-MiniLM-L6-v2 (`minilm`: mean pooling, L2-normalised, 384 dimensions);
-on a GPU runtime a hub id such as AoSE's `sentence-transformers/nli-roberta-base-v2` loads with the same code.
-AoSE (notebook 08), CDA's BERT-HAN (notebook 10) and the bi-encoder of notebook 11 share these embeddings.
+"""Sentence transformers: loading (offline the packaged all-MiniLM-L6-v2, `minilm`; on a GPU runtime a hub id such as
+AoSE's `sentence-transformers/nli-roberta-base-v2`), and embeddings cached in the run folder, shared by AoSE
+(notebook 08), CDA's BERT-HAN (notebook 10) and notebook 11's bi-encoder.
 """
 
 from __future__ import annotations
@@ -36,11 +34,9 @@ def load_sentence_encoder(name: str, device: str = "cpu") -> "SentenceTransforme
     try:
         return SentenceTransformer(source, device=device, trust_remote_code=False)
     except (OSError, ValueError, ConnectionError) as error:
-        raise OfflineError(
-            f"could not load the sentence transformer {name!r} ({type(error).__name__}: {error}). Connect to the "
-            f"internet or run `hf download {name}` beforehand; offline, use encoder 'minilm' (pip install "
-            "'cdlm-nb[minilm]')."
-        ) from error
+        raise OfflineError(f"could not load the sentence transformer {name!r} ({type(error).__name__}: {error}). "
+                           f"Connect to the internet or run `hf download {name}` beforehand; offline, use encoder "
+                           "'minilm' (pip install 'cdlm-nb[minilm]').") from error
 
 
 def max_positions(encoder: "SentenceTransformer") -> int:
@@ -50,26 +46,24 @@ def max_positions(encoder: "SentenceTransformer") -> int:
     return max_input_length(encoder[0].auto_model)
 
 
-def _cache_file(folder: Path, name: str, texts: Sequence[str], max_length: int) -> Path:
-    digest = hashlib.sha256("\x00".join(texts).encode("utf-8")).hexdigest()[:20]
-    return folder / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}-{max_length}-{digest}.safetensors"
-
-
 def embed(encoder: "SentenceTransformer", texts: Sequence[str], max_length: int, batch_size: int = 64,
           cache_dir: str | os.PathLike | None = None, name: str = "encoder") -> torch.Tensor:
-    """`[len(texts), dim]` float32 embeddings of texts cut to `max_length` tokens (special tokens included), on CPU;
-    computed under `finetuning.autocast` (mixed precision on a CUDA GPU).
+    """`[len(texts), dim]` float32 CPU embeddings of texts cut to `max_length` tokens (special tokens included),
+    under `finetuning.autocast`. With `cache_dir`, cached in `<cache_dir>/embeddings/<name>-<max_length>-<hash>
+    .safetensors` (atomically, with a manifest; a damaged one is said and computed again)."""
+    from safetensors.torch import load_file
 
-    With `cache_dir`, they are read from / written to `<cache_dir>/embeddings/<name>-<max_length>-<hash>.safetensors`
-    (keyed by the model name, the length and the texts), so reruns and other notebooks reuse them; written
-    atomically with a manifest, and a damaged one is said and computed again (`artefacts`).
-    """
     from .finetuning import autocast
 
-    path = _cache_file(Path(cache_dir) / CACHE_FOLDER, name, texts, max_length) if cache_dir is not None else None
-    cached = _cached(path) if path is not None else None
-    if cached is not None:
-        return cached
+    path = None
+    if cache_dir is not None:
+        digest = hashlib.sha256("\x00".join(texts).encode("utf-8")).hexdigest()[:20]
+        stem = f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}-{max_length}-{digest}"
+        path = Path(cache_dir) / CACHE_FOLDER / f"{stem}.safetensors"
+        if path.is_file() or manifest_path(path).is_file():
+            if not (problems := check_artefact(path)):
+                return load_file(path)["embeddings"]
+            print(f"embedding cache damaged, computing it again: {'; '.join(problems)}")
     if not texts:
         return torch.zeros(0, encoder.get_embedding_dimension())
     previous, encoder.max_seq_length = encoder.max_seq_length, min(max_length, max_positions(encoder))
@@ -85,16 +79,3 @@ def embed(encoder: "SentenceTransformer", texts: Sequence[str], max_length: int,
 
         save_file(path, lambda temporary: save_tensors({"embeddings": vectors.contiguous()}, temporary))
     return vectors
-
-
-def _cached(path: Path) -> torch.Tensor | None:
-    """The embeddings cached in `path`, or None: not cached, or damaged (said, so the caller computes them again)."""
-    from safetensors.torch import load_file
-
-    if not path.is_file() and not manifest_path(path).is_file():
-        return None
-    problems = check_artefact(path)
-    if problems:
-        print(f"embedding cache damaged, computing it again: {'; '.join(problems)}")
-        return None
-    return load_file(path)["embeddings"]

@@ -64,18 +64,18 @@ class TokenArrays:
         return cls(table.column("cluster_id").to_pylist(), documents.flatten().to_numpy(),
                    offsets(documents), np.flatnonzero(~blank), kept_before[offsets(blocks)])
 
-    def _document(self, cluster: int, index: int) -> int:
-        return int(self.kept[self.kept_starts[cluster] + index])
+    def _span(self, cluster: int, index: int) -> tuple[int, int]:
+        """Where the block of the `index`-th non-blank document of `cluster` starts and ends in `tokens`."""
+        document = int(self.kept[self.kept_starts[cluster] + index])
+        return int(self.starts[document]), int(self.starts[document + 1])
 
     def block_length(self, cluster: int, index: int) -> int:
-        """Tokens in the block of the `index`-th non-blank document of `cluster`."""
-        document = self._document(cluster, index)
-        return int(self.starts[document + 1] - self.starts[document])
+        start, end = self._span(cluster, index)
+        return end - start
 
     def block(self, cluster: int, index: int) -> list[int]:
-        """The block of the `index`-th non-blank document of `cluster`."""
-        document = self._document(cluster, index)
-        return self.tokens[self.starts[document]:self.starts[document + 1]].tolist()
+        start, end = self._span(cluster, index)
+        return self.tokens[start:end].tolist()
 
 
 def offsets(array) -> np.ndarray:

@@ -1,20 +1,8 @@
-"""The model registry: which models the tutorial compares, what they are called, where they are saved, how they load.
-
-Every later notebook (perplexity, coreference, attention analysis, matching ...) reads notebook 02's models
-through this module, so evaluation never depends on training code.
-
-| model        | inputs                                             | global attention (its *pattern*) |
-|--------------|----------------------------------------------------|----------------------------------|
-| `longformer` | – (the start itself, not further pretrained)       | none                             |
-| `local`      | related documents of one cluster, concatenated     | none                             |
-| `rand`       | unrelated documents, each from a different cluster | the masked tokens                |
-| `prefix`     | related documents                                  | the first 15 % of the tokens     |
-| `cdlm`       | related documents                                  | the masked tokens                |
-| `release`    | related documents                                  | the authors' released code's     |
-| `base`       | one document per input (`base_max_length` tokens)  | none (the start's first stage)   |
-| `base-long`  | unrelated documents packed to `max_length`         | none (the start's second stage)  |
-
-The two base stages run with full attention; `pretraining.stages` then gives the result the profile's window.
+"""The model registry: which models the tutorial compares, what they are called, where they are saved, how they load
+(every later notebook reads notebook 02's models through it, so evaluation never depends on training code).
+`TRAINED_ON` says what each compared model read after the start, and with which global attention (its *pattern*).
+The start's two stages, `base` (one document per input, `base_max_length` tokens) and `base-long` (unrelated
+documents packed to `max_length`), run with full attention; `pretraining.stages` then gives them the profile's window.
 """
 
 from __future__ import annotations
@@ -42,23 +30,15 @@ SINGLE_DOCUMENT_VARIANTS = ("longformer", "base", "base-copy")  # one document p
 UNRELATED_DOCUMENT_VARIANTS = ("rand", "base-long")  # documents of different clusters packed together
 LOCAL_ONLY_VARIANTS = (*SINGLE_DOCUMENT_VARIANTS, "local", "base-long")  # trained without global attention
 DISPLAY_NAMES = {
-    "longformer": "Longformer",
-    "local": "Local CDLM",
-    "rand": "Rand CDLM",
-    "prefix": "Prefix CDLM",
-    "cdlm": "CDLM",
-    "release": "CDLM (released pattern)",
-    "base": "Base (single-document MLM)",
+    "longformer": "Longformer", "local": "Local CDLM", "rand": "Rand CDLM", "prefix": "Prefix CDLM", "cdlm": "CDLM",
+    "release": "CDLM (released pattern)", "base": "Base (single-document MLM)",
     "base-copy": "Base, repeated spans (single documents, some with a span written twice)",
-    "base-long": "Base, long inputs (unrelated documents packed)",
-    "start": "Start (before CD-MLM)",
+    "base-long": "Base, long inputs (unrelated documents packed)", "start": "Start (before CD-MLM)",
 }
-#: What each model was trained on after the start, in a table cell (the docstring's table, in words).
+#: What each model was trained on after the start (a table cell).
 TRAINED_ON = {
-    "longformer": "nothing further (the start)",
-    "local": "related documents, local attention",
-    "rand": "unrelated documents, global masked tokens",
-    "prefix": "related documents, global first 15 %",
+    "longformer": "nothing further (the start)", "local": "related documents, local attention",
+    "rand": "unrelated documents, global masked tokens", "prefix": "related documents, global first 15 %",
     "cdlm": "related documents, global masked tokens",
     "release": "related documents, the released code's global tokens",
 }
@@ -73,8 +53,7 @@ def display_name(variant: str) -> str:
 
 
 def run_label(run_name: str, labels: Mapping[str, str]) -> str:
-    """The table row of a run: its label in `labels` (a task's own runs: baselines, ablations), else the model's
-    display name (`cdlm` -> `CDLM`)."""
+    """The table row of a run: its label in `labels` (a task's own runs), else the model's display name."""
     return labels.get(run_name) or display_name(run_name)
 
 
@@ -117,10 +96,7 @@ class PretrainResult:
         return self.loss_history[-1][1] if self.loss_history else float("nan")
 
     def to_json(self) -> dict:
-        data = asdict(self)
-        data["model_dir"] = str(self.model_dir)
-        data["tokens_per_second"] = self.tokens_per_second
-        return data
+        return asdict(self) | {"model_dir": str(self.model_dir), "tokens_per_second": self.tokens_per_second}
 
 
 #: PretrainConfig fields that change neither the trained weights nor the data: left out of a run's fingerprint.
@@ -128,12 +104,10 @@ NOT_IN_SETUP = ("gradient_checkpointing", "heldout_clusters", "copy_probe_steps"
 
 
 def run_setup(variant: str, seed: int, config: "PretrainConfig", n_examples: int, processes: int = 1) -> dict:
-    """The fingerprint of a pretraining run: a saved model or checkpoint is reused only when it matches (as JSON);
-    settings at their default are left out, so a model saved before a setting existed keeps matching.
-    A run of several processes adds their count: each process draws its own masks, so a checkpoint resumes only on
-    as many (one process leaves the key out, as every fingerprint before it did)."""
+    """The fingerprint of a pretraining run: a saved model or checkpoint is reused only when it matches (as JSON).
+    Settings at their default are left out, so a model saved before a setting existed keeps matching; several
+    processes add their count (each draws its own masks, so a checkpoint resumes only on as many)."""
     defaults = {f.name: f.default for f in fields(config) if f.default is not MISSING}
-    # A field at its default is left out too: a run made before the field existed still matches.
     settings = {name: value for name, value in asdict(config).items()
                 if name not in NOT_IN_SETUP and not (name in defaults and value == defaults[name])}
     setup = {"variant": variant, "seed": seed, "config": settings, "examples": n_examples}
@@ -154,8 +128,7 @@ def model_dir(run_dir: str | os.PathLike, variant: str, seed: int | None = None,
 
 
 def notebook_02_command(run_dir: str | os.PathLike, profile: str | None) -> str:
-    """The command that (re)makes notebook 02's models in `run_dir` (`profile`: by default the folder's name, as
-    run folders default to runs/<profile>; PROFILE where that is no profile's name)."""
+    """The command that (re)makes notebook 02's models in `run_dir` (by default for the profile it is named after)."""
     from .profiles import PROFILE_NAMES
 
     name = Path(run_dir).name
@@ -164,19 +137,15 @@ def notebook_02_command(run_dir: str | os.PathLike, profile: str | None) -> str:
 
 
 def _missing_models_error(run_dir: str | os.PathLike, missing: list[str], profile: str | None) -> DataError:
-    """One message for every missing model: what is missing, where, and the command that makes it."""
-    return DataError(
-        f"notebook 02 has not saved the pretrained model(s) {missing} under {Path(run_dir) / 'models'}. Run "
-        f"notebook 02 first with the same profile and run folder, e.g. `{notebook_02_command(run_dir, profile)}`"
-    )
+    return DataError(f"notebook 02 has not saved the pretrained model(s) {missing} under {Path(run_dir) / 'models'}. "
+                     "Run notebook 02 first with the same profile and run folder, e.g. "
+                     f"`{notebook_02_command(run_dir, profile)}`")
 
 
 def _damaged_model_error(run_dir: str | os.PathLike, problems: list[str], profile: str | None) -> DataError:
-    """A saved model that does not match what was saved: which files, and the command that rebuilds it."""
-    return DataError(
-        "a model saved by notebook 02 is damaged: " + "; ".join(problems) + ". Rebuild it: run notebook 02 again "
-        f"with RESUME = True (it rebuilds damaged models), e.g. `{notebook_02_command(run_dir, profile)}`"
-    )
+    return DataError("a model saved by notebook 02 is damaged: " + "; ".join(problems) + ". Rebuild it: run notebook "
+                     f"02 again with RESUME = True (it rebuilds damaged models), e.g. "
+                     f"`{notebook_02_command(run_dir, profile)}`")
 
 
 def is_saved(folder: Path) -> bool:
@@ -191,8 +160,8 @@ def model_problems(folder: Path) -> list[str]:
 
 def save_model_folder(folder: Path, model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
                       result: dict) -> Path:
-    """A model (safetensors), its tokenizer and `pretraining.json`, saved atomically with a manifest
-    (`artefacts.save_folder`), so a save cut short is never taken for a finished model."""
+    """A model, its tokenizer and `pretraining.json`, saved atomically with a manifest (`artefacts.save_folder`),
+    so a save cut short is never taken for a finished model."""
     def write(temporary: Path) -> None:
         model.save_pretrained(temporary)
         tokenizer.save_pretrained(temporary)
@@ -203,8 +172,7 @@ def save_model_folder(folder: Path, model: "PreTrainedModel", tokenizer: "PreTra
 
 def load_pretrained(run_dir: str | os.PathLike, variant: str, seed: int | None = None,
                     config: "PretrainConfig | None" = None, profile: str | None = None) -> "Encoder":
-    """The `Encoder` (model, tokenizer) that notebook 02 saved as `variant`, with the fast attention
-    (`longformer_attention`); a DataError naming the command to run when it is missing or damaged."""
+    """The `Encoder` notebook 02 saved as `variant`, with the fast attention; a DataError when missing or damaged."""
     from transformers import AutoTokenizer, LongformerForMaskedLM
 
     from .encoders import Encoder
@@ -213,8 +181,7 @@ def load_pretrained(run_dir: str | os.PathLike, variant: str, seed: int | None =
     folder = model_dir(run_dir, variant, seed, config)
     if not is_saved(folder):
         raise _missing_models_error(run_dir, [folder.name], profile)
-    problems = model_problems(folder)
-    if problems:
+    if problems := model_problems(folder):
         raise _damaged_model_error(run_dir, problems, profile)
     return Encoder(use_fast_attention(LongformerForMaskedLM.from_pretrained(folder, use_safetensors=True)),
                    AutoTokenizer.from_pretrained(folder))
@@ -222,10 +189,8 @@ def load_pretrained(run_dir: str | os.PathLike, variant: str, seed: int | None =
 
 def load_pretrained_models(run_dir: str | os.PathLike, variants: tuple[str, ...],
                            profile: str | None = None) -> dict[str, "Encoder"]:
-    """Notebook 02's models (variant -> Encoder); one DataError naming every missing one and the command to run
-    (with `--profile profile`, by default the run folder's name); a damaged one is a DataError too."""
-    missing = [v for v in variants if not is_saved(model_dir(run_dir, v))]
-    if missing:
+    """Notebook 02's models (variant -> Encoder); one DataError naming every missing one and the command to run."""
+    if missing := [v for v in variants if not is_saved(model_dir(run_dir, v))]:
         raise _missing_models_error(run_dir, missing, profile)
     return {variant: load_pretrained(run_dir, variant, profile=profile) for variant in variants}
 
@@ -258,11 +223,8 @@ def saved_setup(run_dir: str | os.PathLike, variant: str) -> dict | None:
 
 def shared_tokenizer(models: dict[str, "Encoder"]) -> "PreTrainedTokenizerBase":
     """The tokenizer all models share; a DataError if their vocabularies differ (the masks would not be shared)."""
-    tokenizers = {variant: encoder.tokenizer for variant, encoder in models.items()}
-    first_variant, first = next(iter(tokenizers.items()))
-    vocabulary = first.get_vocab()
-    differ = [variant for variant, tokenizer in tokenizers.items() if tokenizer.get_vocab() != vocabulary]
-    if differ:
+    first_variant, first = next((variant, encoder.tokenizer) for variant, encoder in models.items())
+    if differ := [variant for variant, encoder in models.items() if encoder.tokenizer.get_vocab() != first.get_vocab()]:
         raise DataError(f"the models {differ} use another vocabulary than {first_variant!r}: re-run notebook 02 "
                         "with resume off (RESUME = False) so every model starts from the same tokenizer")
     return first
@@ -278,8 +240,7 @@ class PretrainedShelf:
     missing: list[str] = field(default_factory=list)
 
     def load(self, variant: str) -> "Encoder | None":
-        """The saved model, or None (after printing why and how to get it, `how_to_get`) when it is missing; a
-        damaged one is a DataError naming the file and the command that rebuilds it (`load_pretrained`)."""
+        """The saved model, or None (after printing how to get it) when it is missing."""
         if is_saved(model_dir(self.run_dir, variant)):
             return load_pretrained(self.run_dir, variant, profile=self.profile)
         if variant not in self.missing:
@@ -290,8 +251,7 @@ class PretrainedShelf:
         return None
 
     def load_all(self, variants: Sequence[str]) -> dict[str, "Encoder"]:
-        """Every saved model of `variants` (variant -> Encoder), the missing ones said and skipped; a DataError
-        naming the command to run when none is there."""
+        """Every saved model of `variants` (variant -> Encoder), the missing ones skipped; a DataError when none is."""
         models = {variant: encoder for variant in variants if (encoder := self.load(variant)) is not None}
         if not models:
             raise _missing_models_error(self.run_dir, list(variants), self.profile)
@@ -311,22 +271,21 @@ class PretrainedShelf:
 
 
 def starts_pretrained(profile: "Profile") -> bool:
-    """True when the profile's encoder is already pretrained (Longformer-base): the paper's setting, no random start,
-    and the authors' released checkpoints stand for Longformer and CDLM."""
+    """True when the profile starts from a pretrained encoder (Longformer-base, the paper's setting): the authors'
+    released checkpoints then stand for Longformer and CDLM."""
     return profile.encoder.kind != "tiny"
 
 
 def notebook_02_makes(profile: str) -> tuple[str, ...]:
-    """The models notebook 02 makes by default on `profile`: every one from a tiny start; from Longformer-base, the
-    two the authors released (the others need PRETRAIN_STEPS)."""
+    """The models notebook 02 makes by default on `profile`: all from a tiny start, else the two released ones."""
     from .profiles import get_profile
 
     return RELEASED_MODELS if starts_pretrained(get_profile(profile)) else MODEL_VARIANTS
 
 
 def how_to_get(variant: str, profile: str) -> str:
-    """How a model missing from the run folder is made: on a profile that starts from Longformer-base, the models the
-    authors did not release need pretraining (notebook 02's PRETRAIN_STEPS); otherwise notebook 02 makes them."""
+    """How a model missing from the run folder is made: by notebook 02, with PRETRAIN_STEPS for those the authors
+    did not release on a profile that starts from Longformer-base."""
     if variant not in notebook_02_makes(profile):
         return ("not released by the authors: notebook 02 with PRETRAIN_STEPS = N pretrains it (`cdlm-nb plan` gives "
                 "the minutes per variant), same RUN_DIR")

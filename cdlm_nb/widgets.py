@@ -1,11 +1,7 @@
-"""Interactive explorers that still work headless.
-
-`explore(render, pattern=["cdlm", "local"], mask_rate=(0.05, 0.5, 0.05))` displays ipywidgets controls (the
-abbreviations of `ipywidgets.interact`: a list is a dropdown, a `(min, max, step)` tuple a slider, a bool a
-checkbox, or pass a widget) and re-renders on every change. Under `cdlm-nb run`, papermill or CI
-(`runtime.is_headless()`), it renders once with the values the controls would start at and shows that instead,
-so an executed notebook still holds the output. Without ipywidgets (it is in the `lab` extra, not the core: a
-kernel such as Colab's brings its own) it does the same, after a one-line note.
+"""Interactive explorers that still work headless: `explore(render, pattern=["cdlm", "local"], rate=(0.05, 0.5, 0.05))`
+shows ipywidgets controls (`ipywidgets.interact`'s abbreviations) above `render`'s output; headless (`cdlm-nb run`,
+papermill, CI) or without ipywidgets (the `lab` extra) it renders once at the controls' starting values, so an
+executed notebook still holds the output.
 """
 
 from __future__ import annotations
@@ -20,37 +16,22 @@ from .progress import is_headless
 
 
 def show(result: Any) -> None:
-    """Display what a render function returned; a matplotlib Figure is displayed once and then closed (so the
-    inline backend does not show it a second time)."""
+    """Display what a render function returned; a matplotlib Figure is then closed (so the inline backend does not
+    show it a second time)."""
     from IPython.display import display
+    from matplotlib.figure import Figure
 
-    if result is None:
-        return
-    display(result)
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:  # pragma: no cover - matplotlib is a dependency
-        return
+    if result is not None:
+        display(result)
     if isinstance(result, Figure):
         import matplotlib.pyplot as plt
 
         plt.close(result)
 
 
-def _shown(render: Callable[..., Any]) -> Callable[..., None]:
-    """`render`, but displaying its result itself (keeps `render`'s signature, which ipywidgets inspects)."""
-    import functools
-
-    @functools.wraps(render)
-    def wrapper(**values: Any) -> None:
-        show(render(**values))
-
-    return wrapper
-
-
 def _with_fixed_rest(render: Callable[..., Any], controls: dict[str, Any]) -> dict[str, Any]:
-    """`controls`, plus `ipywidgets.fixed(default)` for every other parameter with a default value, so only the
-    named controls become widgets (plain `interact` would make a slider of every numeric default)."""
+    """`controls`, plus `ipywidgets.fixed(default)` for every other parameter with a default (plain `interact` would
+    make a slider of every numeric default)."""
     import ipywidgets
 
     rest = {name: ipywidgets.fixed(parameter.default)
@@ -64,14 +45,12 @@ NO_IPYWIDGETS_NOTE = ("ipywidgets is not installed: showing the starting values 
 
 
 def has_ipywidgets() -> bool:
-    """Whether ipywidgets can be imported (the `lab` extra has it; a bare kernel may not)."""
     return importlib.util.find_spec("ipywidgets") is not None
 
 
 def default_values(render: Callable[..., Any], **controls: Any) -> dict[str, Any]:
-    """The values `explore` starts at: the widget values ipywidgets would build from `controls` (a parameter's
-    own default value wins when the control allows it; parameters without a control keep their default).
-    Without ipywidgets, the same values from its abbreviation rules (`_start_values`)."""
+    """The values `explore` starts at: those of the widgets ipywidgets builds from `controls` (a parameter's default
+    wins when the control allows it); without ipywidgets, the same from its rules (`_start_values`)."""
     if not has_ipywidgets():
         return _start_values(render, controls)
     import ipywidgets
@@ -86,8 +65,7 @@ def default_values(render: Callable[..., Any], **controls: Any) -> dict[str, Any
 
 
 def explore(render: Callable[..., Any], **controls: Any) -> None:
-    """Display controls for `render`'s keyword arguments with its output below them; headless or without
-    ipywidgets (said in one line), display one static render at the controls' starting values (`default_values`)."""
+    """Controls for `render`'s keyword arguments above its output; headless, one render at `default_values`."""
     from IPython.display import display
 
     if is_headless() or not has_ipywidgets():
@@ -95,14 +73,16 @@ def explore(render: Callable[..., Any], **controls: Any) -> None:
             print(NO_IPYWIDGETS_NOTE)
         show(render(**default_values(render, **controls)))
         return
+    import functools
+
     import ipywidgets
 
-    display(ipywidgets.interactive(_shown(render), **_with_fixed_rest(render, controls)))
+    shown = functools.wraps(render)(lambda **values: show(render(**values)))  # `render`'s signature, for ipywidgets
+    display(ipywidgets.interactive(shown, **_with_fixed_rest(render, controls)))
 
 
 def _start_values(render: Callable[..., Any], controls: dict[str, Any]) -> dict[str, Any]:
-    """`default_values` without ipywidgets: its rules for the abbreviations, so a kernel without it shows the same
-    static render (tests/test_widgets.py holds the two equal)."""
+    """`default_values` without ipywidgets, by its rules (tests/test_widgets.py holds the two equal)."""
     values = {}
     parameters = inspect.signature(render).parameters
     for name, parameter in parameters.items():
@@ -125,9 +105,7 @@ def _start_value(control: Any, default: Any) -> Any:
         if default is not empty and isinstance(default, Real):
             value = min(max(default, low), high)
             return int(value) if integral else float(value)
-        value = low + (high - low) / 2
-        if integral:
-            value = low + (high - low) // 2
+        value = low + (high - low) // 2 if integral else low + (high - low) / 2
         if step:
             value = low + int((value - low) / step[0]) * step[0]
         return value
@@ -136,7 +114,5 @@ def _start_value(control: Any, default: Any) -> Any:
     if isinstance(control, Iterable):  # a dropdown: the default when it is an option, else the first option
         options = list(control.items()) if isinstance(control, Mapping) else list(control)
         choices = [option[1] if isinstance(option, tuple) and len(option) == 2 else option for option in options]
-        if default is not empty and default in choices:
-            return default
-        return choices[0] if choices else None
+        return default if default is not empty and default in choices else (choices[0] if choices else None)
     return getattr(control, "value", control)

@@ -32,12 +32,12 @@ def test_tensor_rows_keep_their_values_and_take_the_field_dtype():
     assert batch["input_ids"].dtype == torch.long and batch["input_ids"].tolist() == [[3, 4], [5, 1]]
 
 
-def test_width_rounds_up_to_a_multiple_and_is_at_least_one():
-    batch = pad_batch([{"input_ids": [2] * 5, "labels": [2] * 5}], {"input_ids": 1, "labels": -100},
-                      pad_to_multiple_of=4)
-    assert batch["input_ids"].tolist() == [[2, 2, 2, 2, 2, 1, 1, 1]]
-    assert batch["labels"].tolist() == [[2] * 5 + [-100] * 3]
-    assert batch["attention_mask"].tolist() == [[1] * 5 + [0] * 3]
+def test_each_field_pads_with_its_value_and_the_width_is_at_least_one():
+    batch = pad_batch([{"input_ids": [2] * 5, "labels": [2] * 5}, {"input_ids": [2] * 2, "labels": [2] * 2}],
+                      {"input_ids": 1, "labels": -100})
+    assert batch["input_ids"].tolist() == [[2] * 5, [2, 2, 1, 1, 1]]
+    assert batch["labels"].tolist() == [[2] * 5, [2] * 2 + [-100] * 3]
+    assert batch["attention_mask"].tolist() == [[1] * 5, [1] * 2 + [0] * 3]
     empty = pad_batch([{"input_ids": [4], "positions": []}, {"input_ids": [4], "positions": []}])
     assert empty["positions"].shape == (2, 1) and not empty["positions"].any()
 

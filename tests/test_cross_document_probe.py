@@ -2,7 +2,7 @@ import random
 
 import pytest
 
-from cdlm_nb.cross_document_probe import locate_facts, reads_witness, shared_fact_statements, witness_reads
+from cdlm_nb.cross_document_probe import locate_facts, shared_fact_statements, witness_reads
 from cdlm_nb.inputs import pack_cluster
 from cdlm_nb.masking import CrossDocumentMLMCollator, collators_by_pattern
 from cdlm_nb.tokenization import train_tokenizer
@@ -65,13 +65,12 @@ def test_locate_facts_keeps_only_what_survived_truncation(tokenizer):
     assert max(located[0]["positions"]) < len(example.input_ids) - 2  # before </doc-s> </s>
 
 
-def test_reads_witness_depends_on_the_variant(tokenizer):
+def test_reading_the_witness_depends_on_the_variant(tokenizer):
     ids = list(range(10, 60))  # ordinary tokens, one long row
-    target, witness = [45, 46], [3, 4]
-    assert reads_witness(CrossDocumentMLMCollator(tokenizer, pattern="cdlm"), ids, target, witness, window=8)
-    assert not reads_witness(CrossDocumentMLMCollator(tokenizer, pattern="local"), ids, target, witness, window=8)
-    assert reads_witness(CrossDocumentMLMCollator(tokenizer, pattern="prefix"), ids, target, witness, window=8)
-    assert not reads_witness(CrossDocumentMLMCollator(tokenizer, pattern="prefix"), ids, target, [20], window=8)
+    collators = {p: CrossDocumentMLMCollator(tokenizer, pattern=p) for p in ("cdlm", "local", "prefix")}
+    reads = witness_reads(collators, ids, {"target": [45, 46], "witness": [3, 4]}, window=8)
+    assert reads == {"cdlm": True, "local": False, "prefix": True}
+    assert not witness_reads(collators, ids, {"target": [45, 46], "witness": [20]}, window=8)["prefix"]
 
 
 def test_witness_reads_asks_every_pattern(tokenizer):

@@ -7,7 +7,7 @@ from cdlm_nb.data.schemas import CLUSTER_FEATURES
 from cdlm_nb.errors import DataError
 from cdlm_nb.inputs import (
     NO_DOCUMENT,
-    encode_document,
+    _encode_documents,
     pack_cluster,
     pack_clusters,
     pack_random_documents,
@@ -63,14 +63,14 @@ def test_pack_cluster_layout_whole_documents_and_doc_ids(corpus, tokenizer):
     doc_start, doc_end = tokenizer.convert_tokens_to_ids(["<doc-s>", "</doc-s>"])
     assert ids.count(doc_start) == ids.count(doc_end) == len(example.documents)
     for block, index in zip(blocks_of(ids, example.doc_ids), example.documents):
-        assert block == encode_document(documents[index], tokenizer)  # whole, uncut documents
+        assert block == _encode_documents([documents[index]], tokenizer, False)[0]  # whole, uncut documents
         assert block[0] == doc_start and block[-1] == doc_end
     assert example.n_left_out == len(documents) - len(example.documents)
 
 
 def test_pack_cluster_stops_before_the_document_that_would_not_fit(corpus, tokenizer):
     documents = corpus[5]["documents"]
-    lengths = [len(encode_document(doc, tokenizer)) for doc in documents]
+    lengths = [len(block) for block in _encode_documents(documents, tokenizer, False)]
     for seed in range(20):
         rng = random.Random(seed)
         order = list(range(len(documents)))

@@ -158,13 +158,13 @@ def test_unseeded_collator_follows_torch_global_seed(tokenizer, rows):
     assert torch.equal(a["labels"], c["labels"])
 
 
-def test_padding_to_a_multiple_and_extra_keys(tokenizer, rows):
+def test_padding_and_extra_keys(tokenizer, rows):
     features = [dict(row, doc_ids=[0] * len(row["input_ids"]), cluster_id="x") for row in rows[:3]]
-    batch = CrossDocumentMLMCollator(tokenizer, pad_to_multiple_of=64)(features)
+    batch = CrossDocumentMLMCollator(tokenizer)(features)
     assert set(batch) == {"input_ids", "attention_mask", "global_attention_mask", "labels"}
-    assert batch["input_ids"].shape[1] % 64 == 0
     assert all(values.dtype == torch.long for values in batch.values())
     padding = torch.arange(batch["input_ids"].shape[1]) >= torch.tensor([[len(f["input_ids"])] for f in features])
+    assert padding.any()  # rows of different lengths
     assert (batch["input_ids"][padding] == tokenizer.pad_token_id).all()
     assert (batch["labels"][padding] == IGNORE_INDEX).all()
     assert not batch["attention_mask"][padding].any() and batch["attention_mask"][~padding].all()

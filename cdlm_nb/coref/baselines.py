@@ -1,20 +1,13 @@
-"""The same-head-lemma baseline for cross-document coreference (CDLM v1 Table 2-3 "Same Head-Lemma" rows).
+"""The same-head-lemma baseline (CDLM v1 Tables 2-3 "Same Head-Lemma" rows): on gold mentions, mentions of one kind
+whose heads share a lemma form one cluster within each gold subtopic. The classic strong lower bound on ECB+, whose
+articles about one event reuse the same words.
 
-On gold mentions, mentions of one kind whose heads share a lemma go into one cluster, within each gold
-subtopic (the same event type and the same event, e.g. "1_ecb"). It is the classic strong lower bound on ECB+,
-where the same words are reused across the articles about one event.
-
-No parser or tagger is involved (none ships with this package), so head and lemma come from simple,
-deterministic rules:
-- entity head: after a leading preposition or determiner, the last word before a post-modifier (a
-  preposition, a relative pronoun or a comma), so "the host of the Oscars" -> "host", "in Queens" -> "Queens",
-  "Hugh Jackman" -> "Jackman"; a possessive "'s" is dropped; a capitalised head counts as a proper name;
-- event head: after skipping auxiliaries, modals, "to" and determiners, the first token if it looks verbal
-  (an -ed/-ing form or a known irregular verb: "roped in" -> "roped", "was killed" -> "killed"), else the
-  token an entity would get ("a deadly earthquake" -> "earthquake");
-- lemma: `lemmatize`, a small rule-based English lemmatizer (irregular forms, then -ies/-es/-s, -ed and -ing
-  with undoubling and e-restoration). Any `str -> str` function can replace it through `lemmatizer=` (e.g.
-  one built on lemminflect's `getAllLemmas`, whose wheel ships its data; it is not a dependency here)."""
+No parser ships with this package, so heads and lemmas come from deterministic rules: an entity's head is the last
+word before a post-modifier ("the host of the Oscars" -> "host", "in Queens" -> "Queens"), a capitalised one a proper
+name; an event's head is its first token after auxiliaries if it looks verbal ("was killed" -> "killed"), else the
+entity rule ("a deadly earthquake" -> "earthquake"); `lemmatize` is a small rule-based English lemmatizer (irregular
+forms, then -s/-ed/-ing with undoubling and e-restoration). Any `str -> str` function can replace it (`lemmatizer=`,
+e.g. one on lemminflect's `getAllLemmas`, not a dependency here)."""
 
 from __future__ import annotations
 
@@ -31,8 +24,7 @@ LEMMA_GROUPINGS = ("subtopic", "topic", "corpus")
 
 
 def _by_lemma(table: str) -> dict[str, str]:
-    """{form: lemma} from `"lemma form form; lemma form; ..."`; a lemma without forms maps to itself (so that the
-    suffix rules leave it alone)."""
+    """{form: lemma} from `"lemma form form; lemma form; ..."`; a lemma alone maps to itself (no suffix rule)."""
     return {form: lemma for entry in table.split(";") for lemma, *forms in [entry.split()] for form in forms or [lemma]}
 
 
@@ -120,52 +112,34 @@ def lemmatize(word: str) -> str:
         return IRREGULAR[word]
     if len(word) <= 3 or not word.isalpha():
         return word
-    if word.endswith("ing"):
-        return _strip_verbal(word, "ing") or word
-    if word.endswith("eed"):  # need, speed, proceed (agreed/freed are irregular entries)
-        return word
-    if word.endswith("ed"):
-        return _strip_verbal(word, "ed") or word
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and not word.endswith("eed"):  # need, proceed stay (agreed, freed: irregular)
+            return _strip_verbal(word, suffix) or word
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
-    if word.endswith("sses"):
-        return word[:-2]
-    if word.endswith(("ches", "shes", "xes", "zzes", "oes")):
+    if word.endswith(("sses", "ches", "shes", "xes", "zzes", "oes")):
         return word[:-2]
     if word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
     return word
 
 
-def _has_word(token: str) -> bool:
-    return any(ch.isalnum() for ch in token) and token.lower() not in ("'s", "'")
-
-
-def _noun_phrase_head(tokens: Sequence[str], start: int) -> int:
-    """The last word from `start` up to the first post-modifier start ("of", "who", ",", ...)."""
-    head = start
-    for i in range(start, len(tokens)):
-        if i > start and tokens[i].lower() in POST_MODIFIER_STARTS:
-            break
-        if _has_word(tokens[i]):
-            head = i
-    return head
-
-
-def _looks_verbal(token: str) -> bool:
-    word = token.lower()
-    return (word.endswith(("ed", "ing")) and len(word) > 4) or word in IRREGULAR_VERBS or word in UNINFLECTED_VERBS
-
-
 def mention_head(tokens: Sequence[str], kind: str) -> int:
     """Index (within the mention) of the head token of an event or entity mention, by the rules above."""
     check_kind(kind)
-    words = [i for i, token in enumerate(tokens) if _has_word(token)] or list(range(len(tokens)))
+    has_word = [any(ch.isalnum() for ch in token) and token.lower() not in ("'s", "'") for token in tokens]
+    words = [i for i, word in enumerate(has_word) if word] or list(range(len(tokens)))
     # skip a leading preposition, determiner or auxiliary: "in Queens", "the host", "was killed"
-    lexical = [i for i in words if tokens[i].lower() not in AUXILIARIES | POST_MODIFIER_STARTS] or words
-    if kind == "event" and _looks_verbal(tokens[lexical[0]]):
-        return lexical[0]  # "roped in", "opened fire", "took place": the verb, whatever follows
-    return _noun_phrase_head(tokens, lexical[0])
+    head = ([i for i in words if tokens[i].lower() not in AUXILIARIES | POST_MODIFIER_STARTS] or words)[0]
+    first = tokens[head].lower()
+    if kind == "event" and ((first.endswith(("ed", "ing")) and len(first) > 4) or first in IRREGULAR_VERBS
+                            or first in UNINFLECTED_VERBS):
+        return head  # "roped in", "opened fire", "took place": the verb, whatever follows
+    for i in range(head + 1, len(tokens)):  # else the last word before a post-modifier ("of", "who", ",", ...)
+        if tokens[i].lower() in POST_MODIFIER_STARTS:
+            break
+        head = i if has_word[i] else head
+    return head
 
 
 def head_lemma(tokens: Sequence[str], kind: str, lemmatizer: Lemmatizer = lemmatize) -> str:
@@ -196,10 +170,9 @@ def head_lemma_assignment(rows: Iterable[Mapping[str, Any]], kind: str, *, lemma
 
 
 def head_lemma_scores(rows: Iterable[Mapping[str, Any]], kinds: Sequence[str] = MENTION_KINDS, *,
-                      lemmatizer: Lemmatizer = lemmatize, group_by: str = "subtopic",
-                      remove_singletons: bool = False) -> dict[str, CorefScores]:
+                      lemmatizer: Lemmatizer = lemmatize, group_by: str = "subtopic") -> dict[str, CorefScores]:
     """Score the same-head-lemma baseline against the gold clusters, per mention kind."""
     rows = list(rows)
-    assignments = {kind: head_lemma_assignment(rows, kind, lemmatizer=lemmatizer, group_by=group_by) for kind in kinds}
-    return {kind: score_coreference(coref_clusters(rows, kind), coref_clusters(rows, kind, assignment),
-                                    remove_singletons=remove_singletons) for kind, assignment in assignments.items()}
+    predicted = {kind: head_lemma_assignment(rows, kind, lemmatizer=lemmatizer, group_by=group_by) for kind in kinds}
+    return {kind: score_coreference(coref_clusters(rows, kind), coref_clusters(rows, kind, predicted[kind]))
+            for kind in kinds}

@@ -1,18 +1,14 @@
-"""CoNLL-2012 coreference files, read for scoring (`cdlm-nb score-coref`), and COREF_FEATURES rows turned into
-key/response clusterings.
+"""CoNLL-2012 coreference files, read for scoring (`cdlm-nb score-coref`), and COREF_FEATURES rows as key/response
+clusterings.
 
-Layout: `#begin document (NAME); part 000` (or `#begin document NAME`) ... `#end document`; one token per line,
-whitespace-separated columns, the LAST one the coreference annotation: `(7` opens a mention of cluster 7 on this
-token, `7)` closes one, `(7)` is a one-token mention, several are joined with `|`, `-` means none. Blank lines
-separate sentences.
+Layout: `#begin document (NAME); part 000` (or `#begin document NAME`) ... `#end document`, one token per line, the
+LAST column the coreference annotation: `(7` opens a mention of cluster 7, `7)` closes one, `(7)` is a one-token
+mention, `|` joins several, `-` means none; blank lines separate sentences. Cross-document practice (ECB+; Barhom et
+al. 2019, Cattan et al. 2021) shares cluster ids across ALL blocks of a file (`shared_ids=False`: local to a block,
+as in within-document CoNLL-2012 files).
 
-Cross-document practice (ECB+; Barhom et al. 2019, Cattan et al. 2021): cluster ids are shared by ALL documents of
-a file, so `(7` in two blocks is the same entity; the whole corpus is often one block. (`shared_ids=False` reads
-ids as local to their block, as in within-document CoNLL-2012 files.)
-
-Mention identity (`metrics.MentionKey`): `(document key, start, end)`, token offsets over the whole block (sentence
-breaks ignored, end exclusive); the key is NAME for part 000 (or no part), else "NAME; part NNN". Counting over the
-block makes the identity independent of sentence splitting, and `coref_clusters` uses the same scheme with doc_id
+A mention is `(document key, start, end)`, token offsets over the whole block (end exclusive; the key is NAME for
+part 000, else "NAME; part NNN"): independent of sentence splitting, and the scheme `coref_clusters` uses with doc_id
 as the key, so a file with one block per document holds exactly the in-memory mentions."""
 
 from __future__ import annotations
@@ -37,19 +33,12 @@ _PART = re.compile(rf"^(?:\((?P<single>{_ID})\)|\((?P<open>{_ID})|(?P<close>{_ID
 
 
 @dataclass
-class ConllDocument:
-    """One `#begin document` block: its key and, per sentence, each token's columns except the last."""
-
-    key: str
-    sentences: list[list[tuple[str, ...]]]
-
-
-@dataclass
 class ConllFile:
-    """A parsed CoNLL file: its documents in file order and its clusters (cluster id -> mentions)."""
+    """A parsed file: documents in file order (key -> sentences of token columns but the last), clusters (id ->
+    mentions)."""
 
     path: str
-    documents: list[ConllDocument]
+    documents: dict[str, list[list[tuple[str, ...]]]]
     clusters: dict[Hashable, list[MentionKey]]
 
 
@@ -71,63 +60,59 @@ def _parse_annotation(column: str, where: str) -> list[tuple[str, str]]:
 
 
 def read_conll(path: str | os.PathLike, *, shared_ids: bool = True) -> ConllFile:
-    """Parse a CoNLL-2012 coreference file; raise DataError naming the file and line on any malformed input.
-
-    Mentions opened and not yet closed wait on a stack per cluster id, so nested mentions of one cluster pair up
-    last-in first-out."""
+    """Parse a CoNLL-2012 coreference file; a DataError names the file and line of any malformed input. Open mentions
+    wait on a stack per cluster id: nested mentions of one cluster pair up last-in first-out."""
     path = Path(path)
     if not path.is_file():
         raise DataError(f"CoNLL file {str(path)!r} does not exist")
-    documents: list[ConllDocument] = []
+    documents: dict[str, list[list[tuple[str, ...]]]] = {}
     clusters: dict[Hashable, list[MentionKey]] = {}
-    doc, begun, position, opened = None, 0, 0, {}  # the block being read: first line, next token, open mentions
+    key, begun, position, opened = None, 0, 0, {}  # the block being read: key, first line, next token, open mentions
     with path.open(encoding="utf-8") as handle:
         for number, raw in enumerate(handle, start=1):
             line, where = raw.strip(), f"{path}, line {number}"
             if line.startswith(_BEGIN):
-                if doc is not None:
-                    raise DataError(f"{where}: '#begin document' inside document {doc.key!r} (begun on line "
+                if key is not None:
+                    raise DataError(f"{where}: '#begin document' inside document {key!r} (begun on line "
                                     f"{begun}), which has no '#end document'")
                 key = document_key(line[len(_BEGIN):].strip())
                 if not key:
                     raise DataError(f"{where}: '#begin document' without a document name")
-                if key in {d.key for d in documents}:
+                if key in documents:
                     raise DataError(f"{where}: document {key!r} appears twice in the file; merge its blocks")
-                doc, begun, position, opened = ConllDocument(key, [[]]), number, 0, {}
+                documents[key], begun, position, opened = [[]], number, 0, {}
             elif line.startswith(_END):
-                if doc is None:
+                if key is None:
                     raise DataError(f"{where}: '#end document' without a matching '#begin document'")
                 if unclosed := min(((at, cid) for cid, stack in opened.items() for _, at in stack), default=None):
-                    raise DataError(f"{path}, line {unclosed[0]}: mention '({unclosed[1]}' of document {doc.key!r} is "
+                    raise DataError(f"{path}, line {unclosed[0]}: mention '({unclosed[1]}' of document {key!r} is "
                                     f"never closed (unbalanced brackets; the document ends on line {number})")
-                if not doc.sentences[-1]:
-                    doc.sentences.pop()
-                documents.append(doc)
-                doc = None
+                if not documents[key][-1]:
+                    documents[key].pop()
+                key = None
             elif not line:
-                if doc is not None and doc.sentences[-1]:
-                    doc.sentences.append([])
-            elif doc is None:
+                if key is not None and documents[key][-1]:
+                    documents[key].append([])
+            elif key is None:
                 raise DataError(f"{where}: token line outside any '#begin document' ... '#end document' block")
             else:
                 columns = line.split()
                 if len(columns) < 2 or line.startswith("#"):
                     raise DataError(f"{where}: malformed line {line!r}: expected token columns followed by a "
                                     "coreference column ('-' when the token starts or ends no mention)")
-                doc.sentences[-1].append(tuple(columns[:-1]))
+                documents[key][-1].append(tuple(columns[:-1]))
                 for kind, cid in _parse_annotation(columns[-1], where):
                     if kind == "open":
                         opened.setdefault(cid, []).append((position, number))
                         continue
                     if kind == "close" and not opened.get(cid):
                         raise DataError(f"{where}: '{cid})' closes a mention of cluster {cid} that was never opened "
-                                        f"in document {doc.key!r} (unbalanced brackets)")
+                                        f"in document {key!r} (unbalanced brackets)")
                     start = position if kind == "single" else opened[cid].pop()[0]
-                    cluster = cid if shared_ids else (doc.key, cid)
-                    clusters.setdefault(cluster, []).append((doc.key, start, position + 1))
+                    clusters.setdefault(cid if shared_ids else (key, cid), []).append((key, start, position + 1))
                 position += 1
-    if doc is not None:
-        raise DataError(f"{path}: document {doc.key!r} (begun on line {begun}) has no '#end document'")
+    if key is not None:
+        raise DataError(f"{path}: document {key!r} (begun on line {begun}) has no '#end document'")
     if not documents:
         raise DataError(f"{path}: no '#begin document' line; is this a CoNLL-2012 coreference file?")
     return ConllFile(str(path), documents, clusters)
@@ -140,7 +125,7 @@ def _names(keys: Iterable[str]) -> str:
 
 def check_same_documents(key: ConllFile, response: ConllFile) -> None:
     """Raise DataError naming the documents when key and response differ in documents or token counts."""
-    ours, theirs = ({doc.key: sum(map(len, doc.sentences)) for doc in file.documents} for file in (key, response))
+    ours, theirs = ({name: sum(map(len, s)) for name, s in file.documents.items()} for file in (key, response))
     both = f"key {key.path!r} and response {response.path!r}"
     sides = (("key", "response", ours, theirs), ("response", "key", theirs, ours))
     if extra := [f"documents in the {a} but not in the {b}: {_names(x.keys() - y.keys())}"

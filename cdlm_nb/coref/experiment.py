@@ -4,7 +4,6 @@ encoder on train, tune the clustering threshold on dev, cluster and score test (
 from __future__ import annotations
 
 import time
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +34,7 @@ if TYPE_CHECKING:
 #: Where dev/test candidate pairs come from: gold subtopics, or topics predicted by a document clustering.
 EVALUATION_GROUPINGS = ("subtopic", "predicted")
 SENTENCES_ONLY = "cdlm_sentences"  # the run name of the "sentences only" ablation (CDLM paper, Table 3)
+Rows = Sequence[Mapping[str, Any]]  # COREF_FEATURES rows: a datasets.Dataset or a list of dicts
 
 
 @dataclass
@@ -77,7 +77,7 @@ def coref_data(profile: "Profile", data: str = "auto", ecbplus_dir: str | None =
 
 @dataclass
 class SplitScoring:
-    """One evaluation split: its candidate pairs, their probabilities and the clustering inputs."""
+    """One evaluation split: its mentions, candidate pairs and their probabilities, and the clustering trees."""
 
     mentions: list[Mention]
     pair_stats: PairStats
@@ -88,30 +88,23 @@ class SplitScoring:
 
 @dataclass
 class CorefRun:
-    """Everything one fine-tuned scorer produced, for the notebook's tables and plots."""
+    """What one fine-tuned scorer produced, for the notebook's tables, plots and readings."""
 
     model: str
     kind: str
-    context: str
     max_length: int
     train_pairs: PairStats
-    train_encoding: EncodingStats
     losses: list[float]
     train_seconds: float
     threshold: float
     dev_curve: list[tuple[float, float]]  # (threshold, dev CoNLL F1)
-    dev: SplitScoring
     test: SplitScoring
     test_scores: CorefScores
     test_clusters: list[list[str]]
 
 
-Rows = Sequence[Mapping[str, Any]]  # COREF_FEATURES rows: a datasets.Dataset or a list of dicts
-
-
 def evaluation_groups(rows: Rows, mentions: Sequence[Mention], grouping: str) -> dict[str, list[Mention]]:
-    """The groups candidate pairs are formed in: gold subtopics, or predicted topics (TF-IDF document clustering,
-    the authors' released code's test setting; see clustering.predict_topics)."""
+    """The groups candidate pairs are formed in: gold subtopics, or topics predicted by `predict_topics`."""
     from .clustering import predict_topics  # scikit-learn, imported only here
 
     if grouping not in EVALUATION_GROUPINGS:
@@ -119,10 +112,10 @@ def evaluation_groups(rows: Rows, mentions: Sequence[Mention], grouping: str) ->
     if grouping == "subtopic":
         return group_mentions(mentions, "subtopic")
     topic_of = predict_topics({row["doc_id"]: " ".join(w for s in row["sentences"] for w in s) for row in rows})
-    groups: dict[str, list[Mention]] = defaultdict(list)
+    groups: dict[str, list[Mention]] = {}
     for mention in mentions:
-        groups[topic_of[mention.doc_id]].append(mention)
-    return dict(groups)
+        groups.setdefault(topic_of[mention.doc_id], []).append(mention)
+    return groups
 
 
 def score_split(scorer: "PairScorer", rows: Rows, kind: str, documents: Mapping[str, WordIds], special: SpecialIds,
@@ -142,23 +135,18 @@ def score_split(scorer: "PairScorer", rows: Rows, kind: str, documents: Mapping[
 def run_coreference(model_name: str, encoder: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
                     splits: Mapping[str, Any], config: "CorefConfig", kind: str, *, context: str = "document",
                     grouping: str = "subtopic", device: str = "cpu", seed: int = SEED) -> CorefRun:
-    """Fine-tune a pairwise scorer on `splits["train"]`, pick the threshold on "dev", cluster and score "test".
-
-    Training pairs are drawn within gold topics; dev and test candidate pairs within gold subtopics
-    (`grouping="subtopic"`) or within topics predicted by a document clustering (`"predicted"`, the authors'
-    released code's test setting)."""
+    """Fine-tune a pairwise scorer on `splits["train"]` (pairs within gold topics), pick the threshold on "dev",
+    cluster and score "test" (candidate pairs within gold subtopics, or within `"predicted"` topics)."""
     from .model import build_pair_scorer  # torch
 
     set_seed(seed)  # the new marker embeddings and the scorer's head start alike whatever ran before
     special = add_mention_markers(tokenizer, encoder)
     max_length = max_input_length(encoder, config.max_length)
-    documents = {}
-    for name in ("train", "dev", "test"):
-        documents |= tokenize_documents(splits[name], tokenizer)
+    documents = tokenize_documents([row for name in ("train", "dev", "test") for row in splits[name]], tokenizer)
 
     groups = group_mentions(collect_mentions(splits["train"], kind), "topic")
     pairs, train_stats = training_pairs(groups, config.negative_ratio, config.max_train_pairs, seed)
-    inputs, train_encoding = encode_pairs(pairs, documents, special, max_length, context)
+    inputs, _ = encode_pairs(pairs, documents, special, max_length, context)
     scorer = build_pair_scorer(encoder, config.hidden_sizes, config.activation, config.dropout)
     start = time.perf_counter()
     setup = TrainSetup(config.epochs, config.batch_size, config.learning_rate, seed, decay=False)
@@ -166,17 +154,17 @@ def run_coreference(model_name: str, encoder: "PreTrainedModel", tokenizer: "Pre
                           per_device_batch=config.per_device_batch)
     train_seconds = time.perf_counter() - start
 
-    scored = {name: score_split(scorer, splits[name], kind, documents, special, max_length, config, context, seed,
-                                device, grouping) for name in ("dev", "test")}
-    threshold, curve = tune_threshold(scored["dev"].dendrograms, gold_clusters(scored["dev"].mentions),
-                                      config.thresholds, lambda key, response: score_coreference(key, response).conll)
-    clusters = cut_dendrograms(scored["test"].dendrograms, threshold)
+    dev, test = (score_split(scorer, splits[name], kind, documents, special, max_length, config, context, seed,
+                             device, grouping) for name in ("dev", "test"))
+    threshold, curve = tune_threshold(dev.dendrograms, gold_clusters(dev.mentions), config.thresholds,
+                                      lambda key, response: score_coreference(key, response).conll)
+    clusters = cut_dendrograms(test.dendrograms, threshold)
     assignment = {mention: index for index, cluster in enumerate(clusters) for mention in cluster}
-    test = list(splits["test"])
-    scores = score_coreference(coref_clusters(test, kind), coref_clusters(test, kind, assignment))
+    rows = list(splits["test"])
+    scores = score_coreference(coref_clusters(rows, kind), coref_clusters(rows, kind, assignment))
     scorer.to("cpu")
-    return CorefRun(model_name, kind, context, max_length, train_stats, train_encoding, losses, train_seconds,
-                    threshold, curve, scored["dev"], scored["test"], scores, clusters)
+    return CorefRun(model_name, kind, max_length, train_stats, losses, train_seconds, threshold, curve, test, scores,
+                    clusters)
 
 
 CorefRuns = dict[tuple[str, str], CorefRun]  # (model, kind) -> run

@@ -1,5 +1,4 @@
-"""Notebook 04's figure: dev CoNLL F1 against the clustering threshold (the chosen one marked), and the
-fine-tuning loss per batch, one line per run."""
+"""Notebook 04's figure: dev CoNLL F1 per clustering threshold and the fine-tuning loss, one line per run."""
 
 from __future__ import annotations
 

@@ -2,16 +2,14 @@
 
     <s> <doc-s> DOC1 (… <m> mention i </m> …) </doc-s> <doc-s> DOC2 (… <m> mention j </m> …) </doc-s> </s>
 
-Both *whole* documents go in (a within-document pair uses its one document, both mentions marked). They share
-the length by `cdlm_nb.inputs.share_room`, and a document longer than its share is cut to a window centred on its
-mention (`cdlm_nb.inputs.window_start`; the authors' released code cuts each to ~2,044 tokens, keeping the half
-of the document that holds the mention). Cuts are counted, never silent. Global attention goes to `<s>`, the
-`<m>`/`</m>` markers and the mention tokens. The "sentences only" ablation (CDLM paper, Table 3) keeps only the
-sentence(s) holding the mention(s): the input of the sentence-based prior work (Zeng et al., Yu et al. 2020)."""
+Both *whole* documents go in (a within-document pair: its one document, both mentions marked), sharing the length
+(`cdlm_nb.inputs.share_room`); a document longer than its share is cut, counted, to a window centred on its mention
+(`cdlm_nb.inputs.window_start`; the released code keeps the ~2,044-token half holding the mention). Global attention
+goes to `<s>`, the markers and the mention tokens. The "sentences only" ablation (CDLM paper, Table 3) keeps only the
+mentions' sentences: the input of the sentence-based prior work (Zeng et al., Yu et al. 2020)."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -45,9 +43,8 @@ class SpecialIds:
 
 
 def add_mention_markers(tokenizer: "PreTrainedTokenizerBase", model: "PreTrainedModel | None" = None) -> SpecialIds:
-    """Add `<m>`/`</m>` as special tokens (if missing), grow `model`'s embeddings (random rows), return the ids.
-
-    The tokenizer must already hold `<doc-s>`/`</doc-s>` (cdlm_nb.tokenization.add_document_separators)."""
+    """Add `<m>`/`</m>` as special tokens (if missing; new embedding rows at random) and return the ids; the
+    tokenizer must already hold `<doc-s>`/`</doc-s>` (cdlm_nb.tokenization.add_document_separators)."""
     mention_start, mention_end = add_marker_tokens(tokenizer, MENTION_MARKERS, model)
     doc_start, doc_end = document_separator_ids(tokenizer)
     cls, sep = sequence_markers(tokenizer)
@@ -80,8 +77,7 @@ class _Segment:
 
 def _marked_document(documents: Mapping[str, WordIds], mentions: Sequence[Mention], special: SpecialIds,
                      context: str) -> _Segment:
-    """The document holding `mentions` (whole, or only the mentions' sentences for `context="sentences"`), with
-    `<m>` before and `</m>` after each of them."""
+    """The document of `mentions` (whole, or their sentences only), `<m>` before and `</m>` after each mention."""
     if mentions[0].doc_id not in documents:
         raise DataError(f"mention {mentions[0].mention_id!r} refers to document {mentions[0].doc_id!r}, which was "
                         "not tokenised")
@@ -122,17 +118,14 @@ def _cut_to_window(part: _Segment, budget: int) -> _Segment | None:
 
 def build_pair_input(pair: MentionPair, documents: Mapping[str, WordIds], special: SpecialIds, max_length: int,
                      context: str = "document") -> PairInput:
-    """`<s> <doc-s> DOC1 </doc-s> [<doc-s> DOC2 </doc-s>] </s>` for one pair, documents cut to fit `max_length`.
-
-    A within-document pair is one segment with both mentions marked when both fit one window; otherwise (and
-    for a cross-document pair) each mention gets its own segment, the two sharing the length."""
+    """`<s> <doc-s> DOC1 </doc-s> [<doc-s> DOC2 </doc-s>] </s>` for one pair, cut to fit `max_length`: one segment
+    for a within-document pair whose mentions fit one window, else a segment per mention, sharing the length."""
     if context not in CONTEXTS:
         raise ConfigError(f"context={context!r} is unknown; use one of {CONTEXTS}")
     first, second = pair.first, pair.second
-    parts: list[_Segment | None] = [None]
-    if first.doc_id == second.doc_id:
-        parts = [_cut_to_window(_marked_document(documents, [first, second], special, context), max_length - 4)]
-    split = first.doc_id == second.doc_id and parts[0] is None
+    same = first.doc_id == second.doc_id
+    parts = [_cut_to_window(_marked_document(documents, [first, second], special, context), max_length - 4)
+             if same else None]
     if parts[0] is None:
         whole = [_marked_document(documents, [m], special, context) for m in (first, second)]
         budgets = share_room(len(whole[0].ids), len(whole[1].ids), max_length - SPECIAL_TOKENS_PER_PAIR)
@@ -151,7 +144,7 @@ def build_pair_input(pair: MentionPair, documents: Mapping[str, WordIds], specia
             global_positions += [offset + p for p in mention_positions]
     ids.append(special.sep)
     return PairInput(ids, sorted(set(global_positions)), positions[first.mention_id], positions[second.mention_id],
-                     sum(part.truncated for part in parts), split)
+                     sum(part.truncated for part in parts), same and len(parts) == 2)
 
 
 @dataclass
@@ -160,10 +153,8 @@ class EncodingStats:
 
     pairs: int
     truncated_pairs: int  # pairs with at least one document cut to a window
-    truncated_documents: int
     split_documents: int
     mean_length: float
-    max_length: int
 
 
 def encode_pairs(pairs: Sequence[MentionPair], documents: Mapping[str, WordIds], special: SpecialIds, max_length: int,
@@ -171,28 +162,22 @@ def encode_pairs(pairs: Sequence[MentionPair], documents: Mapping[str, WordIds],
     """Build every pair's input and count the truncations (reported, never silent)."""
     inputs = [build_pair_input(pair, documents, special, max_length, context) for pair in pairs]
     lengths = [len(item.input_ids) for item in inputs] or [0]
-    truncated = [item.truncated_documents for item in inputs]
-    return inputs, EncodingStats(len(inputs), sum(n > 0 for n in truncated), sum(truncated),
-                                 sum(item.split_document for item in inputs), sum(lengths) / len(lengths), max(lengths))
+    return inputs, EncodingStats(len(inputs), sum(item.truncated_documents > 0 for item in inputs),
+                                 sum(item.split_document for item in inputs), sum(lengths) / len(lengths))
 
 
 def render_pair_input(item: PairInput, tokenizer: "PreTrainedTokenizerBase") -> str:
-    """The pair input as readable text: subwords glued into words, runs of tokens with global attention in
-    [brackets] (a mention split into subwords shows as one bracketed word)."""
-    tokens = tokenizer.convert_ids_to_tokens(item.input_ids)
+    """The pair input as text: subwords glued into words, runs of tokens with global attention in [brackets]."""
     specials, global_positions = set(tokenizer.all_special_tokens), set(item.global_positions)
-    words: list[list[tuple[str, bool]]] = []  # per word: (subword, has global attention)
-    previous_special = True
-    for position, token in enumerate(tokens):
+    text, previous_special = "", True
+    for position, token in enumerate(tokenizer.convert_ids_to_tokens(item.input_ids)):
         special = token in specials
-        if special or previous_special or token.startswith("\u0120") or not words:  # "Ġ": a byte-level BPE word start
-            words.append([])
-        words[-1].append((token if special else token.lstrip("\u0120"), position in global_positions))
+        if special or previous_special or token.startswith("\u0120"):  # "Ġ": a byte-level BPE word start
+            text += " "
+        piece = token if special else token.lstrip("\u0120")
+        text += f"[{piece}]" if position in global_positions else piece
         previous_special = special
-    return " ".join("".join(f"[{text}]" if is_global else text
-                            for is_global, run in itertools.groupby(word, key=lambda piece: piece[1])
-                            for text in ["".join(piece for piece, _ in run)])
-                    for word in words)
+    return text[1:].replace("][", "")  # a bracketed run within a word: one bracket
 
 
 def preview_pair(rows: Sequence[Mapping[str, Any]], model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",

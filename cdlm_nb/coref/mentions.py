@@ -1,11 +1,8 @@
-"""Gold mentions of a COREF_FEATURES corpus: the units coreference resolves and attention analysis ranks.
-
-`collect_mentions` reads and checks them, `tokenize_documents` gives every word its subword ids (so a mention's
-tokens are known exactly), `group_mentions` forms the groups pairs are drawn from, `MentionPair` is one pair."""
+"""Gold mentions of a COREF_FEATURES corpus (the units coreference resolves and attention analysis ranks), the
+groups pairs are drawn from, and each word's subword ids (so a mention's tokens are known exactly)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -16,8 +13,7 @@ if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
 MENTION_KINDS = ("event", "entity")
-#: Mention attributes that mentions can be grouped by.
-GROUP_KEYS = ("topic", "subtopic", "cluster_id", "doc_id")
+GROUP_KEYS = ("topic", "subtopic", "cluster_id", "doc_id")  # the attributes mentions can be grouped by
 #: A document as subword ids: sentences -> words -> the word's subword ids.
 WordIds = list[list[list[int]]]
 
@@ -83,14 +79,13 @@ def collect_mentions(dataset: Iterable[Mapping[str, Any]], kind: str) -> list[Me
 
 
 def group_mentions(mentions: Iterable[Mention], by: str) -> dict[str, list[Mention]]:
-    """Mentions grouped by one attribute (`GROUP_KEYS`), groups and members in corpus order: candidate pairs come
-    from one topic or subtopic, positives from one gold cluster."""
+    """Mentions grouped by one attribute (`GROUP_KEYS`), groups and members in corpus order."""
     if by not in GROUP_KEYS:
         raise ConfigError(f"group_by={by!r} is unknown; use one of {GROUP_KEYS}")
-    groups: dict[str, list[Mention]] = defaultdict(list)
+    groups: dict[str, list[Mention]] = {}
     for mention in mentions:
-        groups[getattr(mention, by)].append(mention)
-    return dict(groups)
+        groups.setdefault(getattr(mention, by), []).append(mention)
+    return groups
 
 
 def gold_clusters(mentions: Iterable[Mention]) -> list[list[str]]:
@@ -100,10 +95,8 @@ def gold_clusters(mentions: Iterable[Mention]) -> list[list[str]]:
 
 def tokenize_documents(dataset: Iterable[Mapping[str, Any]],
                        tokenizer: "PreTrainedTokenizerBase") -> dict[str, WordIds]:
-    """Subword ids of every word of every document, keyed by doc_id (one tokenizer call per document).
-
-    Words are encoded with a leading space (" word"), as in fine-tuning on running text, so a word's ids do
-    not depend on its neighbours and a mention's tokens are known exactly."""
+    """Subword ids of every word of every document, keyed by doc_id (one tokenizer call per document); each word
+    with a leading space (" word"), as in running text, so that its ids do not depend on its neighbours."""
     documents = {}
     for row in dataset:
         words = [word for sentence in row["sentences"] for word in sentence]

@@ -1,21 +1,13 @@
-"""Coreference evaluation metrics: MUC, B-cubed, CEAF-e, LEA and their CoNLL average.
+"""Coreference metrics: MUC, B-cubed, CEAF-e, LEA and their CoNLL average, as the reference implementations define
+them (the CoNLL-2012 scorer v8.01, Pradhan et al. 2014; coval, Moosavi & Strube 2016): mentions match by exact
+identity, a mention missing from one side earns nothing, and counts are summed over the corpus before dividing (for
+cross-document coreference the corpus is one "document"). A clustering is a list of clusters of hashable mentions,
+e.g. `(doc_id, start, end)`, so CoNLL files (`conll`) and in-memory predictions share one scorer.
 
-The definitions follow the reference implementations (the CoNLL-2012 scorer v8.01, Pradhan et al. 2014, and
-coval, Moosavi & Strube 2016): mentions are matched by exact identity (no boundary alignment), a mention missing
-from the response (or from the key) simply earns nothing, and the counts are summed over the whole corpus
-before dividing (coval sums per-document counts, which is the same thing when no cluster crosses documents;
-for cross-document coreference the corpus is one "document").
-
-A *clustering* is a list of clusters, each a sequence of hashable mentions, e.g. `(doc_id, start, end)` tuples,
-so the same scorer serves CoNLL files (`cdlm_nb.conll`) and in-memory predictions.
-
-Input clean-up, applied to key and response alike before scoring (warned about with counts, never silent):
-- a mention repeated inside one cluster is kept once (the CoNLL scorer drops repeated response mentions with a
-  warning; coval keeps them, so they count twice in its MUC, B3 and LEA but once in CEAF, which uses sets);
-- clusters that share a mention become one cluster (coval merges the chains of a one-token mention annotated
-  with several chain ids; we do it for any mention, so that the clustering is a partition);
-- with `remove_singletons=True`, clusters of one mention are then dropped from both sides (coval's
-  `keep_singletons=False`; singletons are kept by default, as in the ECB+ evaluations of CDLM)."""
+Clean-up, on key and response alike, warned about with counts: a mention repeated in a cluster counts once (as the
+CoNLL scorer; coval counts it twice in MUC, B3 and LEA), clusters sharing a mention are merged (coval does so for
+multi-chain one-token mentions), and `remove_singletons=True` then drops one-mention clusters (coval's
+`keep_singletons=False`; kept by default, as in CDLM's ECB+ evaluations)."""
 
 from __future__ import annotations
 
@@ -114,8 +106,8 @@ def _assignment(clusters: Sequence[Cluster]) -> dict[MentionKey, int]:
 
 
 def _muc_side(clusters: Sequence[Cluster], other: Sequence[Cluster]) -> tuple[int, int]:
-    """Vilain et al.: sum of |C| - |partitions of C by the other side| (an unmatched mention is its own
-    partition), over sum of |C| - 1."""
+    """MUC (Vilain et al. 1995), link-based: sum of |C| - |partitions of C by the other side| (an unmatched mention
+    is its own partition), over sum of |C| - 1; singletons carry no links and so never count."""
     where = _assignment(other)
     num = den = 0
     for cluster in clusters:
@@ -125,13 +117,8 @@ def _muc_side(clusters: Sequence[Cluster], other: Sequence[Cluster]) -> tuple[in
     return num, den
 
 
-def muc(key: Sequence[Cluster], response: Sequence[Cluster]) -> PRF:
-    """MUC (Vilain et al. 1995): link-based; singletons carry no links and so never count."""
-    return _prf(*_muc_side(key, response), *_muc_side(response, key))
-
-
 def _bcub_side(clusters: Sequence[Cluster], other: Sequence[Cluster]) -> tuple[float, int]:
-    """Bagga & Baldwin: per mention, |own cluster ∩ its cluster on the other side| / |own cluster|, summed."""
+    """B-cubed (Bagga & Baldwin 1998): per mention, |own cluster ∩ its cluster on the other side| / |own cluster|."""
     where = _assignment(other)
     num, den = 0.0, 0
     for cluster in clusters:
@@ -141,38 +128,8 @@ def _bcub_side(clusters: Sequence[Cluster], other: Sequence[Cluster]) -> tuple[f
     return num, den
 
 
-def b_cubed(key: Sequence[Cluster], response: Sequence[Cluster]) -> PRF:
-    """B-cubed (Bagga & Baldwin 1998): mention-based average of per-mention cluster overlap."""
-    return _prf(*_bcub_side(key, response), *_bcub_side(response, key))
-
-
-def _phi4(a: Cluster, b: Cluster) -> float:
-    """Luo's entity similarity phi4: 2 |A ∩ B| / (|A| + |B|)."""
-    return 2 * len(set(a) & set(b)) / (len(a) + len(b))
-
-
-def ceaf_e(key: Sequence[Cluster], response: Sequence[Cluster]) -> PRF:
-    """Entity-based CEAF (Luo 2005): best one-to-one alignment of key and response clusters under phi4
-    (Kuhn-Munkres); recall divides by the number of key clusters, precision by the number of response ones.
-
-    Aligned per connected group of overlapping clusters (clusters that share no mention score 0): the same
-    optimum as one assignment over all clusters, at a fraction of its cubic cost."""
-    where, n = _assignment(response), len(key)  # nodes: key clusters 0..n-1, then the response clusters
-    links = [(i, n + where[m]) for i, cluster in enumerate(key) for m in cluster if m in where]
-    groups: dict[int, tuple[list[int], list[int]]] = {}
-    for node, component in enumerate(_components(n + len(response), links)):
-        groups.setdefault(component, ([], []))[node >= n].append(node if node < n else node - n)
-    similarity = 0.0
-    for key_ids, response_ids in groups.values():
-        if key_ids and response_ids:
-            scores = np.array([[_phi4(key[i], response[j]) for j in response_ids] for i in key_ids])
-            rows, cols = linear_sum_assignment(scores, maximize=True)
-            similarity += float(scores[rows, cols].sum())
-    return _prf(similarity, len(key), similarity, len(response))
-
-
 def _lea_side(clusters: Sequence[Cluster], other: Sequence[Cluster]) -> tuple[float, int]:
-    """Moosavi & Strube 2016: importance |C| times the fraction of C's links kept on the other side; a
+    """LEA (Moosavi & Strube 2016): importance |C| times the fraction of C's links kept on the other side; a
     singleton has one self-link, kept when its mention is a singleton there too (coval's convention)."""
     where = _assignment(other)
     num, den = 0.0, 0
@@ -187,9 +144,23 @@ def _lea_side(clusters: Sequence[Cluster], other: Sequence[Cluster]) -> tuple[fl
     return num, den
 
 
-def lea(key: Sequence[Cluster], response: Sequence[Cluster]) -> PRF:
-    """LEA, the link-based entity-aware metric (Moosavi & Strube 2016), with coval's singleton self-links."""
-    return _prf(*_lea_side(key, response), *_lea_side(response, key))
+def ceaf_e(key: Sequence[Cluster], response: Sequence[Cluster]) -> PRF:
+    """Entity-based CEAF (Luo 2005): the best one-to-one alignment of key and response clusters under phi4 =
+    2 |K ∩ R| / (|K| + |R|) (Kuhn-Munkres), over the number of key (recall) or response (precision) clusters. Aligned
+    per connected group of overlapping clusters: the optimum of one assignment over all, at a fraction of its cost."""
+    where, n = _assignment(response), len(key)  # nodes: key clusters 0..n-1, then the response clusters
+    links = [(i, n + where[m]) for i, cluster in enumerate(key) for m in cluster if m in where]
+    groups: dict[int, tuple[list[int], list[int]]] = {}
+    for node, component in enumerate(_components(n + len(response), links)):
+        groups.setdefault(component, ([], []))[node >= n].append(node if node < n else node - n)
+    similarity = 0.0
+    for key_ids, response_ids in groups.values():
+        if key_ids and response_ids:
+            scores = np.array([[2 * len(set(key[i]) & set(response[j])) / (len(key[i]) + len(response[j]))
+                                for j in response_ids] for i in key_ids])
+            rows, cols = linear_sum_assignment(scores, maximize=True)
+            similarity += float(scores[rows, cols].sum())
+    return _prf(similarity, len(key), similarity, len(response))
 
 
 def score_coreference(key: Iterable[Iterable[MentionKey]], response: Iterable[Iterable[MentionKey]], *,
@@ -197,7 +168,11 @@ def score_coreference(key: Iterable[Iterable[MentionKey]], response: Iterable[It
     """Score a response clustering against the key with MUC, B3, CEAF-e and LEA (CoNLL F1 as a property)."""
     key = canonical_clusters(key, remove_singletons=remove_singletons, name="key")
     response = canonical_clusters(response, remove_singletons=remove_singletons, name="response")
-    return CorefScores(*(metric(key, response) for metric in (muc, b_cubed, ceaf_e, lea)))
+
+    def both(side) -> PRF:  # recall: the key's clusters against the response; precision: the other way round
+        return _prf(*side(key, response), *side(response, key))
+
+    return CorefScores(both(_muc_side), both(_bcub_side), ceaf_e(key, response), both(_lea_side))
 
 
 def format_scores(scores: CorefScores, title: str = "") -> str:

@@ -1,18 +1,14 @@
-"""The pairwise scorer: a Longformer encoder and an MLP over [s; m_i; m_j; m_i ∘ m_j] giving one coreference logit
-(s = the `<s>` vector, a mention = the SUM of its token vectors), trained with BCE (CDLM paper §3.2)."""
+"""The pairwise scorer (CDLM paper §3.2): a Longformer encoder and an MLP over [s; m_i; m_j; m_i ∘ m_j] giving one
+coreference logit (s = the `<s>` vector, a mention = the SUM of its token vectors), trained with BCE."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import torch
 from torch import nn
 
 from ..errors import ConfigError
-
-if TYPE_CHECKING:
-    from transformers import PreTrainedModel
 
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 
@@ -31,8 +27,7 @@ class PairScorer(nn.Module):
         for size in hidden_sizes:
             layers += [nn.Dropout(dropout), nn.Linear(width, size), ACTIVATIONS[activation]()]
             width = size
-        layers += [nn.Dropout(dropout), nn.Linear(width, 1)]
-        self.mlp = nn.Sequential(*layers)
+        self.mlp = nn.Sequential(*layers, nn.Dropout(dropout), nn.Linear(width, 1))
 
     def pair_vectors(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, global_attention_mask: torch.Tensor,
                      first_mask: torch.Tensor, second_mask: torch.Tensor) -> torch.Tensor:
@@ -48,11 +43,8 @@ class PairScorer(nn.Module):
         return self.mlp(self.pair_vectors(**batch)).squeeze(-1)
 
 
-def build_pair_scorer(encoder: "PreTrainedModel", hidden_sizes: Sequence[int] = (1024,), activation: str = "tanh",
+def build_pair_scorer(encoder: nn.Module, hidden_sizes: Sequence[int] = (1024,), activation: str = "tanh",
                       dropout: float = 0.1) -> PairScorer:
-    """The pairwise scorer on top of a Longformer encoder (a masked-LM model is reduced to its base encoder).
-
-    The CDLM paper: one hidden layer of 1024 with tanh. The authors' released code: 3072 -> 768 -> 128 -> 1 with
-    ReLU, i.e. `hidden_sizes=(768, 128), activation="relu"`."""
-    base = getattr(encoder, "base_model", encoder)
-    return PairScorer(base, hidden_sizes, activation, dropout)
+    """The scorer on a Longformer encoder (a masked-LM model reduced to its base): the CDLM paper's one hidden layer
+    of 1024 with tanh, or the released code's 3072 -> 768 -> 128 -> 1 with `hidden_sizes=(768, 128), "relu"`."""
+    return PairScorer(getattr(encoder, "base_model", encoder), hidden_sizes, activation, dropout)

@@ -26,10 +26,8 @@ class PairStats:
 
 def candidate_pairs(groups: Mapping[str, Sequence[Mention]], max_pairs_per_group: int | None = None,
                     seed: int = SEED) -> tuple[list[MentionPair], PairStats]:
-    """Every unordered pair of mentions inside each group (the pairs clustering needs scores for).
-
-    `max_pairs_per_group` keeps a random sample of that many pairs in larger groups (a CPU budget); the
-    dropped pairs count in `stats.dropped` and are treated as non-coreferent by clustering."""
+    """Every unordered pair of mentions inside each group; `max_pairs_per_group` (a CPU budget) keeps a random sample
+    of that many in larger groups, the dropped ones counted and taken as non-coreferent by clustering."""
     rng = random.Random(seed)
     pairs: list[MentionPair] = []
     stats = PairStats(groups=len(groups))
@@ -47,10 +45,8 @@ def candidate_pairs(groups: Mapping[str, Sequence[Mention]], max_pairs_per_group
 
 def training_pairs(groups: Mapping[str, Sequence[Mention]], negative_ratio: float | None, max_pairs: int | None = None,
                    seed: int = SEED) -> tuple[list[MentionPair], PairStats]:
-    """Training pairs: all coreferent pairs in each group, plus `negative_ratio` random negatives per positive.
-
-    `negative_ratio=None` keeps every negative (the authors' released code); `max_pairs` caps the total by a
-    random sample that keeps the positive share. Both removals count in `stats.dropped`."""
+    """All coreferent pairs in each group plus `negative_ratio` random negatives per positive (None: every negative,
+    as the released code), capped at `max_pairs` by a sample keeping the positive share; removals are counted."""
     rng = random.Random(seed)
     labelled = [(name, MentionPair(a, b)) for name, members in groups.items()
                 for a, b in itertools.combinations(members, 2)]

@@ -1,5 +1,6 @@
-"""Notebook 04's tables and numbers: the data table, results in the papers' layout (CDLM paper, Tables 2-3), the
-cost table, the metrics the notebook records, and the readings."""
+"""Notebook 04's tables (data, results in the papers' layout of CDLM Tables 2-3, cost), recorded metrics, and
+readings: the reference rows (what a clustering that learned nothing scores: every mention alone, one cluster per
+subtopic) and the paired bootstrap of a CoNLL F1 difference over the test subtopics."""
 
 from __future__ import annotations
 
@@ -8,14 +9,16 @@ from dataclasses import astuple
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from .. import verdicts
+from ..profiles import SEED
 from ..variants import run_label
 from ..verdicts import NR, reference_label
 from .baselines import head_lemma_assignment
 from .experiment import SENTENCES_ONLY, CorefRun, CorefRuns
-from .mentions import MENTION_KINDS, collect_mentions, gold_clusters
-from .metrics import METRIC_NAMES, CorefScores
-from .references import conll_difference, reference_scores
+from .mentions import MENTION_KINDS, Mention, collect_mentions, gold_clusters, group_mentions
+from .metrics import METRIC_NAMES, CorefScores, score_coreference
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -57,6 +60,63 @@ PAPER_ABLATION_CONLL: dict[str, float] = {"CDLM": 85.6, "CDLM, sentences only": 
 LEMMA_ROW = "Same Head-Lemma"
 #: The table row of a run: the model's display name, or "CDLM, sentences only" for the ablation.
 row_label = partial(run_label, labels={SENTENCES_ONLY: "CDLM, sentences only"})
+Clusters = Sequence[Sequence[str]]  # lists of mention ids
+RESAMPLES = 500  # each draw scores two clusterings with all four metrics; 500 keep the 95 % ends within a point
+
+
+def reference_scores(test: Any, kind: str) -> dict[str, CorefScores]:
+    """The reference rows: the two classic trivial responses on the test `kind` mentions, every mention alone and one
+    cluster per subtopic, against the gold."""
+    mentions = collect_mentions(test, kind)
+    key = gold_clusters(mentions)
+    subtopics = [[m.mention_id for m in subtopic] for subtopic in group_mentions(mentions, "subtopic").values()]
+    return {"all singletons": score_coreference(key, [[m.mention_id] for m in mentions]),
+            "one cluster per subtopic": score_coreference(key, subtopics)}
+
+
+def resampling_units(mentions: Sequence[Mention]) -> list[list[str]]:
+    """The test subtopics as bootstrap units (mention ids), subtopics joined where a gold cluster spans them, so
+    that no resample cuts a gold cluster."""
+    import networkx as nx
+
+    graph = nx.Graph()
+    first_of_cluster: dict[str, str] = {}
+    for mention in mentions:  # each subtopic joined to the first subtopic of every cluster it shares
+        graph.add_edge(mention.subtopic, first_of_cluster.setdefault(mention.cluster_id, mention.subtopic))
+    unit_of = {subtopic: i for i, part in enumerate(nx.connected_components(graph)) for subtopic in part}
+    units: dict[int, list[str]] = {}  # in the order of the units' first mentions
+    for mention in mentions:
+        units.setdefault(unit_of[mention.subtopic], []).append(mention.mention_id)
+    return list(units.values())
+
+
+def _restricted(clusters: Clusters, unit_of: Mapping[str, int], draw: Sequence[int]) -> list[list[str]]:
+    """`clusters` over the drawn units, a unit drawn twice copied under new ids (`<copy>:<mention id>`)."""
+    by_unit: dict[int, list[list[str]]] = {}
+    for cluster in clusters:
+        parts: dict[int, list[str]] = {}
+        for mention in cluster:
+            parts.setdefault(unit_of[mention], []).append(mention)
+        for unit, part in parts.items():
+            by_unit.setdefault(unit, []).append(part)
+    return [[f"{copy}:{m}" for m in part] for copy, unit in enumerate(draw) for part in by_unit.get(unit, [])]
+
+
+def conll_difference(mentions: Sequence[Mention], first: Clusters, second: Clusters, band: float | None,
+                     resamples: int = RESAMPLES, seed: int = SEED) -> verdicts.Difference:
+    """CoNLL F1 (%) of `first` minus `second`, with its 95 % paired bootstrap interval over `resampling_units`."""
+    units = resampling_units(mentions)
+    unit_of = {m: i for i, unit in enumerate(units) for m in unit}
+    key = gold_clusters(mentions)
+
+    def difference(draw: Sequence[int]) -> float:
+        gold = _restricted(key, unit_of, draw)
+        return 100 * (score_coreference(gold, _restricted(first, unit_of, draw)).conll
+                      - score_coreference(gold, _restricted(second, unit_of, draw)).conll)
+
+    low, high = verdicts.paired_bootstrap(lambda draws: np.array([difference(draw) for draw in draws]), len(units),
+                                          resamples, seed)
+    return verdicts.Difference(difference(range(len(units))), low, high, band)
 
 
 def split_table(splits: Mapping[str, Any]) -> "pd.DataFrame":
@@ -91,22 +151,15 @@ def ours_label(source: str, profile: str) -> str:
     return f"ours: {source} test ({profile})"
 
 
-def references(test: Any, kinds: Sequence[str]) -> dict[str, dict[str, CorefScores]]:
-    """Per mention kind, the reference rows on the test mentions (`references.reference_scores`)."""
-    return {kind: reference_scores(collect_mentions(test, kind)) for kind in kinds}
-
-
 def paper_tables(lemma: Mapping[str, CorefScores], runs: CorefRuns, label: str, test: Any,
                  missing: Mapping[str, str] | None = None) -> dict[str, "pd.DataFrame"]:
-    """One `results_table` per mention kind that was run: the same-head-lemma baseline, every run and the reference
-    rows (every mention alone, one cluster per subtopic) below the paper's rows; each model of `missing` (display
-    name -> how to get it, `PretrainedShelf.missing_notes`) is an empty row of ours, a last column saying how."""
+    """One `results_table` per mention kind run: same-head-lemma, every run and the reference rows below the paper's;
+    each model of `missing` (`PretrainedShelf.missing_notes`) an empty row, a last column saying how to get it."""
     tables = {}
-    trivial = references(test, list(lemma))
     for kind in (kind for kind in PAPER_ROWS if kind in lemma):
         ours = {LEMMA_ROW: lemma[kind]}
         ours |= {row_label(name): run.test_scores for (name, k), run in runs.items() if k == kind}
-        ours |= {reference_label(name): scores for name, scores in trivial[kind].items()}
+        ours |= {reference_label(name): scores for name, scores in reference_scores(test, kind).items()}
         tables[kind] = table = results_table(ours, PAPER_ROWS[kind], label)
         if missing:
             for model in missing:
@@ -116,14 +169,13 @@ def paper_tables(lemma: Mapping[str, CorefScores], runs: CorefRuns, label: str, 
 
 
 def ablation_table(runs: CorefRuns, label: str, test: Any) -> "pd.DataFrame":
-    """The CDLM paper's Table 3 (CoNLL F1, event coreference) beside ours, in the paper's row order, with our
-    reference rows (every mention alone, one cluster per subtopic) below."""
+    """The CDLM paper's Table 3 (event CoNLL F1) beside ours in its row order, our reference rows below."""
     import pandas as pd
 
     ours = {row_label(name): 100 * run.test_scores.conll for (name, kind), run in runs.items() if kind == "event"}
     table = pd.DataFrame({"paper (ECB+ test)": pd.Series(PAPER_ABLATION_CONLL),
                           label: pd.Series(ours, dtype=float)}).reindex(list(PAPER_ABLATION_CONLL))
-    for name, scores in references(test, ["event"])["event"].items():
+    for name, scores in reference_scores(test, "event").items():
         table.loc[reference_label(name)] = [NR, 100 * scores.conll]
     return table.astype(float).round(1)
 
@@ -155,35 +207,25 @@ def pairs_per_group_summary(runs: CorefRuns) -> str:
 
 
 def coref_metrics(lemma: Mapping[str, CorefScores], runs: CorefRuns, test: Any) -> dict[str, float]:
-    """What notebook 04 records: `coref/lemma/<kind>/conll`, `coref/reference/<kind>/<all_singletons|...>/conll`,
-    `coref/<kind>/conll/<run>` (test CoNLL F1 in percent) and `coref/<kind>/pairs_per_second/<run>` (test scoring
-    throughput)."""
+    """What notebook 04 records: `coref/lemma/<kind>/conll`, `coref/<kind>/reference/<row>/conll`,
+    `coref/<kind>/conll/<run>` (test CoNLL F1, %) and `coref/<kind>/pairs_per_second/<run>` (test scoring)."""
     metrics = {f"coref/lemma/{kind}/conll": 100 * scores.conll for kind, scores in lemma.items()}
-    for kind, rows in references(test, list(lemma)).items():
-        metrics |= verdicts.reference_metrics(f"coref/{kind}", {name: {"conll": 100 * scores.conll}
-                                                                 for name, scores in rows.items()})
+    for kind in lemma:
+        metrics |= verdicts.reference_metrics(f"coref/{kind}", {
+            name: {"conll": 100 * scores.conll} for name, scores in reference_scores(test, kind).items()})
     metrics |= {f"coref/{kind}/conll/{name}": 100 * run.test_scores.conll for (name, kind), run in runs.items()}
     return metrics | {f"coref/{kind}/pairs_per_second/{name}": run.test.scoring.pairs_per_second
                       for (name, kind), run in runs.items()}
 
 
-def lemma_clusters(test: Any, kind: str) -> list[list[str]]:
-    """The same-head-lemma baseline's clusters (mention ids), for a paired interval against a scorer."""
-    clusters: dict[str, list[str]] = {}
-    for mention_id, label in head_lemma_assignment(test, kind).items():
-        clusters.setdefault(label, []).append(mention_id)
-    return list(clusters.values())
-
-
 def readings(lemma: Mapping[str, CorefScores], runs: CorefRuns, test: Any, profile: str) -> list[str]:
-    """Our differences in test CoNLL F1 beside the papers' (CDLM - Longformer, best scorer - same-head-lemma, whole
-    documents - sentences only), each read by the noise rule (`verdicts`: paired bootstrap over test subtopics and
-    the seed band). A row not above the reference rows (every mention alone, one cluster per subtopic), the
-    same-head-lemma rule included, learned nothing here and is compared with nothing."""
+    """Our test CoNLL F1 differences beside the papers' (CDLM - Longformer, best scorer - same-head-lemma, whole
+    documents - sentences only) under the noise rule (`verdicts`: paired bootstrap over test subtopics, seed band); a
+    row not above the reference rows, same-head-lemma included, learned nothing and is compared with nothing."""
     spread, lines = verdicts.load_spread(profile), []
     for kind in lemma:
         mentions = collect_mentions(test, kind)
-        floor = verdicts.floor({name: 100 * s.conll for name, s in reference_scores(mentions).items()})
+        floor = verdicts.floor({name: 100 * s.conll for name, s in reference_scores(test, kind).items()})
         conll = {name: 100 * run.test_scores.conll for (name, k), run in runs.items() if k == kind}
         conll[LEMMA_ROW] = 100 * lemma[kind].conll
         learned = [name for name, value in conll.items() if verdicts.learned(value, floor)]
@@ -191,6 +233,11 @@ def readings(lemma: Mapping[str, CorefScores], runs: CorefRuns, test: Any, profi
                   for name, value in conll.items() if name not in learned]
         paper = {row: values[-1] for row, values in PAPER_ROWS[kind].items()}
         best = max((name for name in learned if name not in (SENTENCES_ONLY, LEMMA_ROW)), key=conll.get, default="")
+        by_lemma: dict[str, list[str]] = {}  # the same-head-lemma clusters
+        for mention_id, label in head_lemma_assignment(test, kind).items():
+            by_lemma.setdefault(label, []).append(mention_id)
+        clusters = {name: run.test_clusters for (name, k), run in runs.items() if k == kind}
+        clusters[LEMMA_ROW] = list(by_lemma.values())
         claims = [  # (claim, first, second, the paper's difference), read where both rows were run
             ("CDLM over Longformer", "cdlm", "longformer", paper["CDLM"] - paper["Longformer"]),
             (f"the best scorer ({row_label(best)}) over same-head-lemma", best, LEMMA_ROW,
@@ -205,16 +252,13 @@ def readings(lemma: Mapping[str, CorefScores], runs: CorefRuns, test: Any, profi
                 continue
             band = verdicts.seed_band(spread, f"coref/{kind}/conll/{first}",
                                       None if second == LEMMA_ROW else f"coref/{kind}/conll/{second}")
-            first_clusters, second_clusters = (lemma_clusters(test, kind) if name == LEMMA_ROW
-                                               else runs[name, kind].test_clusters for name in (first, second))
-            diff = conll_difference(mentions, first_clusters, second_clusters, band)
+            diff = conll_difference(mentions, clusters[first], clusters[second], band)
             lines.append(verdicts.claim_line(f"{kind}: {claim} (paper: {gap:+.1f})", diff, "CoNLL F1", scale=1.0))
     return lines
 
 
 def run_line(run: CorefRun, config: "CorefConfig") -> str:
-    """One line per encoder and mention kind as notebook 04 fine-tunes it: test CoNLL F1 (%), threshold, training
-    time and recipe."""
+    """One run as notebook 04 fine-tunes it: test CoNLL F1 (%), threshold, training time and recipe."""
     return (f"{row_label(run.model):<12} {run.kind:<6} test CoNLL F1 {100 * run.test_scores.conll:5.1f}  "
             f"(threshold {run.threshold}, {run.train_seconds:.0f} s training: {config.epochs} epoch(s) at lr "
             f"{config.learning_rate:g}, batch {config.batch_size})")

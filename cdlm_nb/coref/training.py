@@ -1,5 +1,5 @@
-"""Fine-tuning the pair scorer and scoring pairs with it: padding into tensors, the BCE loss for
-`finetuning.train_epochs` (length-sorted batches: little padding), and batched scoring with its throughput."""
+"""Fine-tuning the pair scorer (BCE over `finetuning.train_epochs`' length-grouped batches: little padding) and
+scoring pairs with it, with the throughput."""
 
 from __future__ import annotations
 
@@ -30,7 +30,6 @@ def collate(inputs: Sequence[PairInput], pad_id: int) -> dict[str, "torch.Tensor
 
 def _logits(scorer: "PairScorer", inputs: Sequence[PairInput], indices: list[int], pad_id: int,
             device: str) -> "torch.Tensor":
-    """The scorer's logits (float32) for the pairs at `indices`."""
     return scorer(**ft.to_device(collate([inputs[i] for i in indices], pad_id), device)).float()
 
 

@@ -1,5 +1,3 @@
-"""Multi-hop question answering on HotpotQA (Yang et al. 2018) as the CDLM paper does it (§3.4, after Beltagy et
-al. 2020): `inputs` (the marked input and its labels), `model` (one encoder, four heads), `training`,
-`decoding` (the official prediction format), `metric` (hotpot_evaluate_v1, rule for rule), `baselines` (a TF-IDF
-reference), `experiment` and `report` (notebook 06).
-"""
+"""Multi-hop question answering on HotpotQA (Yang et al. 2018) as the CDLM paper does it (§3.4, after Beltagy et al.
+2020): `inputs` (the marked input and its labels), `model` (one encoder, four heads, fine-tuning), `decoding` (the
+official prediction format), `metric` (hotpot_evaluate_v1), `baselines`, `experiment` and `report` (notebook 06)."""

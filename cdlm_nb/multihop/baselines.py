@@ -1,17 +1,14 @@
 """What a system that learned nothing scores on HotpotQA (`constant_prediction`: the training set's most frequent
-answer, every sentence given as support), and a non-neural reference, scored by the same official metric as the
-models:
-
+answer, every sentence as support), and a non-neural reference (`tfidf_prediction`), both scored as the models:
 - paragraphs: the two with the highest TF-IDF cosine to the question (title and text; idf from the record);
 - supporting facts: each chosen paragraph's first sentence and its sentence closest to the question;
-- answer: "yes" for a question opening with an auxiliary verb ("Did …", "Was …"); the first option of a
-  "…, A or B?" question; otherwise the first capitalised phrase or number of the best-matching chosen sentence
-  that the question does not already contain.
-"""
+- answer: "yes" for a question opening with an auxiliary verb ("Did …"); the first option of a "…, A or B?"
+  question; else the first capitalised phrase or number of the best-matching chosen sentence not in the question."""
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -64,10 +61,7 @@ def tfidf_prediction(row: Mapping[str, Any]) -> Decoded:
 
 
 def most_frequent_answer(rows) -> str:
-    """The training set's most frequent answer (ties: the first met), what an answer head that learned nothing
-    would say to every question."""
-    from collections import Counter
-
+    """The training set's most frequent answer (ties: the first met): what a head that learned nothing answers."""
     return Counter(row["answer"] for row in rows).most_common(1)[0][0]
 
 

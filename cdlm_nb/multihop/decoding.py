@@ -1,7 +1,7 @@
-"""From the heads' logits to HotpotQA's official prediction format, decoding restricted to the predicted relevant
-paragraphs (the CDLM paper §3.4): the two best paragraphs (a distractor-setting question has two gold ones),
-their sentences with P(supporting) ≥ 0.5 (at least the best one of each), the answer type, and for a span the
-best start ≤ end within one sentence of those paragraphs, at most `max_answer_tokens` long."""
+"""From the heads' logits to HotpotQA's official prediction format, restricted to the predicted relevant paragraphs
+(the CDLM paper §3.4): the two best paragraphs (a distractor-setting question has two gold ones), their sentences with
+P(supporting) ≥ 0.5 (at least the best one of each), the answer type, and for a span the best start ≤ end within one
+sentence of those paragraphs, at most `max_answer_tokens` long."""
 
 from __future__ import annotations
 

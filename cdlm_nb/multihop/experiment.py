@@ -1,6 +1,6 @@
-"""Notebook 06's experiment: the five encoders fine-tuned on the world's questions (HotpotQA's on the hub profile),
-every system scored by the official metric on the test questions and on real HotpotQA dev records (out-of-domain
-for world-trained models)."""
+"""Notebook 06's experiment: the encoders fine-tuned on the world's questions (HotpotQA's on the hub profile), every
+system scored by the official metric on the test questions and on real HotpotQA dev records (out of domain for
+world-trained models)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,7 @@ from .baselines import constant_prediction, tfidf_prediction
 from .decoding import Decoded, official_prediction
 from .inputs import EncodedQuestions, QAMarkers, add_qa_markers, encode_questions
 from .metric import HotpotScores, evaluate
-from .model import MultiHopQA
-from .training import fine_tune, predict
+from .model import MultiHopQA, fine_tune, predict
 
 if TYPE_CHECKING:
     from datasets import Dataset
@@ -33,8 +32,7 @@ QUESTION_TYPES = ("bridge", "comparison")
 
 @dataclass
 class QAData:
-    """The questions by split (the world's, or HotpotQA's on the hub profile), the real dev records evaluated
-    besides them (none when the splits are HotpotQA's own), and what was capped."""
+    """The questions by split, the real dev records besides (none when the splits are HotpotQA's), what was capped."""
 
     splits: dict[str, "Dataset"]
     real: "Dataset | None"
@@ -45,11 +43,8 @@ class QAData:
 
 
 def qa_data(profile: "Profile", hotpot_file: str | None = None) -> QAData:
-    """The training and test questions (training capped at `multihop.max_questions`) and the real dev records.
-
-    Embedded profiles train on the world's questions and evaluate on them and on real dev records; the hub profile
-    trains on HotpotQA's training split and tests on its dev (validation) split, as the CDLM paper's Table 5.
-    """
+    """The training (capped at `multihop.max_questions`) and test questions: the world's, with real dev records
+    besides, or on the hub profile HotpotQA's train and dev (validation) splits, as the CDLM paper's Table 5."""
     from ..data.corpora import hotpot_dev_records, world
     from ..data.hotpotqa import load_hotpotqa
 
@@ -93,8 +88,7 @@ def tfidf_run(rows: "Dataset") -> QARun:
 
 
 def reference_run(rows: "Dataset", answer: str) -> QARun:
-    """The reference row on `rows`: `answer` (the training set's most frequent) for every question, every sentence
-    as support (`baselines.constant_prediction`)."""
+    """The reference row on `rows` (`baselines.constant_prediction`: `answer`, every sentence as support)."""
     return score(REFERENCE, {row["id"]: constant_prediction(row, answer) for row in rows}, rows, 0.0)
 
 
@@ -134,9 +128,8 @@ def train_qa(variant: str, encoder, tokenizer, splits: Mapping[str, "Dataset"], 
 
 
 def best_dev_epoch(trained: TrainedQA, dev: "Dataset", config: "MultihopConfig", device: str) -> EarlyStopping:
-    """Early stopping that never stops (every epoch runs): answers the dev questions after every epoch and keeps the
-    best one's weights. The dev score is the mean of answer F1 and supporting-fact F1, since joint F1 is 0 for nearly
-    every question at this scale and could not tell two epochs apart."""
+    """Early stopping that never stops: the dev questions answered after every epoch, the best one's weights kept. The
+    dev score is the mean of answer and supporting-fact F1: joint F1 is 0 for nearly every question at this scale."""
     def dev_loss() -> float:
         metrics = answer("dev", trained, dev, config, device).scores.metrics
         return -(metrics["f1"] + metrics["sp_f1"]) / 2
@@ -156,8 +149,7 @@ def answer(name: str, trained: TrainedQA, rows: "Dataset", config: "MultihopConf
 
 def real_runs(rows: "Dataset | None", models: Mapping[str, TrainedQA], config: "MultihopConfig",
               device: str = "cpu", reference_answer: str | None = None) -> dict[str, QARun]:
-    """The references (the non-neural one; with `reference_answer`, the constant one of `reference_run`) and
-    every world-trained model on real HotpotQA records (empty without records)."""
+    """The references (TF-IDF, and `reference_run` with an answer) and every model on real records (or nothing)."""
     if rows is None:
         return {}
     references = {} if reference_answer is None else {REFERENCE: reference_run(rows, reference_answer)}

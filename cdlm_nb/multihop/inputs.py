@@ -3,10 +3,8 @@
     <s> [question] q [/question] <doc-s> <t> title </t> sentence [/sent] sentence [/sent] … </doc-s> <doc-s> … </s>
 
 Global attention goes to `<s>`, the question and its markers, every `<doc-s>` and every `[/sent]`. Paragraphs are
-taken in their order until `max_length`; the sentences (and whole paragraphs) that do not fit are cut and counted.
-The heads read `<doc-s>` (relevant paragraph), `[/sent]` (supporting sentence), `<s>` (answer type) and the
-sentence tokens (answer span).
-"""
+taken in order until `max_length`; the sentences (and paragraphs) that do not fit are cut and counted. The heads read
+`<doc-s>` (relevant paragraph), `[/sent]` (supporting sentence), `<s>` (answer type) and the sentence tokens (span)."""
 
 from __future__ import annotations
 
@@ -90,7 +88,6 @@ def encode_question(row: Mapping[str, Any], tokenizer, markers: QAMarkers, max_l
     ids, token_sentence, token_chars = [], [], []
 
     def add(pieces: list[int], sentence: int = -1, chars: list[tuple[int, int]] | None = None) -> None:
-        """Append tokens with, for each, its sentence (-1: outside sentences) and character span."""
         ids.extend(pieces)
         token_sentence.extend([sentence] * len(pieces))
         token_chars.extend(chars or [(0, 0)] * len(pieces))

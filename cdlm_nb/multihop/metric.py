@@ -74,29 +74,20 @@ class HotpotScores:
     unknown_ids: list[str] = field(default_factory=list)  # predicted ids not in the gold (ignored, as officially)
 
 
-def _question_scores(answer: str | None, sp: Iterable[Sequence] | None, gold_answer: str,
-                     gold_sp: Iterable[Sequence]) -> dict[str, float]:
-    """The twelve numbers of one question; a missing part scores 0 and makes joint 0."""
-    zero = (0.0, 0.0, 0.0, 0.0)
-    answered = answer_scores(answer, gold_answer) if answer is not None else zero
-    supported = supporting_fact_scores(sp, gold_sp) if sp is not None else zero
-    joint = joint_scores(answered, supported) if answer is not None and sp is not None else zero
-    return dict(zip(OFFICIAL_KEYS, (*answered, *supported, *joint)))
-
-
-def gold_supporting_facts(row: Mapping) -> list[tuple[str, int]]:
-    """(title, sentence id) pairs of a gold record in either layout (pair list, or {title: [...], sent_id: [...]})."""
-    facts = row["supporting_facts"]
-    return list(zip(facts["title"], facts["sent_id"]) if isinstance(facts, Mapping) else map(tuple, facts))
-
-
 def evaluate(prediction: Mapping[str, Mapping], gold: Sequence[Mapping]) -> HotpotScores:
     """The official evaluation of `{"answer": {id: str}, "sp": {id: [[title, sent_id], ...]}}` against gold
     records (`_id` or `id`, `answer`, `supporting_facts`), averaged over every gold record."""
     answers, support = prediction.get("answer", {}), prediction.get("sp", {})
     ids = [str(row.get("_id", row.get("id"))) for row in gold]
-    per_question = {qid: _question_scores(answers.get(qid), support.get(qid), row["answer"], gold_supporting_facts(row))
-                    for qid, row in zip(ids, gold)}
+    per_question, zero = {}, (0.0, 0.0, 0.0, 0.0)
+    for qid, row in zip(ids, gold):  # a missing part scores 0 and makes joint 0
+        facts = row["supporting_facts"]  # a pair list, or {title: [...], sent_id: [...]}
+        facts = list(zip(facts["title"], facts["sent_id"]) if isinstance(facts, Mapping) else map(tuple, facts))
+        answer, sp = answers.get(qid), support.get(qid)
+        answered = answer_scores(answer, row["answer"]) if answer is not None else zero
+        supported = supporting_fact_scores(sp, facts) if sp is not None else zero
+        joint = joint_scores(answered, supported) if answer is not None and sp is not None else zero
+        per_question[qid] = dict(zip(OFFICIAL_KEYS, (*answered, *supported, *joint)))
     count = max(len(per_question), 1)
     metrics = {key: sum(scores[key] for scores in per_question.values()) / count for key in OFFICIAL_KEYS}
     return HotpotScores(metrics, per_question, [q for q in ids if q not in answers],
@@ -110,8 +101,7 @@ def mean_scores(scores: HotpotScores, ids: Iterable[str]) -> dict[str, float]:
 
 
 def check_prediction(prediction: object, where: str) -> dict[str, dict]:
-    """The official prediction format, checked: {"answer": {id: str}, "sp": {id: [[title, sent_id], ...]}}; a
-    DataError names `where` (the file) and the first offending id."""
+    """The official prediction format, checked; a DataError names `where` (the file) and the first offending id."""
     if not isinstance(prediction, dict) or not isinstance(prediction.get("answer"), dict) \
             or not isinstance(prediction.get("sp"), dict):
         raise DataError(f"{where}: expected a JSON object {{\"answer\": {{id: answer}}, \"sp\": {{id: [[title, "

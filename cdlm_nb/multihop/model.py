@@ -1,32 +1,29 @@
-"""The multi-task HotpotQA model of the CDLM paper (§3.4, after Beltagy et al. 2020): one encoder, four heads.
-
-- relevant paragraph: a linear layer on each `<doc-s>`;
-- supporting sentence: a linear layer on each `[/sent]`;
-- answer type (span / yes / no): a linear layer on `<s>`;
-- answer span: start and end logits on every token, other than the sentence tokens masked out.
-The loss is the sum of the four with weight 1 each (span: the mean of the start and end cross-entropies;
-paragraphs and sentences: binary cross-entropy over the real ones), as in Longformer's HotpotQA recipe.
-"""
+"""The multi-task HotpotQA model of the CDLM paper (§3.4, after Beltagy et al. 2020), its fine-tuning and its
+predictions. One encoder, four heads: relevant paragraph (a linear layer on each `<doc-s>`), supporting sentence (on
+each `[/sent]`), answer type (span / yes / no, on `<s>`) and answer span (start and end logits, the tokens outside
+sentences masked out). The loss sums the four with weight 1 (span: the mean of the start and end cross-entropies;
+paragraphs and sentences: binary cross-entropy over the real ones), as in Longformer's HotpotQA recipe."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Sequence
 
+import numpy as np
 import torch
 from torch import nn
 
+from ..batching import length_grouped_batches
 from ..collate import indicator, pad_batch
+from ..encoders import takes_global_attention
+from ..finetuning import Epoch, TrainSetup, input_lengths, per_device, predict_batches, to_device, train_epochs
+from .decoding import Decoded, decode
 from .inputs import ANSWER_TYPES, QAInput, QALabels
-
-if TYPE_CHECKING:
-    from transformers import PreTrainedModel
 
 
 class MultiHopQA(nn.Module):
     """An encoder (a masked-LM model is reduced to its base) with the four heads of the module docstring."""
 
-    def __init__(self, encoder: "PreTrainedModel"):
+    def __init__(self, encoder: nn.Module):
         super().__init__()
         self.encoder = getattr(encoder, "base_model", encoder)
         width = self.encoder.config.hidden_size
@@ -88,3 +85,32 @@ def multitask_loss(logits: dict[str, torch.Tensor], batch: dict[str, torch.Tenso
         loss = loss + (span[0] + span[1]) / 2
     return loss
 
+
+def fine_tune(model: MultiHopQA, inputs: Sequence[QAInput], labels: Sequence[QALabels], setup: TrainSetup, *,
+              pad_id: int, device: str = "cpu", per_device_batch: int | None = None) -> Iterator[Epoch]:
+    """Train encoder and heads on the summed loss (AdamW, linear warm-up then decay; `per_device_batch`: questions
+    per forward pass), yielding after each epoch (`finetuning.train_epochs`)."""
+    def batch_loss(indices: list[int]) -> torch.Tensor:
+        batch = to_device(collate([inputs[i] for i in indices], [labels[i] for i in indices], pad_id,
+                                  takes_global_attention(model.encoder)), device)
+        return multitask_loss(model(**batch), batch)
+
+    return train_epochs(model, input_lengths(inputs), batch_loss, setup, device=device,
+                        split=per_device(per_device_batch), what="questions")
+
+
+def predict(model: MultiHopQA, inputs: Sequence[QAInput], *, pad_id: int, batch_size: int, max_answer_tokens: int,
+            device: str = "cpu") -> tuple[dict[str, Decoded], float]:
+    """Each question's decoded prediction, and the seconds it took."""
+    model.to(device).eval()
+    global_first = takes_global_attention(model.encoder)
+
+    def heads(indices: list[int]) -> dict[str, np.ndarray]:
+        batch = to_device(collate([inputs[i] for i in indices], None, pad_id, global_first), device)
+        return {name: value.float().cpu().numpy() for name, value in model(**batch).items()}
+
+    outputs, seconds = predict_batches(heads, length_grouped_batches(input_lengths(inputs), batch_size),
+                                       device=device, desc="answering")
+    decoded = {inputs[i].qid: decode(inputs[i], {name: value[row] for name, value in logits.items()}, max_answer_tokens)
+               for indices, logits in outputs for row, i in enumerate(indices)}
+    return decoded, seconds

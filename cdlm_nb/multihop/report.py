@@ -1,5 +1,5 @@
-"""Notebook 06's tables, figure, recorded metrics and readings: our official scores beside the CDLM paper's
-Table 5, the breakdown by question type, the cost, and the loss curves."""
+"""Notebook 06's tables (our official scores beside the CDLM paper's Table 5, by question type, cost), loss figure,
+recorded metrics and readings."""
 
 from __future__ import annotations
 
@@ -91,8 +91,7 @@ def truncation_note(runs: Mapping[str, QARun]) -> str:
 
 
 def qa_metrics(data: str, runs: Mapping[str, QARun]) -> dict[str, float]:
-    """`hotpot/<data>/<metric>/<model>` for ans_f1, sp_f1 and joint_f1, in % (the reference row as model
-    `most_frequent`)."""
+    """`hotpot/<data>/<metric>/<model>` for ans_f1, sp_f1 and joint_f1, in % (the reference row: `most_frequent`)."""
     return {f"hotpot/{data}/{metric}/{name}": round(100 * run.scores.metrics[key], 2)
             for name, run in runs.items() for metric, key in METRICS.items()}
 
@@ -115,10 +114,9 @@ def loss_figure(runs: Mapping[str, QARun]) -> "Figure":
 
 def readings(world: Mapping[str, QARun], real: Mapping[str, QARun], label: str, profile: str, data: str
              ) -> list[str]:
-    """Per set of questions (the test split `label`, real dev records): the systems not above the reference row
-    on every official F1 (learned nothing here), the best of the others per F1, and CDLM over Longformer on joint
-    F1 per question under the noise rule (`verdicts`) when both learned something. The paper lost its CDLM row;
-    its Local and Rand CDLM rows sit below its Longformer (the gaps are printed)."""
+    """Per set of questions (the test split `label`, real dev records): the systems not above the reference row on
+    every official F1 (learned nothing here), the best of the others per F1, and CDLM over Longformer on joint F1
+    per question under the noise rule (`verdicts`) when both learned something (the paper lost its CDLM row)."""
     spread, lines = verdicts.load_spread(profile), []
     below = " and ".join(f"{PAPER_TABLE5['Longformer'][2] - PAPER_TABLE5[name][2]:.1f}"
                          for name in ("Local CDLM", "Rand CDLM"))
@@ -150,8 +148,7 @@ def readings(world: Mapping[str, QARun], real: Mapping[str, QARun], label: str, 
 
 
 def run_line(run: QARun, config: "MultihopConfig") -> str:
-    """One encoder as notebook 06 fine-tunes it: test answer / support / joint F1 (%), time, the recipe given in the
-    parameters cell and the epoch kept."""
+    """One encoder as notebook 06 fine-tunes it: test answer / support / joint F1 (%), time, recipe, epoch kept."""
     kept = f"epoch {run.kept_epoch} of {config.epochs} kept, best on dev" if run.kept_epoch else "last epoch"
     return (f"{row_label(run.name)}: test answer / support / joint F1 "
             f"{' / '.join(f'{100 * run.scores.metrics[k]:.1f}' for k in F1S)} "

@@ -44,9 +44,9 @@ def test_read_two_blocks_with_shared_ids(tmp_path):
     path = tmp_path / "key.conll"
     path.write_text(TWO_BLOCKS)
     parsed = read_conll(path)
-    assert [doc.key for doc in parsed.documents] == ["doc1", "doc2"]
-    assert [len(s) for s in parsed.documents[0].sentences] == [5, 2]
-    assert parsed.documents[0].sentences[1][0] == ("doc1", "1", "0", "He")
+    assert list(parsed.documents) == ["doc1", "doc2"]
+    assert [len(s) for s in parsed.documents["doc1"]] == [5, 2]
+    assert parsed.documents["doc1"][1][0] == ("doc1", "1", "0", "He")
     assert parsed.clusters == {
         "2": [("doc1", 0, 1)],
         "1": [("doc1", 0, 2), ("doc1", 5, 6), ("doc2", 0, 1)],  # token offsets over the whole block
@@ -138,7 +138,7 @@ def test_rows_match_a_conll_file_of_one_block_per_document(tmp_path):
     path.write_text(rows_conll(1, [("1_1ecb", 0, 10), ("1_2ecb", 10, 16)]))
     parsed = read_conll(path)
     assert as_sets(parsed.clusters.values()) == as_sets(coref_clusters(ROWS, "entity"))  # identical mentions
-    assert parsed.documents[0].sentences[1][0] == ("1_1ecb", "2", "0", "She")
+    assert parsed.documents["1_1ecb"][1][0] == ("1_1ecb", "2", "0", "She")
 
 
 def test_single_block_files_score_like_in_memory_clusters(tmp_path):

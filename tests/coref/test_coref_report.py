@@ -42,12 +42,11 @@ def clustered(name: str, clusters) -> CorefRun:
 def fake_run(name: str, kind: str, scores, clusters=(("a", "b"), ("c",))) -> CorefRun:
     stats = PairStats(groups=2, pairs=6, positives=2, per_group={"s1": 4, "s2": 2})
     split = SplitScoring(mentions=[], pair_stats=stats,
-                         encoding=EncodingStats(6, 1, 1, 0, 40.0, 50),
+                         encoding=EncodingStats(6, 1, 0, 40.0),
                          scoring=ScoringResult(np.full(6, 0.5, dtype=np.float32), seconds=2.0), dendrograms={})
-    return CorefRun(model=name, kind=kind, context="document", max_length=256, train_pairs=PairStats(pairs=8),
-                    train_encoding=EncodingStats(8, 0, 0, 0, 30.0, 40), losses=[0.7, 0.6, 0.5], train_seconds=1.5,
-                    threshold=0.5, dev_curve=[(0.4, 0.6), (0.5, 0.7)], dev=split, test=split, test_scores=scores,
-                    test_clusters=[list(c) for c in clusters])
+    return CorefRun(model=name, kind=kind, max_length=256, train_pairs=PairStats(pairs=8), losses=[0.7, 0.6, 0.5],
+                    train_seconds=1.5, threshold=0.5, dev_curve=[(0.4, 0.6), (0.5, 0.7)], test=split,
+                    test_scores=scores, test_clusters=[list(c) for c in clusters])
 
 
 RUNS = {("longformer", "event"): fake_run("longformer", "event", HALF),
@@ -123,10 +122,9 @@ def test_readings_compare_scorers_above_the_references_with_an_interval_over_sub
 
 def test_reference_rows_and_resampling_units(corpus):
     from cdlm_nb.coref.mentions import collect_mentions
-    from cdlm_nb.coref.references import conll_difference, reference_scores, resampling_units
+    from cdlm_nb.coref.report import conll_difference, reference_scores, resampling_units
 
-    mentions = collect_mentions(corpus, "event")
-    refs = reference_scores(mentions)
+    refs = reference_scores(corpus, "event")
     assert refs["all singletons"].muc.f1 == 0.0 and refs["one cluster per subtopic"].muc.recall == 1.0
     corpus[1]["subtopic"] = "1_ecbplus"  # the quake cluster spans both subtopics: one unit
     assert len(resampling_units(collect_mentions(corpus, "event"))) == 1

@@ -6,8 +6,7 @@ import torch
 
 from cdlm_nb.finetuning import TrainSetup
 from cdlm_nb.multihop.inputs import add_qa_markers, encode_questions
-from cdlm_nb.multihop.model import MultiHopQA, collate, multitask_loss
-from cdlm_nb.multihop.training import fine_tune, predict
+from cdlm_nb.multihop.model import MultiHopQA, collate, fine_tune, multitask_loss, predict
 
 
 def _encoded(rows, tokenizer, model=None):
