@@ -12,12 +12,13 @@ from typing import Any
 
 from .profiles import get_profile, profile_names
 from .progress import progress
+from .widgets import say
 
 __version__ = "0.1.0"
 #: The notebook session's calls, from `cdlm_nb.tooling.runtime` (imported on first use, so that importing the
 #: method loads none of the machinery).
 SESSION = ("setup", "current_session", "record", "record_all", "record_input", "save_figure")
-__all__ = ["get_profile", "profile_names", "progress", *SESSION]
+__all__ = ["get_profile", "profile_names", "progress", "say", *SESSION]
 
 
 def __getattr__(name: str) -> Any:

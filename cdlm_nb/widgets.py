@@ -8,11 +8,23 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import textwrap
 from collections.abc import Callable, Iterable, Mapping
 from numbers import Integral, Real
 from typing import Any
 
 from .progress import is_headless
+
+
+def say(*texts: str | Iterable[str], width: int = 120) -> None:
+    """Print text wrapped at `width` columns, so that a long reading or a token dump reads at a glance in a notebook
+    and its published copy. Each argument is a string or a list of lines; a line's continuations are indented under
+    its text (under a bullet's words for `- ` lines); no word or token is split."""
+    lines = [line for text in texts for line in ([text] if isinstance(text, str) else text)]
+    for line in "\n".join(lines).splitlines() or [""]:
+        indent = " " * (len(line) - len(line.lstrip()) + (2 if line.lstrip().startswith("- ") else 0))
+        print(textwrap.fill(line, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
+              if line.strip() else line)
 
 
 def show(result: Any) -> None:

@@ -55,26 +55,36 @@ def test_published_copies_name_no_folder_of_the_machine_they_ran_on(notebook):
     assert not found, f"docs/notebooks/{notebook.name} names folders of the machine it ran on: {found}; {FIX}"
 
 
-MAX_OUTPUT_LINES = 12  # an output a reader scans in a glance; longer readings are condensed where they are made
+#: An output a reader scans in a glance (longer readings are condensed where they are made): 24 lines wrapped at
+#: 120 columns (`cdlm_nb.say`), about the text of 12 unwrapped lines of 200 characters.
+MAX_OUTPUT_LINES = 24
+MAX_LINE = 200  # characters: longer printed lines are wrapped (`cdlm_nb.say`) or tabulated
 
 
 @pytest.mark.parametrize("notebook", discover_notebooks(), ids=lambda path: path.stem)
 def test_published_outputs_are_short_and_free_of_library_warnings(notebook):
-    """Every printed block of the published run fits in a glance, and nothing landed on stderr as a warning."""
+    """Every printed block of the published run fits in a glance (few lines, none too wide, no bare return value),
+    and nothing landed on stderr as a warning."""
     import json
 
     published = PUBLISHED / notebook.name
     if not published.is_file():
         pytest.fail(f"{notebook.name} is not published in docs/notebooks/; {FIX}")
-    long_blocks, warnings = [], []
+    long_blocks, warnings, wide, bare = [], [], [], []
     for index, cell in enumerate(json.loads(published.read_text())["cells"]):
         for output in cell.get("outputs", []):
+            plain = "".join(output.get("data", {}).get("text/plain", ""))
+            if output.get("output_type") == "execute_result" and re.match(r"(Posix|Windows)?Path\(", plain):
+                bare.append(index)
             if output.get("output_type") != "stream":
                 continue
             text = "".join(output["text"])
+            wide += [(index, len(line)) for line in text.splitlines() if len(line) > MAX_LINE]
             if output["name"] == "stdout" and len(text.splitlines()) > MAX_OUTPUT_LINES:
                 long_blocks.append((index, len(text.splitlines())))
             if output["name"] == "stderr" and re.search(r"Warning|\[transformers\]|WARNING", text):
                 warnings.append((index, text.strip().splitlines()[0][:100]))
     assert not long_blocks, f"{notebook.name}: blocks over {MAX_OUTPUT_LINES} lines (cell, lines): {long_blocks}"
     assert not warnings, f"{notebook.name}: library warnings on stderr (cell, first line): {warnings}"
+    assert not wide, f"{notebook.name}: printed lines over {MAX_LINE} characters (cell, length): {wide}"
+    assert not bare, f"{notebook.name}: cells showing a bare path as their value (end them with `;`): {bare}"

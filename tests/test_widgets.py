@@ -125,3 +125,14 @@ def test_explore_renders_once_with_a_note_without_ipywidgets(monkeypatch, capsys
     out = capsys.readouterr().out
     assert "cdlm|0.25" in out
     assert (NO_IPYWIDGETS_NOTE in out) is not headless  # a headless run expects no controls: no note
+
+
+def test_say_wraps_long_lines_under_their_bullet_and_splits_no_token(capsys):
+    from cdlm_nb import say
+
+    token = "x" * 150
+    say(["- " + "word " * 60, "short"], f"[<s>] {token} end")
+    lines = capsys.readouterr().out.splitlines()
+    assert all(len(line) <= 120 for line in lines if token not in line) and token in "".join(lines)
+    assert lines[0].startswith("- word") and lines[1].startswith("  word") and "short" in lines
+    assert lines[-1] == "end" and lines[-2].endswith(token)

@@ -36,6 +36,7 @@ from ..variants import (
     saved_setup,
     starts_pretrained,
 )
+from ..widgets import say
 from .copy_task import within_reach_data
 from .curve import CopyProbeCurve, PerplexityCurve
 from .heldout import heldout_examples
@@ -113,7 +114,7 @@ def full_attention(encoder: Encoder, length: int, trained: int) -> Encoder:
 
 def pretrain_base(profile: "Profile", encoder: Encoder, clusters: "PretrainingClusters",
                   run_dir: str | os.PathLike, resume: bool = True, shipped: bool = True,
-                  echo: Echo = print) -> tuple[Encoder, list[PretrainResult]]:
+                  echo: Echo = say) -> tuple[Encoder, list[PretrainResult]]:
     """The start of every variant (Longformer-base as it is; a tiny one through `base_stages`, `longformer_recipe`)
     and its base-stage runs, each trained once and reused, or copied from the package (`shipped`, `shipped_base`)."""
     config = profile.pretrain
@@ -203,7 +204,7 @@ def warmup_for(config: "PretrainConfig", steps: int) -> int:
 
 
 def save_released(variant: str, profile: "Profile", encoder: Encoder, run_dir: str | os.PathLike,
-                  echo: Echo = print, seed: int | None = None) -> PretrainResult:
+                  echo: Echo = say, seed: int | None = None) -> PretrainResult:
     """`longformer`: the start (the paper's Longformer "is not further pretrained"); `cdlm`: `biu-nlp/cdlm`."""
     if variant == "longformer":
         source = profile.encoder.kind if starts_pretrained(profile) else "base stages and the Longformer recipe"
@@ -219,7 +220,7 @@ def save_released(variant: str, profile: "Profile", encoder: Encoder, run_dir: s
 
 def pretrain_variants(profile: "Profile", encoder: Encoder, clusters: "PretrainingClusters",
                       run_dir: str | os.PathLike, resume: bool = True, pretrain_steps: int | None = None,
-                      echo: Echo = print, only: Collection[str] | None = None) -> list[PretrainResult]:
+                      echo: Echo = say, only: Collection[str] | None = None) -> list[PretrainResult]:
     """Notebook 02's loop over the variants, for a later notebook building what it lacks (`on_demand`, `only`)."""
     steps = notebook_steps(profile, pretrain_steps)
     config = with_steps(profile.pretrain, steps) if steps else profile.pretrain
@@ -235,7 +236,7 @@ def pretrain_variants(profile: "Profile", encoder: Encoder, clusters: "Pretraini
 
 def without_pretraining(variant: str, config: "PretrainConfig", profile: "Profile", encoder: Encoder,
                         clusters: "PretrainingClusters", run_dir: str | os.PathLike, resume: bool = True,
-                        echo: Echo = print) -> PretrainResult | None:
+                        echo: Echo = say) -> PretrainResult | None:
     """A variant not pretrained here: `longformer` is the start itself; at 0 steps another is its finished model
     (`resume`; e.g. from `cdlm-nb pretrain`), else `cdlm` the release and an ablation is skipped (None, said)."""
     done = None if variant == "longformer" else reused(variant, config, clusters, run_dir, resume, echo)
@@ -266,7 +267,7 @@ def curves(variant: str, config: "PretrainConfig", profile: "Profile", tokenizer
 
 def train_variant(variant: str, config: "PretrainConfig", profile: "Profile", encoder: Encoder,
                   clusters: "PretrainingClusters", run_dir: str | os.PathLike, resume: bool = True,
-                  seed: int | None = None, echo: Echo = print) -> PretrainResult:
+                  seed: int | None = None, echo: Echo = say) -> PretrainResult:
     """`pretrain` from `encoder` with its `curves`, the copy stage's inputs repeating spans (`repeated_spans`)."""
     callbacks, collator = curves(variant, config, profile, encoder.tokenizer, clusters, echo), None
     if variant == COPY_STAGE and config.copy_share > 0:
@@ -278,7 +279,7 @@ def train_variant(variant: str, config: "PretrainConfig", profile: "Profile", en
 
 
 def reused(variant: str, config: "PretrainConfig", clusters: "PretrainingClusters", run_dir: str | os.PathLike,
-           resume: bool, echo: Echo = print) -> PretrainResult | None:
+           resume: bool, echo: Echo = say) -> PretrainResult | None:
     """With `resume`, the finished model of `variant` with this setup (said), else None."""
     done = finished_result(run_dir, variant, config, len(clusters.train), echo) if resume else None
     if done is not None:
@@ -287,7 +288,7 @@ def reused(variant: str, config: "PretrainConfig", clusters: "PretrainingCluster
 
 
 def reuse_or_pretrain(variant: str, config: "PretrainConfig", profile: "Profile", encoder: Encoder,
-                      clusters: "PretrainingClusters", run_dir: str | os.PathLike, resume: bool, echo: Echo = print,
+                      clusters: "PretrainingClusters", run_dir: str | os.PathLike, resume: bool, echo: Echo = say,
                       inputs: str = "") -> PretrainResult:
     """One run of `pretrain`, or its finished model when `resume` finds one with the same setup; says which."""
     done = reused(variant, config, clusters, run_dir, resume, echo)
