@@ -88,3 +88,25 @@ def test_published_outputs_are_short_and_free_of_library_warnings(notebook):
     assert not warnings, f"{notebook.name}: library warnings on stderr (cell, first line): {warnings}"
     assert not wide, f"{notebook.name}: printed lines over {MAX_LINE} characters (cell, length): {wide}"
     assert not bare, f"{notebook.name}: cells showing a bare path as their value (end them with `;`): {bare}"
+
+
+def chapter_minutes(notebook_json: str) -> dict[str, str]:
+    """Notebook stem -> the `cpu (measured)` column of the chapter table an executed notebook 00 printed."""
+    import json
+
+    for cell in json.loads(notebook_json)["cells"]:
+        if "".join(cell.get("source", "")).strip() == "chapter_table()":
+            text = "".join(next(o for o in cell["outputs"] if "data" in o)["data"]["text/plain"])
+            return {m.group(1): m.group(2).strip() for m in re.finditer(r"^(\d\d_\w+)\s.*?\s{2}(< 1 min|\d+ min)$",
+                                                                           text, re.M)}
+    raise AssertionError("no `chapter_table()` cell with a printed table")
+
+
+def test_the_published_chapter_table_shows_the_published_times():
+    """Notebook 00's chapter table is re-run after the baselines are written (`cdlm-nb publish`): its minutes are
+    the published run's, not the previous publish's."""
+    from cdlm_nb.overview import measured_seconds, minutes
+
+    seconds = measured_seconds(REPO_ROOT / "baselines" / "cpu.json")
+    shown = chapter_minutes((PUBLISHED / "00_overview.ipynb").read_text())
+    assert shown == {stem: minutes(value) for stem, value in seconds.items()}, f"{shown} != the baselines; {FIX}"
