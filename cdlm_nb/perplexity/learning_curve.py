@@ -60,24 +60,30 @@ def below_from(curves: pd.DataFrame, reference: str, other: str) -> int | None:
     return int(stays.idxmax()) if stays.iloc[-1] else None
 
 
+#: Said under every set of curves: one run on the validation clusters, no interval (docs/reading_rule.md).
+DESCRIBED = ("One run without an interval: the curves describe training; only the test table's verdicts compare "
+             "the models.")
+
+
 def curve_readings(curves: pd.DataFrame, reference: str = "cdlm") -> list[str]:
-    """One computed sentence per other variant: whether and from which step `reference` is below it, and how the
-    ratio of the two perplexities moved over the second half of the run (or why there is no curve to read)."""
+    """One computed sentence per other variant: from which step `reference`'s curve stays under the other's (or
+    that it ends over it), and how the ratio of the two moved over the second half of the run, as printed
+    (`level` when the two printed ratios are equal); then `DESCRIBED` (or why there is no curve to read)."""
     if reference not in curves or curves[reference].count() < 2:
         return [f"No learning curve of {display_name(reference)} with two points or more: notebook 02 measures one "
                 "when PretrainConfig.curve_steps > 0 and the model is pretrained here (not loaded unchanged)."]
     name, last, half = display_name(reference), curves.index[-1], curves.index[len(curves) // 2]
     sentences = []
     for other in (v for v in curves if v != reference):
-        ratio = curves[reference] / curves[other]
+        ratio = (curves[reference] / curves[other]).round(2)
         start = below_from(curves, reference, other)
-        where = (f"below {display_name(other)} from step {start} on" if start is not None else
-                 f"above {display_name(other)} at step {last}")
-        trend = "falling" if ratio[last] < ratio[half] else "rising"
-        sentences.append(f"{name} is {where} ({curves.at[last, reference]:.3g} vs {curves.at[last, other]:.3g}); "
-                         f"the ratio {name}/{display_name(other)} went from {ratio[half]:.2f} at step {half} to "
-                         f"{ratio[last]:.2f} at step {last} ({trend}).")
-    return sentences
+        where = (f"under {display_name(other)}'s from step {start} on" if start is not None else
+                 f"over {display_name(other)}'s at step {last}")
+        trend = "level" if ratio[last] == ratio[half] else "falling" if ratio[last] < ratio[half] else "rising"
+        sentences.append(f"{name}'s curve is {where} ({curves.at[last, reference]:.3g} vs "
+                         f"{curves.at[last, other]:.3g}); the ratio {name}/{display_name(other)} went from "
+                         f"{ratio[half]:.2f} at step {half} to {ratio[last]:.2f} at step {last} ({trend}).")
+    return [*sentences, DESCRIBED]
 
 
 def curve_metrics(curves: pd.DataFrame) -> dict[str, float]:

@@ -6,7 +6,13 @@ import json
 
 import pandas as pd
 
-from cdlm_nb.perplexity.learning_curve import below_from, curve_metrics, curve_readings, learning_curves
+from cdlm_nb.perplexity.learning_curve import (
+    DESCRIBED,
+    below_from,
+    curve_metrics,
+    curve_readings,
+    learning_curves,
+)
 
 
 def _curves() -> pd.DataFrame:
@@ -23,14 +29,17 @@ def test_below_from_is_the_step_after_the_last_crossing():
     assert below_from(always, "cdlm", "local") == 0
 
 
-def test_readings_are_computed_from_the_curves():
-    local, rand = curve_readings(_curves())
-    assert local.startswith("CDLM is below Local CDLM from step 50 on (5 vs 6)")
+def test_readings_describe_the_curves_and_rank_nothing():
+    local, rand, described = curve_readings(_curves())
+    assert local.startswith("CDLM's curve is under Local CDLM's from step 50 on (5 vs 6)")
     assert "from 0.92 at step 50 to 0.83 at step 100 (falling)" in local
-    assert rand.startswith("CDLM is above Rand CDLM at step 100 (5 vs 4)")
+    assert rand.startswith("CDLM's curve is over Rand CDLM's at step 100 (5 vs 4)")
     assert "from 1.33 at step 50 to 1.25 at step 100 (falling)" in rand
-    (rising,) = curve_readings(_curves()[["cdlm", "local"]].assign(local=[60.0, 20.0, 13.0, 9.0, 4.0]))
+    assert described == DESCRIBED and "no interval" not in local  # one run: said once, under every set of curves
+    rising, _ = curve_readings(_curves()[["cdlm", "local"]].assign(local=[60.0, 20.0, 13.0, 9.0, 4.0]))
     assert rising.endswith("from 0.92 at step 50 to 1.25 at step 100 (rising).")
+    same, _ = curve_readings(_curves()[["cdlm", "local"]].assign(local=[60.0, 20.0, 12.0 / 0.921, 9.0, 5.0 / 0.919]))
+    assert same.endswith("from 0.92 at step 50 to 0.92 at step 100 (level).")  # the printed ratios decide
     (missing,) = curve_readings(_curves().iloc[:1])
     assert missing.startswith("No learning curve of CDLM") and "curve_steps > 0" in missing
 
