@@ -265,9 +265,11 @@ def search_note(results: dict[str, SearchResult], labels: Callable[[str], str] =
         searched = "; ".join(f"{', '.join(names)}: {space.describe()}" for space, names in spaces.items())
     lines = [f"Searched on dev, {searched}; the best dev macro-F1 wins (a point giving every dev pair one class ranks "
              "last) and test is scored once with its weights."]
-    lines += [f"- {labels(name)}: {r.describe()} (dev macro-F1 {100 * r.best.dev_macro_f1:.1f}, F1 "
-              f"{100 * r.best.dev_f1:.1f}); search {r.search_seconds:.0f} s, of which {r.train_seconds:.0f} s training "
-              "the chosen recipe." for name, r in results.items()]
+    lines += [f"- {labels(name)}: {r.chosen.describe()}{' (cached)' * r.cached}; dev macro-F1 "
+              f"{100 * r.best.dev_macro_f1:.1f}, F1 {100 * r.best.dev_f1:.1f}; search {r.search_seconds:.0f} s "
+              f"({r.train_seconds:.0f} s the recipe)." for name, r in results.items()]
+    if any(r.cached for r in results.values()):
+        lines.append("- (cached): read from the run folder's cache, nothing trained here.")
     lines.append(f"- The whole search: {sum(r.search_seconds for r in results.values()):.0f} s of training and dev "
                  "scoring.")
     return "\n".join(lines)

@@ -99,6 +99,9 @@ def test_a_cache_hit_trains_nothing_and_returns_the_chosen_weights_and_record(tm
     assert cached.cached and cached.chosen == searched.chosen and cached.points == searched.points
     assert again.trained == [] and cached.outcome == searched.outcome
     assert "nothing trained" in cached.describe() and "nothing trained" not in searched.describe()
+    note = search_note({"cdlm": cached, "rand": searched}).splitlines()
+    assert "2 of 3 epochs, 10 % warm-up (cached);" in note[1] and "(cached)" not in note[2]
+    assert note[-2] == "- (cached): read from the run folder's cache, nothing trained here."
     assert float(state["weight"]) == pytest.approx(1e-3 * 1000 + 2)
     other = FakeTraining()
     search("cdlm", SPACE, other, cache=cache, key="k2")  # another key: searched again
