@@ -98,13 +98,14 @@ def copy_notebooks(run_dir: Path, notebooks: list[Path], docs: Path, root: Path)
     for stale in docs.glob("*.ipynb"):
         if stale.name not in names:
             stale.unlink()
-    paths = machine_paths(run_dir, root)
-    copied = []
-    for path in notebooks:
-        target = docs / path.name
-        write_text_atomic(target, without_machine_paths((run_dir / path.name).read_text(), paths))
-        copied.append(target)
-    return copied
+    return [copy_executed(run_dir, path.name, docs, root) for path in notebooks]
+
+
+def copy_executed(run_dir: Path, name: str, docs: Path, root: Path) -> Path:
+    """One executed notebook of `run_dir` into `docs`, its machine's paths made relative (`without_machine_paths`)."""
+    target = docs / name
+    write_text_atomic(target, without_machine_paths((run_dir / name).read_text(), machine_paths(run_dir, root)))
+    return target
 
 
 def rerun_overview(notebooks: list[Path], docs: Path, root: Path) -> list[Path]:
@@ -117,9 +118,7 @@ def rerun_overview(notebooks: list[Path], docs: Path, root: Path) -> list[Path]:
         if result.status != "ok":
             raise DataError(f"re-running {path.name} on the new baselines failed ({result.error}); the baselines "
                             f"are written, fix the notebook and run `cdlm-nb publish` again")
-        text = (Path(scratch) / path.name).read_text()
-        write_text_atomic(docs / path.name, without_machine_paths(text, machine_paths(Path(scratch), root)))
-    return [docs / path.name]
+        return [copy_executed(Path(scratch), path.name, docs, root)]
 
 
 def write_baseline(results: dict[str, Any], path: Path) -> Path:
