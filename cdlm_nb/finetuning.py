@@ -62,13 +62,22 @@ def train_epochs(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: B
     `parameters`: optimizer parameter groups (default: all the model's). One device: fine-tuning is minutes on one
     GPU at every profile's sizes (docs/gpu.md)."""
     import torch
+    from transformers import get_constant_schedule_with_warmup, get_linear_schedule_with_warmup
 
     if not lengths:
         raise DataError(f"no training {what}: the training split is empty")
     torch.manual_seed(setup.seed)
     model.to(device)
-    optimizer = make_optimizer(model.parameters() if parameters is None else parameters, setup)
-    schedule = make_schedule(optimizer, setup, steps=setup.epochs * -(-len(lengths) // setup.batch_size))
+    kinds = {"adamw": torch.optim.AdamW, "adam": torch.optim.Adam}
+    if setup.optimizer not in kinds:
+        raise ValueError(f"TrainSetup.optimizer={setup.optimizer!r}: use one of {sorted(kinds)}")
+    # the fused kernel: one pass over all parameters instead of a loop over tensors
+    optimizer = kinds[setup.optimizer](model.parameters() if parameters is None else parameters,
+                                       lr=setup.learning_rate, fused=True)
+    steps = setup.epochs * -(-len(lengths) // setup.batch_size)
+    warmup = round(setup.warmup * steps)  # linear warm-up, then linear decay to zero (or constant)
+    schedule = (get_linear_schedule_with_warmup(optimizer, warmup, steps) if setup.decay
+                else get_constant_schedule_with_warmup(optimizer, warmup))
     scaler = gradient_scaler(device)
     epochs = epoch_batches(lengths, setup)
     seconds = 0.0
@@ -95,25 +104,6 @@ def train_epochs(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: B
         model.eval()
         seconds += time.perf_counter() - started
         yield Epoch(epoch, losses, seconds)
-
-
-def make_optimizer(parameters, setup: TrainSetup) -> "torch.optim.Optimizer":
-    """AdamW or Adam with the fused kernel (one pass over all parameters instead of a loop over tensors)."""
-    import torch
-
-    kinds = {"adamw": torch.optim.AdamW, "adam": torch.optim.Adam}
-    if setup.optimizer not in kinds:
-        raise ValueError(f"TrainSetup.optimizer={setup.optimizer!r}: use one of {sorted(kinds)}")
-    return kinds[setup.optimizer](parameters, lr=setup.learning_rate, fused=True)
-
-
-def make_schedule(optimizer: "torch.optim.Optimizer", setup: TrainSetup, steps: int):
-    """The rate per step: linear warm-up over `setup.warmup` of the steps, then linear decay to zero (or constant)."""
-    from transformers import get_constant_schedule_with_warmup, get_linear_schedule_with_warmup
-
-    warmup = round(setup.warmup * steps)
-    return (get_linear_schedule_with_warmup(optimizer, warmup, steps) if setup.decay
-            else get_constant_schedule_with_warmup(optimizer, warmup))
 
 
 def epoch_batches(lengths: Sequence[int], setup: TrainSetup) -> Iterator[list[list[int]]]:

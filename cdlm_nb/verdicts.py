@@ -19,6 +19,7 @@ from .paths import repo_root, spread_path
 from .profiles import SEED
 
 LEARNED_NOTHING = "learned nothing here"
+UNCHECKED = "cannot be checked here"  # a claim on a row that learned nothing: never compared
 HOLDS, REVERSED, UNRESOLVED = "holds here", "reversed here", "not resolved at this scale"
 CONFIDENCE = 0.95  # the level of every interval shown (the percentile bootstrap's two-sided coverage)
 RESAMPLES = 1000  # bootstrap draws: the 2.5 % and 97.5 % percentiles move by well under a point past this
@@ -241,12 +242,13 @@ def claim_line(claim: str, difference: Difference, metric: str, scale: float = 1
 
 
 def ordering_line(claim: str, pair: Sequence[str], learned: Collection[str], labels: Mapping[str, str],
-                  difference: Callable[[], Difference], metric: str = "F1") -> str:
+                  difference: Callable[[], Difference], metric: str = "F1", scale: float = 100.0,
+                  digits: int = 1) -> str:
     """A paper's ordering of two systems (`pair`: better, worse) as one reading: "cannot be checked" when either
     learned nothing (rows at their floor are never compared), else `claim_line` on `difference()`."""
     if nothing := [labels[name] for name in pair if name not in learned]:
-        return f"- {claim}: cannot be checked here ({LEARNED_NOTHING}: {' and '.join(nothing)})."
-    return claim_line(claim, difference(), metric)
+        return f"- {claim}: {UNCHECKED} ({LEARNED_NOTHING}: {' and '.join(nothing)})."
+    return claim_line(claim, difference(), metric, scale, digits)
 
 
 def load_spread(profile: str) -> dict[str, dict] | None:

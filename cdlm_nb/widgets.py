@@ -28,13 +28,15 @@ def say(*texts: str | Iterable[str], width: int = 120) -> None:
 
 
 def show(result: Any) -> None:
-    """Display what a render function returned; a matplotlib Figure is then closed (so the inline backend does not
-    show it a second time)."""
+    """Display what a render function returned, a table's `attrs["caption"]` printed under it; a matplotlib Figure is
+    then closed (so the inline backend does not show it a second time)."""
     from IPython.display import display
     from matplotlib.figure import Figure
 
     if result is not None:
         display(result)
+    if caption := getattr(result, "attrs", {}).get("caption"):
+        say(caption)
     if isinstance(result, Figure):
         import matplotlib.pyplot as plt
 

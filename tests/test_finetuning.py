@@ -116,27 +116,34 @@ def test_precision_on_a_cpu_is_full_and_the_scaler_passes_through():
 
 
 def test_the_schedule_warms_up_then_decays_or_stays_constant():
-    from cdlm_nb.finetuning import TrainSetup, make_optimizer, make_schedule
+    """Read through `train_epochs`: with Adam and a constant gradient every step moves the weight by the step's rate
+    (its normalized update is 1), so the weight's positions give the rate of each of the 10 steps."""
+    from cdlm_nb.finetuning import TrainSetup
 
     rates = {}
     for decay in (True, False):
-        setup = TrainSetup(1, 1, 0.1, warmup=0.2, decay=decay)
-        optimizer = make_optimizer([torch.nn.Parameter(torch.zeros(1))], setup)
-        schedule = make_schedule(optimizer, setup, steps=10)
-        rates[decay] = []
-        for _ in range(10):
-            rates[decay].append(optimizer.param_groups[0]["lr"])
-            optimizer.step()
-            schedule.step()
+        model = torch.nn.Linear(1, 1, bias=False)
+        with torch.no_grad():
+            model.weight.zero_()
+        positions = []
+
+        def batch_loss(indices, model=model, positions=positions):
+            positions.append(model.weight.item())
+            return model.weight.sum()  # gradient 1 at every step
+
+        _all_losses(model, [1], batch_loss, TrainSetup(10, 1, 0.1, warmup=0.2, decay=decay, optimizer="adam",
+                                                       max_grad_norm=None))
+        positions.append(model.weight.item())
+        rates[decay] = [before - after for before, after in zip(positions, positions[1:])]
     assert rates[True][:3] == pytest.approx([0.0, 0.05, 0.1]) and rates[True][-1] == pytest.approx(0.0125)
     assert rates[False] == pytest.approx([0.0, 0.05] + [0.1] * 8)
 
 
 def test_an_unknown_optimizer_is_refused_with_the_choices():
-    from cdlm_nb.finetuning import TrainSetup, make_optimizer
+    from cdlm_nb.finetuning import TrainSetup
 
     with pytest.raises(ValueError, match="optimizer='sgd'.*'adam', 'adamw'"):
-        make_optimizer([torch.nn.Parameter(torch.zeros(1))], TrainSetup(1, 1, 0.1, optimizer="sgd"))
+        _all_losses(torch.nn.Linear(1, 1), [1], lambda indices: None, TrainSetup(1, 1, 0.1, optimizer="sgd"))
 
 
 def test_batches_cover_every_input_once_per_epoch_in_both_batchings():

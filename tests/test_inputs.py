@@ -7,6 +7,7 @@ from cdlm_nb.data.schemas import CLUSTER_FEATURES
 from cdlm_nb.errors import DataError
 from cdlm_nb.inputs import (
     NO_DOCUMENT,
+    TokenArrays,
     _encode_documents,
     pack_cluster,
     pack_clusters,
@@ -14,6 +15,8 @@ from cdlm_nb.inputs import (
     packed_features,
     share_room,
     split_sentences,
+    tokenize_clusters,
+    tokens_features,
     window_start,
 )
 
@@ -142,6 +145,22 @@ def test_pack_random_documents_draws_each_document_from_a_different_cluster(corp
         assert max(row["doc_ids"]) + 1 == len(row["sources"])
     assert n_multi > 0
     assert "unrelated" in unrelated.info.description
+
+
+def test_token_arrays_read_each_non_blank_document_of_a_cluster_at_random(tokenizer, tmp_path):
+    """What `pack_random_documents` draws from: the `index`-th non-blank document of a cluster, as its row's block;
+    an empty corpus has no clusters (and its cache file is still written, with the tokens' features)."""
+    clusters = Dataset.from_dict({"cluster_id": ["a", "b"], "documents": [["Judge said.", "  ", "Storm hit."],
+                                                                          ["", "Fire spread."]],
+                                  "summary": ["", ""]}, features=CLUSTER_FEATURES)
+    tokens = tokenize_clusters(clusters, tokenizer)
+    arrays, blocks = TokenArrays.of(tokens), tokens["blocks"]
+    assert arrays.cluster_ids == ["a", "b"] and arrays.kept_counts.tolist() == [2, 1]
+    assert [arrays.block(0, 0), arrays.block(0, 1), arrays.block(1, 0)] == [blocks[0][0], blocks[0][2], blocks[1][1]]
+    assert arrays.block_length(0, 1) == len(blocks[0][2]) > 0
+    empty = tokenize_clusters(clusters.select([]), tokenizer, cache_file=tmp_path / "tokens.arrow")
+    assert empty.features == tokens_features() and (tmp_path / "tokens.arrow").exists()
+    assert TokenArrays.of(empty).cluster_ids == [] and TokenArrays.of(empty).kept_counts.tolist() == []
 
 
 def test_pack_clusters_names_missing_columns(tokenizer):

@@ -67,6 +67,17 @@ def test_show_closes_a_displayed_figure():
     show(None)
 
 
+def test_show_prints_a_tables_caption_under_it(capsys):
+    import pandas as pd
+
+    table = pd.DataFrame({"s": [1.0]})
+    table.attrs["caption"] = "medians over 10 rounds"
+    show(table)
+    assert capsys.readouterr().out.rstrip().endswith("medians over 10 rounds")
+    show(pd.DataFrame({"s": [1.0]}))
+    assert "medians" not in capsys.readouterr().out
+
+
 # Without ipywidgets (the `lab` extra has it, the core does not): the same starting values, one static render.
 def _layers(layers=12):
     return layers

@@ -125,7 +125,7 @@ def readings(results: pd.DataFrame, model: str = "cdlm", baseline: str = "local"
         return lines
     name, base = display_name(model), display_name(baseline)
     if nothing := [display_name(n) for n in (model, baseline) if chance[n].low <= 0]:
-        return [*lines, f"{name} vs {base}: not compared ({verdicts.LEARNED_NOTHING}: {' and '.join(nothing)})"]
+        return [*lines, f"{name} vs {base}: {verdicts.UNCHECKED} ({verdicts.LEARNED_NOTHING}: {' and '.join(nothing)})"]
     (gap, sem, n), (label, label_sem) = paired_gap(results, model, baseline, "pos"), label_gap(results, model)
     return [*lines, f"{name} minus {base} on the same {n} coreferring pairs: {gap:+.1f} points (± {sem:.1f} standard "
                     "error)",

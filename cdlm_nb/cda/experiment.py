@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from .. import timing
 from ..artefacts import fingerprint, save_file
 from ..errors import ConfigError
 from ..finetuning import EarlyStopping, Epoch, TrainSetup, decide, pieces, predict_batches, train_epochs
@@ -48,6 +49,11 @@ def through_csv(splits: Mapping[str, Any], folder: Path) -> tuple[dict[str, Any]
         back[split] = load_cda(save_file(folder / f"{split}.csv", partial(write_cda, rows)))
         changed[split] = sum(a != b for a, b in zip(rows["doc_a"], back[split]["doc_a"]))
     return back, changed
+
+
+def pairs_for(name: str, prepared: "Prepared") -> dict[str, PairSet]:
+    """The splits as model `name` reads them: word ids for GRU-HAN, frozen sentence vectors for the others."""
+    return prepared.words if model_spec(name)[0] == "gru_han" else prepared.vectors
 
 
 @dataclass
@@ -187,7 +193,7 @@ class ModelSearch:
     model: SiameseCDA | None = field(init=False, default=None)  # the last matcher trained
 
     def __post_init__(self) -> None:
-        self.pairs = self.prepared.words if model_spec(self.name)[0] == "gru_han" else self.prepared.vectors
+        self.pairs = pairs_for(self.name, self.prepared)
         if self.config.search is not None:
             data = fingerprint([[split.labels, [_digest(doc) for doc in split.docs_a + split.docs_b]]
                                 for split in (self.pairs["train"], self.pairs["dev"])])
@@ -256,6 +262,15 @@ class ModelSearch:
                         (("attention", attention), ("cosine", cosine))} for guess in (decisions, test.labels))
         return CDARun(self.name, d2d_scores(test.labels, decisions), s2d["attention"], s2d["cosine"], seconds,
                       probabilities, fitted, attention, oracle, model.eval(), recipe)
+
+
+def inference_rounds(runs: Mapping[str, CDARun], prepared: Prepared, batch_size: int, rounds: int = timing.ROUNDS,
+                     device: str = "cpu") -> dict[str, tuple[float, ...]]:
+    """Seconds of each trained matcher's inference on the test pairs (`predict`) in each of `rounds` rounds, every
+    matcher once per round (`timing.interleaved_times`): what CDA costs, read as a ratio with its interval."""
+    names = [name for name, run in runs.items() if run.model is not None]
+    steps = [partial(predict, runs[name].model, pairs_for(name, prepared)["test"], batch_size) for name in names]
+    return dict(zip(names, timing.interleaved_times(steps, rounds, device)))
 
 
 def recipe_cache(run_dir: str | Path | None) -> RecipeCache | None:

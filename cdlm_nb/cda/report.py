@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .. import verdicts
+from .. import timing, verdicts
 from ..finetuning import decide
 from ..profiles import CDAConfig
 from ..recipe_search import search_metrics, search_note, space_table
@@ -91,17 +91,52 @@ def combine_table(runs: Mapping[str, CDARun], test_labels: Sequence[int]) -> pd.
     return pd.DataFrame(rows).T
 
 
-def time_table(runs: Mapping[str, CDARun], pairs: int) -> pd.DataFrame:
-    """Table 11: inference seconds on the test pairs (and relative to the encoder without CDA), paper beside."""
-    rows = {}
-    for name, run in runs.items():
-        if name == RANDOM:
-            continue
-        base, paper = runs.get(model_spec(name)[0]), PAPER_TABLE11.get(name, (NR, NR))
-        rows[label(name)] = {f"ours s ({pairs} pairs)": round(run.inference_seconds, 3),
-                             "× no CDA": round(run.inference_seconds / base.inference_seconds, 2) if base else NR,
-                             "paper S2ORC s/epoch": paper[0], "paper PAN s/epoch": paper[1]}
-    return pd.DataFrame(rows).T
+def paper_cost(name: str) -> tuple[float, float] | None:
+    """Table 11's cost of a CDA model: its seconds over its encoder's, on S2ORC and on PAN (None: not timed)."""
+    if name not in PAPER_TABLE11 or (base := model_spec(name)[0]) == name:
+        return None
+    return tuple(round(ours / theirs, 2) for ours, theirs in zip(PAPER_TABLE11[name], PAPER_TABLE11[base]))
+
+
+#: The largest cost the paper measured (GRU-HAN + DEEP on PAN): what "small" means there; a cost is read against it.
+PAPER_LARGEST_COST = max(max(cost) for name in PAPER_TABLE11 if (cost := paper_cost(name)))
+
+
+def costs(rounds: Mapping[str, Sequence[float]]) -> dict[str, tuple[float, float, float]]:
+    """Each CDA model's inference seconds over its encoder's (same test pairs, paired by round): the median ratio
+    and its 95 % interval (`timing.ratio`)."""
+    return {name: timing.ratio(seconds, rounds[base]) for name, seconds in rounds.items()
+            if (base := model_spec(name)[0]) != name and base in rounds}
+
+
+def time_table(rounds: Mapping[str, Sequence[float]], pairs: int) -> pd.DataFrame:
+    """Table 11: inference seconds on the test pairs (the median over rounds), CDA's cost (the time relative to
+    the encoder without CDA) with its interval, and the paper's seconds and cost beside."""
+    rows, cost = {}, costs(rounds)
+    for name, seconds in rounds.items():
+        ratio, paper = cost.get(name), PAPER_TABLE11.get(name, (NR, NR))
+        rows[label(name)] = {f"ours s ({pairs} pairs)": round(float(np.median(seconds)), 3),
+                             "× no CDA": round(ratio[0], 2) if ratio else NR,
+                             "95 % interval": f"{ratio[1]:.2f}-{ratio[2]:.2f}" if ratio else NR,
+                             "paper S2ORC s/epoch": paper[0], "paper PAN s/epoch": paper[1],
+                             "paper × no CDA": "-".join(f"{x:.2f}" for x in paper_cost(name) or ()) or NR}
+    table = pd.DataFrame(rows).T
+    table.attrs["caption"] = f"medians over {len(next(iter(rounds.values())))} timed rounds, paired by round"
+    return table
+
+
+def cost_metrics(data: str, rounds: Mapping[str, Sequence[float]]) -> dict[str, float]:
+    """`cda/<data>/slowdown/<model>` (CDA's cost, a timing) with its interval's `.../ci_low` and `.../ci_high`."""
+    return {f"cda/{data}/slowdown/{name}{suffix}": value for name, cost in costs(rounds).items()
+            for suffix, value in zip(("", "/ci_low", "/ci_high"), cost)}
+
+
+def cost_lines(rounds: Mapping[str, Sequence[float]]) -> list[str]:
+    """CDA's cost per model, its interval read against the largest cost the paper measured (`timing.side`)."""
+    return [f"- CDA paper, Table 11 (CDA's cost is small): {label(name)} takes "
+            f"{timing.describe(*cost, len(rounds[name]), 'its encoder’s inference time')}, "
+            f"{timing.side(cost[1], cost[2], PAPER_LARGEST_COST)} the paper's largest, {PAPER_LARGEST_COST:.2f}×."
+            for name, cost in costs(rounds).items()]
 
 
 def cda_metrics(data: str, runs: Mapping[str, CDARun], test_labels: Sequence[int]) -> dict[str, float]:
@@ -170,9 +205,11 @@ def best_aligner(runs: Mapping[str, CDARun]) -> str:
                key=lambda name: runs[name].oracle["attention"].metrics["mrr"])
 
 
-def readings(runs: Mapping[str, CDARun], test_labels: Sequence[int], profile: str, data: str) -> list[str]:
+def readings(runs: Mapping[str, CDARun], test_labels: Sequence[int], profile: str, data: str,
+             rounds: Mapping[str, Sequence[float]] | None = None) -> list[str]:
     """The paper's claims on this run's numbers under the noise rule (`verdicts`): D2D F1 compared only between
-    models above the reference rows (calling every pair related / none), S2D MRR given the gold D2D."""
+    models above the reference rows (calling every pair related / none), S2D MRR given the gold D2D, and CDA's
+    cost from the timed `rounds` (`experiment.inference_rounds`)."""
     trained = [name for name in runs if name != RANDOM]
     decisions = {name: decide(runs[name].probabilities) for name in trained if runs[name].probabilities is not None}
     learned, lines = verdicts.split_learned(
@@ -202,17 +239,18 @@ def readings(runs: Mapping[str, CDARun], test_labels: Sequence[int], profile: st
         lines.append(verdicts.claim_line("CDA paper, Table 4: DEEP over SHALLOW for GRU on S2D (MRR given the gold "
                                          "D2D)", diff, "MRR", scale=1.0, digits=3))
     if RANDOM in runs:
-        floor = oracle[RANDOM].metrics["mrr"]
-        below = [label(name) for name in trained if oracle[name].metrics["mrr"] <= floor]
-        lines.append(f"- S2D (MRR given the gold D2D) above random scores' {floor:.3f}: {len(trained) - len(below)} "
-                     f"of {len(trained)} models" + (f"; {verdicts.LEARNED_NOTHING} for alignment: "
-                                                    f"{', '.join(below)}." if below else "."))
+        below = [label(name) for name in trained if verdicts.mean_difference(
+            oracle[name].reciprocal_ranks, oracle[RANDOM].reciprocal_ranks, None).low <= 0]
+        lines.append(f"- S2D (MRR given the gold D2D) above random scores' {oracle[RANDOM].metrics['mrr']:.3f} (the "
+                     f"paired 95 % interval of the difference above 0): {len(trained) - len(below)} of "
+                     f"{len(trained)} models" + (f"; {verdicts.LEARNED_NOTHING} for alignment: {', '.join(below)}."
+                                                 if below else "."))
     beyond = [name for name in trained if verdicts.mean_difference(
         oracle[name].reciprocal_ranks, runs[name].oracle["cosine"].reciprocal_ranks, None).low > 0]
     lines.append(f"- CDA paper, Table 4: attention over cosine alignment (MRR given the gold D2D): beyond its paired "
                  f"interval for {len(beyond)} of {len(trained)} models, but the cosine alignment has no measured seed "
                  f"spread -> {verdicts.UNRESOLVED}.")
-    return lines
+    return lines + cost_lines(rounds or {})
 
 
 def run_line(run: CDARun) -> str:

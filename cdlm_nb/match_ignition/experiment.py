@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import statistics
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -21,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from .. import verdicts
+from .. import timing
 from ..encoders import minilm_path
 from ..errors import ConfigError
-from ..finetuning import DECISION_THRESHOLD, synchronize
+from ..finetuning import DECISION_THRESHOLD
 from ..matching.experiment import ClassifierSearch, evaluate_at
 from ..matching.inputs import encode_pairs
 from ..matching.training import score
@@ -152,11 +151,9 @@ class Speed:
 
 
 def speedup(base: Speed, speed: Speed, kind: str = "eval") -> tuple[float, float, float]:
-    """The median over rounds of base / `speed` seconds (`kind` "eval" or "train"), paired by round so that a slow
-    spell of the machine falls on both, with its 95 % bootstrap interval over the rounds (`paired_bootstrap`)."""
-    ratios = np.divide(getattr(base, f"{kind}_rounds"), getattr(speed, f"{kind}_rounds"))
-    low, high = verdicts.paired_bootstrap(lambda rounds: np.median(ratios[rounds], axis=-1), len(ratios))
-    return float(np.median(ratios)), low, high
+    """Base / `speed` seconds (`kind` "eval" or "train"): the median over rounds, paired by round, with its 95 %
+    interval (`timing.ratio`)."""
+    return timing.ratio(getattr(base, f"{kind}_rounds"), getattr(speed, f"{kind}_rounds"))
 
 
 def speed_batch(rows: "Dataset", tokenizer, length: int, size: int) -> dict[str, torch.Tensor]:
@@ -168,21 +165,6 @@ def speed_batch(rows: "Dataset", tokenizer, length: int, size: int) -> dict[str,
     cls, sep = (torch.full((size, 1), token) for token in (tokenizer.cls_token_id, tokenizer.sep_token_id))
     ids = torch.cat([cls, body[:, :half], sep, body[:, half:], sep], dim=1)
     return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
-
-
-def _interleaved_times(steps: Sequence, repeats: int, device: str | torch.device = "cpu") -> list[tuple[float, ...]]:
-    """Seconds of each step in each of `repeats` rounds (every step once per round, after one warm-up round), so
-    that a slow spell of the machine falls on every step alike instead of on one α."""
-    times: list[list[float]] = [[] for _ in steps]
-    for round_ in range(repeats + 1):
-        for step, spent in zip(steps, times):
-            synchronize(device)
-            start = time.perf_counter()
-            step()
-            synchronize(device)
-            if round_:
-                spent.append(time.perf_counter() - start)
-    return [tuple(spent) for spent in times]
 
 
 def measure_speed(classifier, tokenizer, batch: Mapping[str, torch.Tensor], alphas: Sequence[float],
@@ -201,7 +183,7 @@ def measure_speed(classifier, tokenizer, batch: Mapping[str, torch.Tensor], alph
         model.train()(**batch).logits.sum().backward()
         model.zero_grad(set_to_none=True)
 
-    eval_rounds, train_rounds = (_interleaved_times([partial(step, model) for model in models], repeats, device)
+    eval_rounds, train_rounds = (timing.interleaved_times([partial(step, model) for model in models], repeats, device)
                                    for step in (evaluate, train))
     length, layers = batch["input_ids"].shape[1], config.num_hidden_layers
     return [Speed(alpha, evaluated, trained,

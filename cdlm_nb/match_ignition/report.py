@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from .. import verdicts
+from .. import timing, verdicts
 from ..verdicts import reference_label
 from .experiment import Speed, alpha_name, paper_time_cost, speedup
 from .sentence_filter import sentence_graph, sentence_scores, top_sentences
@@ -220,11 +220,11 @@ def readings(runs: Mapping[str, "MatchingRun"], speeds: Sequence[Speed], ablatio
 
 def speed_line(base: Speed, speed: Speed) -> str:
     """One α's evaluation speed-up over α = 0 with its interval over the timed rounds, read against its
-    operation-count limit: below or above it only when the whole interval is."""
+    operation-count limit (`timing.side`)."""
     measured, low, high = speedup(base, speed)
-    side = "below" if high < speed.limit else "above" if low > speed.limit else "not distinguishable from"
-    return (f"- α = {100 * speed.alpha:g} %: evaluation {measured:.2f}× faster (95 % interval {low:.2f}-{high:.2f} "
-            f"over {len(speed.eval_rounds)} rounds), {side} its {speed.limit:.2f}× operation-count limit; training "
+    evaluated = timing.describe(measured, low, high, len(speed.eval_rounds), "faster")
+    return (f"- α = {100 * speed.alpha:g} %: evaluation {evaluated}, {timing.side(low, high, speed.limit)} its "
+            f"{speed.limit:.2f}× operation-count limit; training "
             f"{speedup(base, speed, 'train')[0]:.2f}× faster.")
 
 

@@ -150,13 +150,11 @@ def readings(runs: Mapping[str, MatchingRun], labels, profile: str, data: str) -
                  "- No system is above the reference rows: this run ranks none of them.")
     spread = verdicts.load_spread(profile)
     for other in [n for n in runs if n != "cdlm"] if "cdlm" in runs else []:
-        if nothing := [row_label(n) for n in ("cdlm", other) if n not in learned]:
-            lines.append(f"- CDLM vs {row_label(other)}: not compared ({verdicts.LEARNED_NOTHING}: "
-                         f"{', '.join(nothing)}).")
-            continue
         band = verdicts.seed_band(spread, f"matching/{data}/f1/cdlm", f"matching/{data}/f1/{other}")
-        diff = verdicts.decision_difference(labels, decisions["cdlm"], decisions[other], "f1", band)
-        lines.append(verdicts.claim_line(f"CDLM over {row_label(other)} (CDLM paper, Table 4)", diff, "F1"))
+        lines.append(verdicts.ordering_line(
+            f"CDLM over {row_label(other)} (CDLM paper, Table 4)", ("cdlm", other), learned,
+            {name: row_label(name) for name in runs},
+            partial(verdicts.decision_difference, labels, decisions["cdlm"], decisions[other], "f1", band)))
     return lines
 
 

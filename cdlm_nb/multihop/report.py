@@ -28,6 +28,7 @@ PAPER_TABLE5: dict[str, tuple[float | None, float | None, float | None]] = {
     "Local CDLM": (74.1, 84.0, 64.2), "Rand CDLM": (72.7, 84.8, 63.7), "Prefix CDLM": (NR, NR, NR),
     "CDLM": (NR, NR, NR)}
 METRICS = {"ans_f1": "f1", "sp_f1": "sp_f1", "joint_f1": "joint_f1"}  # recorded name -> official key
+RECORDED = {key: metric for metric, key in METRICS.items()}  # official key -> recorded name
 COLUMNS = {"f1": "answer F1", "sp_f1": "support F1", "joint_f1": "joint F1", "em": "answer EM",
            "sp_em": "support EM", "joint_em": "joint EM"}
 F1S = tuple(METRICS.values())
@@ -112,38 +113,54 @@ def loss_figure(runs: Mapping[str, QARun]) -> "Figure":
     return fig
 
 
+def _difference(runs: Mapping[str, QARun], first: str, second: str, key: str, spread: Mapping | None, data: str
+                ) -> verdicts.Difference:
+    """`first` minus `second` on the official F1 `key` per question (paired on the same questions), with the seed
+    band of the two systems' recorded `hotpot/<data>/<metric>/<system>` (None where the spread lacks one)."""
+    questions = runs[first].scores.per_question
+    per = [[runs[name].scores.per_question[q][key] for q in questions] for name in (first, second)]
+    metric = RECORDED[key]
+    band = verdicts.seed_band(spread, f"hotpot/{data}/{metric}/{first}", f"hotpot/{data}/{metric}/{second}", 100)
+    return verdicts.mean_difference(*per, band)
+
+
 def readings(world: Mapping[str, QARun], real: Mapping[str, QARun], label: str, profile: str, data: str
              ) -> list[str]:
     """Per set of questions (the test split `label`, real dev records): the systems not above the reference row on
-    every official F1 (learned nothing here), the best of the others per F1, and CDLM over Longformer on joint F1
-    per question under the noise rule (`verdicts`) when both learned something (the paper lost its CDLM row)."""
+    every official F1 (learned nothing here), the best of the others per F1 and its lead over the second, and CDLM
+    over Longformer on joint F1 (the paper lost its CDLM row); every lead and ordering under the noise rule
+    (`verdicts`: the paired bootstrap over questions excludes 0 and the difference exceeds the seed band). Without
+    the reference row nothing is ranked: what learning nothing scores is unknown."""
     spread, lines = verdicts.load_spread(profile), []
     below = " and ".join(f"{PAPER_TABLE5['Longformer'][2] - PAPER_TABLE5[name][2]:.1f}"
                          for name in ("Local CDLM", "Rand CDLM"))
     claim = f"CDLM over Longformer (paper: Local and Rand CDLM {below} joint F1 below Longformer, CDLM missing)"
     for set_label, runs, name_of_set in ((label, world, data), ("real dev records", real, "dev")):
-        scores = {name: {COLUMNS[k]: run.scores.metrics[k] for k in F1S} for name, run in runs.items()}
-        floors = scores.pop(REFERENCE, {COLUMNS[k]: -float("inf") for k in F1S})
+        scores = {name: {COLUMNS[k]: run.scores.metrics[k] for k in F1S} for name, run in runs.items()
+                  if name != REFERENCE}
         if not scores:
             continue
-        answers = {name: [d.answer for d in runs[name].predictions.values()] for name in scores}
-        learned, nothing = verdicts.split_learned(scores, floors, {name: row_label(name) for name in scores},
-                                                  prefix=f"{set_label} ", predictions=answers, class_names=None)
-        lines += nothing
-        if learned:
-            best = {column: max(learned, key=lambda n: scores[n][column]) for column in floors}
-            lines.append(f"- {set_label}, best of the systems that learned something: "
-                         + ", ".join(f"{c} {row_label(n)} ({100 * scores[n][c]:.1f})" for c, n in best.items()) + ".")
-        if not {"cdlm", "longformer"} <= set(runs):
+        if REFERENCE not in runs:
+            lines.append(f"- {set_label}: no reference row, so no system is ranked or compared.")
             continue
-        if short := [row_label(n) for n in ("cdlm", "longformer") if n not in learned]:
-            lines.append(f"- {set_label}: {claim}: not compared ({verdicts.LEARNED_NOTHING}: {' and '.join(short)}).")
-        else:
-            per = [[runs[n].scores.per_question[q]["joint_f1"] for q in runs["cdlm"].scores.per_question]
-                   for n in ("cdlm", "longformer")]
-            band = verdicts.seed_band(spread, f"hotpot/{name_of_set}/joint_f1/cdlm",
-                                      f"hotpot/{name_of_set}/joint_f1/longformer", 100)
-            lines.append(verdicts.claim_line(f"{set_label}: {claim}", verdicts.mean_difference(*per, band), "joint F1"))
+        floors = {COLUMNS[k]: runs[REFERENCE].scores.metrics[k] for k in F1S}
+        answers = {name: [d.answer for d in runs[name].predictions.values()] for name in scores}
+        labels = {name: row_label(name) for name in scores}
+        learned, nothing = verdicts.split_learned(scores, floors, labels, prefix=f"{set_label} ", predictions=answers,
+                                                  class_names=None)
+        lines += nothing
+        difference = partial(_difference, runs, spread=spread, data=name_of_set)
+        rankings = {key: verdicts.ranked({n: scores[n][COLUMNS[key]] for n in learned}, floors[COLUMNS[key]])
+                    for key in F1S}  # every F1's ranking, best first (the same systems: above on every F1)
+        if learned:
+            best = ", ".join(f"{COLUMNS[k]} {labels[r[0]]} ({100 * scores[r[0]][COLUMNS[k]]:.1f})"
+                             for k, r in rankings.items())
+            lines.append(f"- {set_label}, best of the systems that learned something: {best}.")
+        lines += [verdicts.claim_line(f"{set_label}: the lead of {labels[r[0]]} over {labels[r[1]]}",
+                                      difference(r[0], r[1], k), COLUMNS[k]) for k, r in rankings.items() if len(r) > 1]
+        if {"cdlm", "longformer"} <= set(runs):
+            lines.append(verdicts.ordering_line(f"{set_label}: {claim}", ("cdlm", "longformer"), learned, labels,
+                                                partial(difference, "cdlm", "longformer", "joint_f1"), "joint F1"))
     return lines
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import ConfigError, DataError
 from ..pretraining.heldout import EVAL_MASK_SEED, perplexity
-from ..verdicts import CONFIDENCE, paired_bootstrap
+from ..verdicts import CONFIDENCE, Difference, paired_bootstrap
 
 #: The seed of the bootstrap resamples: the evaluation masks' (`pretraining.heldout.EVAL_MASK_SEED`).
 BOOTSTRAP_SEED = EVAL_MASK_SEED
@@ -72,6 +72,15 @@ def paired_difference(result: PerplexityResult, reference: PerplexityResult, n_r
         return np.exp(_ratio(a[rows].sum(-1), total)) - np.exp(_ratio(b[rows].sum(-1), total))
 
     return result.ppl - reference.ppl, *paired_bootstrap(difference, len(counts), n_resamples, seed, confidence)
+
+
+def lower_reading(lead: Difference, digits: int) -> str:
+    """`lead`, another model's perplexity minus the reference's (`paired_difference`'s sign, with its seed band),
+    read from the reference's side: the reference minus it, its interval and band, then the noise rule's verdict
+    on the reference being lower (`-2.371 (95 % paired bootstrap -3.263 to -1.658; seed band ±0.048) -> holds
+    here`: the interval excludes 0 and the difference exceeds the band)."""
+    flipped = Difference(-lead.value, -lead.high, -lead.low, lead.band)
+    return f"{flipped.describe(digits=digits)} -> {lead.verdict}"
 
 
 def _ratio(sums: np.ndarray, totals: np.ndarray) -> np.ndarray:

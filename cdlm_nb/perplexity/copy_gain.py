@@ -199,28 +199,36 @@ def copy_metrics(gains: Mapping[str, CopyGain]) -> dict[str, float]:
 
 #: A model *reads* the other documents when its copy gain's whole interval is above this many nats per token: the
 #: statement's perplexity at least 10 % lower (e^0.1 = 1.105) with the witnesses readable. Copying a statement
-#: outright saves several nats a token, so a gain above 0 but below this is a trace, not reading.
+#: outright saves several nats a token, so an interval above `TRACE_THRESHOLD` but not this is a trace, not reading.
 READS_THRESHOLD = 0.1
+#: A gain is told from the floor (0) only when its whole interval clears 0 by this many nats per token, either way:
+#: a 0.1 % change of the statement's perplexity, which the table's three decimals print as +0.000 or +0.001. Below
+#: it is float residue, not a trace (Local CDLM's gain on `cpu` is about 1e-7, its interval 1e-8 to 5e-7).
+TRACE_THRESHOLD = 0.001
 VERDICT_WORDS = {"reads": "reads the other documents' statements (interval above {threshold} nats/token)",
-                 "trace": "a trace above the floor, below the {threshold} nats/token of reading: does not read them",
-                 "floor": "does not read them: at the floor", "hurt": "is hurt by them"}
+                 "trace": "a trace above the floor (interval above {trace}, not above {threshold} nats/token): does "
+                          "not read them",
+                 "floor": "does not read them: at the floor (interval not clear of 0 by {trace} nats/token)",
+                 "hurt": "is hurt by them (interval below -{trace} nats/token)"}
 
 
-def copy_verdict(low: float, high: float, threshold: float = READS_THRESHOLD) -> str:
-    """The rule on a copy gain's interval: `reads` above `threshold`, `trace` above 0, `hurt` below 0, else `floor`."""
-    return "reads" if low > threshold else "trace" if low > 0 else "hurt" if high < 0 else "floor"
+def copy_verdict(low: float, high: float, threshold: float = READS_THRESHOLD, trace: float = TRACE_THRESHOLD) -> str:
+    """The rule on a copy gain's interval: `reads` when its low end is above `threshold`, `trace` when above `trace`,
+    `hurt` when its high end is below -`trace`, else `floor` (an interval not clear of 0)."""
+    return "reads" if low > threshold else "trace" if low > trace else "hurt" if high < -trace else "floor"
 
 
-def copy_readings(gains: Mapping[str, CopyGain], threshold: float = READS_THRESHOLD) -> list[str]:
-    """Per model: its gain, interval and `copy_verdict`; where it reads, the share of the statement's NLL (witnesses
-    hidden) that reading saves."""
+def copy_readings(gains: Mapping[str, CopyGain], threshold: float = READS_THRESHOLD,
+                  trace: float = TRACE_THRESHOLD) -> list[str]:
+    """Per model: its gain, interval and `copy_verdict` with its thresholds; where it reads, the share of the
+    statement's NLL (witnesses hidden) that reading saves (a description of the gain, no verdict of its own)."""
     lines = []
     for variant, r in gains.items():
-        verdict = copy_verdict(r.ci_low, r.ci_high, threshold)
+        verdict = copy_verdict(r.ci_low, r.ci_high, threshold, trace)
         saving = (f", saving {r.gain / r.hidden_nll:.1%} of its {r.hidden_nll:.2f} nats/token"
                   if verdict == "reads" else "")
         lines.append(f"{display_name(variant)}: copy gain {r.gain:+.3f} nats/token ({r.ci_low:+.3f} to "
-                     f"{r.ci_high:+.3f}) — {VERDICT_WORDS[verdict].format(threshold=threshold)}{saving}.")
+                     f"{r.ci_high:+.3f}) — {VERDICT_WORDS[verdict].format(threshold=threshold, trace=trace)}{saving}.")
     return lines
 
 

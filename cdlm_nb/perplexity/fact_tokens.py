@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, TypeVar
 import numpy as np
 import pandas as pd
 
+from .. import verdicts
 from ..cross_document_probe import locate_facts
 from ..data.corpora import world
 from ..inputs import PackedExample
 from ..masking import IGNORE_INDEX
 from ..pretraining.heldout import EVAL_MASK_SEED
 from ..variants import display_name
-from .bootstrap import PerplexityResult, cluster_result, paired_difference
+from .bootstrap import PerplexityResult, cluster_result, lower_reading, paired_difference
 from .evaluate import require_doc_ids, scored_rows
 
 if TYPE_CHECKING:
@@ -143,17 +144,24 @@ def plot_fact_groups(results: Results) -> "Figure":
     return fig
 
 
-def fact_readings(results: Results, reference: str = "cdlm", n_resamples: int = 1000) -> list[str]:
-    """Per group: is the reference (CDLM) below each other model beyond the paired interval? The number in
-    brackets is the reference minus that model."""
-    differences, lines = _differences(results, reference, n_resamples), []
-    for name, label in FACT_GROUPS.items():
-        verdicts = [f"{'lower than' if low > 0 else 'higher than' if high < 0 else 'within the noise of'} "
-                    f"{display_name(variant)} ({-diff:+.2f})"
-                    for (group, variant), (diff, low, high) in differences.items() if group == name]
-        if verdicts:
-            lines.append(f"- {label} ({results[reference][name].n_tokens} masked tokens): {display_name(reference)} "
-                         f"is {'; '.join(verdicts)}.")
+def fact_readings(results: Results, reference: str = "cdlm", n_resamples: int = 1000,
+                  profile: str | None = None) -> list[str]:
+    """Per group: the noise rule's verdict on the reference (CDLM) being lower than each other model (`lower_reading`):
+    `holds here` only when the paired 95 % interval excludes 0 and the difference exceeds the seed band, 1.96 x the
+    root sum of the two models' pretraining seed sds of that group's perplexity (`verdicts.seed_band` of
+    `perplexity/<group>/<variant>` in `baselines/<profile>.spread.json`; without a spread nothing holds). Each
+    number is the reference minus that model (negative: the reference is lower)."""
+    spread = verdicts.load_spread(profile) if profile else None
+    differences, name, lines = _differences(results, reference, n_resamples), display_name(reference), []
+    for group, label in FACT_GROUPS.items():
+        read = []
+        for (of, variant), difference in differences.items():
+            if of == group:
+                band = verdicts.seed_band(spread, f"perplexity/{group}/{variant}", f"perplexity/{group}/{reference}")
+                read.append(f"{display_name(variant)} {lower_reading(verdicts.Difference(*difference, band), 2)}")
+        if read:
+            lines.append(f"- {label} ({results[reference][group].n_tokens} masked tokens), {name} lower than each "
+                         f"model ({name} minus it): {'; '.join(read)}.")
     return lines
 
 

@@ -66,9 +66,11 @@ DESCRIBED = ("One run without an interval: the curves describe training; only th
 
 
 def curve_readings(curves: pd.DataFrame, reference: str = "cdlm") -> list[str]:
-    """One computed sentence per other variant: from which step `reference`'s curve stays under the other's (or
-    that it ends over it), and how the ratio of the two moved over the second half of the run, as printed
-    (`level` when the two printed ratios are equal); then `DESCRIBED` (or why there is no curve to read)."""
+    """One computed sentence per other variant, describing (never ranking: one run, no interval, `DESCRIBED`) the
+    curves as printed: from which step `reference`'s curve stays under the other's (`below_from`), else that it ends
+    over it, or `level with` it when the two last values print the same (3 significant digits); and how the ratio
+    of the two moved over the second half of the run (`level` when the two ratios print the same, 2 decimals, else
+    `falling` or `rising`); then `DESCRIBED` (or why there is no curve to read)."""
     if reference not in curves or curves[reference].count() < 2:
         return [f"No learning curve of {display_name(reference)} with two points or more: notebook 02 measures one "
                 "when PretrainConfig.curve_steps > 0 and the model is pretrained here (not loaded unchanged)."]
@@ -76,13 +78,13 @@ def curve_readings(curves: pd.DataFrame, reference: str = "cdlm") -> list[str]:
     sentences = []
     for other in (v for v in curves if v != reference):
         ratio = (curves[reference] / curves[other]).round(2)
-        start = below_from(curves, reference, other)
-        where = (f"under {display_name(other)}'s from step {start} on" if start is not None else
+        start, ends = below_from(curves, reference, other), [f"{curves.at[last, v]:.3g}" for v in (reference, other)]
+        where = (f"level with {display_name(other)}'s at step {last}" if ends[0] == ends[1] else
+                 f"under {display_name(other)}'s from step {start} on" if start is not None else
                  f"over {display_name(other)}'s at step {last}")
         trend = "level" if ratio[last] == ratio[half] else "falling" if ratio[last] < ratio[half] else "rising"
-        sentences.append(f"{name}'s curve is {where} ({curves.at[last, reference]:.3g} vs "
-                         f"{curves.at[last, other]:.3g}); the ratio {name}/{display_name(other)} went from "
-                         f"{ratio[half]:.2f} at step {half} to {ratio[last]:.2f} at step {last} ({trend}).")
+        sentences.append(f"{name}'s curve is {where} ({ends[0]} vs {ends[1]}); the ratio {name}/{display_name(other)} "
+                         f"went from {ratio[half]:.2f} at step {half} to {ratio[last]:.2f} at step {last} ({trend}).")
     return [*sentences, DESCRIBED]
 
 

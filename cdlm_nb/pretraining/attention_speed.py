@@ -1,17 +1,21 @@
 """One CDLM training step with each self-attention implementation, same weights and batch: what the fused attention
-(`cdlm_nb.longformer_attention`) saves over Hugging Face's. `benchmarks/attention_speed.py`: 512-4,096 tokens."""
+(`cdlm_nb.longformer_attention`) saves over Hugging Face's, and what global attention on the masked tokens costs (the
+same step with no global token, Local CDLM's attention). Timed in rounds (`cdlm_nb.timing`), each ratio with its
+interval. `benchmarks/attention_speed.py`: 512-4,096 tokens."""
 
 from __future__ import annotations
 
+import copy
 import os
-import statistics
-import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 import torch
 
-from ..finetuning import autocast, synchronize
+from .. import timing
+from ..finetuning import autocast
 from ..longformer_attention import IMPLEMENTATIONS, use_fast_attention, use_hf_attention
 from ..masking import CrossDocumentMLMCollator
 from .inputs import first_inputs
@@ -33,47 +37,86 @@ def cdlm_batch(profile: "Profile", clusters: "PretrainingClusters", encoder: "En
     return CrossDocumentMLMCollator(encoder.tokenizer, pattern="cdlm", seed=profile.seed)(rows)
 
 
+#: The timed steps: (name, implementation, global attention on the masked tokens).
+STEPS = (("hf", "hf", True), ("ours", "ours", True), ("ours_local", "ours", False))
+
+
+@dataclass(frozen=True)
+class StepTimes:
+    """Seconds of each step in `STEPS` per timed round, and the batch's (non-padding) tokens."""
+
+    rounds: dict[str, tuple[float, ...]]
+    tokens: int
+
+    def ratio(self, numerator: str, denominator: str) -> tuple[float, float, float]:
+        """`numerator` / `denominator` seconds: the median over rounds and its 95 % interval (`timing.ratio`)."""
+        return timing.ratio(self.rounds[numerator], self.rounds[denominator])
+
+
 def attention_speed(profile: "Profile", clusters: "PretrainingClusters", encoder: "Encoder", device: str = "cpu",
-                    repeats: int = 3, run_dir: str | os.PathLike | None = None) -> pd.DataFrame:
-    """Median seconds and tokens per second of one training step (forward + backward, after an untimed one) on
-    `device` with each implementation, and the speed-up over Hugging Face's, on a copy of `encoder.model`."""
+                    rounds: int = timing.ROUNDS, run_dir: str | os.PathLike | None = None) -> StepTimes:
+    """Seconds of one training step (forward + backward) on `device` with each of `STEPS`, each on its own copy of
+    `encoder.model` with the same weights, every step once per round (`timing.interleaved_times`)."""
     batch = {key: value.to(device) for key, value in cdlm_batch(profile, clusters, encoder, run_dir=run_dir).items()}
-    tokens = int(batch["attention_mask"].sum())
-    model = MaskedPositionsLongformer.from_plain(encoder.model).to(device).train()
+    local = batch | {"global_attention_mask": torch.zeros_like(batch["global_attention_mask"])}
+    swaps = {"hf": use_hf_attention, "ours": use_fast_attention}
 
-    def step() -> float:  # one forward + backward; on a GPU the clock waits for the asynchronous kernels
-        synchronize(model.device)
-        start = time.perf_counter()
-        with autocast(model.device.type):
-            loss = model(**batch).loss
-        loss.backward()
-        model.zero_grad(set_to_none=True)
-        synchronize(model.device)
-        return time.perf_counter() - start
+    def step(implementation: str, global_attention: bool):
+        model = MaskedPositionsLongformer.from_plain(copy.deepcopy(encoder.model)).to(device).train()
+        swaps[implementation](model)
+        inputs = batch if global_attention else local
 
-    rows = []
+        def one_step() -> None:
+            with autocast(model.device.type):
+                loss = model(**inputs).loss
+            loss.backward()
+            model.zero_grad(set_to_none=True)
+        return one_step
+
     torch.manual_seed(profile.seed)
-    for name, swap in (("hf", use_hf_attention), ("ours", use_fast_attention)):
-        swap(model)
-        step()  # untimed: the first pass warms up
-        seconds = statistics.median(step() for _ in range(repeats))
-        rows.append({"attention": name, "implementation": IMPLEMENTATIONS[name], "seconds_per_step": seconds,
-                     "tokens_per_s": tokens / seconds})
-    table = pd.DataFrame(rows).set_index("attention")
-    table["speed-up"] = table["tokens_per_s"] / table["tokens_per_s"].iloc[0]
+    times = timing.interleaved_times([step(implementation, glob) for _, implementation, glob in STEPS], rounds,
+                                     device)
+    return StepTimes({name: seconds for (name, _, _), seconds in zip(STEPS, times)}, int(batch["attention_mask"].sum()))
+
+
+def speed_table(times: StepTimes) -> pd.DataFrame:
+    """Per step: the implementation, global attention or not, median seconds and tokens per second, and its time
+    over the fused CDLM step's with the interval."""
+    rows = {}
+    for name, implementation, global_attention in STEPS:
+        seconds, (ratio, low, high) = float(np.median(times.rounds[name])), times.ratio(name, "ours")
+        rows[name] = {"implementation": IMPLEMENTATIONS[implementation],
+                      "global tokens": "masked tokens" if global_attention else "none",
+                      "seconds_per_step": round(seconds, 4), "tokens_per_s": round(times.tokens / seconds),
+                      "× fused CDLM step": round(ratio, 2), "95 % interval": f"{low:.2f}-{high:.2f}"}
+    table = pd.DataFrame(rows).T.rename_axis("step")
+    table.attrs["caption"] = f"medians over {len(times.rounds['ours'])} timed rounds, paired by round"
     return table
 
 
-def speed_metrics(table: pd.DataFrame) -> dict[str, float]:
-    """`pretrain/step_tokens_per_s/<implementation>` and `pretrain/attention_speedup` from `attention_speed`."""
-    metrics = {f"pretrain/step_tokens_per_s/{name}": float(row.tokens_per_s) for name, row in table.iterrows()}
-    return metrics | {"pretrain/attention_speedup": float(table["speed-up"].iloc[-1])}
+def speed_metrics(times: StepTimes) -> dict[str, float]:
+    """`pretrain/step_tokens_per_s/<step>`, `pretrain/attention_speedup` (Hugging Face's step over the fused one)
+    and `pretrain/global_attention_slowdown` (the fused CDLM step over the same step without global tokens), each
+    ratio with its interval's `/ci_low` and `/ci_high`."""
+    metrics = {f"pretrain/step_tokens_per_s/{name}": times.tokens / float(np.median(seconds))
+               for name, seconds in times.rounds.items()}
+    for name, ratio in (("attention_speedup", times.ratio("hf", "ours")),
+                        ("global_attention_slowdown", times.ratio("ours", "ours_local"))):
+        metrics |= dict(zip((f"pretrain/{name}", f"pretrain/{name}/ci_low", f"pretrain/{name}/ci_high"), ratio))
+    return metrics
 
 
-def speed_reading(table: pd.DataFrame) -> str:
-    """The comparison in a sentence: the fused attention faster, as fast or slower, and both step times."""
-    hf, ours = table.loc["hf"], table.loc["ours"]
-    ratio = ours["speed-up"]
-    verdict = f"{ratio:.1f}x faster" if ratio >= 1.05 else ("as fast" if ratio > 0.95 else f"{1 / ratio:.1f}x slower")
-    return (f"One CDLM training step takes {hf.seconds_per_step:.2f} s with Hugging Face's attention and "
-            f"{ours.seconds_per_step:.2f} s with the fused one: {verdict} on this machine.")
+def speed_readings(times: StepTimes) -> list[str]:
+    """The two comparisons in sentences, each ratio's interval read against 1× (no difference, `timing.side`)."""
+    rounds, (fused, *fused_interval), (cost, *cost_interval) = (len(times.rounds["ours"]), times.ratio("hf", "ours"),
+                                                                times.ratio("ours", "ours_local"))
+    faster = {"above": "the fused attention is faster", "below": "the fused attention is slower",
+              "not distinguishable from": "neither is faster beyond the timing noise"}
+    costs = {"above": "a cost beyond the timing noise", "below": "faster with them, beyond the timing noise",
+             "not distinguishable from": "no cost beyond the timing noise"}
+    return [f"- Implementations: a CDLM training step with Hugging Face's attention takes "
+            f"{timing.describe(fused, *fused_interval, rounds)} the fused one's on this machine: "
+            f"{faster[timing.side(*fused_interval, 1.0)]}.",
+            f"- Global attention: the fused CDLM step takes {timing.describe(cost, *cost_interval, rounds)} the same "
+            f"step's time without global tokens (Local CDLM's attention, the same tokens): "
+            f"{costs[timing.side(*cost_interval, 1.0)]}."]

@@ -32,8 +32,9 @@ class MetricKind:
 
 
 # A path segment (between slashes) that names a time or a throughput: `train_s`, `tokens_per_s`,
-# `pairs_per_second`, `attention_speedup`, `matmul_gflops`. `eval_speedup_limit` is a FLOP ratio, not a timing.
-TIMING_SEGMENT = r"(^|/)[a-z0-9_]*(_s|_seconds?|per_second|speedup|gflops)(/|$)"
+# `pairs_per_second`, `attention_speedup`, `slowdown`, `matmul_gflops`. `eval_speedup_limit` is a FLOP ratio, not a
+# timing.
+TIMING_SEGMENT = r"(^|/)[a-z0-9_]*(_s|_seconds?|per_second|speedup|slowdown|gflops)(/|$)"
 
 # Runs on one machine repeat every non-timing metric bit for bit (docs/experiments.md), so the default is tight:
 # only the last digits a float64 sum in another order would move. Another machine's BLAS kernels (AVX2, AVX-512,

@@ -181,3 +181,49 @@ def test_attention_over_cosine_is_never_read_as_holding_without_a_seed_spread():
     line = next(line for line in report.readings(runs, labels, "cpu", "world")
                 if "attention over cosine" in line)
     assert "beyond its paired interval for 0 of 1 models" in line and line.endswith("not resolved at this scale.")
+
+
+def _s2d(reciprocal_ranks):
+    from cdlm_nb.cda.alignment import S2DScores
+
+    return S2DScores({"mrr": sum(reciprocal_ranks) / len(reciprocal_ranks)}, len(reciprocal_ranks), 0,
+                     list(reciprocal_ranks))
+
+
+@pytest.mark.parametrize(("ranks", "above"), [([1.0, 0.5] * 20, 1), ([1.0] + [0.5] * 38 + [0.0], 0), ([0.5] * 40, 0)])
+def test_s2d_is_above_random_only_when_its_paired_interval_is(ranks, above):
+    """Random ranks every gold sentence second (0.5): a ranker first on half the pairs is above it; one pair first
+    and one last is not distinguishable from it, and a tie learned nothing."""
+    import numpy as np
+
+    labels = [1, 0] * 20
+    runs = {"gru_han": _cda_run("gru_han", labels, labels), experiment.RANDOM: _cda_run("random", labels, labels)}
+    runs["gru_han"].oracle = {"attention": _s2d(ranks), "cosine": _s2d(ranks)}
+    runs[experiment.RANDOM].oracle = {"attention": _s2d([0.5] * 40), "cosine": _s2d([0.5] * 40)}
+    runs[experiment.RANDOM].probabilities = np.zeros(40)
+    line = next(line for line in report.readings(runs, labels, "smoke", "world") if line.startswith("- S2D"))
+    assert f": {above} of 1 models" in line and ("learned nothing here for alignment: GRU-HAN." in line) == (not above)
+
+
+def test_cda_cost_is_a_paired_ratio_read_against_the_papers_largest():
+    base = (1.0, 1.1, 3.0, 1.0, 0.9, 1.0)
+    rounds = {"gru_han": base, "gru_han_deep": tuple(2 * s for s in base),
+              "gru_han_shallow": tuple(1.12 * s + (0.2 if i % 2 else -0.2) for i, s in enumerate(base)),
+              "bert_han_shallow": tuple(1.0 * s for s in base)}  # its encoder was not timed: no cost
+    assert report.PAPER_LARGEST_COST == pytest.approx(1.12)  # GRU-HAN + DEEP on PAN: 0.637 / 0.568
+    assert report.paper_cost("gru_han_deep") == (1.01, 1.12) and report.paper_cost("gru_han") is None
+    costs = report.costs(rounds)
+    assert set(costs) == {"gru_han_deep", "gru_han_shallow"} and costs["gru_han_deep"] == pytest.approx((2, 2, 2))
+    lines = report.cost_lines(rounds)
+    assert lines[0] == ("- CDA paper, Table 11 (CDA's cost is small): GRU-HAN + DEEP takes 2.00× its encoder’s "
+                        "inference time (95 % interval 2.00-2.00 over 6 rounds), above the paper's largest, 1.12×.")
+    assert "not distinguishable from the paper's largest" in lines[1]
+    table = report.time_table(rounds, 120)
+    assert table.loc["GRU-HAN + DEEP", "× no CDA"] == 2.0
+    assert table.loc["GRU-HAN + DEEP", "paper × no CDA"] == "1.01-1.12"
+    assert table.loc["GRU-HAN", "ours s (120 pairs)"] == 1.0 and "6 timed rounds" in table.attrs["caption"]
+    metrics = report.cost_metrics("world", rounds)
+    assert metrics["cda/world/slowdown/gru_han_deep/ci_high"] == pytest.approx(2.0)
+    from cdlm_nb.tooling.metric_kinds import kind_of
+
+    assert all(kind_of(name).timing for name in metrics)

@@ -1,11 +1,11 @@
-"""From pair probabilities to clusters: average-linkage clustering, unscored pairs, threshold tuning, predicted
-topics."""
+"""The clustering step of `coref.experiment`, from pair probabilities to clusters: average-linkage clustering,
+unscored pairs, threshold tuning, predicted topics."""
 
 from __future__ import annotations
 
 import pytest
 
-from cdlm_nb.coref.clustering import (
+from cdlm_nb.coref.experiment import (
     build_dendrograms,
     cut_dendrograms,
     pair_probabilities,

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from cdlm_nb.errors import ConfigError, DataError
-from cdlm_nb.perplexity.bootstrap import cluster_result, paired_difference, ratio_interval
+from cdlm_nb.perplexity.bootstrap import cluster_result, lower_reading, paired_difference, ratio_interval
 from cdlm_nb.pretraining.heldout import perplexity
+from cdlm_nb.verdicts import Difference
 
 
 def test_perplexity_is_the_exponentiated_token_loss():
@@ -56,3 +57,20 @@ def test_paired_difference_sees_a_small_consistent_gain_that_separate_intervals_
         paired_difference(a, make_result("x", better, counts, ids=[f"d{i}" for i in range(20)]))
     with pytest.raises(ConfigError, match="same masked tokens"):
         paired_difference(a, make_result("x", better, counts + 1))
+
+
+@pytest.mark.parametrize("lead, reading", [
+    # another model's perplexity minus the reference's (0.5): read as the reference minus it, verdict on "lower"
+    (Difference(0.5, 0.2, 0.8, 0.49), "-0.50 (95 % paired bootstrap -0.80 to -0.20; seed band ±0.49) -> holds here"),
+    (Difference(0.5, 0.2, 0.8, 0.51), "-0.50 (95 % paired bootstrap -0.80 to -0.20; seed band ±0.51) -> not resolved "
+                                      "at this scale"),  # inside the seed band
+    (Difference(0.5, -0.01, 0.8, 0.1), "-0.50 (95 % paired bootstrap -0.80 to +0.01; seed band ±0.10) -> not "
+                                       "resolved at this scale"),  # the interval reaches 0
+    (Difference(0.5, 0.01, 0.8, 0.1), "-0.50 (95 % paired bootstrap -0.80 to -0.01; seed band ±0.10) -> holds here"),
+    (Difference(-0.5, -0.8, -0.2, 0.1), "+0.50 (95 % paired bootstrap +0.20 to +0.80; seed band ±0.10) -> reversed "
+                                        "here"),  # the reference is higher
+    (Difference(0.5, 0.2, 0.8, None), "-0.50 (95 % paired bootstrap -0.80 to -0.20; seed spread not measured) -> "
+                                      "not resolved at this scale"),
+])
+def test_a_lower_reading_holds_only_beyond_the_interval_and_the_seed_band(lead, reading):
+    assert lower_reading(lead, digits=2) == reading

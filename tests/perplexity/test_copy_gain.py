@@ -103,14 +103,17 @@ def test_ratio_interval_brackets_the_ratio_and_is_a_point_for_a_constant_ratio()
 
 
 def test_one_wording_per_copy_verdict_on_each_side_of_its_threshold():
-    from cdlm_nb.perplexity.copy_gain import READS_THRESHOLD, copy_verdict
+    from cdlm_nb.perplexity.copy_gain import READS_THRESHOLD, TRACE_THRESHOLD, copy_verdict
 
-    t = READS_THRESHOLD
+    t, trace = READS_THRESHOLD, TRACE_THRESHOLD
     assert copy_verdict(t + 0.01, t + 0.5) == "reads"
     assert copy_verdict(t - 0.01, t + 0.5) == "trace"  # above the floor, not above the threshold
-    assert copy_verdict(0.001, 0.05) == "trace"
+    assert copy_verdict(trace + 0.0005, 0.05) == "trace"
+    assert copy_verdict(trace - 0.0005, 0.05) == "floor"  # clears 0, but not by the trace threshold
+    assert copy_verdict(2e-8, 5e-7) == "floor"  # a local model's float residue (cpu: Local CDLM) is no trace
     assert copy_verdict(-0.01, 0.05) == "floor"
-    assert copy_verdict(-0.2, -0.01) == "hurt"
+    assert copy_verdict(-0.2, -trace - 0.0005) == "hurt"
+    assert copy_verdict(-0.2, -trace + 0.0005) == "floor"
 
 
 def test_the_readings_say_reads_only_above_the_threshold():
@@ -118,11 +121,19 @@ def test_the_readings_say_reads_only_above_the_threshold():
 
     gains = {"cdlm": CopyGain("cdlm", 1.2, 0.9, 1.5, 2.0, 3.2, 100, 10),
              "rand": CopyGain("rand", 0.03, 0.01, 0.06, 3.0, 3.03, 100, 10),
-             "local": CopyGain("local", 0.0, -0.01, 0.01, 3.0, 3.0, 100, 10)}
-    cdlm, rand, local = copy_readings(gains)
-    assert "reads the other documents' statements" in cdlm and "37.5%" in cdlm
-    assert "a trace above the floor" in rand and "does not read them" in rand
-    assert "at the floor" in local
+             "local": CopyGain("local", 2.5e-7, 2.3e-8, 5.5e-7, 3.0, 3.0, 100, 10),
+             "prefix": CopyGain("prefix", -0.03, -0.06, -0.01, 3.03, 3.0, 100, 10)}
+    assert copy_readings(gains) == [
+        "CDLM: copy gain +1.200 nats/token (+0.900 to +1.500) — reads the other documents' statements (interval "
+        "above 0.1 nats/token), saving 37.5% of its 3.20 nats/token.",
+        "Rand CDLM: copy gain +0.030 nats/token (+0.010 to +0.060) — a trace above the floor (interval above 0.001, "
+        "not above 0.1 nats/token): does not read them.",
+        "Local CDLM: copy gain +0.000 nats/token (+0.000 to +0.000) — does not read them: at the floor (interval not "
+        "clear of 0 by 0.001 nats/token).",
+        "Prefix CDLM: copy gain -0.030 nats/token (-0.060 to -0.010) — is hurt by them (interval below -0.001 "
+        "nats/token)."]
+    (stricter,) = copy_readings({"cdlm": gains["cdlm"]}, threshold=1.0)  # the threshold is the one the reading says
+    assert "a trace above the floor (interval above 0.001, not above 1.0 nats/token)" in stricter
 
 
 def test_the_probe_reads_the_embedded_world_on_every_corpus(world_test, tiny_tokenizer):

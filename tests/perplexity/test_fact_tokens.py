@@ -4,7 +4,9 @@ groups splitting exactly the masked tokens that `evaluate_perplexity` scores."""
 from __future__ import annotations
 
 import math
+import re
 
+import numpy as np
 import pytest
 
 from cdlm_nb.perplexity import fact_tokens as ft
@@ -94,3 +96,48 @@ def test_world_fact_results_on_the_world_and_none_on_another_corpus(world_test, 
     assert set(results) == {"cdlm"} and results["cdlm"]["other"].n_tokens > 0
     assert ft.world_fact_results({"cdlm": long_encoder}, tiny_tokenizer, examples,
                                  replace(smoke, data_source="hub")) is None
+
+
+def _elsewhere(make_result, variant: str, mean_nll) -> dict:
+    """A model scored on the fact-elsewhere tokens only: clusters with these mean NLLs, 20 masked tokens each."""
+    result = make_result(variant, np.asarray(mean_nll) * 20, np.full(len(mean_nll), 20))
+    return {group: result if group == "facts_elsewhere" else None for group in ft.FACT_GROUPS}
+
+
+def _verdicts(line: str) -> dict[str, str]:
+    """{model: its verdict} of one group's reading (`Longformer -2.91 (...) -> holds here; ...`)."""
+    return dict(re.findall(r"(?:: |; )([A-Z][\w ]*?) [+-][\d.]+ \(95 % paired bootstrap [^)]*\) -> ([a-z ]+)", line))
+
+
+def test_fact_readings_hold_only_beyond_the_paired_interval_and_the_seed_band(make_result, monkeypatch):
+    from cdlm_nb.perplexity.bootstrap import paired_difference
+
+    base = np.linspace(1.0, 2.0, 20)
+    noise = np.random.default_rng(0).normal(0, 0.05, 20)
+    results = {"longformer": _elsewhere(make_result, "longformer", base + 0.5),  # worse on every cluster
+               "rand": _elsewhere(make_result, "rand", base + noise),  # no better, no worse
+               "prefix": _elsewhere(make_result, "prefix", base - 0.3),  # better on every cluster
+               "cdlm": _elsewhere(make_result, "cdlm", base)}
+    group = {variant: by_group["facts_elsewhere"] for variant, by_group in results.items()}
+    lead, low, _ = paired_difference(group["longformer"], group["cdlm"], 200)
+    assert low > 0  # the interval excludes 0: the seed band decides
+    _, low, high = paired_difference(group["rand"], group["cdlm"], 200)
+    assert low < 0 < high
+
+    def read(band_share: float) -> dict[str, str]:
+        """The verdicts with Longformer's seed band at `band_share` of its lead, the others' near 0."""
+        spread = {f"perplexity/facts_elsewhere/{v}": {"sd": 1e-3} for v in results}
+        spread["perplexity/facts_elsewhere/longformer"] = {"sd": band_share * lead / 1.96}
+        monkeypatch.setattr(ft.verdicts, "load_spread", lambda profile: spread)
+        lines = ft.fact_readings(results, n_resamples=200, profile="cpu")
+        assert len(lines) == 1 and lines[0].startswith(
+            "- fact stated in another document (400 masked tokens), CDLM lower than each model (CDLM minus it): "
+            f"Longformer {-lead:+.2f} (95 % paired bootstrap ")  # groups without a result are left out
+        return _verdicts(lines[0])
+
+    assert read(0.99) == {"Longformer": "holds here", "Rand CDLM": "not resolved at this scale",
+                          "Prefix CDLM": "reversed here"}
+    assert read(1.01)["Longformer"] == "not resolved at this scale"  # inside the seed band
+    (unmeasured,) = ft.fact_readings(results, n_resamples=200)  # no profile: no seed spread, nothing holds
+    assert set(_verdicts(unmeasured).values()) == {"not resolved at this scale"}
+    assert unmeasured.count("seed spread not measured") == 3

@@ -44,6 +44,18 @@ def test_readings_describe_the_curves_and_rank_nothing():
     assert missing.startswith("No learning curve of CDLM") and "curve_steps > 0" in missing
 
 
+def test_the_last_points_are_read_as_printed_level_when_they_print_the_same():
+    curves = _curves()[["cdlm", "local"]]
+    tie, _ = curve_readings(curves.assign(local=[60.0, 20.0, 13.0, 9.0, 5.004]))  # 5 vs 5.004: both print 5
+    assert tie.startswith("CDLM's curve is level with Local CDLM's at step 100 (5 vs 5);")
+    apart, _ = curve_readings(curves.assign(local=[60.0, 20.0, 13.0, 9.0, 5.01]))  # prints 5.01
+    assert apart.startswith("CDLM's curve is under Local CDLM's from step 50 on (5 vs 5.01);")
+    over, _ = curve_readings(curves.assign(local=[60.0, 20.0, 13.0, 9.0, 4.99]))
+    assert over.startswith("CDLM's curve is over Local CDLM's at step 100 (5 vs 4.99);")
+    equal, _ = curve_readings(curves.assign(local=curves["cdlm"]))  # the same curve is level, never "over"
+    assert equal.startswith("CDLM's curve is level with Local CDLM's at step 100 (5 vs 5);") and "(level)" in equal
+
+
 def test_curves_are_read_from_the_saved_results_and_recorded_point_by_point(tmp_path):
     from cdlm_nb.variants import PretrainResult, model_dir
 

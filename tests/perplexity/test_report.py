@@ -103,6 +103,19 @@ def test_verdict_agrees_with_the_paper_when_cdlm_is_clearly_best(mean_result, mo
         report.perplexity_findings(results[:3])
 
 
+def test_verdict_reads_only_the_models_evaluated_and_names_the_rest(mean_result, monkeypatch):
+    monkeypatch.setattr(report.verdicts, "load_spread", lambda profile: SPREAD)
+    base = np.linspace(1.0, 2.0, 20)
+    released = [mean_result("longformer", (base + 0.5).tolist()), mean_result("cdlm", base.tolist())]  # gpu's two
+    verdict = report.perplexity_verdict(released, n_resamples=200, profile="cpu")
+    assert verdict.startswith("CDLM has a lower perplexity than 1 of the 1 models") and verdict.endswith(
+        "holds here for Longformer. The paper's ordering is reproduced here among the models evaluated (not "
+        "evaluated: Local CDLM, Rand CDLM).")
+    alone = report.perplexity_verdict(released[1:], n_resamples=200, profile="cpu")
+    assert alone == ("The paper's ordering (CDLM lower than Longformer, Local CDLM, Rand CDLM) cannot be checked "
+                     "here: none of them was evaluated.")
+
+
 def test_attention_reach_table_puts_the_start_first_and_skips_local_models(heldout, tiny_encoder):
     from cdlm_nb.profiles import get_profile
 

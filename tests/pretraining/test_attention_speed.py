@@ -1,13 +1,13 @@
-"""Notebook 02's one-step comparison of the two self-attention implementations."""
+"""Notebook 02's timed steps: Hugging Face's attention against the fused one, and global attention's cost."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-import pandas as pd
+import pytest
 
 from cdlm_nb.longformer_attention import uses_fast_attention
-from cdlm_nb.pretraining.attention_speed import attention_speed, cdlm_batch, speed_metrics, speed_reading
+from cdlm_nb.pretraining import attention_speed as speed
 from cdlm_nb.profiles import get_profile
 
 
@@ -17,26 +17,50 @@ def _smoke(max_length: int = 128):
 
 
 def test_the_batch_is_cdlms_masked_tokens_made_global(tiny_encoder, word_clusters):
-    batch = cdlm_batch(_smoke(), word_clusters, tiny_encoder)
+    batch = speed.cdlm_batch(_smoke(), word_clusters, tiny_encoder)
     predicted = batch["labels"] != -100
     assert batch["input_ids"].shape[0] == 1 and predicted.any()  # one input: HF's attention keeps its scores
-    assert cdlm_batch(_smoke(), word_clusters, tiny_encoder, size=2)["input_ids"].shape[0] == 2
+    assert speed.cdlm_batch(_smoke(), word_clusters, tiny_encoder, size=2)["input_ids"].shape[0] == 2
     assert (batch["global_attention_mask"].bool() | ~predicted).all()  # every predicted token is global
 
 
-def test_attention_speed_times_both_implementations_on_copies(tiny_encoder, word_clusters):
-    table = attention_speed(_smoke(), word_clusters, tiny_encoder, repeats=1)
-    assert list(table.index) == ["hf", "ours"] and (table["seconds_per_step"] > 0).all()
-    assert table.loc["hf", "speed-up"] == 1.0
+def test_attention_speed_times_every_step_in_rounds_on_copies(tiny_encoder, word_clusters):
+    times = speed.attention_speed(_smoke(), word_clusters, tiny_encoder, rounds=2)
+    assert set(times.rounds) == {"hf", "ours", "ours_local"} and times.tokens > 0
+    assert all(len(seconds) == 2 and min(seconds) > 0 for seconds in times.rounds.values())
     assert uses_fast_attention(tiny_encoder.model)  # the encoder itself is not swapped
 
 
-def test_speed_metrics_and_reading_come_from_the_table():
-    table = pd.DataFrame({"seconds_per_step": [2.0, 0.5], "tokens_per_s": [100.0, 400.0], "speed-up": [1.0, 4.0]},
-                         index=pd.Index(["hf", "ours"], name="attention"))
-    assert speed_metrics(table) == {"pretrain/step_tokens_per_s/hf": 100.0, "pretrain/step_tokens_per_s/ours": 400.0,
-                                    "pretrain/attention_speedup": 4.0}
-    assert "2.00 s with Hugging Face's attention and 0.50 s" in speed_reading(table)
-    assert "4.0x faster" in speed_reading(table)
-    table["speed-up"] = [1.0, 0.5]
-    assert "2.0x slower" in speed_reading(table)
+def _times(hf, local):
+    ours = (1.0, 1.2, 0.9, 1.0, 1.1, 1.0)
+    rounds = {"hf": tuple(hf * s for s in ours), "ours": ours, "ours_local": tuple(s / local for s in ours)}
+    return speed.StepTimes(rounds, tokens=1000)
+
+
+def test_speed_metrics_and_table_come_from_the_rounds():
+    times = _times(hf=4.0, local=1.25)
+    metrics = speed.speed_metrics(times)
+    assert metrics["pretrain/step_tokens_per_s/ours"] == pytest.approx(1000.0)
+    assert metrics["pretrain/step_tokens_per_s/hf"] == pytest.approx(250.0)
+    assert metrics["pretrain/attention_speedup"] == pytest.approx(4.0)
+    assert metrics["pretrain/global_attention_slowdown/ci_low"] == pytest.approx(1.25)
+    table = speed.speed_table(times)
+    assert table.loc["hf", "× fused CDLM step"] == 4.0 and table.loc["ours_local", "global tokens"] == "none"
+    assert "6 timed rounds" in table.attrs["caption"]
+
+
+@pytest.mark.parametrize(("hf", "local", "fused", "cost"), [
+    (4.0, 1.25, "the fused attention is faster", "a cost beyond the timing noise"),
+    (0.5, 0.8, "the fused attention is slower", "faster with them, beyond the timing noise"),
+])
+def test_readings_say_faster_or_a_cost_only_beyond_the_interval(hf, local, fused, cost):
+    first, second = speed.speed_readings(_times(hf, local))
+    assert first.endswith(f": {fused}.") and second.endswith(f": {cost}.") and "over 6 rounds" in first
+
+
+def test_ratios_whose_interval_holds_1_are_read_as_no_difference():
+    noisy = (1.0, 1.2, 0.8, 1.0, 1.1, 0.9)
+    times = speed.StepTimes({"hf": noisy, "ours": (1.0,) * 6, "ours_local": noisy[::-1]}, tokens=10)
+    first, second = speed.speed_readings(times)
+    assert first.endswith("neither is faster beyond the timing noise.")
+    assert second.endswith("no cost beyond the timing noise.")

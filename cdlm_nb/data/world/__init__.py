@@ -31,13 +31,12 @@ docs/experiments.md; cpu and gpu are calibrated against Multi-News by `tooling.w
 At `fact_overlap=0` a masked fact can only be recovered from its own document (or guessed); at 1.0 every other
 document of the cluster states it: the contrast a cross-document model should show.
 
-Use: `world = generate_world(session.profile.world)`, then `world.clusters["train"]`, `world.describe()`,
-`highlight_mentions(world.coref["dev"][0])`.
+Use: `world = generate_world(session.profile.world)`, then `world.clusters["train"]`, `world.describe()`.
 """
 
 from .generate import LABEL_NAMES, SPLITS, World, check_config, generate_world
 from .lexicon import EVENT_TYPES, check_lexicon
-from .rows import FACT_FEATURES, highlight_mentions
+from .rows import FACT_FEATURES
 
 __all__ = ["EVENT_TYPES", "FACT_FEATURES", "LABEL_NAMES", "SPLITS", "World", "check_config", "check_lexicon",
-           "generate_world", "highlight_mentions"]
+           "generate_world"]

@@ -1,4 +1,4 @@
-"""Rows of the world's datasets, built from written subtopics (and a coref row shown to a reader).
+"""Rows of the world's datasets, built from written subtopics.
 
 - `coref`: one COREF_FEATURES row per document, every gold mention with its cluster (ECB+ schema).
 - `pairs`: positive (same subtopic), hard negative (sibling subtopic) and easy negative (other topic) pairs.
@@ -45,21 +45,6 @@ def coref_row(subtopic: Subtopic, document: Document) -> dict[str, Any]:
         "sentence_ids": list(range(len(document.sentences))),
         "sentences": [sentence.tokens for sentence in document.sentences], "mentions": mentions,
     }
-
-
-def highlight_mentions(row: dict[str, Any], clusters: bool = True) -> str:
-    """A coref row as plain text with every gold mention in brackets, e.g. "[quake|7_a/event/core] struck"."""
-    lines = []
-    for s, tokens in enumerate(row["sentences"]):
-        opens: dict[int, list[str]] = {}
-        closes: dict[int, list[str]] = {}
-        spans = sorted((m for m in row["mentions"] if m["sentence"] == s), key=lambda m: (m["start"], -m["end"]))
-        for m in spans:
-            opens.setdefault(m["start"], []).append("[")
-            closes.setdefault(m["end"] - 1, []).insert(0, f"|{m['cluster_id']}]" if clusters else "]")
-        words = ["".join(opens.get(i, [])) + token + "".join(closes.get(i, [])) for i, token in enumerate(tokens)]
-        lines.append(detokenize(words)[0])
-    return "\n".join(lines)
 
 
 def pair_rows(subtopics: list[Subtopic], pool: list[Subtopic], per_kind: int, rng: random.Random) -> list[dict]:

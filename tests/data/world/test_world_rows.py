@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from cdlm_nb.data.world import highlight_mentions
-
 
 def test_every_mention_text_equals_the_tokens_at_its_span(any_world, rows_of):
     for row in rows_of(any_world.coref):
@@ -36,14 +34,6 @@ def test_cluster_ids_singletons_and_cross_document_clusters(any_world, rows_of):
         if m["kind"] == "event" and not m["singleton"]:
             lemmas[(row["topic"], m["text"].lower())].add(row["subtopic"])
     assert any(len(s) == 2 for s in lemmas.values()), "siblings should share trigger words"
-
-
-def test_highlight_mentions_brackets_every_mention(world):
-    row = world.coref["train"][0]
-    shown = highlight_mentions(row)
-    assert shown.count("[") == len(row["mentions"])
-    assert row["mentions"][0]["cluster_id"] in shown
-    assert highlight_mentions(row, clusters=False).count("]") == len(row["mentions"])
 
 
 def test_pairs_positive_share_a_subtopic_hard_negatives_a_topic(any_world, rows_of):
