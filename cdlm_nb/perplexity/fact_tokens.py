@@ -103,20 +103,20 @@ def _differences(results: Results, reference: str, n_resamples: int) -> dict[tup
 
 
 def fact_table(results: Results, reference: str = "cdlm", n_resamples: int = 1000) -> pd.DataFrame:
-    """Per model and group: perplexity, its 95 % interval, the masked tokens, and the paired difference from
-    `reference` (CDLM) with its interval; the groups' labels as the column level."""
+    """Per model and group: perplexity, its 95 % interval and the paired difference from `reference` (CDLM) with its
+    interval; the column level is the group's label with its masked tokens (the same masks for every model)."""
     differences, rows = _differences(results, reference, n_resamples), {}
     for variant, by_group in results.items():
         row = rows.setdefault(display_name(variant), {})
         for name, label in FACT_GROUPS.items():
             if (result := by_group.get(name)) is None:
                 continue
-            row |= {(label, "perplexity"): round(result.ppl, 2),
-                    (label, "95 % interval"): f"{result.ci_low:.2f}-{result.ci_high:.2f}",
-                    (label, "masked tokens"): result.n_tokens}
+            group = f"{label} ({result.n_tokens} masked tokens)"
+            row |= {(group, "perplexity"): round(result.ppl, 2),
+                    (group, "95 % interval"): f"{result.ci_low:.2f}-{result.ci_high:.2f}"}
             if (name, variant) in differences:
                 diff, low, high = differences[name, variant]
-                row[(label, f"− {display_name(reference)}")] = f"{diff:+.2f} ({low:+.2f} to {high:+.2f})"
+                row[(group, f"− {display_name(reference)}")] = f"{diff:+.2f} ({low:+.2f} to {high:+.2f})"
     return pd.DataFrame.from_dict(rows, orient="index").fillna("")
 
 
@@ -158,10 +158,11 @@ def fact_readings(results: Results, reference: str = "cdlm", n_resamples: int = 
         for (of, variant), difference in differences.items():
             if of == group:
                 band = verdicts.seed_band(spread, f"perplexity/{group}/{variant}", f"perplexity/{group}/{reference}")
-                read.append(f"{display_name(variant)} {lower_reading(verdicts.Difference(*difference, band), 2)}")
+                read.append(f"{name} lower than {display_name(variant)}: "
+                            f"{lower_reading(verdicts.Difference(*difference, band), 2)}")
         if read:
-            lines.append(f"- {label} ({results[reference][group].n_tokens} masked tokens), {name} lower than each "
-                         f"model ({name} minus it): {'; '.join(read)}.")
+            lines.append(f"- {label} ({results[reference][group].n_tokens} masked tokens, {name} minus each model): "
+                         f"{'; '.join(read)}.")
     return lines
 
 
