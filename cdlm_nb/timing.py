@@ -46,6 +46,11 @@ def side(low: float, high: float, limit: float) -> str:
     return "below" if high < limit else "above" if low > limit else "not distinguishable from"
 
 
+def caption(rounds: int) -> str:
+    """A timed table's caption: what its seconds and ratios are."""
+    return f"medians over {rounds} timed rounds, paired by round"
+
+
 def describe(value: float, low: float, high: float, rounds: int, what: str = "") -> str:
     """`1.41× faster (95 % interval 1.34-1.49 over 10 rounds)`, `what` ("faster") after the ratio."""
     return f"{value:.2f}×{' ' + what if what else ''} (95 % interval {low:.2f}-{high:.2f} over {rounds} rounds)"

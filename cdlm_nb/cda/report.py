@@ -121,7 +121,7 @@ def time_table(rounds: Mapping[str, Sequence[float]], pairs: int) -> pd.DataFram
                              "paper S2ORC s/epoch": paper[0], "paper PAN s/epoch": paper[1],
                              "paper × no CDA": "-".join(f"{x:.2f}" for x in paper_cost(name) or ())}
     table = pd.DataFrame.from_dict(rows, orient="index")
-    table.attrs["caption"] = f"medians over {len(next(iter(rounds.values())))} timed rounds, paired by round"
+    table.attrs["caption"] = timing.caption(len(next(iter(rounds.values()))))
     return table
 
 

@@ -90,7 +90,7 @@ def speed_table(times: StepTimes) -> pd.DataFrame:
                       "seconds_per_step": round(seconds, 4), "tokens_per_s": round(times.tokens / seconds),
                       "× fused CDLM step": round(ratio, 2), "95 % interval": f"{low:.2f}-{high:.2f}"}
     table = pd.DataFrame(rows).T.rename_axis("step")
-    table.attrs["caption"] = f"medians over {len(times.rounds['ours'])} timed rounds, paired by round"
+    table.attrs["caption"] = timing.caption(len(times.rounds["ours"]))
     return table
 
 
