@@ -1,11 +1,6 @@
-"""cdlm_nb — the helper package behind the cdlm-notebooks tutorial.
-
-The notebooks call a few well-named functions per step; the method lives here: a flat shared layer (tokenization,
-inputs, collate, masking, attention_pattern, encoders, variants, finetuning, plots, data/) and one subpackage per
-stage or task. The machinery that runs, rehearses and publishes the notebooks (the session and its run folder,
-the GPU plan, building missing models, the CLI) is `cdlm_nb.tooling`, which no method module imports; the
-session's few calls below are read from there when a notebook first uses them.
-"""
+"""cdlm_nb — the helper package behind the cdlm-notebooks tutorial: a flat shared layer (tokenization, inputs, collate,
+masking, attention_pattern, encoders, variants, finetuning, plots, data/) and one subpackage per stage or task. The
+machinery that runs and publishes the notebooks is `cdlm_nb.tooling`, which no method module imports."""
 
 from importlib import import_module
 from typing import Any
@@ -15,8 +10,7 @@ from .progress import progress
 from .widgets import say
 
 __version__ = "0.1.0"
-#: The notebook session's calls, from `cdlm_nb.tooling.runtime` (imported on first use, so that importing the
-#: method loads none of the machinery).
+#: The notebook session's calls, from `cdlm_nb.tooling.runtime`, imported on first use (the method loads no machinery).
 SESSION = ("setup", "current_session", "record", "record_all", "record_input", "save_figure")
 __all__ = ["get_profile", "profile_names", "progress", "say", *SESSION]
 

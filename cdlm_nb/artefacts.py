@@ -1,9 +1,6 @@
-"""Run-folder artefacts that later runs trust (models, checkpoints, caches), saved atomically with a manifest and
-checked when reused, so a truncated, emptied, swapped or half-written file is named, not loaded. A folder has its
-`manifest.json` inside, a file its `<file>.manifest.json` beside it. A save marks the manifest unfinished, writes
-under a temporary name in the same folder, renames into place (`os.replace`) and records the manifest (size and
-sha256 of every file) last, so an interrupted save never looks finished. One without a manifest (saved before
-manifests, or shipped with the package) is only load-checked, and said so once per folder."""
+"""Run-folder artefacts that later runs trust (models, checkpoints, caches), saved atomically with a manifest of each
+file's size and sha256, marked unfinished until it is recorded last, and checked when reused: a truncated, emptied,
+swapped or half-written file is named, not loaded. One without a manifest (older, or shipped) is only load-checked."""
 
 from __future__ import annotations
 
@@ -15,9 +12,7 @@ import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-MANIFEST = "manifest.json"  # inside a folder artefact
-SIDECAR = ".manifest.json"  # appended to a file artefact's name
-FORMAT = 1
+MANIFEST = "manifest.json"  # inside a folder artefact; a file's is `<file>.manifest.json` beside it
 PARTIAL = ".partial-"  # in the temporary names of a save in progress
 
 _said_unrecorded: set[Path] = set()
@@ -26,7 +21,7 @@ _said_unrecorded: set[Path] = set()
 def manifest_path(target: Path) -> Path:
     """Where an artefact's manifest lives: inside a folder, beside a file."""
     target = Path(target)
-    return target / MANIFEST if target.is_dir() else target.with_name(target.name + SIDECAR)
+    return target / MANIFEST if target.is_dir() else target.with_name(target.name + ".manifest.json")
 
 
 def write_atomic(path: str | os.PathLike, write: Callable[[Path], object]) -> Path:
@@ -55,39 +50,34 @@ def sha256(path: Path) -> str:
 
 def fingerprint(*parts: object) -> str:
     """A short hash of anything JSON can write (`str` for the rest): e.g. a cache entry's data and settings."""
-    text = json.dumps(parts, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:16]
 
 
 def _members(target: Path) -> list[Path]:
-    """The files an artefact consists of: the file itself, or a folder's top-level files (no manifest, no
-    temporary or hidden names)."""
+    """The file itself, or a folder's top-level files (no manifest, no temporary or hidden names)."""
     if not target.is_dir():
         return [target]
     return sorted(p for p in target.iterdir() if p.is_file() and p.name != MANIFEST and not p.name.startswith("."))
 
 
 def record_manifest(target: str | os.PathLike, complete: bool = True) -> Path:
-    """Record an artefact's files (size and sha256) in its manifest, marked complete (written last); or, not
-    `complete`, an empty one marking a save in progress."""
+    """Record an artefact's files (size, sha256) in its manifest, marked complete; else an empty one, unfinished."""
     target = Path(target)
     files = {p.name: {"bytes": p.stat().st_size, "sha256": sha256(p)} for p in _members(target)} if complete else {}
     return write_text_atomic(manifest_path(target), json.dumps(
-        {"format": FORMAT, "complete": complete, "files": files}, indent=2, sort_keys=True))
+        {"format": 1, "complete": complete, "files": files}, indent=2, sort_keys=True))
 
 
 def save_file(path: str | os.PathLike, write: Callable[[Path], object]) -> Path:
     """Save a single-file artefact: manifest marked unfinished, `write_atomic`, manifest recorded."""
-    path = Path(path)
     record_manifest(path, complete=False)
-    write_atomic(path, write)
+    path = write_atomic(path, write)
     record_manifest(path)
     return path
 
 
 def save_folder(folder: str | os.PathLike, write: Callable[[Path], object]) -> Path:
-    """Save a folder artefact: manifest marked unfinished, `write(temporary folder inside it)`, each file renamed
-    into place, manifest recorded. What an earlier interrupted save left behind is removed first."""
+    """Save a folder artefact like `save_file`, `write` filling a temporary folder in it (stale ones removed first)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.glob(f".*{PARTIAL}*"):
@@ -118,8 +108,7 @@ def copy_folder(source: str | os.PathLike, folder: str | os.PathLike) -> Path:
 
 
 def load_problem(path: Path) -> str | None:
-    """Why a file would not load (None if it looks whole): empty, a safetensors header that does not cover the
-    file, JSON that does not parse, a torch archive without its directory."""
+    """Why a file would not load (None if it looks whole): empty, a bad safetensors header, JSON or torch archive."""
     size = path.stat().st_size
     if size == 0:
         return f"{path} is empty"
@@ -168,22 +157,20 @@ def _manifest_problems(target: Path) -> dict[Path, str] | None:
     if not complete:
         return {target: f"{target}: its save was interrupted (its manifest {path.name} marks it unfinished)"}
     base = target if target.is_dir() else target.parent
-    checked = {base / name: _recorded_problem(base / name, record) for name, record in files.items()}
-    return {file: problem for file, problem in checked.items() if problem}
+    return {base / name: problem for name, record in files.items()
+            if (problem := _recorded_problem(base / name, record))}
 
 
 def check_manifest(target: str | os.PathLike) -> list[str] | None:
-    """How an artefact differs from its manifest, one line per damaged file ([] if it matches), or None when it
-    has no manifest (not recorded)."""
+    """How an artefact differs from its manifest, one line per damaged file ([] if it matches; None: no manifest)."""
     problems = _manifest_problems(Path(target))
     return None if problems is None else list(problems.values())
 
 
 def check_artefact(target: str | os.PathLike, required: Iterable[str] = (),
                    echo: Callable[[str], object] = print) -> list[str]:
-    """Every problem of an artefact, each naming its file ([] when it can be trusted): the files `required`
-    (inside a folder) are there, the manifest matches (`check_manifest`), and every file loads (`load_problem`).
-    Without a manifest it is load-checked only, said once per folder of artefacts (`echo`)."""
+    """Every problem of an artefact, each naming its file ([] when it can be trusted): files `required` missing from
+    a folder, `check_manifest`'s and `load_problem`'s; without a manifest, said once per folder (`echo`)."""
     target = Path(target)
     problems = _manifest_problems(target)
     if problems is None:

@@ -1,11 +1,7 @@
-"""Attention with dropout on the CPU, a chunk of query blocks at a time, keeping less for backward.
-
-PyTorch's fused CPU attention has no dropout, and sdpa's math path keeps scores, probabilities, mask and dropped
-probabilities for backward. `blocked_attention` computes the same function with plain matmuls over query blocks in
-chunks of about `CHUNK_SCORES` scores (few, large operations: on a small shared CPU each parallel one costs a
-scheduler slice), keeps only 8 bytes per score and takes the softmax's gradient through the dropout in three passes,
-faster than recomputing (docs/experiments.md).
-"""
+"""Attention with dropout on the CPU, where PyTorch's fused attention has none and sdpa's math path keeps four tensors
+per score for backward: `blocked_attention` uses plain matmuls over chunks of about `CHUNK_SCORES` scores (few, large
+operations: each parallel one costs a scheduler slice on a small shared CPU), keeps 8 bytes per score and takes the
+softmax's gradient through the dropout in three passes, faster than recomputing (docs/experiments.md)."""
 
 from __future__ import annotations
 
@@ -29,8 +25,8 @@ class Blocks:
 
 
 def dropped(shape: tuple[int, ...], p: float) -> torch.Tensor:
-    """Which probabilities dropout zeroes: True with probability p (to 2^-16), from torch's generator. Each decision
-    takes 16 random bits, a quarter of a 64-bit draw: faster on the CPU than `bernoulli_` (docs/experiments.md)."""
+    """Which probabilities dropout zeroes: True with probability p (to 2^-16), from torch's generator, 16 bits of a
+    64-bit draw each: faster on the CPU than `bernoulli_` (docs/experiments.md)."""
     count = math.prod(shape)
     bits = torch.randint(-2**63, 2**63 - 1, (-(-count // 4),), dtype=torch.int64)
     return bits.view(torch.int16)[:count].view(shape) < round(p * 2**16) - 2**15
@@ -64,16 +60,14 @@ def _keys(extra: torch.Tensor, keys: torch.Tensor, blocks: Blocks, b: int, first
 
 
 def _mask(mask: torch.Tensor, blocks: Blocks, b: int, first: int, last: int) -> torch.Tensor:
-    """The additive mask of blocks first ... last - 1 of row b, from `mask` (B, one per block or 1, block rows or all
-    query rows or 1, G + span)."""
+    """The additive mask of blocks first ... last - 1 of row b (`mask` as `blocked_attention` takes it)."""
     if mask.shape[1] > 1:
         return mask[b, first:last, None]
     return mask[b, :, first * blocks.size:last * blocks.size] if mask.shape[2] > 1 else mask[b, None]
 
 
 class _BlockedAttention(torch.autograd.Function):
-    """`blocked_attention`'s forward and backward, a chunk at a time; each chunk's probabilities and dropped
-    probabilities are saved tensors (freed by backward, seen by saved-tensor hooks)."""
+    """`blocked_attention` a chunk at a time; each chunk's probabilities and dropped ones are saved tensors."""
 
     @staticmethod
     @torch.amp.custom_fwd(device_type="cpu", cast_inputs=torch.float32)

@@ -1,9 +1,6 @@
-"""Longformer's who-reads-whom rule: which token of an input can attend to which, and how far across documents.
-
-Longformer's definition (Beltagy et al., 2020): with `attention_window = w` (both sides together), token i attends
-to token j when both are attended (`attention_mask` 1) and either |i - j| <= w / 2 or i or j is global. The CD-MLM
-collator (`masking`) decides which tokens are global; this module measures what that lets a token read.
-"""
+"""Longformer's who-reads-whom rule (Beltagy et al., 2020): with `attention_window = w` (both sides together), token i
+attends to token j when both are attended and |i - j| <= w / 2 or i or j is global. The CD-MLM collator (`masking`)
+decides which tokens are global; this module measures what that lets a token read, and how far across documents."""
 
 from __future__ import annotations
 
@@ -32,8 +29,8 @@ def _mask_row(values, name: str) -> np.ndarray:
 
 
 def attention_kinds(attention_mask, global_attention_mask, window: int) -> np.ndarray:
-    """(length, length) int matrix: LOCAL_ATTENTION where i reads j through the sliding window, GLOBAL_ATTENTION
-    where only global attention lets it (i or j global), NO_ATTENTION elsewhere (Longformer's definition)."""
+    """(length, length): LOCAL_ATTENTION where i reads j in the window, GLOBAL_ATTENTION where only global attention
+    lets it, NO_ATTENTION elsewhere."""
     attended = _mask_row(attention_mask, "attention_mask")
     is_global = _mask_row(global_attention_mask, "global_attention_mask")
     if attended.shape != is_global.shape:
@@ -81,15 +78,10 @@ def cross_document_reach(pattern: np.ndarray, doc_ids: Sequence[int], positions:
     return float(np.mean(shares))
 
 
-def can_attend(pattern: np.ndarray, queries: Sequence[int], keys: Sequence[int]) -> bool:
-    """Whether any of the `queries` tokens can attend to any of the `keys` tokens in `pattern`."""
-    return bool(pattern[np.ix_(list(queries), list(keys))].any())
-
-
 def attention_statistics(collator: "CrossDocumentMLMCollator", examples: Iterable[Mapping[str, Sequence[int]]],
                          window: int) -> dict[str, float]:
-    """Collate each packed example (`input_ids`, `doc_ids`) alone and average the share of global tokens and the
-    predicted tokens' cross-document reach (single-document examples are counted, and left out of the reach)."""
+    """Collate each packed example (`input_ids`, `doc_ids`) alone and average its share of global tokens and its
+    predicted tokens' cross-document reach (single-document examples are counted, left out of the reach)."""
     fractions, reaches, single = [], [], 0
     for example in examples:
         batch = collator([{"input_ids": example["input_ids"]}])

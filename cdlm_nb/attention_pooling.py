@@ -1,6 +1,5 @@
-"""Attention pooling with a trainable context vector, u_i = tanh(W x_i + b), α_i = softmax_i(u_iᵀ u_s),
-v = Σ_i α_i x_i: AoSE's document layer (Abdaoui & Dutta 2023, eq. 1-3) and HAN's word and sentence layers (Yang et
-al. 2016; Zhou et al. 2020's GRU-HAN and BERT-HAN). Padding gets no weight."""
+"""Attention pooling with a trainable context vector, u_i = tanh(W x_i + b), α_i = softmax_i(u_iᵀ u_s), v = Σ_i α_i x_i:
+AoSE's document layer (Abdaoui & Dutta 2023, eq. 1-3) and HAN's word and sentence layers (Yang et al. 2016)."""
 
 from __future__ import annotations
 
@@ -17,14 +16,10 @@ class AttentionPooling(nn.Module):
         self.context = nn.Parameter(torch.empty(attention_dim or dim))  # u_s
         nn.init.normal_(self.context, std=(attention_dim or dim) ** -0.5)
 
-    def weights(self, vectors: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """α: `[batch, items]`, summing to 1 over the unmasked items (mask: 1 = real, 0 = padding)."""
-        scores = torch.tanh(self.project(vectors)) @ self.context
-        return scores.masked_fill(~mask.bool(), torch.finfo(scores.dtype).min).softmax(dim=-1)
-
     def forward(self, vectors: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(v, α): the pooled vectors and the attention weights that made them."""
-        alpha = self.weights(vectors, mask)
+        """(v, α): the pooled vectors and the weights `[batch, items]`, 0 where `mask` is 0 (padding)."""
+        scores = torch.tanh(self.project(vectors)) @ self.context
+        alpha = scores.masked_fill(~mask.bool(), torch.finfo(scores.dtype).min).softmax(dim=-1)
         return torch.einsum("bi,bid->bd", alpha, vectors), alpha
 
 

@@ -1,7 +1,5 @@
 """Batches of inputs of similar length (a batch is padded to its longest input): the one order that pretraining and
-fine-tuning read. Training reads Hugging Face's `get_length_grouped_indices` (the Trainer's `group_by_length`:
-random megabatches of up to 50 batches, each sorted by length); scoring reads the inputs sorted by length.
-"""
+fine-tuning read."""
 
 from __future__ import annotations
 
@@ -9,8 +7,8 @@ from collections.abc import Sequence
 
 
 def length_grouped_batches(lengths: Sequence[int], batch_size: int, seed: int | None = None) -> list[list[int]]:
-    """Indices of inputs with these `lengths` in batches of similar length: Hugging Face's length-grouped order
-    drawn from `seed` (training), or sorted by length when `seed` is None (scoring)."""
+    """Indices of inputs with these `lengths` in batches of similar length: the Trainer's `group_by_length` order
+    drawn from `seed` (training: random megabatches, each sorted by length), or sorted by length when `seed` is None."""
     if seed is None:
         order = sorted(range(len(lengths)), key=lambda i: lengths[i])
     else:

@@ -23,9 +23,8 @@ def indicator(positions: Sequence[int], length: int, dtype: "torch.dtype | None"
 def pad_batch(rows: Sequence[Mapping[str, Any]], padding: Mapping[str, float] | None = None, *,
               dtypes: Mapping[str, "torch.dtype"] | None = None,
               attention_mask: bool = True) -> dict[str, "torch.Tensor"]:
-    """Stack the per-token fields of `rows` (lists or 1-d tensors) into (batch, width) tensors, each padded to its own
-    longest row (at least 1) with its `padding` value (default 0) in its dtype (default long); `attention_mask` (1
-    over `input_ids`) follows `input_ids`, as `tokenizer.pad` does."""
+    """Stack the per-token fields of `rows` into (batch, width) tensors, each padded to its longest row (at least 1)
+    with its `padding` value (default 0) in its dtype (default long); `attention_mask` follows `input_ids`."""
     import torch
 
     if not rows:
@@ -45,6 +44,5 @@ def _pad_column(column: list["torch.Tensor"], value: float) -> "torch.Tensor":
     import torch
     from torch.nn.utils.rnn import pad_sequence
 
-    width = max(max(len(row) for row in column), 1)
     padded = pad_sequence(column, batch_first=True, padding_value=value)
-    return torch.nn.functional.pad(padded, (0, width - padded.shape[1]), value=value)
+    return torch.nn.functional.pad(padded, (0, int(padded.shape[1] == 0)), value=value)

@@ -1,7 +1,5 @@
-"""Notebook 01's probe of why global attention matters: find a fact that two packed documents both state, mask
-its later statement, and ask whether the masked tokens can read the other statement (its *witness*) in one layer
-under each attention pattern.
-"""
+"""Notebook 01's probe of why global attention matters: mask the later of two packed documents' statements of a fact
+and ask whether its tokens can read the other (its *witness*) in one layer under each attention pattern."""
 
 from __future__ import annotations
 
@@ -10,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .attention_pattern import attention_pattern_matrix, can_attend
+from .attention_pattern import attention_pattern_matrix
 from .errors import ConfigError
 
 if TYPE_CHECKING:
@@ -76,6 +74,6 @@ def witness_reads(collators: Mapping[str, "CrossDocumentMLMCollator"], input_ids
     row = torch.as_tensor(list(input_ids), dtype=torch.long)
     predicted = torch.zeros(len(row), dtype=torch.bool)
     predicted[list(statement["target"])] = True
-    attended = np.ones(len(row), dtype=int)
-    return {pattern: can_attend(attention_pattern_matrix(attended, collator.global_attention(row, predicted), window),
-                                statement["target"], statement["witness"]) for pattern, collator in collators.items()}
+    attended, reads = np.ones(len(row), dtype=int), np.ix_(list(statement["target"]), list(statement["witness"]))
+    return {pattern: bool(attention_pattern_matrix(attended, collator.global_attention(row, predicted), window)[reads]
+                          .any()) for pattern, collator in collators.items()}

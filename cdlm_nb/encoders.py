@@ -1,8 +1,5 @@
 """The Longformer encoders the notebooks pretrain and fine-tune, one function per way of getting one (`tiny_longformer`,
-`longformerize`, `from_hub`; `load_encoder` dispatches on `EncoderConfig.kind`), each running the fast attention.
-Longformer (like RoBERTa) numbers positions from `pad_token_id + 1`: `max_length` tokens need
-`max_length + pad_token_id + 1` position embeddings.
-"""
+`longformerize`, `from_hub`; `load_encoder` dispatches on `EncoderConfig.kind`), each running the fast attention."""
 
 from __future__ import annotations
 
@@ -32,8 +29,7 @@ def position_capacity(max_length: int, pad_token_id: int) -> int:
 
 
 def max_input_length(model: "PreTrainedModel", wanted: int | None = None) -> int:
-    """The longest input `model`'s position embeddings allow (RoBERTa-style positions start at pad_token_id + 1,
-    BERT's at 0), capped at `wanted`: the one rule for every input builder."""
+    """The longest input `model`'s position embeddings allow (from pad_token_id + 1, BERT: 0), capped at `wanted`."""
     config = model.config
     offset = (config.pad_token_id or 0) + 1 if config.model_type in _OFFSET_POSITIONS else 0
     capacity = config.max_position_embeddings - offset
@@ -121,8 +117,7 @@ def longformerize(model_name_or_path: str, max_length: int, attention_window: in
 
 
 def copy_global_from_local(model: "LongformerForMaskedLM") -> None:
-    """Initialise every layer's global Q/K/V projections from its local ones (Beltagy et al.'s recipe), so that a
-    model trained with local attention only starts its global attention from what its local attention learned."""
+    """Initialise every layer's global Q/K/V projections from its local ones (Beltagy et al.'s recipe)."""
     import torch
 
     with torch.no_grad():
@@ -133,8 +128,7 @@ def copy_global_from_local(model: "LongformerForMaskedLM") -> None:
 
 
 def with_attention_window(model: "LongformerForMaskedLM", window: int) -> "LongformerForMaskedLM":
-    """A copy of `model` (same weights and attention implementation) with a local window of `window` tokens (both
-    sides), as Longformer-base kept RoBERTa's weights under a new window."""
+    """A copy of `model` (same weights and attention implementation) with a local window of `window` tokens."""
     from transformers import LongformerForMaskedLM
 
     from .longformer_attention import use_fast_attention, uses_fast_attention
@@ -147,8 +141,7 @@ def with_attention_window(model: "LongformerForMaskedLM", window: int) -> "Longf
 
 
 def copy_positions_out(model: "LongformerForMaskedLM", trained: int) -> None:
-    """Repeat the first `trained` position embeddings over all later positions (the Longformer recipe), so that a
-    model trained on short inputs starts every position it has not trained from one it has."""
+    """Repeat the first `trained` position embeddings over all later positions (the Longformer recipe)."""
     import torch
 
     if trained <= 0:
@@ -156,8 +149,7 @@ def copy_positions_out(model: "LongformerForMaskedLM", trained: int) -> None:
     start = model.config.pad_token_id + 1  # Longformer numbers positions from pad_token_id + 1
     weight = model.longformer.embeddings.position_embeddings.weight
     with torch.no_grad():
-        source = weight[:start + trained].clone()
-        _extend_positions(weight, source, source_offset=start, target_offset=start)
+        _extend_positions(weight, weight[:start + trained].clone(), source_offset=start, target_offset=start)
 
 
 def _copy_module(module, weights: dict, prefix: str) -> None:
@@ -169,18 +161,15 @@ def _extend_positions(target, source, source_offset: int, target_offset: int) ->
     """Fill the target's positions (from target_offset on) by repeating the source's trained positions."""
     trained = source[source_offset:]
     n = target.shape[0] - target_offset
-    repeats = -(-n // len(trained))
-    target[target_offset:] = trained.repeat(repeats, 1)[:n]
+    target[target_offset:] = trained.repeat(-(-n // len(trained)), 1)[:n]
     target[:target_offset] = source[:source_offset] if source_offset == target_offset else 0.0
 
 
 # Pretrained Longformers from the Hugging Face hub (gpu profile)
 #: kind -> (hub repository, revision holding a `model.safetensors`). Both repositories keep only a pickled
 #: `pytorch_model.bin` on `main`; the hub's safetensors conversion bot published the weights as open PRs.
-HUB_MODELS = {
-    "longformer-base": ("allenai/longformer-base-4096", "refs/pr/7"),
-    "cdlm-release": ("biu-nlp/cdlm", "refs/pr/1"),
-}
+HUB_MODELS = {"longformer-base": ("allenai/longformer-base-4096", "refs/pr/7"),
+              "cdlm-release": ("biu-nlp/cdlm", "refs/pr/1")}
 
 
 def from_hub(name: str, revision: str | None = None, cache_dir: str | None = None,
@@ -203,8 +192,7 @@ def from_hub(name: str, revision: str | None = None, cache_dir: str | None = Non
         model, loading = LongformerForMaskedLM.from_pretrained(repo, revision=revision, use_safetensors=True,
                                                                cache_dir=cache_dir, output_loading_info=True)
     except Exception as error:
-        mapped = hub_load_error(error, repo, revision, wanted, read_at)
-        if mapped is None:
+        if (mapped := hub_load_error(error, repo, revision, wanted, read_at)) is None:
             raise
         raise mapped from error
     add_document_separators(tokenizer, model)

@@ -1,9 +1,6 @@
-"""PyTorch's dropout on the CPU, with decisions from `attention_dropout.dropped`'s 16-bit slices of 64-bit draws:
-`bernoulli_`, a sizeable share of a MiniLM training step on the CPU, is slower (docs/experiments.md). For the
-MiniLM cross-encoders fine-tuned on the CPU (notebooks 09, 11); elsewhere it is PyTorch's own dropout.
-`apply(model)` swaps every `nn.Dropout` and sets the attention to `ATTENTION`: Hugging Face's eager attention (it
-returns the probabilities Match-Ignition's word filter reads) with this dropout, registered by `apply`, not on import.
-"""
+"""PyTorch's dropout on the CPU with `attention_dropout.dropped`'s decisions (faster than `bernoulli_`). `apply(model)`
+swaps each `nn.Dropout` and sets its attention to Hugging Face's eager one (returning the probabilities Match-Ignition's
+word filter reads) with this dropout, registered by `apply`, not on import."""
 
 from __future__ import annotations
 

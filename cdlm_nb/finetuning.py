@@ -1,6 +1,5 @@
-"""The tutorial's one fine-tuning loop (coreference, matching, multi-hop QA, classification, CDA) and what it
-stands on: batching, the optimizer and schedule, mixed precision on a GPU, early stopping, and scores with their
-throughput. Pretraining uses transformers' `Trainer` instead (checkpoints and resuming)."""
+"""The tutorial's one fine-tuning loop (coreference, matching, multi-hop QA, classification, CDA) and what it stands
+on: batching, optimizer and schedule, mixed precision, early stopping, scores (pretraining uses `Trainer` instead)."""
 
 from __future__ import annotations
 
@@ -41,8 +40,7 @@ class TrainSetup:
     decay: bool = True  # then falls linearly to zero at the last step (False: it stays constant)
     optimizer: str = "adamw"  # "adamw" (weight decay 0.01), or "adam" (none: the CDA paper)
     random_batches: bool = False  # i.i.d. batches (the CDA paper) instead of batches of similar length
-    max_grad_norm: float | None = 1.0  # global-norm clipping (BERT's and the Trainer's default; one bad batch cannot
-    #                                   throw a tiny model off); None: not clipped
+    max_grad_norm: float | None = 1.0  # clipping (BERT's, the Trainer's): one bad batch cannot upset a tiny model
 
 
 @dataclass(frozen=True)
@@ -57,10 +55,9 @@ class Epoch:
 def train_epochs(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: BatchLoss, setup: TrainSetup, *,
                  device: str = "cpu", parameters=None, split: Split | None = None,
                  what: str = "inputs") -> Iterator[Epoch]:
-    """Train `model` in place on inputs of these token `lengths`, yielding after each epoch (the model in eval
-    mode) so that the caller's loop can score dev, keep weights or stop; training resumes in train mode.
-    `parameters`: optimizer parameter groups (default: all the model's). One device: fine-tuning is minutes on one
-    GPU at every profile's sizes (docs/gpu.md)."""
+    """Train `model` in place on inputs of these token `lengths`, yielding after each epoch (in eval mode) so that the
+    caller's loop can score dev, keep weights or stop. `parameters`: optimizer parameter groups (default: all). One
+    device: fine-tuning is minutes on one GPU at every profile's sizes (docs/gpu.md)."""
     import torch
     from transformers import get_constant_schedule_with_warmup, get_linear_schedule_with_warmup
 
@@ -87,7 +84,7 @@ def train_epochs(model: "torch.nn.Module", lengths: Sequence[int], batch_loss: B
         losses: list[float] = []
         for batch in progress(next(epochs), desc=f"epoch {epoch}/{setup.epochs}"):
             loss = 0.0
-            for piece in (split or whole)(batch):
+            for piece in (split or per_device(None))(batch):
                 with autocast(device):
                     piece_loss = batch_loss(piece) * (len(piece) / len(batch))
                 scaler.scale(piece_loss).backward()
@@ -113,8 +110,7 @@ def epoch_batches(lengths: Sequence[int], setup: TrainSetup) -> Iterator[list[li
     rng = np.random.default_rng(setup.seed)
     for epoch in range(setup.epochs):
         if setup.random_batches:
-            order = rng.permutation(len(lengths)).tolist()
-            yield [order[i:i + setup.batch_size] for i in range(0, len(order), setup.batch_size)]
+            yield pieces(rng.permutation(len(lengths)).tolist(), setup.batch_size)
         else:
             yield length_grouped_batches(lengths, setup.batch_size, seed=setup.seed + epoch)
 
@@ -122,11 +118,6 @@ def epoch_batches(lengths: Sequence[int], setup: TrainSetup) -> Iterator[list[li
 def input_lengths(inputs: Sequence) -> list[int]:
     """Tokens of each encoded input (anything with `input_ids`): what `batching.length_grouped_batches` groups by."""
     return [len(item.input_ids) for item in inputs]
-
-
-def whole(batch: list[int]) -> list[list[int]]:
-    """The batch as one forward pass."""
-    return [batch]
 
 
 def per_device(per_device_batch: int | None) -> Split:
@@ -177,8 +168,7 @@ class EarlyStopping:
 
 
 def improved(loss: float, best: float, min_improvement: float) -> bool:
-    """Lower than the best by at least `min_improvement` (a NaN never is): a loss creeping down by a hair would
-    otherwise keep training up to the epoch bound."""
+    """Lower than `best` by at least `min_improvement` (a NaN never is): creeping down by a hair does not count."""
     return loss < best - min_improvement
 
 
@@ -220,7 +210,7 @@ def predict_batches(forward: Callable[[list[int]], T], batches: Iterable[list[in
     start = time.perf_counter()
     with torch.inference_mode():
         for batch in progress(list(batches), desc=desc, leave=False):  # gone once done: dev is scored every epoch
-            for piece in (split or whole)(batch):
+            for piece in (split or per_device(None))(batch):
                 with autocast(device):
                     outputs.append((piece, forward(piece)))
     synchronize(device)

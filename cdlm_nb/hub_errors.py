@@ -1,6 +1,5 @@
-"""What a failed download from the Hugging Face hub means, for `encoders.from_hub`: a connection failure (an
-OfflineError: connect, or download beforehand) or a repository, revision or file that does not exist (a ConfigError
-or DataError naming them), told apart through the exception chain that transformers 5 wraps the hub's errors in."""
+"""What a failed download from the Hugging Face hub means, for `encoders.from_hub`, read from the exception chain that
+transformers 5 wraps the hub's errors in."""
 
 from __future__ import annotations
 
@@ -14,8 +13,8 @@ from .errors import CdlmNbError, ConfigError, DataError, OfflineError
 
 
 def connection_errors() -> tuple[type[BaseException], ...]:
-    """The exception types that mean the hub could not be reached: huggingface_hub's offline ones, Python's
-    ConnectionError/TimeoutError, and the transport errors of httpx, httpx2 and requests (whichever are installed)."""
+    """The exception types that mean the hub could not be reached: huggingface_hub's offline ones, Python's and the
+    installed HTTP libraries' connection errors and timeouts."""
     from huggingface_hub.errors import LocalEntryNotFoundError, OfflineModeIsEnabled
 
     types: list[type[BaseException]] = [LocalEntryNotFoundError, OfflineModeIsEnabled, ConnectionError, TimeoutError]
@@ -33,10 +32,9 @@ _MISSING_FILE = re.compile(r"does not appear to have (?:a file named |files name
 
 def hub_load_error(error: BaseException, repo: str, revision: str | None, wanted: str,
                    read_at: str | None = None) -> CdlmNbError | None:
-    """The error `from_hub` raises for a failed hub load of `wanted` (read at revision `read_at`, None: main), or
-    None to let `error` through: a repository or revision the hub does not have -> ConfigError, a missing file ->
-    DataError, each naming repository, revision and file (so a typo is not reported as a network problem); else a
-    connection failure anywhere in the chain -> OfflineError (connect, or download `repo` at `revision` beforehand)."""
+    """The error `from_hub` raises for a failed hub load of `wanted` (at revision `read_at`, None: main), or None to
+    let `error` through: a missing repository or revision -> ConfigError, a missing file -> DataError (a typo is not
+    a network problem); else a connection failure anywhere in the chain -> OfflineError."""
     from huggingface_hub import errors as hub
 
     chain: list[BaseException] = []  # `error` and the ones behind it: transformers chains the hub's to its OSError

@@ -2,11 +2,8 @@
 
 An example (CDLM paper §2.3) shuffles a cluster of >= 3 documents and appends whole documents until the next would
 pass `max_length`; only a *first* document longer than that is cut (its `</doc-s>` kept), so no cluster is lost.
-Layout: `<s> <doc-s> doc1 </doc-s> <doc-s> doc2 </doc-s> ... </s>`; with `sentence_markers` (the authors' released
-code) `<doc-s> <s> sent </s> <s> sent </s> </doc-s> ...`. `doc_ids` gives each token its document's position in the
-example (-1 for the sequence's `<s>`/`</s>`). The packings read Arrow columns (`tokenize_clusters` once, then
-`pack_tokenized` / `pack_random_tokenized`), so no corpus is held as Python lists of every token: `ordered_map` maps
-them in order past `datasets`' own cache, and `TokenArrays` holds their tokens as numpy arrays for random reads.
+Layout: `<s> <doc-s> doc1 </doc-s> ... </s>`; with `sentence_markers` (the authors' code) `<doc-s> <s> sent </s> ...
+</doc-s> ...`. Corpora are read as Arrow columns (`tokenize_clusters` once for all packings), never as Python lists.
 """
 
 from __future__ import annotations
@@ -62,8 +59,7 @@ def tokens_features():
     """The `datasets.Features` of `tokenize_clusters` rows: each document's block ([] and `blank` when it has none)."""
     from datasets import Features, List, Value
 
-    return Features({"cluster_id": Value("string"), "blocks": List(List(Value("int32"))),
-                     "blank": List(Value("bool"))})
+    return Features({"cluster_id": Value("string"), "blocks": List(List(Value("int32"))), "blank": List(Value("bool"))})
 
 
 def pack_cluster(documents: Sequence[str], tokenizer: "PreTrainedTokenizerBase", max_length: int, rng: random.Random,
@@ -86,9 +82,8 @@ def pack_clusters(dataset: "Dataset", tokenizer: "PreTrainedTokenizerBase", max_
 def pack_random_documents(dataset: "Dataset", tokenizer: "PreTrainedTokenizerBase", max_length: int, seed: int = SEED,
                           sentence_markers: bool = False, min_documents: int = MIN_CLUSTER_DOCUMENTS,
                           examples_per_cluster: int = 1, fill: bool = False) -> "Dataset":
-    """Rand CDLM inputs: as many examples as `pack_clusters`, each standing in for one cluster's with as many
-    documents, one from each of as many distinct random clusters (stopping before `max_length`): the same amount and
-    kind of text, but unrelated. `fill` adds documents until `max_length` (RoBERTa's packing)."""
+    """Rand CDLM inputs: for each example of `pack_clusters`, as many documents, each from another random cluster
+    (stopping before `max_length`; `fill`: at it, RoBERTa's packing): the same amount of text, but unrelated."""
     tokens = tokenize_clusters(dataset, tokenizer, sentence_markers)
     return pack_random_tokenized(tokens, tokenizer, max_length, seed, sentence_markers, min_documents,
                                  examples_per_cluster, fill)
@@ -96,10 +91,8 @@ def pack_random_documents(dataset: "Dataset", tokenizer: "PreTrainedTokenizerBas
 
 def tokenize_clusters(dataset: "Dataset", tokenizer: "PreTrainedTokenizerBase", sentence_markers: bool = False,
                       cache_file: str | os.PathLike | None = None) -> "Dataset":
-    """Every document of a CLUSTER_FEATURES dataset as its `<doc-s> ... </doc-s>` block, one tokenizer call per
-    batch of clusters, as Arrow columns (in memory or in `cache_file`): a corpus is tokenized once for all packings."""
-    missing = {"cluster_id", "documents"} - set(dataset.column_names)
-    if missing:
+    """Every document of a CLUSTER_FEATURES dataset as its `<doc-s> ... </doc-s>` block, in memory or `cache_file`."""
+    if missing := {"cluster_id", "documents"} - set(dataset.column_names):
         raise DataError(f"cluster dataset lacks column(s) {sorted(missing)}; expected CLUSTER_FEATURES")
 
     def encode(cluster_ids: list[str], documents: list[list[str]]) -> dict:
@@ -117,9 +110,8 @@ def pack_tokenized(tokens: "Dataset", tokenizer: "PreTrainedTokenizerBase", max_
                    sentence_markers: bool = False, min_documents: int = MIN_CLUSTER_DOCUMENTS,
                    examples_per_cluster: int = 1, single_documents: bool = False,
                    cache_file: str | os.PathLike | None = None) -> "Dataset":
-    """`pack_clusters` of `tokenize_clusters` rows (same `sentence_markers`), a batch of clusters at a time (in
-    memory or in `cache_file`). `single_documents`: every document is a cluster of its own, named
-    `<cluster_id>/<document index>` (single-document MLM's inputs)."""
+    """`pack_clusters` of `tokenize_clusters` rows (same `sentence_markers`), in memory or in `cache_file`.
+    `single_documents`: each document a cluster of its own, `<cluster_id>/<index>` (single-document MLM's inputs)."""
     rng = random.Random(seed)
     counts = Counter()
 
@@ -228,17 +220,15 @@ def ordered_map(dataset: "Dataset", function: Callable, columns: list[str], feat
             with ArrowWriter(features=features, path=str(cache_file)) as writer:
                 writer.finalize()
         return Dataset.from_dict({name: [] for name in features}, features=features)
-    written = None if cache_file is None else str(cache_file)
-    return dataset.map(function, batched=True, batch_size=batch_size, input_columns=columns,
-                       with_indices=with_indices, remove_columns=dataset.column_names, features=features,
-                       keep_in_memory=written is None, cache_file_name=written, load_from_cache_file=False,
+    return dataset.map(function, batched=True, batch_size=batch_size, input_columns=columns, with_indices=with_indices,
+                       remove_columns=dataset.column_names, features=features, keep_in_memory=cache_file is None,
+                       cache_file_name=None if cache_file is None else str(cache_file), load_from_cache_file=False,
                        new_fingerprint=uuid.uuid4().hex, desc=desc)
 
 
 @dataclass
 class TokenArrays:
-    """`tokenize_clusters` rows as numpy arrays, so that any document can be read at random: every token in one
-    array, where each document starts, and each cluster's non-blank documents."""
+    """`tokenize_clusters` rows as numpy arrays, so that any document can be read at random."""
 
     cluster_ids: list[str]
     tokens: np.ndarray  # int32, every block of every document
@@ -252,9 +242,6 @@ class TokenArrays:
 
     @classmethod
     def of(cls, dataset: "Dataset") -> "TokenArrays":
-        if len(dataset) == 0:
-            empty = np.zeros(1, dtype=np.int64)
-            return cls([], np.zeros(0, dtype=np.int32), empty, empty[:0], empty)
         table = dataset.with_format("arrow")[:]
         blocks = table.column("blocks").combine_chunks()
         documents = blocks.flatten()
@@ -273,8 +260,7 @@ class TokenArrays:
         return end - start
 
     def block(self, cluster: int, index: int) -> list[int]:
-        start, end = self._span(cluster, index)
-        return self.tokens[start:end].tolist()
+        return self.tokens[slice(*self._span(cluster, index))].tolist()
 
 
 def offsets(array) -> np.ndarray:

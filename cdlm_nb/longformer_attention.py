@@ -1,13 +1,11 @@
 """Longformer self-attention on PyTorch's fused kernels: Hugging Face's function, from the same weights, faster.
 
-Hugging Face's `LongformerSelfAttention` einsums over overlapping chunks of 2w keys per w queries (its cost barely
-follows the window). `FastLongformerSelfAttention` runs `scaled_dot_product_attention` over query blocks, each
-against its window (a band mask keeps |i - j| <= w) plus every global key, or over one block of all queries for short
-inputs with a wide window (`whole_sequence`); each global token attends to every unpadded token with the global
-projections. The masks are built once per forward (`shared_layout`); attention maps are left to Hugging Face's code.
-`use_fast_attention` / `use_hf_attention` swap the modules in place (subclasses of Hugging Face's, assigned as
-ordinary children: no private transformers attribute is set). On the CPU with dropout both parts run
-`attention_dropout.blocked_attention` (the fused CPU kernel has no dropout; FlexAttention no CPU backward).
+Where Hugging Face einsums over overlapping chunks of 2w keys per w queries, `FastLongformerSelfAttention` runs
+`scaled_dot_product_attention` over query blocks, each against its window (a band mask keeps |i - j| <= w) plus every
+global key, or over one block of all queries for short inputs (`whole_sequence`); each global token attends to every
+unpadded token with the global projections. Attention maps are left to Hugging Face's code. `use_fast_attention` /
+`use_hf_attention` swap the modules in place (subclasses, ordinary children: no private transformers attribute set).
+On the CPU with dropout both parts run `attention_dropout.blocked_attention` (the fused CPU kernel has no dropout).
 """
 
 from __future__ import annotations
@@ -59,8 +57,7 @@ class Layout:
     is_masked: torch.Tensor  # (B, L') padding, L' = L padded to a multiple of `block`
     slots: torch.Tensor  # (B, G) global positions, in order (`global_slots`)
     real: torch.Tensor  # (B, G) which slots hold a global token
-    local_mask: torch.Tensor  # (B * L' / block, 1, block, G + block + 2w): global keys, then the window's keys;
-    #                           whole sequence: (B, 1, L, L)
+    local_mask: torch.Tensor  # (B * L' / block, 1, block, G + block + 2w): global then window keys; whole: (B, 1, L, L)
     global_mask: torch.Tensor  # (B, 1, 1, L): every unpadded key
     whole: bool = False  # one block of every query against every key (`whole_sequence`): no window, no copies
 
@@ -109,8 +106,7 @@ def layout(is_masked: torch.Tensor, is_global: torch.Tensor, one_side: int, dtyp
 
 
 def _version(flags: torch.Tensor) -> int:
-    """How often `flags` was changed in place; inference tensors keep no such count (and cannot be changed in
-    place outside inference mode): never."""
+    """How often `flags` was changed in place (inference tensors keep no count, and cannot be: never)."""
     return -1 if flags.is_inference() else flags._version
 
 
@@ -250,8 +246,7 @@ def _sharing_projections(module: LongformerSelfAttention, source: LongformerSelf
 
 class FastLongformerEncoder(LongformerEncoder):
     """`LongformerEncoder` that cuts the `padding_len` positions `LongformerModel` appended (only Hugging Face's
-    chunks need them) before the layers, not after; with attention maps or any Hugging Face layer, it is Hugging
-    Face's encoder."""
+    chunks need them) before the layers, not after, unless attention maps or a Hugging Face layer need them."""
 
     @classmethod
     def from_hf(cls, encoder: LongformerEncoder) -> "FastLongformerEncoder":
@@ -273,8 +268,8 @@ class FastLongformerEncoder(LongformerEncoder):
 
 
 def _rebuilt(cls: type[LongformerEncoder], encoder: LongformerEncoder) -> LongformerEncoder:
-    """A `cls` encoder holding `encoder`'s layers, config, checkpointing flag and mode; built on the meta device, so
-    its throwaway layers neither allocate weights nor draw random numbers."""
+    """A `cls` encoder holding `encoder`'s layers, config, checkpointing flag and mode (built on the meta device:
+    its throwaway layers neither allocate weights nor draw random numbers)."""
     with torch.device("meta"):
         rebuilt = cls(encoder.config)
     rebuilt.layer = encoder.layer

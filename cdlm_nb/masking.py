@@ -12,8 +12,6 @@ global attention (CDLM paper §2.2, §3; a model's: `variants.attention_pattern_
 - `prefix`  the first 15 % of each row's tokens (BigBird-like Prefix CDLM), not the masked ones;
 - `release` the released code's: the predicted tokens except pronouns, *and* the first t positions (t = number
             predicted); no attention mask, so padding is attended.
-
-With `seed`, a row's masks depend on the seed and its tokens only: every model sees the same masks (evaluation).
 """
 
 from __future__ import annotations
@@ -54,8 +52,8 @@ class MaskedRow(NamedTuple):
 
 @dataclass
 class CrossDocumentMLMCollator:
-    """Pads a batch, masks 15 % of its tokens (80/10/10) and sets the global attention of `pattern`; `seed=None`
-    draws from torch's global generator (training; seeded by `Trainer`)."""
+    """Pads a batch, masks 15 % of its tokens (80/10/10) and sets the global attention of `pattern`. With `seed`, a
+    row's masks depend on the seed and its tokens only (every model sees the same masks); None: torch's generator."""
 
     tokenizer: "PreTrainedTokenizerBase"
     pattern: Pattern = "cdlm"
@@ -115,9 +113,8 @@ class CrossDocumentMLMCollator:
         labels = torch.where(predicted, row, torch.full_like(row, IGNORE_INDEX))
         inputs = row.clone()
         action = torch.rand(len(chosen), generator=generator)
-        to_mask = chosen[action < MASK_SHARE]
         to_random = chosen[(action >= MASK_SHARE) & (action < MASK_SHARE + RANDOM_SHARE)]
-        inputs[to_mask] = self.tokenizer.mask_token_id
+        inputs[chosen[action < MASK_SHARE]] = self.tokenizer.mask_token_id
         picks = torch.randint(len(self._random_pool), (len(to_random),), generator=generator)
         inputs[to_random] = self._random_pool[picks]
         return MaskedRow(inputs, labels, predicted)

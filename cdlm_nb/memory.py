@@ -1,6 +1,5 @@
-"""Peak memory of a stretch of work: on a GPU, torch's peak allocation; on a CPU, the peak resident memory of the
-process above what it held when the stretch began (sampled every few milliseconds by a thread: torch's CPU
-allocations are invisible to tracemalloc)."""
+"""Peak memory of a stretch of work: on a GPU, torch's peak allocation; on a CPU, the process's peak resident memory
+above its start, sampled by a thread (torch's CPU allocations are invisible to tracemalloc)."""
 
 from __future__ import annotations
 
@@ -11,8 +10,7 @@ import torch
 
 
 class PeakMemory:
-    """Started on creation; `stop()` returns (and keeps in `megabytes`) the megabytes above the start: notebook 11
-    measures a system's training and scoring, which run in the notebook's own loop between its two calls."""
+    """Started on creation; `stop()` returns (and keeps in `megabytes`) the megabytes above the start."""
 
     def __init__(self, device: str = "cpu", interval: float = 0.005) -> None:
         self.device, self.interval, self.megabytes = device, interval, 0.0

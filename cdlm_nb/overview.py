@@ -77,10 +77,9 @@ REFERENCE_COLUMNS = ("name", "authors", "title", "venue", "year", "arXiv", "link
 
 def reference(key: str) -> Reference:
     """The reference with this `key`; a ConfigError lists the known keys."""
-    for ref in REFERENCES:
-        if ref.key == key:
-            return ref
-    raise ConfigError(f"unknown reference key {key!r}; known: {[ref.key for ref in REFERENCES]}")
+    if (found := next((ref for ref in REFERENCES if ref.key == key), None)) is None:
+        raise ConfigError(f"unknown reference key {key!r}; known: {[ref.key for ref in REFERENCES]}")
+    return found
 
 
 def reference_rows() -> list[dict[str, str]]:
@@ -200,9 +199,8 @@ class GlanceRow:
 
 def glance_rows(window: int = GLANCE_WINDOW, seed: int = SEED, documents: int = 3) -> dict[str, GlanceRow]:
     """`GlanceRow` per model: the first sentences of `documents` documents of the smoke world's first training
-    cluster (Rand: of as many clusters; Longformer: one), packed, then masked by the collator with the model's
-    pattern and one seed; the probe is the last predicted token. The tokenizer is the shipped cpu base model's, so
-    nothing is downloaded on any profile."""
+    cluster (Rand: of as many clusters; Longformer: one), packed and masked by the collator with the model's pattern
+    (the shipped cpu tokenizer: nothing is downloaded); the probe is the last predicted token."""
     import random
 
     from transformers import AutoTokenizer
@@ -268,8 +266,7 @@ def glance_figure(rows: dict[str, GlanceRow] | None = None, window: int = GLANCE
         others = [j for j, d in enumerate(row.doc_ids) if d >= 0 and d != row.doc_ids[row.probe]]
         read = sum(row.reads[j] != NO_ATTENTION for j in others)
         reach = f"★ reads {read} of the {len(others)} tokens of other documents" if others else "★: one document"
-        ax.set_title(f"{display_name(model)}: {row.documents}; {row.global_rule()}; {reach}", loc="left",
-                     fontsize=8.5)
+        ax.set_title(f"{display_name(model)}: {row.documents}; {row.global_rule()}; {reach}", loc="left", fontsize=8.5)
         ax.text(-0.4, 1.5, "input", ha="right", va="center", fontsize=7)
         ax.text(-0.4, 0.4, "★ reads", ha="right", va="center", fontsize=7)
         ax.set(xlim=(-4, width + 0.5), ylim=(-0.15, 2.45))

@@ -1,6 +1,5 @@
-"""Figures for the cross-document inputs and their attention patterns (notebook 01, reused by later notebooks): a
-cluster's facts highlighted (`facts_html`), a packed input as wrapped text (`plot_packed_input`) and the attention
-patterns side by side (`plot_patterns`). Save a figure with `cdlm_nb.save_figure(fig, name)`."""
+"""Figures of notebook 01 (reused later): a cluster's facts highlighted (`facts_html`), a packed input as wrapped text
+(`plot_packed_input`) and the attention patterns side by side (`plot_patterns`)."""
 
 from __future__ import annotations
 
@@ -31,8 +30,7 @@ def readable_tokens(tokenizer: "PreTrainedTokenizerBase", input_ids: Sequence[in
 
 
 def document_palette(n_documents: int) -> list[str]:
-    """One light colour per document: the light half of matplotlib's tab20 with yellow for its grey (grey marks
-    tokens outside any document), repeating after ten documents."""
+    """One light colour per document, repeating after ten: tab20's light half, yellow for its grey (no document)."""
     from matplotlib import colormaps
     from matplotlib.colors import to_hex
 
@@ -41,8 +39,8 @@ def document_palette(n_documents: int) -> list[str]:
 
 
 def facts_html(documents: Sequence[str], facts: Iterable[Mapping], fact: str) -> str:
-    """A cluster's documents as HTML paragraphs, each statement of `fact` highlighted (yellow: the true value,
-    red: a wrong one), from the world's `facts` rows (`doc_index`, `fact`, `char_start`, `char_end`, `correct`)."""
+    """A cluster's documents as HTML paragraphs, each statement of `fact` (the world's `facts` rows) highlighted
+    (yellow: the true value, red: a wrong one)."""
     import html
 
     spans: dict[int, list[tuple[int, int, bool]]] = {}
@@ -72,8 +70,8 @@ class _Placed(NamedTuple):  # where one token goes in the wrapped text
 
 
 def _layout(tokens: Sequence[str], line_chars: int) -> list[_Placed]:
-    """Wrap tokens into lines of `line_chars` monospace characters, one word (a token with a leading space or a
-    special token, then the subword tokens that continue it) at a time."""
+    """Wrap tokens into lines of `line_chars` characters a word at a time (a token with a leading space or a special
+    token, then the subwords that continue it)."""
     words: list[list[str]] = []
     for token in tokens:
         text = token.replace("\n", "↵")
@@ -117,10 +115,9 @@ def plot_packed_input(tokens: Sequence[str], doc_index: Sequence[int], masked: S
     n_lines = (placed[-1].line + 1) if placed else 1
     n_documents = int(doc_index.max()) + 1 if n and doc_index.max() >= 0 else 0
     colours = document_palette(n_documents)
-    char_width = line_chars * fontsize * _MONO_ADVANCE / 72
-    line_height, header = fontsize * 1.9 / 72, 0.75
-    fig = plt.figure(figsize=(char_width, n_lines * line_height + header))
-    ax = fig.add_axes((0, 0, 1, n_lines * line_height / (n_lines * line_height + header)))
+    height, header = n_lines * (fontsize * 1.9 / 72), 0.75
+    fig = plt.figure(figsize=(line_chars * fontsize * _MONO_ADVANCE / 72, height + header))
+    ax = fig.add_axes((0, 0, 1, height / (height + header)))
     ax.set(xlim=(0, line_chars), ylim=(n_lines, 0))
     ax.axis("off")
     boxes = [Rectangle((spot.column, spot.line + 0.08), len(spot.text), 0.84) for spot in placed]
@@ -131,9 +128,8 @@ def plot_packed_input(tokens: Sequence[str], doc_index: Sequence[int], masked: S
                   for spot, is_global in zip(placed, global_mask) if is_global]
     if underlines:
         ax.add_collection(LineCollection(underlines, colors=GLOBAL_MARK, linewidths=1.6, capstyle="butt", zorder=3))
-    # One text per run of a word's tokens (same line, no space between) of one weight: fewer text artists draw
-    # faster, and anchoring each word at its own column keeps the text on its boxes whatever the font's rounded
-    # glyph width at the display resolution.
+    # One text per run of a word's tokens of one weight: fewer artists draw faster, and anchoring each word at its
+    # column keeps the text on its boxes whatever the font's rounded glyph width.
     runs: list[list] = []  # [line, column, text, bold]
     for spot, is_bold in zip(placed, masked):
         run = runs[-1] if runs else None

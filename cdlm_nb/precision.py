@@ -1,5 +1,4 @@
-"""The precision a device trains in, from its CUDA compute capability: one rule for training (`precision`) and the
-plan (`precision_for` a card)."""
+"""The precision a device trains in, one rule for training (`precision`) and the plan (`precision_for` a card)."""
 
 from __future__ import annotations
 

@@ -10,8 +10,7 @@ if TYPE_CHECKING:
 
 
 def job() -> "PartialState":
-    """The job's state. Without CUDA, several processes train on CPUs over gloo (accelerate treats a CPU job as one
-    process unless told); the first call sets it up, later ones read it."""
+    """The job's state, set up by the first call (without CUDA, told to train on CPUs over gloo: else one process)."""
     import torch
     from accelerate import PartialState
 
@@ -29,8 +28,7 @@ def main_process_first():
 
 
 def end_job() -> None:
-    """The processes leave together (one that exits while a peer still reads its last message makes gloo abort the
-    peer): each waits for the others, then closes the process group."""
+    """Each process waits for the others, then closes the process group (one that exits early makes gloo abort)."""
     state = job()
     if state.num_processes > 1:
         state.wait_for_everyone()

@@ -1,8 +1,7 @@
 """One small recipe search on dev, the same for every system of a table, so no system wins by its recipe alone.
 
 Every learning rate of the `SearchSpace` trains over the full schedule, dev is scored after every epoch and the best
-point (`SearchPoint.rank`) keeps its weights, so test is scored once, with them. The search is cached in the run
-folder (`RecipeCache`): a re-run, or another notebook training the same system on the same pairs, trains nothing.
+point (`SearchPoint.rank`) keeps its weights, so test is scored once, with them; `RecipeCache` keeps the search.
 """
 
 from __future__ import annotations
@@ -55,8 +54,7 @@ class SearchPoint:
         """Larger is better: a point that tells the classes apart at all, then dev macro-F1 (calling every pair
         related reaches F1 50 where a third are related, but macro-F1 25), dev F1, dev accuracy, fewer epochs, the
         smaller learning rate (so among one-class points the majority class wins)."""
-        return (not self.one_class, self.dev_macro_f1, self.dev_f1, self.dev_accuracy, -self.epoch,
-                -self.learning_rate)
+        return (not self.one_class, self.dev_macro_f1, self.dev_f1, self.dev_accuracy, -self.epoch, -self.learning_rate)
 
 
 def dev_scores(labels: Sequence[int], decisions: Sequence[int]) -> dict[str, float]:
@@ -71,8 +69,7 @@ def dev_scores(labels: Sequence[int], decisions: Sequence[int]) -> dict[str, flo
 
 @dataclass
 class SearchResult:
-    """Every point's dev score, the chosen recipe, the search's cost, and what the caller recorded of the chosen run
-    (`outcome`: e.g. its losses, so that a cache hit shows the same curves without training)."""
+    """Every point's dev score, the chosen recipe, the search's cost, and the chosen run's `outcome` (e.g. losses)."""
 
     system: str
     space: SearchSpace
@@ -106,15 +103,14 @@ class SearchResult:
 
 
 def setting(config: Any) -> dict[str, Any]:
-    """What of a task's config (a dataclass) a search's cache key holds: the loop version and every field but
-    `models` (the other systems: each system's search is keyed and cached apart)."""
+    """A search's cache key of a task's config: every field but `models` (cached per system), and the loop version."""
     return {key: value for key, value in vars(config).items() if key != "models"} | {"loop": LOOP_VERSION}
 
 
 @dataclass
 class RecipeCache:
-    """Searches under `<run_dir>/recipes/<task>`, one per system and key: the points as JSON, the chosen point's
-    weights as safetensors beside them."""
+    """Searches under `<run_dir>/recipes/<task>` (a re-run, or another notebook training the same system on the same
+    pairs, trains nothing), one per system and key: the points as JSON, the chosen point's weights beside them."""
 
     folder: Path
 
@@ -122,11 +118,8 @@ class RecipeCache:
     def in_run(cls, run_dir: str | Path | None, task: str) -> RecipeCache | None:
         return None if run_dir is None else cls(Path(run_dir) / CACHE_FOLDER / task)
 
-    def path(self, system: str, key: str) -> Path:
-        return self.folder / f"{system}-{key}.json"
-
-    def weights_path(self, system: str, key: str) -> Path:
-        return self.folder / f"{system}-{key}.safetensors"
+    def path(self, system: str, key: str, suffix: str = "json") -> Path:
+        return self.folder / f"{system}-{key}.{suffix}"
 
     def load(self, system: str, key: str) -> tuple[SearchResult, dict[str, "torch.Tensor"]] | None:
         """The cached search and its chosen weights; None (searched again) when either is missing or unreadable, or
@@ -134,7 +127,7 @@ class RecipeCache:
         from safetensors import SafetensorError
         from safetensors.torch import load_file
 
-        path, weights = self.path(system, key), self.weights_path(system, key)
+        path, weights = self.path(system, key), self.path(system, key, "safetensors")
         if not (path.is_file() and weights.is_file()):
             return None
         try:
@@ -152,15 +145,14 @@ class RecipeCache:
 
         # one copy per entry: safetensors refuses tensors that share memory (tied weights)
         tensors = {name: value.detach().cpu().contiguous().clone() for name, value in state.items()}
-        write_atomic(self.weights_path(result.system, key), lambda temporary: save_file(tensors, temporary))
+        write_atomic(self.path(result.system, key, "safetensors"), lambda temporary: save_file(tensors, temporary))
         write_text_atomic(self.path(result.system, key), json.dumps(result.to_json(), indent=1) + "\n")
 
 
 @dataclass
 class Search:
-    """One system's search as the caller's loop runs it (notebook 05 writes it out): train every rate of `rates()`
-    (none on a cache hit), `keep` each epoch's dev scores, then `result`; `state` holds the best point's weights
-    (in CPU memory), to load before scoring test once."""
+    """One system's search as the caller's loop runs it (notebook 05): train every rate of `rates()` (none on a cache
+    hit), `keep` each epoch's dev scores, then `result`; `state`: the best point's weights, to load before test."""
 
     system: str
     space: SearchSpace
@@ -259,10 +251,8 @@ def search_note(results: dict[str, SearchResult], labels: Callable[[str], str] =
     spaces: dict[SearchSpace, list[str]] = {}
     for name, result in results.items():
         spaces.setdefault(result.space, []).append(labels(name))
-    if len(spaces) == 1:
-        searched = f"the same for every system: {next(iter(spaces)).describe()}"
-    else:
-        searched = "; ".join(f"{', '.join(names)}: {space.describe()}" for space, names in spaces.items())
+    searched = (f"the same for every system: {next(iter(spaces)).describe()}" if len(spaces) == 1
+                else "; ".join(f"{', '.join(names)}: {space.describe()}" for space, names in spaces.items()))
     lines = [f"Searched on dev, {searched}; the best dev macro-F1 wins (a point giving every dev pair one class ranks "
              "last) and test is scored once with its weights."]
     lines += [f"- {labels(name)}: {r.chosen.describe()}{' (cached)' * r.cached}; dev macro-F1 "
@@ -274,6 +264,3 @@ def search_note(results: dict[str, SearchResult], labels: Callable[[str], str] =
                  "scoring.")
     return "\n".join(lines)
 
-
-__all__ = ["Recipe", "RecipeCache", "Search", "SearchPoint", "SearchResult", "Trainable", "dev_scores",
-           "search_metrics", "search_note", "space_table", "train_and_score"]

@@ -1,7 +1,5 @@
-"""Sentence transformers: loading (offline the packaged all-MiniLM-L6-v2, `minilm`; on a GPU runtime a hub id such as
-AoSE's `sentence-transformers/nli-roberta-base-v2`), and embeddings cached in the run folder, shared by AoSE
-(notebook 08), CDA's BERT-HAN (notebook 10) and notebook 11's bi-encoder.
-"""
+"""Sentence transformers (the packaged all-MiniLM-L6-v2 offline, or a hub id) and their embeddings cached in the run
+folder, shared by AoSE (notebook 08), CDA's BERT-HAN (notebook 10) and notebook 11's bi-encoder."""
 
 from __future__ import annotations
 
@@ -48,10 +46,10 @@ def max_positions(encoder: "SentenceTransformer") -> int:
 
 def embed(encoder: "SentenceTransformer", texts: Sequence[str], max_length: int, batch_size: int = 64,
           cache_dir: str | os.PathLike | None = None, name: str = "encoder") -> torch.Tensor:
-    """`[len(texts), dim]` float32 CPU embeddings of texts cut to `max_length` tokens (special tokens included),
-    under `finetuning.autocast`. With `cache_dir`, cached in `<cache_dir>/embeddings/<name>-<max_length>-<hash>
-    .safetensors` (atomically, with a manifest; a damaged one is said and computed again)."""
+    """`[len(texts), dim]` float32 CPU embeddings of texts cut to `max_length` tokens, under `finetuning.autocast`;
+    with `cache_dir`, cached in `<cache_dir>/embeddings/` (a damaged cache is said and computed again)."""
     from safetensors.torch import load_file
+    from safetensors.torch import save_file as save_tensors
 
     from .finetuning import autocast
 
@@ -75,7 +73,5 @@ def embed(encoder: "SentenceTransformer", texts: Sequence[str], max_length: int,
     finally:
         encoder.max_seq_length = previous
     if path is not None:
-        from safetensors.torch import save_file as save_tensors
-
         save_file(path, lambda temporary: save_tensors({"embeddings": vectors.contiguous()}, temporary))
     return vectors

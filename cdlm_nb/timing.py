@@ -1,7 +1,5 @@
-"""Timing steps against each other, as a student compares a cost with a limit: every step once per round after an
-untimed warm-up round (so a slow spell of the machine falls on all of them alike), and the ratio of two steps as the
-median over rounds of their paired ratios, with its 95 % bootstrap interval (`verdicts.paired_bootstrap`).
-Notebook 02 (global attention, the fused kernels), 09 (Match-Ignition's speed-up) and 10 (CDA's cost) time with it."""
+"""Timing steps against each other (notebooks 02, 09, 10): every step once per round after an untimed round, so a
+slow spell of the machine falls on all alike, and a ratio as the median of the paired ratios with its interval."""
 
 from __future__ import annotations
 
@@ -13,14 +11,12 @@ import numpy as np
 from . import verdicts
 from .finetuning import synchronize
 
-ROUNDS = 10  # timed rounds where a profile does not set them: ten paired ratios give a median's interval a width of
-#              a few percent on this repository's steps (docs/experiments.md, Match-Ignition's speed-up)
+ROUNDS = 10  # where a profile does not set them: a median's interval a few percent wide (docs/experiments.md)
 
 
 def interleaved_times(steps: Sequence[Callable[[], object]], rounds: int = ROUNDS, device: str = "cpu"
                       ) -> list[tuple[float, ...]]:
-    """Seconds of each step in each of `rounds` rounds, every step once per round after one untimed round; on a
-    GPU the clock waits for the queued kernels (`finetuning.synchronize`)."""
+    """Seconds of each step in each of `rounds` rounds after one untimed round (on a GPU, queued kernels included)."""
     times: list[list[float]] = [[] for _ in steps]
     for round_ in range(rounds + 1):
         for step, spent in zip(steps, times):
@@ -34,8 +30,7 @@ def interleaved_times(steps: Sequence[Callable[[], object]], rounds: int = ROUND
 
 
 def ratio(numerator: Sequence[float], denominator: Sequence[float]) -> tuple[float, float, float]:
-    """The median over rounds of `numerator` / `denominator` seconds, paired by round, and its 95 % bootstrap
-    interval over the rounds: (median, low, high)."""
+    """(median, low, high): the median of `numerator` / `denominator` paired by round, its 95 % bootstrap interval."""
     ratios = np.divide(numerator, denominator)
     low, high = verdicts.paired_bootstrap(lambda rounds: np.median(ratios[rounds], axis=-1), len(ratios))
     return float(np.median(ratios)), low, high

@@ -1,7 +1,5 @@
-"""Tokenizers for cross-document inputs: a small byte-level BPE trained offline on the corpus (RoBERTa's conventions:
-`<s> <pad> </s> <unk> <mask>` are ids 0-4, then `<doc-s> </doc-s>`; a text is wrapped in `<s> ... </s>`), and the
-two document separators that CDLM adds to any tokenizer (and to the model's embeddings).
-"""
+"""Tokenizers for cross-document inputs: a small byte-level BPE trained offline on the corpus (RoBERTa's conventions,
+then `<doc-s> </doc-s>`), and the two document separators that CDLM adds to any tokenizer and model."""
 
 from __future__ import annotations
 
@@ -14,17 +12,15 @@ if TYPE_CHECKING:
     from tokenizers import Tokenizer
     from transformers import PreTrainedModel, PreTrainedTokenizerBase, PreTrainedTokenizerFast
 
-DOC_START = "<doc-s>"
-DOC_END = "</doc-s>"
+DOC_START, DOC_END = "<doc-s>", "</doc-s>"
 DOCUMENT_SEPARATORS = (DOC_START, DOC_END)
-#: RoBERTa's special tokens, in RoBERTa's id order.
-ROBERTA_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")
+ROBERTA_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")  # in RoBERTa's id order
 
 
 def train_byte_level_bpe(texts: Iterable[str], vocab_size: int, special_tokens: Sequence[str],
                          add_prefix_space: bool = True) -> "Tokenizer":
-    """A byte-level BPE trained on the non-blank `texts`, `special_tokens` first (ids 0, 1, ...); `add_prefix_space`
-    gives every word, a text's first included, its leading-space marker (RoBERTa's own tokenizer does not)."""
+    """A byte-level BPE trained on the non-blank `texts`, `special_tokens` first (ids 0, 1, ...); `add_prefix_space`:
+    a text's first word too gets its leading-space marker (RoBERTa's own tokenizer does not)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
     if vocab_size < 256 + len(special_tokens):
@@ -57,10 +53,8 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int = 8000,
 
 
 def add_document_separators(tokenizer: "PreTrainedTokenizerBase", model: "PreTrainedModel | None" = None) -> int:
-    """Add `<doc-s>`/`</doc-s>` as special tokens (ordinary ones, as in `biu-nlp/cdlm`, keep their ids) and grow
-    `model`'s embeddings; returns the number of tokens new to the vocabulary. New rows are random, as the CDLM paper
-    says (§2.3): `mean_resizing=False` (transformers' default samples around the old rows' mean with covariance
-    1e-9 x theirs: practically the mean)."""
+    """Add `<doc-s>`/`</doc-s>` as special tokens (ordinary ones keep their ids) and grow `model`'s embeddings with
+    random rows, as in the CDLM paper (§2.3), not transformers' mean rows; returns how many tokens are new."""
     size = len(tokenizer)
     _add_special(tokenizer, [token for token in DOCUMENT_SEPARATORS if token not in tokenizer.all_special_tokens],
                  model)
@@ -84,10 +78,9 @@ def _add_special(tokenizer: "PreTrainedTokenizerBase", tokens: list[str], model:
 
 
 def document_separator_ids(tokenizer: "PreTrainedTokenizerBase") -> tuple[int, int]:
-    """The ids of `<doc-s>` and `</doc-s>`; a ConfigError says to call add_document_separators if they are missing."""
+    """The ids of `<doc-s>` and `</doc-s>` (a ConfigError says to call add_document_separators if missing)."""
     vocab = tokenizer.get_vocab()
-    missing = [token for token in DOCUMENT_SEPARATORS if token not in vocab]
-    if missing:
+    if missing := [token for token in DOCUMENT_SEPARATORS if token not in vocab]:
         raise ConfigError(f"tokenizer has no {missing}: call cdlm_nb.tokenization.add_document_separators(tokenizer, "
                           "model)")
     return vocab[DOC_START], vocab[DOC_END]

@@ -1,8 +1,7 @@
 """The model registry: which models the tutorial compares, what they are called, where they are saved, how they load
-(every later notebook reads notebook 02's models through it, so evaluation never depends on training code).
-`TRAINED_ON` says what each compared model read after the start, and with which global attention (its *pattern*).
-The start's two stages, `base` (one document per input, `base_max_length` tokens) and `base-long` (unrelated
-documents packed to `max_length`), run with full attention; `pretraining.stages` then gives them the profile's window.
+(every later notebook reads notebook 02's models through it, so evaluation never depends on training code). The
+start's two stages, `base` (one document per input) and `base-long` (unrelated documents packed), run with full
+attention; `pretraining.stages` then gives them the profile's window.
 """
 
 from __future__ import annotations
@@ -160,8 +159,7 @@ def model_problems(folder: Path) -> list[str]:
 
 def save_model_folder(folder: Path, model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
                       result: dict) -> Path:
-    """A model, its tokenizer and `pretraining.json`, saved atomically with a manifest (`artefacts.save_folder`),
-    so a save cut short is never taken for a finished model."""
+    """A model, its tokenizer and `pretraining.json`, saved atomically with a manifest (a cut save is never taken)."""
     def write(temporary: Path) -> None:
         model.save_pretrained(temporary)
         tokenizer.save_pretrained(temporary)
@@ -214,7 +212,7 @@ def load_result(run_dir: str | os.PathLike, variant: str, seed: int | None = Non
 
 
 def saved_setup(run_dir: str | os.PathLike, variant: str) -> dict | None:
-    """The run setup saved beside a finished model (`run_setup`), or None when there is no finished model."""
+    """The run setup saved beside a finished model (`run_setup`), or None when there is none."""
     path = model_dir(run_dir, variant) / RESULT_FILE
     if not path.is_file() or not (path.parent / "model.safetensors").is_file():
         return None
@@ -232,8 +230,7 @@ def shared_tokenizer(models: dict[str, "Encoder"]) -> "PreTrainedTokenizerBase":
 
 @dataclass
 class PretrainedShelf:
-    """Notebook 02's models, loaded fresh for each run (fine-tuning changes them); a missing one is said once,
-    with how to make it, and skipped."""
+    """Notebook 02's models, loaded fresh per run (fine-tuning changes them); a missing one is skipped, said once."""
 
     run_dir: Path
     profile: str
@@ -271,8 +268,7 @@ class PretrainedShelf:
 
 
 def starts_pretrained(profile: "Profile") -> bool:
-    """True when the profile starts from a pretrained encoder (Longformer-base, the paper's setting): the authors'
-    released checkpoints then stand for Longformer and CDLM."""
+    """Whether the profile starts from Longformer-base (the paper's setting): the released checkpoints then count."""
     return profile.encoder.kind != "tiny"
 
 
@@ -284,8 +280,7 @@ def notebook_02_makes(profile: str) -> tuple[str, ...]:
 
 
 def how_to_get(variant: str, profile: str) -> str:
-    """How a model missing from the run folder is made: by notebook 02, with PRETRAIN_STEPS for those the authors
-    did not release on a profile that starts from Longformer-base."""
+    """How a missing model is made: by notebook 02 (with PRETRAIN_STEPS where the authors released none)."""
     if variant not in notebook_02_makes(profile):
         return ("not released by the authors: notebook 02 with PRETRAIN_STEPS = N pretrains it (`cdlm-nb plan` gives "
                 "the minutes per variant), same RUN_DIR")

@@ -23,8 +23,7 @@ UNCHECKED = "cannot be checked here"  # a claim on a row that learned nothing: n
 HOLDS, REVERSED, UNRESOLVED = "holds here", "reversed here", "not resolved at this scale"
 CONFIDENCE = 0.95  # the level of every interval shown (the percentile bootstrap's two-sided coverage)
 RESAMPLES = 1000  # bootstrap draws: the 2.5 % and 97.5 % percentiles move by well under a point past this
-#: "Almost every": at most one test input in twenty gets another class (a matcher that calls 116 of 120 test pairs
-#: unrelated has not learned a rule, whatever its few other calls score). Describes a row; never decides one.
+#: "Almost every": at most one test input in twenty gets another class. Describes a row; never decides one.
 ONE_CLASS_SHARE = 0.95
 PAIR_CLASSES = ("unrelated", "related")  # the classes of the pair tasks (matching, CDA's D2D, the comparison)
 NR = None  # a number the paper does not report: a blank cell (pandas shows None as missing, not as 0)
@@ -39,8 +38,7 @@ def reference_label(name: str) -> str:
 def pair_references(labels: Sequence[int]) -> dict[str, dict[str, float]]:
     """What calling every test pair related, or none, scores: accuracy and F1 of the related class (fractions)."""
     share = float(np.mean(labels)) if len(labels) else 0.0
-    return {"all related": {"acc": share, "f1": 2 * share / (1 + share)},
-            "none related": {"acc": 1 - share, "f1": 0.0}}
+    return {"all related": {"acc": share, "f1": 2 * share / (1 + share)}, "none related": {"acc": 1 - share, "f1": 0.0}}
 
 
 def class_references(train_labels: Sequence, test_labels: Sequence) -> dict[str, float]:
@@ -66,8 +64,7 @@ def floors(references: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
 
 
 def flat(prefix: str, nested: Mapping) -> dict[str, float]:
-    """`{"<prefix>/<a>/<b>": value}` for a nested mapping `{a: {b: value}}`, at any depth, spaces in keys as `_`:
-    the one shape every recorded metric name takes (`record_all` keeps the result)."""
+    """`{"<prefix>/<a>/<b>": value}` for a nested mapping `{a: {b: value}}` (any depth, spaces in keys as `_`)."""
     metrics = {}
     for key, value in nested.items():
         name = f"{prefix}/{str(key).replace(' ', '_')}"
@@ -271,6 +268,5 @@ def seed_band(spread: Mapping[str, Mapping] | None, first: str, second: str | No
 
 
 def paired_band(spread: Mapping[str, Mapping] | None, metric: str) -> float | None:
-    """The seed band of a difference measured per seed as one metric (e.g. `perplexity/paired/local`, each seed's
-    variant minus CDLM): `seed_band` of that one metric."""
+    """`seed_band` of a difference measured per seed as one metric (e.g. `perplexity/paired/local`)."""
     return seed_band(spread, metric, None)

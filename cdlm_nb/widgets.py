@@ -1,11 +1,10 @@
 """Interactive explorers that still work headless: `explore(render, pattern=["cdlm", "local"], rate=(0.05, 0.5, 0.05))`
-shows ipywidgets controls (`ipywidgets.interact`'s abbreviations) above `render`'s output; headless (`cdlm-nb run`,
-papermill, CI) or without ipywidgets (the `lab` extra) it renders once at the controls' starting values, so an
-executed notebook still holds the output.
-"""
+shows ipywidgets controls above `render`'s output; headless or without ipywidgets (the `lab` extra) it renders once at
+the controls' starting values, so an executed notebook still holds the output."""
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import inspect
 import textwrap
@@ -17,9 +16,8 @@ from .progress import is_headless
 
 
 def say(*texts: str | Iterable[str], width: int = 120) -> None:
-    """Print text wrapped at `width` columns, so that a long reading or a token dump reads at a glance in a notebook
-    and its published copy. Each argument is a string or a list of lines; a line's continuations are indented under
-    its text (under a bullet's words for `- ` lines); no word or token is split."""
+    """Print strings or lists of lines wrapped at `width` columns (a long reading reads at a glance), continuations
+    indented under a line's text (a bullet's words for `- ` lines); no word or token is split."""
     lines = [line for text in texts for line in ([text] if isinstance(text, str) else text)]
     for line in "\n".join(lines).splitlines() or [""]:
         indent = " " * (len(line) - len(line.lstrip()) + (2 if line.lstrip().startswith("- ") else 0))
@@ -28,8 +26,7 @@ def say(*texts: str | Iterable[str], width: int = 120) -> None:
 
 
 def show(result: Any) -> None:
-    """Display what a render function returned, a table's `attrs["caption"]` printed under it; a matplotlib Figure is
-    then closed (so the inline backend does not show it a second time)."""
+    """Display a render's result, a table's `attrs["caption"]` under it; a Figure is then closed (not shown twice)."""
     from IPython.display import display
     from matplotlib.figure import Figure
 
@@ -44,8 +41,7 @@ def show(result: Any) -> None:
 
 
 def _with_fixed_rest(render: Callable[..., Any], controls: dict[str, Any]) -> dict[str, Any]:
-    """`controls`, plus `ipywidgets.fixed(default)` for every other parameter with a default (plain `interact` would
-    make a slider of every numeric default)."""
+    """`controls`, plus `ipywidgets.fixed(default)` for every other defaulted parameter (not a slider)."""
     import ipywidgets
 
     rest = {name: ipywidgets.fixed(parameter.default)
@@ -63,8 +59,7 @@ def has_ipywidgets() -> bool:
 
 
 def default_values(render: Callable[..., Any], **controls: Any) -> dict[str, Any]:
-    """The values `explore` starts at: those of the widgets ipywidgets builds from `controls` (a parameter's default
-    wins when the control allows it); without ipywidgets, the same from its rules (`_start_values`)."""
+    """The values `explore` starts at: those of ipywidgets' widgets for `controls` (else `_start_values`)."""
     if not has_ipywidgets():
         return _start_values(render, controls)
     import ipywidgets
@@ -87,8 +82,6 @@ def explore(render: Callable[..., Any], **controls: Any) -> None:
             print(NO_IPYWIDGETS_NOTE)
         show(render(**default_values(render, **controls)))
         return
-    import functools
-
     import ipywidgets
 
     shown = functools.wraps(render)(lambda **values: show(render(**values)))  # `render`'s signature, for ipywidgets

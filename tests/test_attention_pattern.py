@@ -11,7 +11,6 @@ from cdlm_nb.attention_pattern import (
     attention_kinds,
     attention_pattern_matrix,
     attention_statistics,
-    can_attend,
     cross_document_reach,
     global_fraction,
     pattern_metrics,
@@ -117,11 +116,6 @@ def test_cross_document_reach_is_the_share_of_other_documents_tokens_read():
     assert cross_document_reach(with_global, doc_ids, [1]) == 1.0
     with pytest.raises(ConfigError):
         cross_document_reach(local, doc_ids, [0])  # <s> is in no document
-
-
-def test_can_attend():
-    pattern = attention_pattern_matrix([1] * 6, [0] * 6, window=2)
-    assert can_attend(pattern, [0], [1]) and not can_attend(pattern, [0], [4, 5])
 
 
 def test_attention_statistics_average_over_examples(tiny_tokenizer):

@@ -117,10 +117,10 @@ def test_weights_missing_or_kept_for_another_recipe_are_searched_again(tmp_path)
     cache = RecipeCache(tmp_path)
     first = FakeTraining()
     searched, _ = search("cdlm", SPACE, first, cache=cache, key="k")
-    cache.weights_path("cdlm", "k").unlink()
+    cache.path("cdlm", "k", "safetensors").unlink()
     again = FakeTraining()
     search("cdlm", SPACE, again, cache=cache, key="k")
-    assert len(again.trained) == 6 and cache.weights_path("cdlm", "k").is_file()
+    assert len(again.trained) == 6 and cache.path("cdlm", "k", "safetensors").is_file()
     stale = searched.to_json() | {"chosen": {"learning_rate": 1e-4, "epochs": 3, "schedule_epochs": 3,
                                              "warmup": 0.1}}
     cache.path("cdlm", "k").write_text(json.dumps(stale), encoding="utf-8")  # chosen under an older rule

@@ -1,8 +1,6 @@
-"""AoSE (Abdaoui & Dutta 2023, §3.1): attention over sentence embeddings, then a dense layer; and its ablations.
-`DocumentClassifier` (sentence vectors -> AoSE's attention or their plain mean -> logits) is all that trains in the
-frozen setting; `FineTunedClassifier` puts the sentence transformer in front of it (fine-tuned setting). The
-encoder-alone baseline (the paper's "S-Roberta") is the same classifier over one vector: the first 512 tokens'.
-"""
+"""AoSE (Abdaoui & Dutta 2023, §3.1): attention over sentence embeddings, then a dense layer; and its ablations,
+the plain mean and the encoder alone (the paper's "S-Roberta": the same classifier over one vector, the first 512
+tokens'). `DocumentClassifier` is all that trains in the frozen setting."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ import pandas as pd
 
 from .. import verdicts
 from ..verdicts import reference_label
-from .experiment import LONG, SPLITS, ClassificationRun, Corpus, in_length_group
+from .experiment import LONG, ClassificationRun, Corpus, in_length_group
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -64,13 +64,10 @@ def truncations(runs: Mapping[str, ClassificationRun]) -> list[int]:
 def data_table(corpora: Mapping[str, Corpus]) -> pd.DataFrame:
     """Table 3 for our data (tokens by the sentence transformer's tokenizer, special tokens excluded), with the
     paper's full corpora below (RoBERTa tokenizer)."""
-    rows = {}
-    for name, corpus in corpora.items():
-        for split in SPLITS:
-            tokens = corpus.tokens[split]
-            rows[(f"ours: {CORPUS_LABELS[name]}", split)] = (
-                len(tokens), sum(n > LONG for n in tokens), round(sum(tokens) / max(len(tokens), 1)),
-                max(tokens, default=0), len(set(corpus.labels["train"])))
+    rows = {(f"ours: {CORPUS_LABELS[name]}", split): (
+        len(tokens), sum(n > LONG for n in tokens), round(sum(tokens) / max(len(tokens), 1)), max(tokens, default=0),
+        len(set(corpus.labels["train"]))) for name, corpus in corpora.items()
+        for split, tokens in corpus.tokens.items()}  # train, then test
     rows |= {(f"paper: {CORPUS_LABELS[name]}", split): values
              for name, splits in PAPER_DATA.items() for split, values in splits.items()}
     return pd.DataFrame.from_dict(rows, orient="index", columns=list(DATA_COLUMNS))
@@ -187,10 +184,8 @@ SETTINGS = {"frozen": "frozen", "finetuned": "fine-tuned"}  # recorded setting -
 def readings(name: str, frozen: Mapping[str, ClassificationRun], finetuned: Mapping[str, ClassificationRun],
              embed_seconds: float, corpus: Corpus, profile: str) -> list[str]:
     """AoSE's three claims on this corpus: only models above the reference rows (majority class, label prior) on
-    accuracy are compared, and one model is over another only under the noise rule (`verdicts`: the paired bootstrap
-    over test documents excludes 0 and the difference exceeds the seed band). Claim 3 is on training time, one timing
-    per setting with neither interval nor seed band: it is described, never read; its accuracy side (the paper's
-    fine-tuning gain) is read like the others."""
+    accuracy are compared, under the noise rule (`verdicts`). Claim 3 is on training time, one timing per setting
+    with neither interval nor seed band: described, never read; its accuracy side (the fine-tuning gain) is read."""
     label = CORPUS_LABELS[name]
     runs = {(setting, model): run for setting, group in (("frozen", frozen), ("finetuned", finetuned))
             for model, run in group.items()}
@@ -205,8 +200,7 @@ def readings(name: str, frozen: Mapping[str, ClassificationRun], finetuned: Mapp
     spread, aose = verdicts.load_spread(profile), frozen["aose"]
 
     def claim(text: str, first: tuple[str, str], second: tuple[str, str], which: str) -> str:
-        """`first` over `second` (keys of `runs`) on accuracy over the test documents `which`, each one's accuracy
-        named when both learned something."""
+        """`first` over `second` (keys of `runs`) on accuracy over the test documents `which`."""
         metric = "acc_long" if which == "long" else "acc"
 
         def difference() -> verdicts.Difference:

@@ -34,9 +34,8 @@ def train(forward: Forward, model: nn.Module, labels: Sequence[int], lengths: Se
 
 def predict(forward: Forward, lengths: Sequence[int], batch_size: int, items: Sequence[int] | None = None,
             split: Split | None = None, device: str = "cpu") -> tuple[list[int], list[list[float]]]:
-    """(predicted labels, α per document over its `items` sentences (default: `lengths`); [] when the model has no
-    attention), in the examples' order (`finetuning.predict_batches`: batches of similar length cut by `split`, under
-    `autocast(device)` as in `train`)."""
+    """(predicted labels, α per document over its `items` sentences (default: `lengths`; [] without attention)), in
+    the examples' order (`finetuning.predict_batches`: batches of similar length cut by `split`, under autocast)."""
     items = lengths if items is None else items
 
     def labels_and_alphas(piece: list[int]) -> tuple[list[int], list[list[float]]]:

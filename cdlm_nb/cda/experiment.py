@@ -44,11 +44,10 @@ def through_csv(splits: Mapping[str, Any], folder: Path) -> tuple[dict[str, Any]
     back with `load_cda`; also how many pairs' doc_a came back re-split (0 unless a sentence held several)."""
     from ..data.cda import load_cda, write_cda
 
-    back, changed = {}, {}
-    for split, rows in splits.items():
-        back[split] = load_cda(save_file(folder / f"{split}.csv", partial(write_cda, rows)))
-        changed[split] = sum(a != b for a, b in zip(rows["doc_a"], back[split]["doc_a"]))
-    return back, changed
+    back = {split: load_cda(save_file(folder / f"{split}.csv", partial(write_cda, rows)))
+            for split, rows in splits.items()}
+    return back, {split: sum(a != b for a, b in zip(rows["doc_a"], back[split]["doc_a"]))
+                  for split, rows in splits.items()}
 
 
 def pairs_for(name: str, prepared: "Prepared") -> dict[str, PairSet]:

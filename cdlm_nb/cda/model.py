@@ -2,12 +2,9 @@
 B, optional cross-document attention (`attention`: none, SHALLOW or DEEP) rewrites their vectors, and
 [d̃_A ; d̃_B] → Linear → ReLU → Linear is the logit of "aligned".
 
-Encoders (§3.2, §5.1, A.4.2) work in two steps so that DEEP CDA can act between them: `sentences(side)`, then
-`document(side, sentences)` → (document vector, the vectors CDA and alignment use): GRU-HAN (word BiGRU +
-attention, then sentence BiGRU + attention; CDA before that GRU, A.4.2), BERT-HAN (two BiGRU layers over frozen
-sentence vectors + attention; CDA on the first layer's outputs), and `PooledSentences`: AoSE's attention pooling
-alone, or BERT-AVG's mean. Alignment (eq. 3-4) scores doc_a's sentences against d_b before CDA: softmax of vᵀd_b,
-and cos(v, d_b).
+Encoders (§3.2, §5.1, A.4.2: GRU-HAN, BERT-HAN, `PooledSentences`) work in two steps so that DEEP CDA can act
+between them: `sentences(side)`, then `document(side, sentences)` → (document vector, the vectors CDA and alignment
+use). Alignment (eq. 3-4) scores doc_a's sentences against d_b before CDA: softmax of vᵀd_b, and cos(v, d_b).
 
 The released code's bugs are options: `mask_padding=False` (attention and GRUs read padding), `word_state=
 "document"` (the word GRU runs over the whole document, carrying state across sentences) and `softmax_over_batch`
@@ -53,8 +50,7 @@ def run_gru(gru: nn.GRU, inputs: torch.Tensor, mask: torch.Tensor, packed: bool 
     if real.any():
         sequence = nn.utils.rnn.pack_padded_sequence(inputs[real], lengths[real].cpu(), batch_first=True,
                                                      enforce_sorted=False)
-        unpacked, _ = nn.utils.rnn.pad_packed_sequence(gru(sequence)[0], batch_first=True,
-                                                       total_length=inputs.shape[1])
+        unpacked, _ = nn.utils.rnn.pad_packed_sequence(gru(sequence)[0], batch_first=True, total_length=inputs.shape[1])
         outputs[real] = unpacked
     return outputs
 

@@ -103,8 +103,7 @@ PAPER_LARGEST_COST = max(max(cost) for name in PAPER_TABLE11 if (cost := paper_c
 
 
 def costs(rounds: Mapping[str, Sequence[float]]) -> dict[str, tuple[float, float, float]]:
-    """Each CDA model's inference seconds over its encoder's (same test pairs, paired by round): the median ratio
-    and its 95 % interval (`timing.ratio`)."""
+    """Each CDA model's inference seconds over its encoder's, paired by round: median, 95 % interval (timing.ratio)."""
     return {name: timing.ratio(seconds, rounds[base]) for name, seconds in rounds.items()
             if (base := model_spec(name)[0]) != name and base in rounds}
 
@@ -132,8 +131,7 @@ def cost_metrics(data: str, rounds: Mapping[str, Sequence[float]]) -> dict[str, 
 
 
 def cost_lines(rounds: Mapping[str, Sequence[float]]) -> list[str]:
-    """CDA's cost, one reading for every model: its interval read against the largest cost the paper measured
-    (`timing.side`)."""
+    """CDA's cost, one reading for every model: its interval against the largest cost the paper measured."""
     if not (measured := costs(rounds)):
         return []
     each = "; ".join(f"{label(name)} {value:.2f}× ({low:.2f}-{high:.2f}), {timing.side(low, high, PAPER_LARGEST_COST)}"
@@ -229,12 +227,10 @@ def readings(runs: Mapping[str, CDARun], test_labels: Sequence[int], profile: st
                                             band(first, second, "d2d/f1", 100))
 
     for name in ("gru_han_shallow", "gru_han_deep", "bert_han_shallow", "bert_han_deep"):
-        encoder = model_spec(name)[0]
-        if not {name, encoder} <= set(runs):
-            continue
-        lines.append(verdicts.ordering_line(f"CDA paper, Table 2: {label(name)} over {label(encoder)}", (name, encoder),
-                                            learned, {n: label(n) for n in runs}, partial(d2d_f1, name, encoder),
-                                            "D2D F1"))
+        if {name, encoder := model_spec(name)[0]} <= set(runs):
+            lines.append(verdicts.ordering_line(f"CDA paper, Table 2: {label(name)} over {label(encoder)}",
+                                                (name, encoder), learned, {n: label(n) for n in runs},
+                                                partial(d2d_f1, name, encoder), "D2D F1"))
     oracle = {name: run.oracle["attention"] for name, run in runs.items()}
     if {"gru_han_deep", "gru_han_shallow"} <= set(runs):
         diff = verdicts.mean_difference(oracle["gru_han_deep"].reciprocal_ranks,

@@ -1,8 +1,5 @@
-"""Every system of notebook 11: its training for the notebook's loop (`search_for`) on the same train split, then
-its scores on the same test pairs with the same costs (`finish`), each from its own notebook's package:
-`tfidf` and `minilm_cosine` (cosines, threshold at the best dev macro-F1); `aose`, `cda_gru_deep`,
-`cda_minilm_shallow` (`cdlm_nb.cda`'s Siamese matchers); `match_ignition` and `minilm_cross` (`cdlm_nb.match_ignition`'s
-MiniLM cross-encoder with both filters at α = 10 %, and with none); notebook 02's encoders fine-tuned as in 05."""
+"""Every system of notebook 11, each from its own notebook's package: its training for the notebook's loop
+(`search_for`) on the same train split, then its scores on the same test pairs with the same costs (`finish`)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,10 @@
-"""The same-head-lemma baseline (CDLM v1 Tables 2-3 "Same Head-Lemma" rows): on gold mentions, mentions of one kind
-whose heads share a lemma form one cluster within each gold subtopic. The classic strong lower bound on ECB+, whose
-articles about one event reuse the same words.
+"""The same-head-lemma baseline (CDLM v1 Tables 2-3): on gold mentions, mentions of one kind whose heads share a lemma
+form one cluster within each gold subtopic, the classic strong lower bound on ECB+.
 
-No parser ships with this package, so heads and lemmas come from deterministic rules: an entity's head is the last
-word before a post-modifier ("the host of the Oscars" -> "host", "in Queens" -> "Queens"), a capitalised one a proper
-name; an event's head is its first token after auxiliaries if it looks verbal ("was killed" -> "killed"), else the
-entity rule ("a deadly earthquake" -> "earthquake"); `lemmatize` is a small rule-based English lemmatizer (irregular
-forms, then -s/-ed/-ing with undoubling and e-restoration). Any `str -> str` function can replace it (`lemmatizer=`,
-e.g. one on lemminflect's `getAllLemmas`, not a dependency here)."""
+Heads and lemmas come from deterministic rules (no parser here): an entity's head is the last word before a
+post-modifier ("the host of the Oscars" -> "host"), a capitalised one a proper name; an event's head is its first
+token after auxiliaries if it looks verbal ("was killed" -> "killed"), else the entity rule. `lemmatize` (irregular
+forms, then -s/-ed/-ing with undoubling and e-restoration) can be replaced by any `str -> str` (`lemmatizer=`)."""
 
 from __future__ import annotations
 
@@ -32,18 +29,17 @@ def _by_lemma(table: str) -> dict[str, str]:
 IRREGULAR_VERBS = _by_lemma("""
     be is are am was were been being 's 're 'm; have has had having 've 'd; do does did done doing; say said says;
     make made makes making; take took taken taking; go went gone goes; come came coming; get got gotten;
-    give gave given giving; see saw seen; know knew known; tell told; find found; leave left leaves leaving;
-    hold held; bring brought; think thought; buy bought; catch caught; fight fought; teach taught; seek sought;
-    send sent; spend spent; build built; lose lost losing; lead led; flee fled; fall fell fallen; feel felt;
-    keep kept; meet met; pay paid; run ran; sit sat; stand stood; understand understood; win won;
-    write wrote written writing; shoot shot; strike struck stricken striking; die died dies dying;
-    lie lied lies lying; tie tied ties; beat beaten; begin began begun; break broke broken; choose chose chosen;
-    drive drove driven; eat ate eaten; fly flew flown; freeze froze frozen; grow grew grown; hide hid hidden;
-    rise rose risen; ride rode ridden; ring rang rung; sing sang sung; sink sank sunk; shake shook shaken;
-    speak spoke spoken; steal stole stolen; swear swore sworn; throw threw thrown; wear wore worn;
-    withdraw withdrew withdrawn; draw drew drawn; blow blew blown; bite bit bitten; bleed bled; feed fed;
-    deal dealt; mean meant; hear heard; lay laid; slay slew slain; sell sold; overtake overtook; uphold upheld;
-    withhold withheld; wake woke; hang hanged hanging; bang banged banging; create created creating;
+    give gave given giving; see saw seen; know knew known; tell told; find found; leave left leaves leaving; hold held;
+    bring brought; think thought; buy bought; catch caught; fight fought; teach taught; seek sought; send sent;
+    spend spent; build built; lose lost losing; lead led; flee fled; fall fell fallen; feel felt; keep kept; meet met;
+    pay paid; run ran; sit sat; stand stood; understand understood; win won; write wrote written writing; shoot shot;
+    strike struck stricken striking; die died dies dying; lie lied lies lying; tie tied ties; beat beaten;
+    begin began begun; break broke broken; choose chose chosen; drive drove driven; eat ate eaten; fly flew flown;
+    freeze froze frozen; grow grew grown; hide hid hidden; rise rose risen; ride rode ridden; ring rang rung;
+    sing sang sung; sink sank sunk; shake shook shaken; speak spoke spoken; steal stole stolen; swear swore sworn;
+    throw threw thrown; wear wore worn; withdraw withdrew withdrawn; draw drew drawn; blow blew blown; bite bit bitten;
+    bleed bled; feed fed; deal dealt; mean meant; hear heard; lay laid; slay slew slain; sell sold; overtake overtook;
+    uphold upheld; withhold withheld; wake woke; hang hanged hanging; bang banged banging; create created creating;
     add added adding; agree agreed; free freed; guarantee guaranteed; focus focused focusing;
     control controlled controlling; patrol patrolled; compel compelled; expel expelled; cancel cancelled;
     invite invited inviting; unite united; ignite ignited; excite excited; cite cited; hope hoped hoping;
@@ -51,10 +47,10 @@ IRREGULAR_VERBS = _by_lemma("""
 """)
 #: Irregular nouns, invariable plurals and pronoun case forms -> lemma.
 IRREGULAR_OTHERS = _by_lemma("""
-    morning; evening; during; thing; nothing; something; everything; anything; ceiling; wedding; king; string;
-    spring; man men; woman women; child children; foot feet; tooth teeth; mouse mice; life lives; wife wives;
-    knife knives; thief thieves; news; series; species; crisis crises; analysis analyses; police; people;
-    he him his; she her hers; they them their theirs; it its; i me my; we us our
+    morning; evening; during; thing; nothing; something; everything; anything; ceiling; wedding; king; string; spring;
+    man men; woman women; child children; foot feet; tooth teeth; mouse mice; life lives; wife wives; knife knives;
+    thief thieves; news; series; species; crisis crises; analysis analyses; police; people; he him his; she her hers;
+    they them their theirs; it its; i me my; we us our
 """)
 IRREGULAR = {**IRREGULAR_VERBS, **IRREGULAR_OTHERS}
 #: Verb forms that look like base forms, so that the event-head rule still sees them as verbs.
@@ -75,11 +71,9 @@ def _restore_e(stem: str) -> str:
     consonant_before = before not in _VOWELS
     # 3rd-from-last letter, to tell a single vowel ("nam", "decid") from a vowel pair ("join", "avoid").
     single_vowel = before in "aiou" and stem[-3] not in _VOWELS
-    if last in "cvu" or stem.endswith("uir"):  # announc, arriv, continu, acquir
-        return stem + "e"
-    if last == "z" and before != "z":  # seiz, realiz
-        return stem + "e"
-    if last == "s" and not consonant_before:  # rais, releas, caus, us
+    if (last in "cvu" or stem.endswith("uir")  # announc, arriv, continu, acquir
+            or last == "z" and before != "z"  # seiz, realiz
+            or last == "s" and not consonant_before):  # rais, releas, caus, us
         return stem + "e"
     if last == "g" and (before in "rd" or stem.endswith(("ang", "eng", "ung")) or (before == "a" and single_vowel)):
         return stem + "e"  # charg, judg, chang, challeng, plung, manag
@@ -87,8 +81,7 @@ def _restore_e(stem: str) -> str:
         return stem + "e"  # handl, settl, rul, fil, consol
     if last == "t" and before == "a":
         return stem if stem[-3] in "eoa" else stem + "e"  # locat, evacuat, but treat, float
-    if single_vowel and (last in "dkmnbp" or last == "r" and before != "o"
-                         or last == "t" and before in "ou"):
+    if single_vowel and (last in "dkmnbp" or last == "r" and before != "o" or last == "t" and before in "ou"):
         return stem + "e"  # decid, strik, nam, defin, describ, escap, fir, vot, prosecut
     return stem
 
@@ -143,8 +136,7 @@ def mention_head(tokens: Sequence[str], kind: str) -> int:
 
 
 def head_lemma(tokens: Sequence[str], kind: str, lemmatizer: Lemmatizer = lemmatize) -> str:
-    """The lemma of a mention's head token; an entity head with a capital initial is taken as a proper name
-    and only lower-cased ("Cheeks" stays "cheeks"). A trailing possessive "'s" is removed first."""
+    """The lemma of a mention's head, less a possessive "'s"; a capitalised entity head (a name) is only lower-cased."""
     head = tokens[mention_head(tokens, kind)]
     if head.lower().endswith("'s") and len(head) > 2:
         head = head[:-2]
@@ -158,15 +150,9 @@ def head_lemma_assignment(rows: Iterable[Mapping[str, Any]], kind: str, *, lemma
     """mention_id -> predicted cluster label "<group>/<head lemma>" for every `kind` mention of the rows."""
     if group_by not in LEMMA_GROUPINGS:
         raise ConfigError(f"group_by must be one of {LEMMA_GROUPINGS}, not {group_by!r}")
-    assignment = {}
-    for row in rows:
-        group = "" if group_by == "corpus" else row[group_by]
-        for mention in row["mentions"]:
-            if mention["kind"] != kind:
-                continue
-            tokens = row["sentences"][mention["sentence"]][mention["start"] : mention["end"]]
-            assignment[mention["mention_id"]] = f"{group}/{head_lemma(tokens, kind, lemmatizer)}"
-    return assignment
+    return {m["mention_id"]: f"{'' if group_by == 'corpus' else row[group_by]}/"
+                             f"{head_lemma(row['sentences'][m['sentence']][m['start']:m['end']], kind, lemmatizer)}"
+            for row in rows for m in row["mentions"] if m["kind"] == kind}
 
 
 def head_lemma_scores(rows: Iterable[Mapping[str, Any]], kinds: Sequence[str] = MENTION_KINDS, *,

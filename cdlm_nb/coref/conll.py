@@ -1,15 +1,11 @@
-"""CoNLL-2012 coreference files, read for scoring (`cdlm-nb score-coref`), and COREF_FEATURES rows as key/response
-clusterings.
+"""CoNLL-2012 coreference files, read for scoring (`cdlm-nb score-coref`), and COREF_FEATURES rows as clusterings.
 
 Layout: `#begin document (NAME); part 000` (or `#begin document NAME`) ... `#end document`, one token per line, the
 LAST column the coreference annotation: `(7` opens a mention of cluster 7, `7)` closes one, `(7)` is a one-token
-mention, `|` joins several, `-` means none; blank lines separate sentences. Cross-document practice (ECB+; Barhom et
-al. 2019, Cattan et al. 2021) shares cluster ids across ALL blocks of a file (`shared_ids=False`: local to a block,
-as in within-document CoNLL-2012 files).
-
+mention, `|` joins several, `-` means none; blank lines separate sentences. Cluster ids are shared across ALL blocks
+of a file, the cross-document practice (ECB+) (`shared_ids=False`: local to a block, as in within-document files).
 A mention is `(document key, start, end)`, token offsets over the whole block (end exclusive; the key is NAME for
-part 000, else "NAME; part NNN"): independent of sentence splitting, and the scheme `coref_clusters` uses with doc_id
-as the key, so a file with one block per document holds exactly the in-memory mentions."""
+part 000, else "NAME; part NNN"): the scheme `coref_clusters` uses with doc_id as the key."""
 
 from __future__ import annotations
 
@@ -34,8 +30,7 @@ _PART = re.compile(rf"^(?:\((?P<single>{_ID})\)|\((?P<open>{_ID})|(?P<close>{_ID
 
 @dataclass
 class ConllFile:
-    """A parsed file: documents in file order (key -> sentences of token columns but the last), clusters (id ->
-    mentions)."""
+    """A parsed file: documents (key -> sentences of token columns but the last) and clusters (id -> mentions)."""
 
     path: str
     documents: dict[str, list[list[tuple[str, ...]]]]
@@ -147,9 +142,8 @@ def score_conll_files(key_path: str | os.PathLike, response_path: str | os.PathL
 
 def coref_clusters(rows: Iterable[Mapping[str, Any]], kind: str,
                    assignment: Mapping[str, Hashable] | None = None) -> list[list[MentionKey]]:
-    """The clusters of `kind` mentions of COREF_FEATURES rows, each mention `(doc_id, start, end)` with token offsets
-    within the whole document: the gold key when `assignment` is None, else the response grouping mentions by
-    `assignment[mention_id]` (a predicted cluster label). Every mention must be assigned."""
+    """The `kind` mention clusters of COREF_FEATURES rows, mentions as `(doc_id, start, end)` over the whole document:
+    the gold key, or with `assignment` (mention_id -> predicted cluster label, for every mention) the response."""
     check_kind(kind)
     clusters: dict[Hashable, list[MentionKey]] = {}
     unassigned, seen = [], set()

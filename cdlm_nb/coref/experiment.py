@@ -1,10 +1,7 @@
-"""The coreference experiment of notebook 04: pick the evaluation data, fine-tune one pair scorer per pretrained
-encoder on train, tune the clustering threshold on dev, cluster and score test (CDLM paper §3.2, Tables 2-3).
-
-From pair probabilities to coreference clusters: average-linkage agglomerative clustering (CDLM §3.2). Inside each
-group of documents (gold subtopics; the released code's test set uses topics predicted by a document clustering, see
-`predict_topics`), mentions merge bottom-up on the distance 1 - P(coreferent), smallest *average* pairwise distance
-first, until it exceeds a threshold tuned on dev (the released code searches 0.5-0.7)."""
+"""The coreference experiment of notebook 04 (CDLM paper §3.2, Tables 2-3): fine-tune one pair scorer per pretrained
+encoder on train, tune the clustering threshold on dev, cluster and score test. Clustering: inside each group of
+documents (gold subtopics, or `predict_topics` as the released code's test set), average-linkage merges on the
+distance 1 - P(coreferent) until the smallest average distance exceeds the threshold (released code: 0.5-0.7)."""
 
 from __future__ import annotations
 
@@ -15,27 +12,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+from scipy.cluster.hierarchy import fcluster, linkage
 from transformers import set_seed
 
 from ..encoders import max_input_length
 from ..errors import ConfigError, DataError
 from ..finetuning import ScoringResult, TrainSetup
-from ..profiles import SEED
+from ..profiles import SEED, CorefConfig, Profile
 from ..variants import PretrainedShelf
 from .conll import coref_clusters
 from .inputs import EncodingStats, SpecialIds, add_mention_markers, encode_pairs
-from .mentions import Mention, WordIds, collect_mentions, gold_clusters, group_mentions, tokenize_documents
+from .mentions import Mention, WordIds, collect_mentions, gold_clusters, group_mentions, grouped, tokenize_documents
 from .metrics import CorefScores, score_coreference
+from .model import PairScorer, build_pair_scorer
 from .pairs import PairStats, candidate_pairs, training_pairs
 from .training import score_pairs, train_scorer
 
 if TYPE_CHECKING:
-    import numpy as np
     from datasets import Dataset
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
-
-    from ..profiles import CorefConfig, Profile
-    from .model import PairScorer
 
 #: Where dev/test candidate pairs come from: gold subtopics, or topics predicted by a document clustering.
 EVALUATION_GROUPINGS = ("subtopic", "predicted")
@@ -43,7 +39,7 @@ SENTENCES_ONLY = "cdlm_sentences"  # the run name of the "sentences only" ablati
 Rows = Sequence[Mapping[str, Any]]  # COREF_FEATURES rows: a datasets.Dataset or a list of dicts
 Clusters = list[list[str]]
 #: One group's mentions and its average-linkage merge tree (None for a group of one mention).
-Dendrogram = tuple[tuple[str, ...], "np.ndarray | None"]
+Dendrogram = tuple[tuple[str, ...], np.ndarray | None]
 
 
 @dataclass
@@ -70,10 +66,9 @@ def limit_subtopics(dataset: "Dataset", n: int | None) -> tuple["Dataset", int]:
     return dataset.select([i for i, name in enumerate(dataset["subtopic"]) if name in kept]), len(subtopics) - n
 
 
-def coref_data(profile: "Profile", data: str = "auto", ecbplus_dir: str | None = None,
+def coref_data(profile: Profile, data: str = "auto", ecbplus_dir: str | None = None,
                run_dir: str | Path | None = None) -> CorefData:
-    """Notebook 04's corpus: `data` "auto" is the profile's (`data.corpora.resolve_source`: ECB+ for hub profiles,
-    else the embedded world); dev and test keep their first `profile.coref.eval_subtopics` subtopics."""
+    """Notebook 04's corpus (`data` "auto": the profile's, `resolve_source`), dev and test cut to `eval_subtopics`."""
     from ..data.corpora import COREF_SOURCES, coref_splits, resolve_source
 
     source = resolve_source(profile, data, COREF_SOURCES)
@@ -120,9 +115,6 @@ def pair_probabilities(pairs: Iterable[tuple[str, str]], probabilities: Iterable
 def build_dendrograms(groups: Mapping[str, Sequence[str]],
                       probabilities: Mapping[frozenset, float]) -> dict[str, Dendrogram]:
     """Average-linkage trees per group on distance 1 - P; a pair without a probability (capped away) counts as 1."""
-    import numpy as np
-    from scipy.cluster.hierarchy import linkage
-
     trees = {}
     for name, members in groups.items():
         members = tuple(members)
@@ -135,15 +127,10 @@ def build_dendrograms(groups: Mapping[str, Sequence[str]],
 
 def cut_dendrograms(trees: Mapping[str, Dendrogram], threshold: float) -> Clusters:
     """Flat clusters from every group: merges whose average distance is <= `threshold` are kept."""
-    from scipy.cluster.hierarchy import fcluster
-
     clusters: Clusters = []
     for members, tree in trees.values():
         labels = range(len(members)) if tree is None else fcluster(tree, t=threshold, criterion="distance")
-        by_label: dict[int, list[str]] = {}
-        for mention, label in zip(members, labels):
-            by_label.setdefault(label, []).append(mention)
-        clusters.extend(by_label.values())
+        clusters.extend(grouped(members, dict(zip(members, labels)).get).values())
     return clusters
 
 
@@ -157,7 +144,6 @@ def tune_threshold(trees: Mapping[str, Dendrogram], key: Clusters, thresholds: S
 def predict_topics(documents: Mapping[str, str], threshold: float = 0.8) -> dict[str, str]:
     """Predicted document topics (a simple stand-in for the released code's document clustering, for the setting
     without gold topics): TF-IDF vectors, average-linkage clustering on cosine distance, cut at `threshold`."""
-    from scipy.cluster.hierarchy import fcluster, linkage
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     if len(documents) < 2:
@@ -174,14 +160,11 @@ def evaluation_groups(rows: Rows, mentions: Sequence[Mention], grouping: str) ->
     if grouping == "subtopic":
         return group_mentions(mentions, "subtopic")
     topic_of = predict_topics({row["doc_id"]: " ".join(w for s in row["sentences"] for w in s) for row in rows})
-    groups: dict[str, list[Mention]] = {}
-    for mention in mentions:
-        groups.setdefault(topic_of[mention.doc_id], []).append(mention)
-    return groups
+    return grouped(mentions, lambda m: topic_of[m.doc_id])
 
 
-def score_split(scorer: "PairScorer", rows: Rows, kind: str, documents: Mapping[str, WordIds], special: SpecialIds,
-                max_length: int, config: "CorefConfig", context: str, seed: int, device: str,
+def score_split(scorer: PairScorer, rows: Rows, kind: str, documents: Mapping[str, WordIds], special: SpecialIds,
+                max_length: int, config: CorefConfig, context: str, seed: int, device: str,
                 grouping: str = "subtopic") -> SplitScoring:
     """Score every (capped) candidate pair inside each group and build the clustering trees."""
     mentions = collect_mentions(rows, kind)
@@ -195,12 +178,10 @@ def score_split(scorer: "PairScorer", rows: Rows, kind: str, documents: Mapping[
 
 
 def run_coreference(model_name: str, encoder: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase",
-                    splits: Mapping[str, Any], config: "CorefConfig", kind: str, *, context: str = "document",
+                    splits: Mapping[str, Any], config: CorefConfig, kind: str, *, context: str = "document",
                     grouping: str = "subtopic", device: str = "cpu", seed: int = SEED) -> CorefRun:
     """Fine-tune a pairwise scorer on `splits["train"]` (pairs within gold topics), pick the threshold on "dev",
     cluster and score "test" (candidate pairs within gold subtopics, or within `"predicted"` topics)."""
-    from .model import build_pair_scorer  # torch
-
     set_seed(seed)  # the new marker embeddings and the scorer's head start alike whatever ran before
     special = add_mention_markers(tokenizer, encoder)
     max_length = max_input_length(encoder, config.max_length)
@@ -232,10 +213,9 @@ def run_coreference(model_name: str, encoder: "PreTrainedModel", tokenizer: "Pre
 CorefRuns = dict[tuple[str, str], CorefRun]  # (model, kind) -> run
 
 
-def sentences_ablation(shelf: PretrainedShelf, splits: Mapping[str, Any], config: "CorefConfig", *,
+def sentences_ablation(shelf: PretrainedShelf, splits: Mapping[str, Any], config: CorefConfig, *,
                        grouping: str = "subtopic", device: str = "cpu", seed: int = SEED) -> CorefRuns:
-    """CDLM fine-tuned and scored on the mentions' sentences only, first kind only (CDLM paper, Table 3); empty
-    when the profile skips the ablation, does not fine-tune CDLM or has no CDLM model."""
+    """CDLM fine-tuned and scored on the mentions' sentences only, first kind (Table 3); empty if skipped or missing."""
     if not config.sentences_ablation or "cdlm" not in config.models or not config.kinds:
         return {}
     kind, encoder = config.kinds[0], shelf.load("cdlm")

@@ -2,11 +2,9 @@
 
     <s> <doc-s> DOC1 (… <m> mention i </m> …) </doc-s> <doc-s> DOC2 (… <m> mention j </m> …) </doc-s> </s>
 
-Both *whole* documents go in (a within-document pair: its one document, both mentions marked), sharing the length
-(`cdlm_nb.inputs.share_room`); a document longer than its share is cut, counted, to a window centred on its mention
-(`cdlm_nb.inputs.window_start`; the released code keeps the ~2,044-token half holding the mention). Global attention
-goes to `<s>`, the markers and the mention tokens. The "sentences only" ablation (CDLM paper, Table 3) keeps only the
-mentions' sentences: the input of the sentence-based prior work (Zeng et al., Yu et al. 2020)."""
+Both whole documents (a within-document pair: its one document) share the length (`cdlm_nb.inputs.share_room`); a
+longer one is cut, counted, to a window centred on its mention. Global attention: `<s>`, the markers and the mention
+tokens. The "sentences only" ablation (Table 3) keeps the mentions' sentences, as sentence-based prior work did."""
 
 from __future__ import annotations
 
@@ -43,8 +41,7 @@ class SpecialIds:
 
 
 def add_mention_markers(tokenizer: "PreTrainedTokenizerBase", model: "PreTrainedModel | None" = None) -> SpecialIds:
-    """Add `<m>`/`</m>` as special tokens (if missing; new embedding rows at random) and return the ids; the
-    tokenizer must already hold `<doc-s>`/`</doc-s>` (cdlm_nb.tokenization.add_document_separators)."""
+    """Add `<m>`/`</m>` (if missing; new embeddings at random) and return the ids; `<doc-s>`/`</doc-s>` must exist."""
     mention_start, mention_end = add_marker_tokens(tokenizer, MENTION_MARKERS, model)
     doc_start, doc_end = document_separator_ids(tokenizer)
     cls, sep = sequence_markers(tokenizer)

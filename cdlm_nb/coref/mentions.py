@@ -3,9 +3,10 @@ groups pairs are drawn from, and each word's subword ids (so a mention's tokens 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import operator
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import ConfigError, DataError
 
@@ -16,6 +17,7 @@ MENTION_KINDS = ("event", "entity")
 GROUP_KEYS = ("topic", "subtopic", "cluster_id", "doc_id")  # the attributes mentions can be grouped by
 #: A document as subword ids: sentences -> words -> the word's subword ids.
 WordIds = list[list[list[int]]]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -82,9 +84,14 @@ def group_mentions(mentions: Iterable[Mention], by: str) -> dict[str, list[Menti
     """Mentions grouped by one attribute (`GROUP_KEYS`), groups and members in corpus order."""
     if by not in GROUP_KEYS:
         raise ConfigError(f"group_by={by!r} is unknown; use one of {GROUP_KEYS}")
-    groups: dict[str, list[Mention]] = {}
-    for mention in mentions:
-        groups.setdefault(getattr(mention, by), []).append(mention)
+    return grouped(mentions, operator.attrgetter(by))
+
+
+def grouped(items: Iterable[T], key: Callable[[T], Hashable]) -> dict[Any, list[T]]:
+    """`items` grouped by `key(item)`, groups and members in first-seen order."""
+    groups: dict[Any, list[T]] = {}
+    for item in items:
+        groups.setdefault(key(item), []).append(item)
     return groups
 
 

@@ -1,13 +1,11 @@
 """Coreference metrics: MUC, B-cubed, CEAF-e, LEA and their CoNLL average, as the reference implementations define
-them (the CoNLL-2012 scorer v8.01, Pradhan et al. 2014; coval, Moosavi & Strube 2016): mentions match by exact
-identity, a mention missing from one side earns nothing, and counts are summed over the corpus before dividing (for
-cross-document coreference the corpus is one "document"). A clustering is a list of clusters of hashable mentions,
-e.g. `(doc_id, start, end)`, so CoNLL files (`conll`) and in-memory predictions share one scorer.
+them (CoNLL-2012 scorer v8.01, Pradhan et al. 2014; coval, Moosavi & Strube 2016): mentions match by exact identity,
+a mention missing from one side earns nothing, counts are summed over the corpus (one "document" for cross-document
+coreference) before dividing. A clustering is a list of clusters of hashable mentions, e.g. `(doc_id, start, end)`.
 
-Clean-up, on key and response alike, warned about with counts: a mention repeated in a cluster counts once (as the
-CoNLL scorer; coval counts it twice in MUC, B3 and LEA), clusters sharing a mention are merged (coval does so for
-multi-chain one-token mentions), and `remove_singletons=True` then drops one-mention clusters (coval's
-`keep_singletons=False`; kept by default, as in CDLM's ECB+ evaluations)."""
+Clean-up of key and response, warned about with counts: a mention repeated in a cluster counts once (as the CoNLL
+scorer; coval counts it twice in MUC, B3 and LEA), clusters sharing a mention are merged, and `remove_singletons=True`
+then drops one-mention clusters (coval's `keep_singletons=False`; kept by default, as in CDLM's ECB+ evaluations)."""
 
 from __future__ import annotations
 
@@ -18,6 +16,8 @@ from dataclasses import asdict, astuple, dataclass
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 MentionKey = Hashable  # a mention as the metrics see it: any hashable id (conll: (doc key, start, end))
 Cluster = tuple[MentionKey, ...]
@@ -67,9 +67,6 @@ def _prf(r_num: float, r_den: float, p_num: float, p_den: float) -> PRF:
 
 def _components(size: int, links: list[tuple[int, int]]) -> list[int]:
     """The connected component of each of `size` nodes once every linked pair is joined (scipy's csgraph)."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
     rows, cols = np.array(links, dtype=int).reshape(-1, 2).T
     graph = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(size, size))
     return connected_components(graph, directed=False)[1].tolist()

@@ -38,8 +38,7 @@ def candidate_pairs(groups: Mapping[str, Sequence[Mention]], max_pairs_per_group
             group_pairs = rng.sample(group_pairs, max_pairs_per_group)
         stats.per_group[name] = len(group_pairs)
         pairs.extend(group_pairs)
-    stats.pairs = len(pairs)
-    stats.positives = sum(pair.label for pair in pairs)
+    stats.pairs, stats.positives = len(pairs), sum(pair.label for pair in pairs)
     return pairs, stats
 
 

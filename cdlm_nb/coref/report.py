@@ -1,6 +1,5 @@
-"""Notebook 04's tables (data, results in the papers' layout of CDLM Tables 2-3, cost), recorded metrics, and
-readings: the reference rows (what a clustering that learned nothing scores: every mention alone, one cluster per
-subtopic) and the paired bootstrap of a CoNLL F1 difference over the test subtopics."""
+"""Notebook 04's tables (CDLM Tables 2-3 layout, data, cost), recorded metrics, figure and readings: the reference
+rows (every mention alone, one cluster per subtopic) and a paired bootstrap of CoNLL F1 over the test subtopics."""
 
 from __future__ import annotations
 
@@ -10,21 +9,19 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
 from .. import verdicts
-from ..profiles import SEED
+from ..profiles import SEED, CorefConfig
 from ..variants import run_label
 from ..verdicts import NR, reference_label
 from .baselines import head_lemma_assignment
-from .experiment import SENTENCES_ONLY, CorefRun, CorefRuns
-from .mentions import MENTION_KINDS, Mention, collect_mentions, gold_clusters, group_mentions
+from .experiment import SENTENCES_ONLY, Clusters, CorefRun, CorefRuns
+from .mentions import MENTION_KINDS, Mention, collect_mentions, gold_clusters, group_mentions, grouped
 from .metrics import METRIC_NAMES, CorefScores, score_coreference
 
 if TYPE_CHECKING:
-    import pandas as pd
     from matplotlib.figure import Figure
-
-    from ..profiles import CorefConfig
 
 #: Table columns: (metric, R/P/F1) for MUC, B3, CEAF-e and LEA, then (CoNLL, F1); values in percent.
 TABLE_COLUMNS = [(metric, part) for metric in METRIC_NAMES.values() for part in ("R", "P", "F1")] + [("CoNLL", "F1")]
@@ -61,13 +58,11 @@ PAPER_ABLATION_CONLL: dict[str, float] = {"CDLM": 85.6, "CDLM, sentences only": 
 LEMMA_ROW = "Same Head-Lemma"
 #: The table row of a run: the model's display name, or "CDLM, sentences only" for the ablation.
 row_label = partial(run_label, labels={SENTENCES_ONLY: "CDLM, sentences only"})
-Clusters = Sequence[Sequence[str]]  # lists of mention ids
 RESAMPLES = 500  # each draw scores two clusterings with all four metrics; 500 keep the 95 % ends within a point
 
 
 def reference_scores(test: Any, kind: str) -> dict[str, CorefScores]:
-    """The reference rows: the two classic trivial responses on the test `kind` mentions, every mention alone and one
-    cluster per subtopic, against the gold."""
+    """The reference rows, two trivial responses on the test `kind` mentions: every mention alone, one per subtopic."""
     mentions = collect_mentions(test, kind)
     key = gold_clusters(mentions)
     subtopics = [[m.mention_id for m in subtopic] for subtopic in group_mentions(mentions, "subtopic").values()]
@@ -76,29 +71,21 @@ def reference_scores(test: Any, kind: str) -> dict[str, CorefScores]:
 
 
 def resampling_units(mentions: Sequence[Mention]) -> list[list[str]]:
-    """The test subtopics as bootstrap units (mention ids), subtopics joined where a gold cluster spans them, so
-    that no resample cuts a gold cluster."""
+    """The test subtopics as bootstrap units (mention ids), joined where a gold cluster spans them: none is cut."""
     import networkx as nx
 
-    graph = nx.Graph()
-    first_of_cluster: dict[str, str] = {}
-    for mention in mentions:  # each subtopic joined to the first subtopic of every cluster it shares
-        graph.add_edge(mention.subtopic, first_of_cluster.setdefault(mention.cluster_id, mention.subtopic))
+    first_of_cluster: dict[str, str] = {}  # each subtopic joined to the first subtopic of every cluster it shares
+    graph = nx.Graph((m.subtopic, first_of_cluster.setdefault(m.cluster_id, m.subtopic)) for m in mentions)
     unit_of = {subtopic: i for i, part in enumerate(nx.connected_components(graph)) for subtopic in part}
-    units: dict[int, list[str]] = {}  # in the order of the units' first mentions
-    for mention in mentions:
-        units.setdefault(unit_of[mention.subtopic], []).append(mention.mention_id)
-    return list(units.values())
+    units = grouped(mentions, lambda m: unit_of[m.subtopic])  # in the order of the units' first mentions
+    return [[m.mention_id for m in unit] for unit in units.values()]
 
 
 def _restricted(clusters: Clusters, unit_of: Mapping[str, int], draw: Sequence[int]) -> list[list[str]]:
     """`clusters` over the drawn units, a unit drawn twice copied under new ids (`<copy>:<mention id>`)."""
     by_unit: dict[int, list[list[str]]] = {}
     for cluster in clusters:
-        parts: dict[int, list[str]] = {}
-        for mention in cluster:
-            parts.setdefault(unit_of[mention], []).append(mention)
-        for unit, part in parts.items():
+        for unit, part in grouped(cluster, unit_of.__getitem__).items():
             by_unit.setdefault(unit, []).append(part)
     return [[f"{copy}:{m}" for m in part] for copy, unit in enumerate(draw) for part in by_unit.get(unit, [])]
 
@@ -120,10 +107,8 @@ def conll_difference(mentions: Sequence[Mention], first: Clusters, second: Clust
     return verdicts.Difference(difference(range(len(units))), low, high, band)
 
 
-def split_table(splits: Mapping[str, Any]) -> "pd.DataFrame":
+def split_table(splits: Mapping[str, Any]) -> pd.DataFrame:
     """Per split: topics, subtopics, documents, mentions and clusters of each kind (the notebook's data table)."""
-    import pandas as pd
-
     rows = {}
     for name, dataset in splits.items():
         rows[name] = {"topics": len(set(dataset["topic"])), "subtopics": len(set(dataset["subtopic"])),
@@ -135,10 +120,8 @@ def split_table(splits: Mapping[str, Any]) -> "pd.DataFrame":
 
 
 def results_table(ours: Mapping[str, CorefScores], paper: Mapping[str, Sequence[float | None]],
-                  ours_label: str) -> "pd.DataFrame":
+                  ours_label: str) -> pd.DataFrame:
     """The papers' table layout: the paper's rows (ECB+ test) above ours (`{row label: CorefScores}`)."""
-    import pandas as pd
-
     rows = {("paper: ECB+ test", label): values for label, values in paper.items()}
     rows |= {(ours_label, label): (*(100 * value for name in METRIC_NAMES for value in astuple(getattr(scores, name))),
                                    100 * scores.conll) for label, scores in ours.items()}  # R, P, F1 each, CoNLL F1
@@ -153,7 +136,7 @@ def ours_label(source: str, profile: str) -> str:
 
 
 def paper_tables(lemma: Mapping[str, CorefScores], runs: CorefRuns, label: str, test: Any,
-                 missing: Mapping[str, str] | None = None) -> dict[str, "pd.DataFrame"]:
+                 missing: Mapping[str, str] | None = None) -> dict[str, pd.DataFrame]:
     """One `results_table` per mention kind run: same-head-lemma, every run and the reference rows below the paper's;
     each model of `missing` (`PretrainedShelf.missing_notes`) an empty row, a last column saying how to get it."""
     tables = {}
@@ -169,10 +152,8 @@ def paper_tables(lemma: Mapping[str, CorefScores], runs: CorefRuns, label: str, 
     return tables
 
 
-def ablation_table(runs: CorefRuns, label: str, test: Any) -> "pd.DataFrame":
+def ablation_table(runs: CorefRuns, label: str, test: Any) -> pd.DataFrame:
     """The CDLM paper's Table 3 (event CoNLL F1) beside ours in its row order, our reference rows below."""
-    import pandas as pd
-
     ours = {row_label(name): 100 * run.test_scores.conll for (name, kind), run in runs.items() if kind == "event"}
     table = pd.DataFrame({"paper (ECB+ test)": pd.Series(PAPER_ABLATION_CONLL),
                           label: pd.Series(ours, dtype=float)}).reindex(list(PAPER_ABLATION_CONLL))
@@ -181,10 +162,8 @@ def ablation_table(runs: CorefRuns, label: str, test: Any) -> "pd.DataFrame":
     return table.astype(float).round(1)
 
 
-def cost_table(runs: CorefRuns) -> "pd.DataFrame":
+def cost_table(runs: CorefRuns) -> pd.DataFrame:
     """Per run: training pairs and time, scored test pairs, what the caps dropped, truncations and throughput."""
-    import pandas as pd
-
     return pd.DataFrame([{
         "model": row_label(name), "kind": kind, "max length": run.max_length,
         "train pairs": run.train_pairs.pairs, "train positives": run.train_pairs.positives,
@@ -199,8 +178,6 @@ def cost_table(runs: CorefRuns) -> "pd.DataFrame":
 
 def pairs_per_group_summary(runs: CorefRuns) -> str:
     """Count, mean, min and max of the scored candidate pairs per test group (of the first run; '' if none)."""
-    import pandas as pd
-
     if not runs:
         return ""
     summary = pd.Series(next(iter(runs.values())).test.pair_stats.per_group, dtype=float).describe()
@@ -221,11 +198,8 @@ def coref_metrics(lemma: Mapping[str, CorefScores], runs: CorefRuns, test: Any) 
 
 def readings(lemma: Mapping[str, CorefScores], runs: CorefRuns, test: Any, profile: str) -> list[str]:
     """Our test CoNLL F1 differences beside the papers' (CDLM - Longformer, the top cross-encoder by point estimate -
-    same-head-lemma, whole documents - sentences only) under the noise rule (`verdicts`: holds / reversed only when
-    the 95 % paired bootstrap over test subtopics excludes 0 and the difference exceeds the seed band); a row not
-    above the reference rows' best CoNLL F1, same-head-lemma included, learned nothing and is compared with nothing.
-    The top cross-encoder is picked by its point estimate, no ordering claimed; its paper gap is its own paper row's
-    ("not reported" where the paper has none)."""
+    same-head-lemma, documents - sentences) under the noise rule (`verdicts`, bootstrap over test subtopics); a row
+    not above the reference rows' best, same-head-lemma included, learned nothing and is compared with nothing."""
     spread, lines = verdicts.load_spread(profile), []
     for kind in lemma:
         mentions = collect_mentions(test, kind)
@@ -237,11 +211,9 @@ def readings(lemma: Mapping[str, CorefScores], runs: CorefRuns, test: Any, profi
                   for name, value in conll.items() if name not in learned]
         paper = {row: values[-1] for row, values in PAPER_ROWS[kind].items()}
         best = max((name for name in learned if name not in (SENTENCES_ONLY, LEMMA_ROW)), key=conll.get, default="")
-        by_lemma: dict[str, list[str]] = {}  # the same-head-lemma clusters
-        for mention_id, label in head_lemma_assignment(test, kind).items():
-            by_lemma.setdefault(label, []).append(mention_id)
+        lemma_of = head_lemma_assignment(test, kind)
         clusters = {name: run.test_clusters for (name, k), run in runs.items() if k == kind}
-        clusters[LEMMA_ROW] = list(by_lemma.values())
+        clusters[LEMMA_ROW] = list(grouped(lemma_of, lemma_of.get).values())  # the same-head-lemma clusters
         top = paper.get(row_label(best))  # the top cross-encoder's paper row (None: the paper has none)
         claims = [  # (claim, first, second, the paper's difference or None), read where both rows were run
             ("CDLM over Longformer", "cdlm", "longformer", paper["CDLM"] - paper["Longformer"]),
@@ -262,7 +234,7 @@ def readings(lemma: Mapping[str, CorefScores], runs: CorefRuns, test: Any, profi
     return lines
 
 
-def run_line(run: CorefRun, config: "CorefConfig") -> str:
+def run_line(run: CorefRun, config: CorefConfig) -> str:
     """One run as notebook 04 fine-tunes it: test CoNLL F1 (%), threshold, training time and recipe."""
     return (f"{row_label(run.model):<12} {run.kind:<6} test CoNLL F1 {100 * run.test_scores.conll:5.1f}  "
             f"(threshold {run.threshold}, {run.train_seconds:.0f} s training: {config.epochs} epoch(s) at lr "
@@ -272,7 +244,6 @@ def run_line(run: CorefRun, config: "CorefConfig") -> str:
 def threshold_and_loss_figure(runs: CorefRuns) -> "Figure":
     """Left: dev CoNLL F1 per distance threshold, a dot on the chosen one. Right: the BCE loss (rolling mean of 3)."""
     import matplotlib.pyplot as plt
-    import pandas as pd
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
     for (name, kind), run in runs.items():

@@ -1,26 +1,20 @@
-"""Fine-tuning the pair scorer (BCE over `finetuning.train_epochs`' length-grouped batches: little padding) and
-scoring pairs with it, with the throughput."""
+"""Fine-tuning the pair scorer (BCE over length-grouped batches: little padding) and scoring pairs, with throughput."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+
+import torch
 
 from .. import finetuning as ft
 from ..batching import length_grouped_batches
 from ..collate import indicator, pad_batch
 from .inputs import PairInput
-
-if TYPE_CHECKING:
-    import torch
-
-    from .model import PairScorer
+from .model import PairScorer
 
 
-def collate(inputs: Sequence[PairInput], pad_id: int) -> dict[str, "torch.Tensor"]:
+def collate(inputs: Sequence[PairInput], pad_id: int) -> dict[str, torch.Tensor]:
     """Pad a batch: input_ids, attention_mask, global_attention_mask and the two (float) mention masks."""
-    import torch
-
     rows = [{"input_ids": item.input_ids,
              "global_attention_mask": indicator(item.global_positions, len(item.input_ids)),
              "first_mask": indicator(item.first_positions, len(item.input_ids), torch.float),
@@ -28,19 +22,17 @@ def collate(inputs: Sequence[PairInput], pad_id: int) -> dict[str, "torch.Tensor
     return pad_batch(rows, {"input_ids": pad_id}, dtypes={"first_mask": torch.float, "second_mask": torch.float})
 
 
-def _logits(scorer: "PairScorer", inputs: Sequence[PairInput], indices: list[int], pad_id: int,
-            device: str) -> "torch.Tensor":
+def _logits(scorer: PairScorer, inputs: Sequence[PairInput], indices: list[int], pad_id: int,
+            device: str) -> torch.Tensor:
     return scorer(**ft.to_device(collate([inputs[i] for i in indices], pad_id), device)).float()
 
 
-def train_scorer(scorer: "PairScorer", inputs: Sequence[PairInput], labels: Sequence[int], setup: ft.TrainSetup, *,
+def train_scorer(scorer: PairScorer, inputs: Sequence[PairInput], labels: Sequence[int], setup: ft.TrainSetup, *,
                  pad_id: int, device: str = "cpu", per_device_batch: int | None = None) -> list[float]:
     """Fine-tune encoder and MLP together with BCE on the pair labels; returns the loss of every batch."""
-    import torch
-
     targets = torch.tensor(labels, dtype=torch.float)
 
-    def batch_loss(indices: list[int]) -> "torch.Tensor":
+    def batch_loss(indices: list[int]) -> torch.Tensor:
         logits = _logits(scorer, inputs, indices, pad_id, device)
         return torch.nn.functional.binary_cross_entropy_with_logits(logits, targets[indices].to(device))
 
@@ -49,11 +41,9 @@ def train_scorer(scorer: "PairScorer", inputs: Sequence[PairInput], labels: Sequ
     return [loss for epoch in epochs for loss in epoch.losses]
 
 
-def score_pairs(scorer: "PairScorer", inputs: Sequence[PairInput], *, pad_id: int, batch_size: int,
+def score_pairs(scorer: PairScorer, inputs: Sequence[PairInput], *, pad_id: int, batch_size: int,
                 device: str = "cpu") -> ft.ScoringResult:
     """P(coreferent) for every pair (batched by length), with the wall-clock time for the throughput."""
-    import torch
-
     scorer.to(device).eval()
     outputs, seconds = ft.predict_batches(
         lambda indices: torch.sigmoid(_logits(scorer, inputs, indices, pad_id, device)).cpu().numpy(),

@@ -45,8 +45,7 @@ class ClassificationSplits:
 
 
 def default_corpora(profile: "Profile", data_dir: str | os.PathLike | None) -> tuple[str, ...]:
-    """What notebook 08 runs on when DATASETS is None: the three real corpora given a folder (or on the hub), else
-    the embedded world."""
+    """Notebook 08's corpora when DATASETS is None: the real ones given a folder (or on the hub), else the world."""
     if data_dir is not None:
         return ("imdb", "20ng", "mind")
     return HUB_CORPORA if profile.data_source == "hub" else ("world",)
@@ -76,15 +75,13 @@ def _newsgroups_root(folder: Path) -> Path:
 
 
 def load_corpus(name: str, folder: str | os.PathLike) -> Dataset:
-    """Corpus `name` ("imdb", "20ng", "mind") from a folder with the DATA_DIR layout."""
+    """Corpus `name` ("imdb", "20ng" or "mind", as `classification_splits` checks) from a DATA_DIR-layout folder."""
     folder = Path(folder)
     if name == "imdb":
         return load_imdb(_one(folder / "imdb", "*.csv", "IMDB"))
     if name == "20ng":
         return load_newsgroups(_newsgroups_root(folder))
-    if name == "mind":
-        return load_mind(_one(folder / "mind", "*news*.tsv", "MIND"), min_per_label=MIND_MIN_PER_LABEL)
-    raise ConfigError(f"unknown corpus {name!r}; choose from {CORPORA[:3]} (or 'world' without DATA_DIR).")
+    return load_mind(_one(folder / "mind", "*news*.tsv", "MIND"), min_per_label=MIND_MIN_PER_LABEL)
 
 
 def _drop_empty(data: Dataset, notes: list[str], what: str) -> Dataset:
@@ -97,8 +94,7 @@ def _drop_empty(data: Dataset, notes: list[str], what: str) -> Dataset:
 def _align(test: Dataset, names: list[str], notes: list[str]) -> Dataset:
     """The test set relabelled with the training label ids; documents of labels training never saw are counted."""
     test_names = test.features["label"].names
-    unknown = sorted(set(test_names) - set(names))
-    if unknown:
+    if unknown := sorted(set(test_names) - set(names)):
         ids = {test_names.index(name) for name in unknown}
         before = len(test)
         test = test.filter(lambda row: row["label"] not in ids)

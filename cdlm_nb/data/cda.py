@@ -76,7 +76,6 @@ def write_cda(rows, path: str | Path) -> Path:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         for row in rows:
-            positives = set(row["positive_sentences"])
-            doc1 = "\n".join(s + MARKER if i in positives else s for i, s in enumerate(row["doc_a"]))
+            doc1 = "\n".join(s + MARKER if i in row["positive_sentences"] else s for i, s in enumerate(row["doc_a"]))
             writer.writerow([int(row["label"]), doc1, "\n".join(row["doc_b"])])
     return path

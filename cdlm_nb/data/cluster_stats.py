@@ -97,8 +97,7 @@ _PERCENT = ("fact_share", "facts_elsewhere", "missing_elsewhere")
 
 
 def comparison_table(stats: Mapping[str, ClusterStats]) -> "pd.DataFrame":
-    """One column per corpus, one row per statistic (shares in %); beside Multi-News, the world on as many clusters
-    (`world_and_multinews`)."""
+    """One column per corpus, one row per statistic (shares in %); beside Multi-News, the world on as many clusters."""
     import pandas as pd
 
     shown = ({"world": stats[MATCHED_WORLD], **{k: v for k, v in stats.items() if k not in ("world", MATCHED_WORLD)}}

@@ -161,8 +161,7 @@ def ecbplus_folder(profile: "Profile", run_dir: str | os.PathLike | None = None,
 
 def coref_splits(profile: "Profile", source: str, ecbplus_dir: str | os.PathLike | None = None,
                  run_dir: str | os.PathLike | None = None) -> tuple[dict[str, Any], list[str]]:
-    """train/dev/test COREF_FEATURES datasets from the embedded world or ECB+ (`ecbplus_splits`), and notes on what
-    was chosen."""
+    """train/dev/test COREF_FEATURES datasets from the world or ECB+ (`ecbplus_splits`), and notes on the choice."""
     check_source(source, COREF_SOURCES)
     if source == "embedded":
         return dict(world(profile.world).coref), [f"embedded world, seed {profile.world.seed}, splits by topic"]
@@ -281,8 +280,7 @@ def hotpot_dev_records(profile: "Profile", path: str | os.PathLike | None = None
 
     if path is not None:
         return load_hotpotqa(path), str(path)
-    records, sample = _hub_else_sample(profile, "hotpotqa", lambda: load_hotpotqa(None),
-                                       "the HotpotQA sample at {}")
+    records, sample = _hub_else_sample(profile, "hotpotqa", lambda: load_hotpotqa(None), "the HotpotQA sample at {}")
     if records is not None:
         return records, "the hub's HotpotQA distractor validation split"
     if sample is None:

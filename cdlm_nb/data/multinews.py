@@ -36,17 +36,15 @@ from .schemas import CLUSTER_FEATURES
 
 log = logging.getLogger(__name__)
 
-#: The hub repository that the old short name `multi_news` now redirects to: its main branch holds a loading script
-#: (which `datasets` >= 4 refuses) and the raw files that script reads, which route (a) downloads itself.
+#: What the old short name `multi_news` redirects to: its main branch holds a loading script (which `datasets` >= 4
+#: refuses) and the raw files that script reads, which route (a) downloads itself.
 MULTINEWS_HUB_ID = "alexfabbri/multi_news"
-#: split -> the prefix of its files in the raw release and in the repository's `data/` folder.
-FILE_PREFIXES = {"train": "train", "validation": "val", "test": "test"}
+FILE_PREFIXES = {"train": "train", "validation": "val", "test": "test"}  # of the split's raw files and hub `data/`
 RAW_SUFFIX, SUMMARY_SUFFIX = ".src.cleaned", ".tgt"  # train.src.cleaned holds the documents, train.tgt the summaries
 #: split -> (documents, summaries): the files of the repository's main branch its loading script (and tfds) read.
 HUB_RAW_FILES = {split: (f"data/{prefix}{RAW_SUFFIX}", f"data/{prefix}{SUMMARY_SUFFIX}")
                  for split, prefix in FILE_PREFIXES.items()}
-#: Route (a)'s revision: neither source of `RAW_FILE_SHA256` names a commit, so the checksums pin the content.
-MULTINEWS_REVISION = "main"
+MULTINEWS_REVISION = "main"  # no source of `RAW_FILE_SHA256` names a commit: the checksums pin the content
 #: Hub file name -> SHA-256 of route (a)'s raw files, as TensorFlow Datasets publishes them (tensorflow/datasets,
 #: tensorflow_datasets/datasets/multi_news/checksums.tsv, commit cae85a2eb890ace00ffa6dc6cd473fb258b88c62); the same
 #: in huggingface/datasets (datasets/multi_news/dataset_infos.json, commit 040102f100964a33fd334e2695f1c493fa6b92db).
@@ -58,11 +56,10 @@ RAW_FILE_SHA256 = {
     "data/test.src.cleaned": "138d3ac2dc899cbcd2e3745aaa94d1c1db55fb7058d9df4ba3ef2dac05a3a186",  # 68,999,509 B
     "data/test.tgt": "fa97cf91a62ae82a0af6da88f2ddf8e06eb4e3b90f7971d8e0c516436518fae3",  # 7,309,099 B
 }
-#: The environment variable naming a JSON file {hub file name: sha256} that replaces `RAW_FILE_SHA256`: for raw
-#: files made on purpose (stand-ins for an offline rehearsal), never to silence a real mismatch. Logged when used.
+#: Names a JSON file {hub file name: sha256} replacing `RAW_FILE_SHA256` (logged): for stand-in raw files (offline
+#: rehearsal), never to silence a real mismatch.
 CHECKSUMS_VARIABLE = "MULTINEWS_SHA256"
-#: Where to get the files by hand: the local copy that replaces the hub routes.
-MULTINEWS_MANUAL = (
+MULTINEWS_MANUAL = (  # the local copy that replaces the hub routes
     "For a local copy, download train.src.cleaned, train.tgt, val.src.cleaned, val.tgt, test.src.cleaned and "
     f"test.tgt from https://huggingface.co/datasets/{MULTINEWS_HUB_ID}/tree/main/data into one folder and set "
     "MULTINEWS_DIR to it (notebooks 02 and 03 read all three splits), or call load_multinews(folder, split='train'). "
@@ -183,8 +180,7 @@ def _read_checksums(path: str) -> dict[str, str]:
         raise DataError(f"{problem}. {type(error).__name__}: {error}") from error
     if not isinstance(table, dict):
         raise DataError(f"{problem}. It holds a {type(table).__name__}.")
-    log.warning("Multi-News raw files are checked against %s=%s, not the published SHA-256.", CHECKSUMS_VARIABLE,
-                path)
+    log.warning("Multi-News raw files are checked against %s=%s, not the published SHA-256.", CHECKSUMS_VARIABLE, path)
     return table
 
 

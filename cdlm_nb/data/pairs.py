@@ -36,13 +36,10 @@ def grouped_pairs(documents: Sequence[GroupedDocument], per_kind: int, seed: int
     a coreference corpus (ECB+) gets sentence-to-document gold: the sentences of doc_a holding a mention coreferent
     with one in doc_b."""
     rng, by_subtopic = random.Random(seed), _by_subtopic(documents)
-    subtopics_of: dict[str, list[str]] = defaultdict(list)
-    for name, members in by_subtopic.items():
-        subtopics_of[members[0].topic].append(name)
     rows, missing = [], Counter()
     for name, members in by_subtopic.items():
         topic = members[0].topic
-        siblings = [d for s in subtopics_of[topic] if s != name for d in by_subtopic[s]]
+        siblings = [d for s, others in by_subtopic.items() if s != name and others[0].topic == topic for d in others]
         strangers = [d for d in documents if d.topic != topic]
         for k in range(per_kind):
             first, *rest = rng.sample(members, min(2, len(members)))
@@ -115,9 +112,8 @@ def pan_like_pairs(documents: Sequence[GroupedDocument], n_pairs: int, seed: int
             for sentence in donor.sentences[start:start + size]:
                 words = sentence.split()
                 segment.append(" ".join([w for w in words if rng.random() >= config.word_drop] or words[:1]))
-            suspicious = host[:at] + segment + host[at:]
-            rows.append({"pair_id": f"{prefix}pan/{k}/{kind}", "doc_a": suspicious, "doc_b": source.sentences,
-                         "label": label, "kind": kind,
+            rows.append({"pair_id": f"{prefix}pan/{k}/{kind}", "doc_a": host[:at] + segment + host[at:],
+                         "doc_b": source.sentences, "label": label, "kind": kind,
                          "positive_sentences": list(range(at, at + len(segment))) if label else []})
     return rows
 

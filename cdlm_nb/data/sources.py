@@ -21,15 +21,13 @@ from ..hub_errors import connection_errors
 
 #: The hub branch where the dataset viewer keeps a Parquet copy of every public dataset, scripted ones included.
 PARQUET_EXPORT = "refs/convert/parquet"
-#: What `datasets` says offline (HF_HUB_OFFLINE=1) when its cache holds no copy of the config asked for.
-_NOT_CACHED = "Couldn't find cache for"
+_NOT_CACHED = "Couldn't find cache for"  # what `datasets` says offline when its cache lacks the config asked for
 #: (error type, message text) of `datasets` refusing a loading script, by version: >= 4 ("Dataset scripts are no
 #: longer supported"), then 3.x (asking for `trust_remote_code=True`: it could not ask, timed out or was told no);
 #: and offline, a cache without the main branch's copy (an online run under datasets >= 4 cached the export's).
 _MAIN_BRANCH_UNUSABLE = ((RuntimeError, "scripts are no longer supported"), (ValueError, "trust_remote_code=True"),
                          (ValueError, _NOT_CACHED))
-#: What a hub download raises when it cannot connect (or, offline, finds no cached copy): "get online, or use a
-#: local copy", as opposed to a file the hub does not have.
+#: What a hub download raises when it cannot connect (or, offline, finds no cached copy), not when a file is missing.
 CONNECTION_ERRORS = connection_errors()
 
 
@@ -84,25 +82,22 @@ def read_csv_rows(path: Path, *, columns: int, header: bool) -> Iterator[tuple[i
                 if len(row) != columns:
                     raise DataError(f"{path}, row starting on line {start}: expected {columns} comma-separated "
                                     f"columns, found {len(row)}. Check the quoting of that row.")
-                if header_pending:
-                    header_pending = False
-                else:
+                if not header_pending:
                     yield start, row
+                header_pending = False
             start = reader.line_num + 1
 
 
 def require_unique(ids: Iterable[str], *, source: str | Path, field: str) -> None:
     """Raise a DataError naming the first repeated id: a duplicate would make splits and lookups ambiguous."""
-    repeated = [value for value, count in Counter(ids).items() if count > 1]
-    if repeated:
+    if repeated := [value for value, count in Counter(ids).items() if count > 1]:
         raise DataError(f"{source}: {len(repeated)} duplicate value(s) of `{field}`, e.g. {repeated[0]!r}. "
                         "Remove the repeated records (or load the files separately).")
 
 
 def log_skips(logger: logging.Logger, corpus: str, source: str | Path, kept: int, skipped: dict[str, int]) -> None:
     """Warn about what a loader skipped, with one count per reason; silent when nothing was skipped."""
-    reasons = ", ".join(f"{count} {reason}" for reason, count in skipped.items() if count)
-    if reasons:
+    if reasons := ", ".join(f"{count} {reason}" for reason, count in skipped.items() if count):
         logger.warning("%s %s: kept %d; skipped %s.", corpus, source, kept, reasons)
 
 

@@ -11,7 +11,6 @@ Inference-time variants of the `alpha_<ablation_alpha>` model: λ ∈ `lambdas`,
 from __future__ import annotations
 
 import copy
-import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -141,18 +140,9 @@ class Speed:
     train_rounds: tuple[float, ...]
     limit: float  # the operation-count limit of the speed-up (`operation_limit`)
 
-    @property
-    def eval_seconds(self) -> float:
-        return statistics.median(self.eval_rounds)
-
-    @property
-    def train_seconds(self) -> float:
-        return statistics.median(self.train_rounds)
-
 
 def speedup(base: Speed, speed: Speed, kind: str = "eval") -> tuple[float, float, float]:
-    """Base / `speed` seconds (`kind` "eval" or "train"): the median over rounds, paired by round, with its 95 %
-    interval (`timing.ratio`)."""
+    """Base / `speed` seconds (`kind` "eval" or "train") paired by round: median, 95 % interval (`timing.ratio`)."""
     return timing.ratio(getattr(base, f"{kind}_rounds"), getattr(speed, f"{kind}_rounds"))
 
 

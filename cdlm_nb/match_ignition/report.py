@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import partial
+from statistics import median
 from typing import TYPE_CHECKING, Any
 
 from .. import timing, verdicts
@@ -53,26 +54,22 @@ def _table(rows: Mapping[str, tuple], labels: Sequence[int],
 
 
 def alpha_table(runs: Mapping[str, "MatchingRun"], alphas: Sequence[float], labels: Sequence[int]) -> "pd.DataFrame":
-    """Table 4's layout: accuracy and F1 per word reduction ratio α (both filters on), the paper's rows beside,
-    and our reference rows."""
+    """Table 4's layout: accuracy and F1 per word reduction ratio α (both filters on), the paper's, our references."""
     ours = {name: run.test for name, run in runs.items()}
     return _table({f"α = {100 * alpha:g} %": (*_percent(ours.get(alpha_name(alpha))),
                                               *PAPER_TABLE4.get(alpha, (None,) * 6)[:4])
                    for alpha in sorted(set(alphas) | set(PAPER_TABLE4))}, labels)
 
 
-def ablation_table(runs: Mapping[str, "MatchingRun"], ablation_alpha: float, labels: Sequence[int]
-                   ) -> "pd.DataFrame":
-    """Table 3's layout: both filters, without each, without both (BERT fine-tuned on truncated pairs), and our
-    reference rows."""
+def ablation_table(runs: Mapping[str, "MatchingRun"], ablation_alpha: float, labels: Sequence[int]) -> "pd.DataFrame":
+    """Table 3's layout: both filters, without each, without both (BERT on truncated pairs), our reference rows."""
     ours = {name: run.test for name, run in runs.items()}
     return _table({label: (*_percent(ours.get(name or alpha_name(ablation_alpha))), *PAPER_TABLE3[label])
                    for label, name in ABLATION_ROWS.items()}, labels)
 
 
 def lambda_table(results: Mapping[str, Mapping[str, float]], labels: Sequence[int]) -> "pd.DataFrame":
-    """Test accuracy and F1 of one trained model with other sentence filters (inference only), and the reference
-    rows."""
+    """Test accuracy and F1 of one trained model with other sentence filters (inference only), and reference rows."""
     return _table({name: _percent(scores) for name, scores in results.items()}, labels, ("acc", "F1"))
 
 
@@ -85,7 +82,7 @@ def speed_table(speeds: Sequence[Speed], length: int, batch: int) -> "pd.DataFra
         paper = PAPER_TABLE4.get(speed.alpha)
         evaluated, low, high = speedup(base, speed)
         rows[f"α = {100 * speed.alpha:g} %"] = {
-            "train s/batch": round(speed.train_seconds, 3), "eval s/batch": round(speed.eval_seconds, 3),
+            "train s/batch": round(median(speed.train_rounds), 3), "eval s/batch": round(median(speed.eval_rounds), 3),
             "train speed-up": round(speedup(base, speed, "train")[0], 2), "eval speed-up": round(evaluated, 2),
             "eval 95 % interval": f"{low:.2f}-{high:.2f}", "limit (FLOP)": round(speed.limit, 2),
             "paper TimeCost limit": round(paper_time_cost(0.0) / paper_time_cost(speed.alpha), 2),
@@ -113,8 +110,7 @@ def speed_metrics(speeds: Sequence[Speed]) -> dict[str, float]:
 def accuracy_metrics(data: str, runs: Mapping[str, "MatchingRun"], labels: Sequence[int]) -> dict[str, float]:
     """`match_ignition/<data>/{acc,f1}/<variant>` (percent) for every trained variant, and the reference rows'
     `match_ignition/<data>/reference/<row>/{acc,f1}`."""
-    references = {name: {k: 100 * v for k, v in row.items()}
-                  for name, row in verdicts.pair_references(labels).items()}
+    references = {name: {k: 100 * v for k, v in row.items()} for name, row in verdicts.pair_references(labels).items()}
     return verdicts.reference_metrics(f"match_ignition/{data}", references) | {
         f"match_ignition/{data}/{metric}/{name}": 100 * run.test[key] for name, run in runs.items()
         for metric, key in (("acc", "accuracy"), ("f1", "f1"))}
@@ -205,13 +201,11 @@ def readings(runs: Mapping[str, "MatchingRun"], speeds: Sequence[Speed], ablatio
 
     for better, worse, claim in CLAIMS:
         better = alpha_name(ablation_alpha) if better == "best" else better
-        if better not in runs or worse not in runs or better == worse:
-            continue
-        lines.append(verdicts.ordering_line(f"{claim} ({variant_label(better)} vs {variant_label(worse)})",
-                                            (better, worse), learned, {n: variant_label(n) for n in runs},
-                                            partial(f1_difference, better, worse)))
-    for speed in speeds[1:]:
-        lines.append(speed_line(speeds[0], speed))
+        if better != worse and {better, worse} <= set(runs):
+            lines.append(verdicts.ordering_line(f"{claim} ({variant_label(better)} vs {variant_label(worse)})",
+                                                (better, worse), learned, {n: variant_label(n) for n in runs},
+                                                partial(f1_difference, better, worse)))
+    lines += [speed_line(speeds[0], speed) for speed in speeds[1:]]
     if any(speedup(speeds[0], speed)[1] > speed.limit for speed in speeds[1:]):
         lines.append("- Above the operation-count limit: the count weighs every FLOP alike, but attention's n² part "
                      "is bound by memory traffic on a CPU, so dropping tokens saves more time than operations.")
@@ -219,8 +213,7 @@ def readings(runs: Mapping[str, "MatchingRun"], speeds: Sequence[Speed], ablatio
 
 
 def speed_line(base: Speed, speed: Speed) -> str:
-    """One α's evaluation speed-up over α = 0 with its interval over the timed rounds, read against its
-    operation-count limit (`timing.side`)."""
+    """One α's evaluation speed-up over α = 0 with its interval, read against its operation-count limit."""
     measured, low, high = speedup(base, speed)
     evaluated = timing.describe(measured, low, high, len(speed.eval_rounds), "faster")
     return (f"- α = {100 * speed.alpha:g} %: evaluation {evaluated}, {timing.side(low, high, speed.limit)} its "

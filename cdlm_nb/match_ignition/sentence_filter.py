@@ -59,14 +59,11 @@ def top_sentences(scores: dict[tuple[int, int], float], doc: Sequence[str], d: i
 
 def filter_pair(doc_a: Sequence[str], doc_b: Sequence[str], keep: int = 5,
                 mode: str = "pagerank") -> tuple[list[str], list[str]]:
-    """Each document's `keep` highest-ranked sentences in their original order (`mode="first"`: its first `keep`,
-    the ablation)."""
+    """Each document's `keep` best-ranked sentences in text order (`mode="first"`: its first `keep`, the ablation)."""
     if mode not in ("pagerank", "first"):
         raise ConfigError(f"filter_pair: mode={mode!r} is not a sentence filter; use mode='pagerank' "
                           "(Match-Ignition's) or mode='first' (the first-λ-sentences ablation)")
     if mode == "first":
         return list(doc_a[:keep]), list(doc_b[:keep])
     scores = sentence_scores(doc_a, doc_b)
-    kept_a, kept_b = ([doc[i] for i in sorted(top_sentences(scores, doc, d, keep))]
-                      for d, doc in enumerate((doc_a, doc_b)))
-    return kept_a, kept_b
+    return tuple([doc[i] for i in sorted(top_sentences(scores, doc, d, keep))] for d, doc in enumerate((doc_a, doc_b)))

@@ -45,8 +45,7 @@ def pagerank_scores(attention: torch.Tensor, mask: torch.Tensor, damping: float 
 
 def select_tokens(scores: torch.Tensor, mask: torch.Tensor, protect: torch.Tensor, keep: int) -> torch.Tensor:
     """`[batch, keep]` indices of the kept tokens, ascending (original order): protected first, padding last."""
-    ranked = scores + protect.to(scores.dtype) * _PROTECTED_BONUS
-    ranked = ranked.masked_fill(~mask.bool(), float("-inf"))
+    ranked = (scores + protect.to(scores.dtype) * _PROTECTED_BONUS).masked_fill(~mask.bool(), float("-inf"))
     return ranked.topk(keep, dim=1).indices.sort(dim=1).values
 
 

@@ -24,10 +24,9 @@ def pair_scores(labels: Sequence[int], predictions: Sequence[int], kinds: Sequen
 
 
 def best_threshold(labels: Sequence[int], scores: Sequence[float]) -> float:
-    """The decision threshold with the best macro-F1 (the mean of both classes' F1) on these pairs (ties: the
-    lowest): the metric the trained systems' recipes are chosen by (`recipe_search`), so calling (almost) every
-    pair related cannot pass for a rule. Candidates are the midpoints between sorted distinct scores, plus one
-    below and one above all of them."""
+    """The threshold of the best macro-F1 on these pairs (ties: the lowest): the metric recipes are chosen by, so
+    calling (almost) every pair related cannot pass for a rule. Candidates: the midpoints of the sorted distinct
+    scores, one below and one above them all."""
     from sklearn.metrics import f1_score
 
     values = np.unique(np.asarray(scores, dtype=float))

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .decoding import GOLD_PARAGRAPHS, Decoded
+from .inputs import GOLD_PARAGRAPHS, Decoded
 
 AUXILIARIES = ("is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will")
 _OPTIONS = re.compile(r",\s*(?:the one (?:in|called by) |those in )?(.+?)\s+or\s+(?:the one (?:in|called by) |"
@@ -27,8 +27,7 @@ def heuristic_answer(question: str, sentence: str) -> str:
     words = question.strip().split()
     if words and words[0].lower() in AUXILIARIES:
         return "yes"
-    options = _OPTIONS.search(question)
-    if options:
+    if options := _OPTIONS.search(question):
         return options.group(1).strip()
     asked = question.lower()
     for match in _CANDIDATE.finditer(sentence):
@@ -66,7 +65,6 @@ def most_frequent_answer(rows) -> str:
 
 
 def constant_prediction(row: Mapping[str, Any], answer: str) -> Decoded:
-    """The reference row's prediction: `answer` for every question and every sentence of the context as support
-    (the all-positive rule of the supporting-fact classifier: recall 1, precision the gold share)."""
+    """The reference row's prediction: `answer`, every sentence as support (recall 1, precision the gold share)."""
     titles, paragraphs = row["context"]["title"], row["context"]["sentences"]
     return Decoded(answer, [(t, i) for t, p in zip(titles, paragraphs) for i in range(len(p))], list(titles))

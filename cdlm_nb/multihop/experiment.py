@@ -1,6 +1,5 @@
 """Notebook 06's experiment: the encoders fine-tuned on the world's questions (HotpotQA's on the hub profile), every
-system scored by the official metric on the test questions and on real HotpotQA dev records (out of domain for
-world-trained models)."""
+system scored officially on the test questions and on real HotpotQA dev records (out of domain for world models)."""
 
 from __future__ import annotations
 
@@ -13,17 +12,14 @@ from transformers import set_seed
 
 from ..encoders import max_input_length
 from ..finetuning import EarlyStopping, TrainSetup
-from ..profiles import SEED
+from ..profiles import SEED, MultihopConfig, Profile
 from .baselines import constant_prediction, tfidf_prediction
-from .decoding import Decoded, official_prediction
-from .inputs import EncodedQuestions, QAMarkers, add_qa_markers, encode_questions
+from .inputs import Decoded, EncodedQuestions, QAMarkers, add_qa_markers, encode_questions, official_prediction
 from .metric import HotpotScores, evaluate
 from .model import MultiHopQA, fine_tune, predict
 
 if TYPE_CHECKING:
     from datasets import Dataset
-
-    from ..profiles import MultihopConfig, Profile
 
 TFIDF = "tfidf"  # the run name of the non-neural reference
 REFERENCE = "most_frequent"  # the run name of the reference row: what a model that learned nothing scores
@@ -42,7 +38,7 @@ class QAData:
     label: str = "world test"  # the test split in tables and readings
 
 
-def qa_data(profile: "Profile", hotpot_file: str | None = None) -> QAData:
+def qa_data(profile: Profile, hotpot_file: str | None = None) -> QAData:
     """The training (capped at `multihop.max_questions`) and test questions: the world's, with real dev records
     besides, or on the hub profile HotpotQA's train and dev (validation) splits, as the CDLM paper's Table 5."""
     from ..data.corpora import hotpot_dev_records, world
@@ -83,8 +79,7 @@ def score(name: str, predictions: dict[str, Decoded], rows: Sequence[Mapping], s
 def tfidf_run(rows: "Dataset") -> QARun:
     """The non-neural reference on `rows`."""
     start = time.perf_counter()
-    predictions = {row["id"]: tfidf_prediction(row) for row in rows}
-    return score(TFIDF, predictions, rows, time.perf_counter() - start)
+    return score(TFIDF, {row["id"]: tfidf_prediction(row) for row in rows}, rows, time.perf_counter() - start)
 
 
 def reference_run(rows: "Dataset", answer: str) -> QARun:
@@ -102,7 +97,7 @@ class TrainedQA:
     max_length: int
 
 
-def train_qa(variant: str, encoder, tokenizer, splits: Mapping[str, "Dataset"], config: "MultihopConfig", *,
+def train_qa(variant: str, encoder, tokenizer, splits: Mapping[str, "Dataset"], config: MultihopConfig, *,
              device: str = "cpu", seed: int = SEED) -> tuple[QARun, TrainedQA]:
     """Fine-tune one encoder on the training questions; its run on the test questions."""
     set_seed(seed)  # the new marker embeddings and the answer head start alike whatever ran before
@@ -127,7 +122,7 @@ def train_qa(variant: str, encoder, tokenizer, splits: Mapping[str, "Dataset"], 
     return run, trained
 
 
-def best_dev_epoch(trained: TrainedQA, dev: "Dataset", config: "MultihopConfig", device: str) -> EarlyStopping:
+def best_dev_epoch(trained: TrainedQA, dev: "Dataset", config: MultihopConfig, device: str) -> EarlyStopping:
     """Early stopping that never stops: the dev questions answered after every epoch, the best one's weights kept. The
     dev score is the mean of answer and supporting-fact F1: joint F1 is 0 for nearly every question at this scale."""
     def dev_loss() -> float:
@@ -137,7 +132,7 @@ def best_dev_epoch(trained: TrainedQA, dev: "Dataset", config: "MultihopConfig",
     return EarlyStopping(trained.model, dev_loss, patience=config.epochs)
 
 
-def answer(name: str, trained: TrainedQA, rows: "Dataset", config: "MultihopConfig", device: str = "cpu") -> QARun:
+def answer(name: str, trained: TrainedQA, rows: "Dataset", config: MultihopConfig, device: str = "cpu") -> QARun:
     """A trained model's run on `rows`."""
     encoded = encode_questions(rows, trained.tokenizer, trained.markers, trained.max_length)
     predictions, seconds = predict(trained.model, encoded.inputs, pad_id=trained.markers.pad,
@@ -147,7 +142,7 @@ def answer(name: str, trained: TrainedQA, rows: "Dataset", config: "MultihopConf
     return score(name, predictions, rows, seconds, encoding=encoded)
 
 
-def real_runs(rows: "Dataset | None", models: Mapping[str, TrainedQA], config: "MultihopConfig",
+def real_runs(rows: "Dataset | None", models: Mapping[str, TrainedQA], config: MultihopConfig,
               device: str = "cpu", reference_answer: str | None = None) -> dict[str, QARun]:
     """The references (TF-IDF, and `reference_run` with an answer) and every model on real records (or nothing)."""
     if rows is None:

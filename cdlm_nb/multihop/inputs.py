@@ -1,28 +1,34 @@
-"""One HotpotQA input as the CDLM paper builds it (after Beltagy et al. 2020's Longformer recipe):
+"""One HotpotQA input as the CDLM paper builds it (§3.4, after Beltagy et al. 2020's Longformer recipe), and decoding:
 
     <s> [question] q [/question] <doc-s> <t> title </t> sentence [/sent] sentence [/sent] … </doc-s> <doc-s> … </s>
 
-Global attention goes to `<s>`, the question and its markers, every `<doc-s>` and every `[/sent]`. Paragraphs are
-taken in order until `max_length`; the sentences (and paragraphs) that do not fit are cut and counted. The heads read
-`<doc-s>` (relevant paragraph), `[/sent]` (supporting sentence), `<s>` (answer type) and the sentence tokens (span)."""
+Global attention: `<s>`, the question and its markers, every `<doc-s>` and `[/sent]`. Paragraphs are taken in order
+until `max_length`; what does not fit is cut and counted. The heads read `<doc-s>` (relevant paragraph), `[/sent]`
+(supporting sentence), `<s>` (answer type) and the sentence tokens (span). `decode` turns their logits into the
+official prediction format: the two best paragraphs (a distractor question has two gold ones), their sentences with
+P(supporting) ≥ 0.5 (at least the best of each), the answer type, and for a span the best start ≤ end within one of
+those sentences, at most `max_answer_tokens` long."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+from scipy.special import expit
+
 from ..errors import DataError
+from ..finetuning import DECISION_THRESHOLD
 from ..tokenization import add_marker_tokens, document_separator_ids, sequence_markers
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-QUESTION_START, QUESTION_END = "[question]", "[/question]"
-TITLE_START, TITLE_END = "<t>", "</t>"
-SENTENCE_END = "[/sent]"
-QA_MARKERS = (QUESTION_START, QUESTION_END, TITLE_START, TITLE_END, SENTENCE_END)
+QA_MARKERS = ("[question]", "[/question]", "<t>", "</t>", "[/sent]")  # in `QAMarkers` order
 ANSWER_TYPES = ("span", "yes", "no")
+GOLD_PARAGRAPHS = 2
 
 
 @dataclass(frozen=True)
@@ -126,8 +132,7 @@ def encode_question(row: Mapping[str, Any], tokenizer, markers: QAMarkers, max_l
 
 
 def answer_span(item: QAInput, answer: str, supporting: set[tuple[str, int]]) -> tuple[int, int]:
-    """Token (start, end) of the answer's first occurrence in a supporting sentence, else in any kept sentence;
-    (-1, -1) when it is not in the kept text."""
+    """Token (start, end) of the answer's first occurrence, supporting sentences first; (-1, -1): not in the text."""
     order = sorted(range(len(item.texts)), key=lambda k: item.sentence_keys[k] not in supporting)
     for k in order if answer else ():
         text = item.texts[k]  # exact case first, then any case
@@ -174,13 +179,64 @@ def encode_questions(rows: Sequence[Mapping[str, Any]], tokenizer, markers: QAMa
 
 
 def preview_question(row: Mapping[str, Any], tokenizer, max_length: int, chars: int = 1500) -> str:
-    """One row's input as text, global-attention tokens in **bold** (the notebook's markdown preview); the markers
-    are added to a copy of `tokenizer` only."""
-    import copy
-
+    """One row's input as markdown, global-attention tokens in **bold**; the markers go to a copy of `tokenizer`."""
     tokenizer = copy.deepcopy(tokenizer)
     item = encode_question(row, tokenizer, add_qa_markers(tokenizer), max_length)
     tokens = [token.replace("Ġ", "") for token in tokenizer.convert_ids_to_tokens(item.input_ids)]
     shown = set(item.global_positions)
     text = " ".join(f"**{token}**" if i in shown else token for i, token in enumerate(tokens))
     return text[:chars] + (" …" if len(text) > chars else "")
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """One question's prediction."""
+
+    answer: str
+    supporting: list[tuple[str, int]]
+    paragraphs: list[str]
+
+
+def best_span(start: np.ndarray, end: np.ndarray, token_sentence: list[int], allowed: set[int],
+              max_tokens: int) -> tuple[int, int] | None:
+    """The (start, end) of the best start + end logit within one `allowed` sentence, at most `max_tokens` long."""
+    best, span = -np.inf, None
+    for i, sentence in enumerate(token_sentence):
+        if sentence not in allowed:
+            continue
+        for j in range(i, min(i + max_tokens, len(token_sentence))):
+            if token_sentence[j] != sentence:
+                break
+            if start[i] + end[j] > best:
+                best, span = start[i] + end[j], (i, j)
+    return span
+
+
+def decode(item: QAInput, logits: dict[str, np.ndarray], max_answer_tokens: int) -> Decoded:
+    """The prediction of one question from its own (unpadded) logits."""
+    chosen = sorted(np.argsort(-logits["paragraph"][:len(item.titles)])[:GOLD_PARAGRAPHS].tolist())
+    probabilities = expit(logits["sentence"][:len(item.sentence_keys)])
+    supporting = []
+    for paragraph in chosen:
+        own = [k for k, owner in enumerate(item.sentence_paragraph) if owner == paragraph]
+        if own:  # at least the best sentence of each chosen paragraph
+            supporting += [k for k in own if probabilities[k] >= DECISION_THRESHOLD] or [
+                max(own, key=lambda k: probabilities[k])]
+    answer = ANSWER_TYPES[int(np.argmax(logits["answer_type"]))]
+    if answer == "span":
+        allowed = {k for k, owner in enumerate(item.sentence_paragraph) if owner in chosen}
+        span = best_span(logits["start"], logits["end"], item.token_sentence, allowed, max_answer_tokens)
+        answer = "" if span is None else span_text(item, *span)
+    return Decoded(answer, [item.sentence_keys[k] for k in supporting], [item.titles[p] for p in chosen])
+
+
+def span_text(item: QAInput, start: int, end: int) -> str:
+    """The sentence text under tokens start..end (one sentence)."""
+    text = item.texts[item.token_sentence[start]]
+    return text[item.token_chars[start][0]:item.token_chars[end][1]].strip()
+
+
+def official_prediction(decoded: dict[str, Decoded]) -> dict[str, dict]:
+    """`{"answer": {id: str}, "sp": {id: [[title, sent_id], ...]}}`, the format `hotpot_evaluate_v1` reads."""
+    return {"answer": {qid: d.answer for qid, d in decoded.items()},
+            "sp": {qid: [[title, sent_id] for title, sent_id in d.supporting] for qid, d in decoded.items()}}

@@ -4,8 +4,7 @@
   EM, and token precision/recall/F1, where a yes/no/noanswer that differs from the gold scores 0.
 - Supporting facts: sets of (title, sentence id); precision, recall, F1 and EM (no false positive or negative).
 - Joint: precision = answer precision × sp precision, recall likewise, F1 from those two, EM = both EMs.
-Every metric is a mean over all gold ids; a question without a prediction scores 0 (and 0 joint).
-"""
+Every metric is a mean over all gold ids; a question without a prediction scores 0 (and 0 joint)."""
 
 from __future__ import annotations
 

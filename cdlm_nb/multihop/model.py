@@ -1,8 +1,7 @@
-"""The multi-task HotpotQA model of the CDLM paper (§3.4, after Beltagy et al. 2020), its fine-tuning and its
-predictions. One encoder, four heads: relevant paragraph (a linear layer on each `<doc-s>`), supporting sentence (on
-each `[/sent]`), answer type (span / yes / no, on `<s>`) and answer span (start and end logits, the tokens outside
-sentences masked out). The loss sums the four with weight 1 (span: the mean of the start and end cross-entropies;
-paragraphs and sentences: binary cross-entropy over the real ones), as in Longformer's HotpotQA recipe."""
+"""The multi-task HotpotQA model of the CDLM paper (§3.4, after Beltagy et al. 2020), its fine-tuning and predictions.
+One encoder, four heads: relevant paragraph (linear on each `<doc-s>`), supporting sentence (on each `[/sent]`), answer
+type (span / yes / no, on `<s>`) and span (start and end logits, tokens outside sentences masked). The loss sums the
+four with weight 1 (span: mean of start and end cross-entropies; paragraphs, sentences: BCE over the real ones)."""
 
 from __future__ import annotations
 
@@ -16,8 +15,7 @@ from ..batching import length_grouped_batches
 from ..collate import indicator, pad_batch
 from ..encoders import takes_global_attention
 from ..finetuning import Epoch, TrainSetup, input_lengths, per_device, predict_batches, to_device, train_epochs
-from .decoding import Decoded, decode
-from .inputs import ANSWER_TYPES, QAInput, QALabels
+from .inputs import ANSWER_TYPES, Decoded, QAInput, QALabels, decode
 
 
 class MultiHopQA(nn.Module):
@@ -111,6 +109,5 @@ def predict(model: MultiHopQA, inputs: Sequence[QAInput], *, pad_id: int, batch_
 
     outputs, seconds = predict_batches(heads, length_grouped_batches(input_lengths(inputs), batch_size),
                                        device=device, desc="answering")
-    decoded = {inputs[i].qid: decode(inputs[i], {name: value[row] for name, value in logits.items()}, max_answer_tokens)
-               for indices, logits in outputs for row, i in enumerate(indices)}
-    return decoded, seconds
+    return {inputs[i].qid: decode(inputs[i], {name: value[row] for name, value in logits.items()}, max_answer_tokens)
+            for indices, logits in outputs for row, i in enumerate(indices)}, seconds

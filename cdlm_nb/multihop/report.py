@@ -7,21 +7,21 @@ from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+import pandas as pd
+
 from .. import verdicts
+from ..profiles import MultihopConfig
 from ..variants import run_label
 from ..verdicts import NR, reference_label
 from .experiment import QUESTION_TYPES, REFERENCE, TFIDF, QARun
 from .metric import mean_scores
 
 if TYPE_CHECKING:
-    import pandas as pd
     from matplotlib.figure import Figure
 
-    from ..profiles import MultihopConfig
-
-#: HotpotQA distractor dev set, F1 (answer, supporting facts, joint): the CDLM paper (Caciularu et al., Findings of
-#: EMNLP 2021, arXiv:2101.00406 v2), Table 5, "base"-size models. Our copy of the paper lost the Prefix CDLM and
-#: CDLM rows and we found no public source that prints them, so they are shown as missing.
+#: HotpotQA distractor dev F1 (answer, supporting facts, joint): the CDLM paper (arXiv:2101.00406 v2), Table 5, "base"
+#: models. Our copy lost the Prefix CDLM and CDLM rows and no public source prints them: shown as missing.
 PAPER_TABLE5: dict[str, tuple[float | None, float | None, float | None]] = {
     "Transformer-XH (2020)": (66.2, 72.1, 52.9), "Graph Recurrent Retriever (2020)": (73.3, 76.1, 61.4),
     "RoBERTa-lf (2020)": (73.5, 83.4, 63.5), "BigBird (2020)": (75.5, 87.1, 67.8), "Longformer": (74.5, 83.9, 64.5),
@@ -43,28 +43,22 @@ def _percent(metrics: Mapping[str, float]) -> dict[str, float]:
     return {COLUMNS[key]: round(100 * metrics[key], 1) for key in F1S}
 
 
-def scores_table(runs: Mapping[str, QARun]) -> "pd.DataFrame":
+def scores_table(runs: Mapping[str, QARun]) -> pd.DataFrame:
     """Official F1 and EM (%) per system."""
-    import pandas as pd
-
     return pd.DataFrame({row_label(name): {label: 100 * run.scores.metrics[key] for key, label in COLUMNS.items()}
                          for name, run in runs.items()}).T.round(1)
 
 
-def paper_table(ours: Mapping[str, Mapping[str, QARun]]) -> "pd.DataFrame":
+def paper_table(ours: Mapping[str, Mapping[str, QARun]]) -> pd.DataFrame:
     """Table 5 of the CDLM paper (HotpotQA dev, F1) above ours, one block per set of questions (label -> runs)."""
-    import pandas as pd
-
     rows = {f"{name} (paper)": dict(zip((COLUMNS[k] for k in F1S), values)) for name, values in PAPER_TABLE5.items()}
     rows |= {f"{row_label(name)} ({label})": _percent(run.scores.metrics)
              for label, runs in ours.items() for name, run in runs.items()}
     return pd.DataFrame(rows).T
 
 
-def type_table(runs: Mapping[str, QARun], rows: Any) -> "pd.DataFrame":
+def type_table(runs: Mapping[str, QARun], rows: Any) -> pd.DataFrame:
     """Answer / support / joint F1 (%) per system and question type, with the number of questions."""
-    import pandas as pd
-
     if not runs:
         return pd.DataFrame({"note": ["no questions to score"]})
     ids = {kind: [row["id"] for row in rows if row["type"] == kind] for kind in QUESTION_TYPES}
@@ -72,10 +66,8 @@ def type_table(runs: Mapping[str, QARun], rows: Any) -> "pd.DataFrame":
                          for name, run in runs.items() for kind, chosen in ids.items() if chosen}).T
 
 
-def cost_table(runs: Mapping[str, QARun]) -> "pd.DataFrame":
+def cost_table(runs: Mapping[str, QARun]) -> pd.DataFrame:
     """Training seconds, answering seconds and what the length limit cut, per system."""
-    import pandas as pd
-
     return pd.DataFrame({row_label(name): {
         "train s": round(run.train_seconds, 1), "answer s": round(run.seconds, 2),
         "sentences cut": f"{run.encoding.cut_sentences}/{run.encoding.total_sentences}" if run.encoding else "-",
@@ -100,7 +92,6 @@ def qa_metrics(data: str, runs: Mapping[str, QARun]) -> dict[str, float]:
 def loss_figure(runs: Mapping[str, QARun]) -> "Figure":
     """Training loss per step (smoothed over a twentieth of the steps) for each fine-tuned model."""
     import matplotlib.pyplot as plt
-    import numpy as np
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
     for name, run in runs.items():
@@ -115,22 +106,18 @@ def loss_figure(runs: Mapping[str, QARun]) -> "Figure":
 
 def _difference(runs: Mapping[str, QARun], first: str, second: str, key: str, spread: Mapping | None, data: str
                 ) -> verdicts.Difference:
-    """`first` minus `second` on the official F1 `key` per question (paired on the same questions), with the seed
-    band of the two systems' recorded `hotpot/<data>/<metric>/<system>` (None where the spread lacks one)."""
+    """`first` minus `second` on the official F1 `key`, paired per question, with the seed band of both systems."""
     questions = runs[first].scores.per_question
     per = [[runs[name].scores.per_question[q][key] for q in questions] for name in (first, second)]
-    metric = RECORDED[key]
-    band = verdicts.seed_band(spread, f"hotpot/{data}/{metric}/{first}", f"hotpot/{data}/{metric}/{second}", 100)
+    band = verdicts.seed_band(spread, *(f"hotpot/{data}/{RECORDED[key]}/{name}" for name in (first, second)), 100)
     return verdicts.mean_difference(*per, band)
 
 
 def readings(world: Mapping[str, QARun], real: Mapping[str, QARun], label: str, profile: str, data: str
              ) -> list[str]:
-    """Per set of questions (the test split `label`, real dev records): the systems not above the reference row on
-    every official F1 (learned nothing here), the best of the others per F1 and its lead over the second, and CDLM
-    over Longformer on joint F1 (the paper lost its CDLM row); every lead and ordering under the noise rule
-    (`verdicts`: the paired bootstrap over questions excludes 0 and the difference exceeds the seed band). Without
-    the reference row nothing is ranked: what learning nothing scores is unknown."""
+    """Per set of questions (test split `label`, real dev records): the systems not above the reference row on every
+    official F1 (learned nothing), the best of the others per F1 and its lead over the second, and CDLM over
+    Longformer on joint F1, under the noise rule (`verdicts`); without the reference row nothing is ranked."""
     spread, lines = verdicts.load_spread(profile), []
     below = " and ".join(f"{PAPER_TABLE5['Longformer'][2] - PAPER_TABLE5[name][2]:.1f}"
                          for name in ("Local CDLM", "Rand CDLM"))
@@ -164,7 +151,7 @@ def readings(world: Mapping[str, QARun], real: Mapping[str, QARun], label: str, 
     return lines
 
 
-def run_line(run: QARun, config: "MultihopConfig") -> str:
+def run_line(run: QARun, config: MultihopConfig) -> str:
     """One encoder as notebook 06 fine-tunes it: test answer / support / joint F1 (%), time, recipe, epoch kept."""
     kept = f"epoch {run.kept_epoch} of {config.epochs} kept, best on dev" if run.kept_epoch else "last epoch"
     return (f"{row_label(run.name)}: test answer / support / joint F1 "

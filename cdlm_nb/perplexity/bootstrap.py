@@ -1,7 +1,5 @@
-"""Perplexity's uncertainty: a percentile bootstrap over held-out clusters (the unit that varies between test
-sets), paired for two models scored on the same masked tokens (the same clusters drawn for both removes the
-difficulty they share). Every interval is `verdicts.paired_bootstrap` (scipy's percentile bootstrap).
-"""
+"""Perplexity's uncertainty: a percentile bootstrap over held-out clusters (`verdicts.paired_bootstrap`), paired for
+two models scored on the same masked tokens (the same clusters drawn for both removes the difficulty they share)."""
 
 from __future__ import annotations
 
@@ -48,8 +46,7 @@ def cluster_result(variant: str, cluster_ids: Sequence[str], sums: Sequence[floa
 
 def ratio_interval(sums: np.ndarray, counts: np.ndarray, n_resamples: int = 1000, confidence: float = CONFIDENCE,
                    seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
-    """Percentile bootstrap interval of sum(sums) / sum(counts), resampling units (one sum and count each): a
-    per-token mean (e.g. the copy probe's gain) over units that hold different numbers of tokens."""
+    """Percentile bootstrap interval of sum(sums) / sum(counts), resampling units (one sum and count each)."""
     sums, counts = np.asarray(sums, dtype=float), np.asarray(counts, dtype=float)
     if len(sums) == 0:
         raise DataError("no held-out clusters to resample")
@@ -75,12 +72,9 @@ def paired_difference(result: PerplexityResult, reference: PerplexityResult, n_r
 
 
 def lower_reading(lead: Difference, digits: int) -> str:
-    """`lead`, another model's perplexity minus the reference's (`paired_difference`'s sign, with its seed band),
-    read from the reference's side: the reference minus it, its interval and band, then the noise rule's verdict
-    on the reference being lower (`-2.371 (95 % paired bootstrap -3.263 to -1.658; seed band ±0.048) -> holds
-    here`: the interval excludes 0 and the difference exceeds the band)."""
-    flipped = Difference(-lead.value, -lead.high, -lead.low, lead.band)
-    return f"{flipped.describe(digits=digits)} -> {lead.verdict}"
+    """`lead` (another model minus the reference) from the reference's side, with the verdict on its being lower:
+    `-2.371 (95 % paired bootstrap -3.263 to -1.658; seed band ±0.048) -> holds here`."""
+    return f"{Difference(-lead.value, -lead.high, -lead.low, lead.band).describe(digits=digits)} -> {lead.verdict}"
 
 
 def _ratio(sums: np.ndarray, totals: np.ndarray) -> np.ndarray:

@@ -1,12 +1,8 @@
-"""The copy probe: does a model read another document's statement of the fact it is asked to predict?
-
-Perplexity mixes every reason a masked token is easy; this measures the one mechanism CD-MLM is built for. Every
-statement of a fact that another packed document also states correctly (its *witnesses*) is masked whole on top of
-the evaluation masks and scored twice: witnesses readable, then masked too (not predicted, so the global attention
-is the same in both inputs). copy gain = NLL(hidden) - NLL(readable), nats per token; a model that never reads the
-other documents scores 0, the floor. Intervals are percentile bootstraps over the probed facts (one fact of one
-cluster is one unit), paired over the same units when two models are compared.
-"""
+"""The copy probe: does a model read another document's statement of the fact it is asked to predict (the one mechanism
+CD-MLM is built for)? Every statement of a fact that another packed document also states correctly (its *witnesses*) is
+masked whole on top of the evaluation masks and scored with the witnesses readable, then masked (not predicted: the same
+global attention). copy gain = NLL(hidden) - NLL(readable), nats per token (floor 0); intervals bootstrap the probed
+facts, paired between models."""
 
 from __future__ import annotations
 
@@ -28,7 +24,7 @@ from ..pretraining.heldout import EVAL_MASK_SEED, heldout_examples, masked_token
 from ..progress import progress
 from ..variants import attention_pattern_of, display_name
 from ..verdicts import flat
-from .bootstrap import BOOTSTRAP_SEED, ratio_interval
+from .bootstrap import ratio_interval
 from .evaluate import with_start
 from .fact_tokens import located_statements, per_world_row
 
@@ -81,9 +77,7 @@ def copy_targets(row: Mapping, documents: Sequence[str], facts: Sequence[Mapping
 
 def probe_pair(original: torch.Tensor, masked: torch.Tensor, predicted: torch.Tensor, target: Sequence[int],
                witnesses: Sequence[int], mask_id: int, collator: CrossDocumentMLMCollator) -> tuple[dict, dict]:
-    """The two inputs of one probed statement (witnesses readable, witnesses hidden), each `input_ids`,
-    `global_attention_mask` and `labels` (the statement's tokens only); `original` is the row's tokens, `masked`
-    and `predicted` its evaluation masks (`collator.mask_row`)."""
+    """The two inputs (witnesses readable, hidden) of a probed statement of a row, each labelling the statement only."""
     target, witnesses = list(target), list(witnesses)
     predicted = predicted.clone()
     predicted[witnesses], predicted[target] = False, True  # global attention alike in both inputs
@@ -101,9 +95,7 @@ def probe_pair(original: torch.Tensor, masked: torch.Tensor, predicted: torch.Te
 def copy_gain(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
               targets: Sequence[Sequence[CopyTarget]], variant: str, seed: int = EVAL_MASK_SEED,
               batch_size: int = 8, n_resamples: int = 1000, name: str | None = None) -> CopyGain:
-    """`variant`'s copy gain on packed `examples`, probing `targets[i]` in row i (`world_copy_targets`), under
-    `evaluate_perplexity`'s masks (the same `seed`) and the variant's attention pattern; `name` labels the result
-    when the model is not that variant (the start, read with CDLM's pattern)."""
+    """`variant`'s copy gain on `examples`, probing `targets[i]` in row i; `name` labels another model (the start)."""
     collator = CrossDocumentMLMCollator(tokenizer, pattern=attention_pattern_of(variant), seed=seed)
     pairs, units = [], []
     for ids, row_targets in zip(examples["input_ids"], targets):
@@ -137,13 +129,13 @@ def copy_gain(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", ex
                     tuple(token_counts.tolist()))
 
 
-def paired_gain_difference(result: CopyGain, reference: CopyGain, n_resamples: int = 1000,
-                           seed: int = BOOTSTRAP_SEED) -> tuple[float, float, float]:
+def paired_gain_difference(result: CopyGain, reference: CopyGain,
+                           n_resamples: int = 1000) -> tuple[float, float, float]:
     """gain(result) - gain(reference) and its paired-bootstrap interval (the same resampled facts for both)."""
     if result.units != reference.units or result.token_counts != reference.token_counts:
         raise DataError("paired_gain_difference needs two copy gains on the same probed statements")
     difference = np.array(result.gain_sums) - np.array(reference.gain_sums)
-    low, high = ratio_interval(difference, np.array(result.token_counts), n_resamples, seed=seed)
+    low, high = ratio_interval(difference, np.array(result.token_counts), n_resamples)
     return result.gain - reference.gain, low, high
 
 
@@ -155,10 +147,8 @@ def world_copy_targets(examples: "Dataset", clusters: "Dataset", facts: "Dataset
 
 def probe_set(examples: "Dataset", profile: "Profile", tokenizer: "PreTrainedTokenizerBase",
               split: str = "test") -> "tuple[Dataset, list[list[CopyTarget]]] | None":
-    """The packed examples the probe reads and their `world_copy_targets`, or None (no statement with a witness).
-    Only the embedded world knows which tokens state which fact, so on another corpus (Multi-News, gpu) the world's
-    `split` clusters are packed with this `tokenizer`: the released models are probed on the world's facts, through
-    their own BPE."""
+    """The packed examples the probe reads and their `world_copy_targets`, or None (no witness). Only the world knows
+    which tokens state a fact: on another corpus its `split` clusters are packed with `tokenizer` (the models' BPE)."""
     made = world(profile.world)
     if profile.data_source != "embedded":  # without sentence markers: the fact locator needs whole documents
         plain = profile.override(encoder=replace(profile.encoder, sentence_markers=False))
@@ -177,8 +167,7 @@ def copy_gains(models: "Mapping[str, Encoder]", tokenizer: "PreTrainedTokenizerB
 
 
 def copy_table(gains: Mapping[str, CopyGain], reference: str = "cdlm", n_resamples: int = 1000) -> pd.DataFrame:
-    """Per model: copy gain with its interval, the two NLLs it is the difference of, and the paired difference
-    from `reference` (CDLM); the floor (0: reads no other document) is the first row."""
+    """Per model: copy gain and interval, its two NLLs and the paired difference from `reference`; the floor first."""
     rows = {"floor: reads no other document": {"copy gain (nats/token)": 0.0}}
     for variant, r in gains.items():
         row = rows[display_name(variant)] = {
@@ -197,12 +186,10 @@ def copy_metrics(gains: Mapping[str, CopyGain]) -> dict[str, float]:
             for suffix, value in (("", result.gain), ("/ci_low", result.ci_low), ("/ci_high", result.ci_high))}
 
 
-#: A model *reads* the other documents when its copy gain's whole interval is above this many nats per token: the
-#: statement's perplexity at least 10 % lower (e^0.1 = 1.105) with the witnesses readable. Copying a statement
-#: outright saves several nats a token, so an interval above `TRACE_THRESHOLD` but not this is a trace, not reading.
+#: A model *reads* the other documents when its copy gain's whole interval is above this (nats/token): the statement's
+#: perplexity at least 10 % lower; copying outright saves several nats a token, so less is a trace, not reading.
 READS_THRESHOLD = 0.1
-#: A gain is told from the floor (0) only when its whole interval clears 0 by this many nats per token, either way:
-#: a 0.1 % change of the statement's perplexity, which the table's three decimals print as +0.000 or +0.001. Below
+#: A gain is told from the floor only when its interval clears 0 by this, either way (0.1 % of the perplexity); below,
 #: it is float residue, not a trace (Local CDLM's gain on `cpu` is about 1e-7, its interval 1e-8 to 5e-7).
 TRACE_THRESHOLD = 0.001
 VERDICT_WORDS = {"reads": "reads the other documents' statements (interval above {threshold} nats/token)",
@@ -213,15 +200,13 @@ VERDICT_WORDS = {"reads": "reads the other documents' statements (interval above
 
 
 def copy_verdict(low: float, high: float, threshold: float = READS_THRESHOLD, trace: float = TRACE_THRESHOLD) -> str:
-    """The rule on a copy gain's interval: `reads` when its low end is above `threshold`, `trace` when above `trace`,
-    `hurt` when its high end is below -`trace`, else `floor` (an interval not clear of 0)."""
+    """`reads` (interval above `threshold`), `trace` (above `trace`), `hurt` (below -`trace`) or `floor`."""
     return "reads" if low > threshold else "trace" if low > trace else "hurt" if high < -trace else "floor"
 
 
 def copy_readings(gains: Mapping[str, CopyGain], threshold: float = READS_THRESHOLD,
                   trace: float = TRACE_THRESHOLD) -> list[str]:
-    """Per model: its gain, interval and `copy_verdict` with its thresholds; where it reads, the share of the
-    statement's NLL (witnesses hidden) that reading saves (a description of the gain, no verdict of its own)."""
+    """Per model: its gain, interval and `copy_verdict`; where it reads, the share of the NLL that reading saves."""
     lines = []
     for variant, r in gains.items():
         verdict = copy_verdict(r.ci_low, r.ci_high, threshold, trace)
@@ -234,9 +219,7 @@ def copy_readings(gains: Mapping[str, CopyGain], threshold: float = READS_THRESH
 
 def within_reach_gains(models: "Mapping[str, Encoder]", tokenizer: "PreTrainedTokenizerBase", texts: Sequence[str],
                        start: "Encoder | None" = None) -> dict[str, dict[str, float]]:
-    """The positive control, per model (and `"start"` first, when given): the within-reach copy gain
-    (`copy_task.WITHIN_REACH`: a held-out span written twice inside one local window), the span `"same"` and with its
-    halves `"swapped"` (only a copy by content gains there): what copying looks like."""
+    """The positive control per model (`"start"` first): the within-reach copy gain, as repeated and halves swapped."""
     data = {"same": within_reach_data(tokenizer, texts), "swapped": within_reach_data(tokenizer, texts, True)}
     return {name: {form: copy_task_gain(encoder.model, pairs)[1] for form, pairs in data.items()}
             for name, encoder, _ in with_start(models, start)}

@@ -1,9 +1,6 @@
-"""What one model does on the held-out clusters under the fixed evaluation masks (they depend only on (seed,
-tokens): every model predicts the same tokens, each with its pretraining attention pattern). Its cross-document
-perplexity (the CDLM paper, §3.1: exp(total NLL / masked tokens)); the same masked tokens split by where their
-answer is visible (only "another document only" needs attention across documents: does a model gain on what related
-documents give away, or on what its window already shows?); and where a global masked token's attention falls.
-"""
+"""One model on the held-out clusters under the fixed evaluation masks (the same tokens for every model): its
+cross-document perplexity (the CDLM paper, §3.1), the same tokens split by where their answer is visible (does it gain
+on what related documents give away?), and where a global masked token's attention falls."""
 
 from __future__ import annotations
 
@@ -37,8 +34,7 @@ REACH_BINS = ("within 2 tokens", "rest of the local window", "own document, beyo
 def evaluate_perplexity(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset",
                         variant: str, seed: int = EVAL_MASK_SEED, batch_size: int = 8, n_resamples: int = 1000,
                         confidence: float = CONFIDENCE) -> PerplexityResult:
-    """Cross-document perplexity of `model` on packed held-out examples (`input_ids`, `cluster_id`), with
-    `variant`'s attention pattern and notebook 02's scoring (`pretraining.heldout`); `seed` fixes the masks."""
+    """Cross-document perplexity of `model` on packed held-out examples, `variant`'s pattern; `seed` fixes the masks."""
     if "input_ids" not in dataset.column_names:
         raise DataError("evaluate_perplexity needs packed examples with `input_ids` (cdlm_nb.inputs.pack_clusters)")
     if len(dataset) == 0:
@@ -66,15 +62,12 @@ def scored_rows(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", 
 
 
 def with_start(models: "Mapping[str, Encoder]", start: "Encoder | None") -> "list[tuple[str, Encoder, str]]":
-    """(name, encoder, variant) of every model; first `("start", start, "cdlm")` when `start` (the model every
-    variant began from) is given: read with CDLM's pattern, its row is what CDLM inherits."""
+    """(name, encoder, variant) of every model, first `("start", start, "cdlm")` when `start` is given."""
     return ([("start", start, "cdlm")] if start is not None else []) + [(v, e, v) for v, e in models.items()]
 
 
 def answer_locations(input_ids: np.ndarray, labels: np.ndarray, doc_ids: np.ndarray, window: int) -> np.ndarray:
-    """For each predicted position of one row, the index into ANSWER_LOCATIONS of the nearest place where its
-    original token is visible in the (masked) input: within `window // 2` tokens, elsewhere in its own document,
-    only in another document, or nowhere."""
+    """Per predicted position of a row, the index into ANSWER_LOCATIONS of the nearest place its answer is visible."""
     masked, positions = np.flatnonzero(labels != IGNORE_INDEX)[:, None], np.arange(len(input_ids))
     same = (input_ids == labels[masked]) & (positions != masked)  # per masked token: where its answer is visible
     own, near = doc_ids == doc_ids[masked], np.abs(positions - masked) <= window // 2
@@ -124,8 +117,7 @@ def _require_masked_globals(count: int, variant: str, function: str) -> None:
 
 def global_attention_reach(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset",
                            variant: str, window: int, seed: int = EVAL_MASK_SEED, batch_size: int = 8) -> pd.DataFrame:
-    """Per layer, the mean share of a masked token's global attention (averaged over heads) in each of REACH_BINS,
-    on `evaluate_perplexity`'s masks. Only for variants whose masked tokens are global (CDLM, Rand)."""
+    """Per layer, the mean share of a global masked token's attention in each of REACH_BINS (CDLM, Rand only)."""
     require_doc_ids(dataset, "global_attention_reach")
     totals, count = np.zeros((model.config.num_hidden_layers, len(REACH_BINS))), 0
     for rows, batch in masked_batches(model, tokenizer, dataset, variant, seed, batch_size):
@@ -143,8 +135,7 @@ def global_attention_reach(model: "PreTrainedModel", tokenizer: "PreTrainedToken
 
 def uniform_reach(tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset", variant: str, window: int,
                   seed: int = EVAL_MASK_SEED) -> pd.Series:
-    """The shares of REACH_BINS that attention spread evenly over each input would give `global_attention_reach`'s
-    masked tokens: the scale its table is read against (e.g. 5 of 400 tokens lie within 2 tokens)."""
+    """The shares of REACH_BINS that attention spread evenly would give `global_attention_reach`'s tokens: its scale."""
     totals, count = np.zeros(len(REACH_BINS)), 0
     for rows, batch in heldout.evaluation_batches(tokenizer, dataset, variant, seed):
         for _, _, bins in masked_global_bins(rows, batch, window):

@@ -1,9 +1,7 @@
-"""Perplexity on the tokens that state a fact of the event, where the CDLM paper's argument lives: information one
-document gives and a related one lacks (names, places, numbers, dates). The embedded world knows those tokens (it
-wrote them), so every masked token falls in one group: a statement of a fact another packed document also states
-correctly (`facts_elsewhere`: the answer is there), one no other document states (`facts_alone`), or any other token
-(`other`: mostly function and template words). Same masks as `evaluate_perplexity`.
-"""
+"""Perplexity on the tokens that state a fact of the event (names, places, numbers, dates: what one document gives
+and a related one lacks, the CDLM paper's argument). The embedded world knows those tokens, so every masked token
+(`evaluate_perplexity`'s masks) states a fact another packed document also states correctly (`facts_elsewhere`), one
+no other document states (`facts_alone`), or neither (`other`: mostly function and template words)."""
 
 from __future__ import annotations
 
@@ -71,17 +69,10 @@ def per_world_row(examples: "Dataset", clusters: "Dataset", facts: "Dataset", to
     return [function(row, documents[row["cluster_id"]], by_cluster[row["cluster_id"]], tokenizer) for row in examples]
 
 
-def world_token_groups(examples: "Dataset", clusters: "Dataset", facts: "Dataset",
-                       tokenizer: "PreTrainedTokenizerBase") -> list[np.ndarray]:
-    """`token_groups` of every packed example, from the world's clusters and fact statements of the same split."""
-    return per_world_row(examples, clusters, facts, tokenizer, token_groups, "world_token_groups")
-
-
 def perplexity_by_fact_group(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
                              groups: Sequence[np.ndarray], variant: str, seed: int = EVAL_MASK_SEED,
                              batch_size: int = 8, n_resamples: int = 1000) -> dict[str, PerplexityResult | None]:
-    """Per group, the perplexity of `variant`'s masked tokens of that group as a `PerplexityResult` (per-cluster
-    sums, so `bootstrap.paired_difference` compares two models); None for a group with no masked token."""
+    """Per group, the `PerplexityResult` of `variant`'s masked tokens in it (None for a group with none)."""
     sums, counts = np.zeros((len(FACT_GROUPS), len(examples))), np.zeros((len(FACT_GROUPS), len(examples)), int)
     for row, (_, _, labels, nll) in enumerate(scored_rows(model, tokenizer, examples, variant, seed, batch_size)):
         where = groups[row][np.flatnonzero(labels != IGNORE_INDEX)]
@@ -103,8 +94,7 @@ def _differences(results: Results, reference: str, n_resamples: int) -> dict[tup
 
 
 def fact_table(results: Results, reference: str = "cdlm", n_resamples: int = 1000) -> pd.DataFrame:
-    """Per model and group: perplexity, its 95 % interval and the paired difference from `reference` (CDLM) with its
-    interval; the column level is the group's label with its masked tokens (the same masks for every model)."""
+    """Per model and group: perplexity, its 95 % interval and the paired difference from `reference` with its own."""
     differences, rows = _differences(results, reference, n_resamples), {}
     for variant, by_group in results.items():
         row = rows.setdefault(display_name(variant), {})
@@ -146,11 +136,8 @@ def plot_fact_groups(results: Results) -> "Figure":
 
 def fact_readings(results: Results, reference: str = "cdlm", n_resamples: int = 1000,
                   profile: str | None = None) -> list[str]:
-    """Per group: the noise rule's verdict on the reference (CDLM) being lower than each other model (`lower_reading`):
-    `holds here` only when the paired 95 % interval excludes 0 and the difference exceeds the seed band, 1.96 x the
-    root sum of the two models' pretraining seed sds of that group's perplexity (`verdicts.seed_band` of
-    `perplexity/<group>/<variant>` in `baselines/<profile>.spread.json`; without a spread nothing holds). Each
-    number is the reference minus that model (negative: the reference is lower)."""
+    """Per group, the noise rule's verdict (`lower_reading`) on `reference` being lower than each other model: its
+    paired interval excludes 0 and it exceeds the seed band (`baselines/<profile>.spread.json`; else none holds)."""
     spread = verdicts.load_spread(profile) if profile else None
     differences, name, lines = _differences(results, reference, n_resamples), display_name(reference), []
     for group, label in FACT_GROUPS.items():
@@ -168,12 +155,12 @@ def fact_readings(results: Results, reference: str = "cdlm", n_resamples: int = 
 
 def world_fact_results(models: Mapping[str, "Encoder"], tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
                        profile: "Profile") -> dict[str, dict[str, PerplexityResult | None]] | None:
-    """`perplexity_by_fact_group` of every model on the packed test examples of the profile's world; None when
-    the profile reads another corpus (only the world knows which of its tokens state facts)."""
+    """`perplexity_by_fact_group` of every model on the world's packed test examples; None on another corpus."""
     if profile.data_source != "embedded":
         return None
     made = world(profile.world)
-    groups = world_token_groups(examples, made.clusters["test"], made.facts["test"], tokenizer)
+    groups = per_world_row(examples, made.clusters["test"], made.facts["test"], tokenizer, token_groups,
+                           "world_fact_results")
     return {variant: perplexity_by_fact_group(encoder.model, tokenizer, examples, groups, variant,
                                               batch_size=profile.pretrain.eval_batch_size,
                                               n_resamples=profile.pretrain.bootstrap_resamples)

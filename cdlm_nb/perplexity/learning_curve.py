@@ -1,7 +1,6 @@
-"""The learning curves of notebook 02's runs (validation perplexity against pretraining steps, measured by
-`pretraining.curve`): where the variants' orderings cross, and where CDLM stands against each at the end of the
-budget. The CDLM paper trains 25,000 steps from Longformer-base; the cpu profile trains 1,000 from a tiny base, so
-the curve, not only its last point, says whether the paper's ordering is on its way."""
+"""The learning curves of notebook 02's runs (validation perplexity against steps, `pretraining.curve`): the paper
+trains 25,000 steps from Longformer-base, the cpu profile 1,000 from a tiny base, so where the variants' orderings
+cross, not only the last point, says whether the paper's ordering is on its way."""
 
 from __future__ import annotations
 
@@ -21,8 +20,7 @@ if TYPE_CHECKING:
 
 
 def learning_curves(run_dir: str | os.PathLike, variants: tuple[str, ...]) -> pd.DataFrame:
-    """Validation perplexity (rows: steps, columns: variants) from each model's saved `perplexity_history`;
-    variants without a curve (trained with `curve_steps` 0, or not pretrained here) are left out."""
+    """Validation perplexity (rows: steps, columns: variants) from each model's saved `perplexity_history`."""
     return curve_frame({v: load_result(run_dir, v).perplexity_history for v in variants})
 
 
@@ -33,8 +31,7 @@ def curve_frame(points: Mapping[str, Iterable[Sequence[float]]]) -> pd.DataFrame
 
 
 def plot_learning_curves(curves: pd.DataFrame, reference: str = "cdlm", ours: pd.DataFrame | None = None) -> "Figure":
-    """Validation perplexity against steps, one line per variant (log scale; `reference` drawn thicker). With `ours`
-    (`plot_budget_curves`), `curves` are measured ones, each followed by this run's curve of it (dashed)."""
+    """Validation perplexity against steps per variant; with `ours`, `curves` are measured and this run's dashed."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
@@ -66,11 +63,7 @@ DESCRIBED = ("One run without an interval: the curves describe training; only th
 
 
 def curve_readings(curves: pd.DataFrame, reference: str = "cdlm") -> list[str]:
-    """One computed sentence per other variant, describing (never ranking: one run, no interval, `DESCRIBED`) the
-    curves as printed: from which step `reference`'s curve stays under the other's (`below_from`), else that it ends
-    over it, or `level with` it when the two last values print the same (3 significant digits); and how the ratio
-    of the two moved over the second half of the run (`level` when the two ratios print the same, 2 decimals, else
-    `falling` or `rising`); then `DESCRIBED` (or why there is no curve to read)."""
+    """Per other variant, a sentence describing (never ranking) where `reference`'s curve stands to it, its trend."""
     if reference not in curves or curves[reference].count() < 2:
         return [f"No learning curve of {display_name(reference)} with two points or more: notebook 02 measures one "
                 "when PretrainConfig.curve_steps > 0 and the model is pretrained here (not loaded unchanged)."]
@@ -99,8 +92,7 @@ BUDGET_CURVE_FILE = Path("benchmarks") / "measured" / "budget_curve_cpu.json"
 
 
 def measured_budget_curves() -> tuple[pd.DataFrame, dict] | None:
-    """The committed longer-budget curves (as `learning_curves`) and the file's other fields (command, machine,
-    seconds); None when the file is not in this installation (a pip install without the repository: Colab)."""
+    """The committed longer-budget curves and the file's other fields; None without the repository (a pip install)."""
     file = (repo_root() or Path("/nonexistent")) / BUDGET_CURVE_FILE
     if not file.is_file():
         return None

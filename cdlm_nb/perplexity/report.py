@@ -26,21 +26,17 @@ if TYPE_CHECKING:
     from ..profiles import Profile
     from .bootstrap import PerplexityResult
 
-#: Cross-document perplexity on Multi-News (validation, test; lower is better) as printed in the two versions of
-#: the paper. "v1": the CDLM preprint (v1), Caciularu et al., "Cross-Document Language Modeling", arXiv:2101.00406v1
-#: (2021), Table 1; it has no Local or Prefix rows. "final": the CDLM paper, Caciularu et al., "CDLM:
-#: Cross-Document Language Modeling", Findings of EMNLP 2021 (arXiv:2101.00406v2), Table 1.
-PAPER_TABLE1 = {
-    "v1": {"longformer": (2.03, 2.34), "rand": (1.88, 1.93), "cdlm": (1.69, 1.76)},
-    "final": {"longformer": (3.89, 3.94), "local": (3.78, 3.84), "rand": (3.68, 3.81), "prefix": (3.20, 3.41),
-              "cdlm": (3.23, 3.39)},
-}
+#: Cross-document perplexity on Multi-News (validation, test) in Table 1 of the paper's two versions (Caciularu et al.):
+#: "v1", the preprint "Cross-Document Language Modeling", arXiv:2101.00406v1 (2021), without Local or Prefix rows;
+#: "final", "CDLM: Cross-Document Language Modeling", Findings of EMNLP 2021 (arXiv:2101.00406v2).
+PAPER_TABLE1 = {"v1": {"longformer": (2.03, 2.34), "rand": (1.88, 1.93), "cdlm": (1.69, 1.76)},
+                "final": {"longformer": (3.89, 3.94), "local": (3.78, 3.84), "rand": (3.68, 3.81),
+                          "prefix": (3.20, 3.41), "cdlm": (3.23, 3.39)}}
 CROSS_DOCUMENT = "another document only"  # the answer location that needs attention across documents
 UNIFORM, UNIFORM_LAYER = "Uniform attention", "any layer"  # the attention-reach table's scale row
 _VARIANT_OF = {label: variant for variant, label in DISPLAY_NAMES.items()} | {UNIFORM: "uniform"}  # row -> model
 
 
-# --- Table 1 -----------------------------------------------------------------------------------------------------
 def paper_table1() -> pd.DataFrame:
     """The CDLM paper's Table 1 (both versions) with our model names; NaN where a version has no such row."""
     variants = list(PAPER_TABLE1["final"])
@@ -50,8 +46,7 @@ def paper_table1() -> pd.DataFrame:
 
 
 def our_table1(scores: dict[str, list["PerplexityResult"]], missing: dict[str, str] | None = None) -> pd.DataFrame:
-    """Our perplexity and 95 % interval per held-out split beside `paper_table1()`, in the paper's row order; a model
-    we did not evaluate keeps its paper row, and `missing` (display name -> how to get it) says why."""
+    """Our perplexity and interval per split beside `paper_table1()`; `missing` says why a model was not evaluated."""
     ours = pd.concat([pd.DataFrame({f"ours {split}": [r.ppl for r in results],
                                     f"ours {split} 95% CI": [f"[{r.ci_low:.2f}, {r.ci_high:.2f}]" for r in results]},
                                    index=pd.Index([display_name(r.variant) for r in results], name="model"))
@@ -101,23 +96,19 @@ def training_tokens_table(results: list["PerplexityResult"], run_dir: str | os.P
                         index=pd.Index([display_name(r.variant) for r in results], name="model"))
 
 
-# --- where CDLM gains or loses -----------------------------------------------------------------------------------
 def answer_location_table(models: dict[str, "Encoder"], tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
                           profile: "Profile") -> pd.DataFrame:
     """Every model's perplexity by where the masked token's answer is visible; the last row counts the tokens."""
     tables = {display_name(variant): perplexity_by_answer_location(
                   encoder.model, tokenizer, examples, variant, window=profile.encoder.attention_window,
-                  batch_size=profile.pretrain.eval_batch_size)
-              for variant, encoder in models.items()}
+                  batch_size=profile.pretrain.eval_batch_size) for variant, encoder in models.items()}
     counts = next(iter(tables.values()))["masked_tokens"].rename("masked tokens")
     return pd.concat([pd.DataFrame({model: t["perplexity"] for model, t in tables.items()}).T, counts.to_frame().T])
 
 
 def attention_reach_table(models: dict[str, "Encoder"], tokenizer: "PreTrainedTokenizerBase", examples: "Dataset",
                           profile: "Profile", start: "Encoder | None" = None) -> pd.DataFrame:
-    """Where the masked tokens of the models that make them global attend, per layer, in percent (empty when no
-    model does): the `start`'s first (before CD-MLM), when given, and last `UNIFORM`, the scale: the shares that
-    attention spread evenly over each input would give."""
+    """Per model and layer, where global masked tokens attend (percent): the `start` first, the uniform scale last."""
     window = profile.encoder.attention_window
     tables = {display_name(name): 100 * global_attention_reach(
                   encoder.model, tokenizer, examples, variant, window=window,
@@ -131,8 +122,7 @@ def attention_reach_table(models: dict[str, "Encoder"], tokenizer: "PreTrainedTo
 
 
 def plot_answer_location(by_answer: pd.DataFrame) -> "Figure":
-    """`answer_location_table` as grouped bars: per answer location (its masked tokens counted in the label), each
-    model's perplexity (log scale; CDLM in orange). A location without masked tokens has no bars."""
+    """`answer_location_table` as grouped bars: each model's perplexity per answer location (log scale; CDLM orange)."""
     import textwrap
 
     import matplotlib.pyplot as plt
@@ -159,8 +149,7 @@ def plot_answer_location(by_answer: pd.DataFrame) -> "Figure":
 
 
 def plot_attention_reach(reach: pd.DataFrame) -> "Figure":
-    """`attention_reach_table` as stacked horizontal bars, one per model and layer (and the uniform scale), split
-    into where the masked tokens' global attention falls (percent); a note instead when the table is empty."""
+    """`attention_reach_table` as stacked horizontal bars, one per model and layer; a note when the table is empty."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7.5, 0.45 * max(3, len(reach)) + 1.2))
@@ -180,11 +169,9 @@ def plot_attention_reach(reach: pd.DataFrame) -> "Figure":
     return fig
 
 
-# --- readings computed from the numbers --------------------------------------------------------------------------
 def _leads(results: list["PerplexityResult"], reference: str, against: list[str] | tuple[str, ...],
            n_resamples: int, profile: str | None) -> tuple["PerplexityResult", dict[str, verdicts.Difference], bool]:
-    """(`reference`'s result, per model of `against`: its perplexity minus `reference`'s with the paired interval and
-    the seed band of `perplexity/paired/<variant>`, whether a seed spread is measured)."""
+    """(`reference`'s result, per evaluated model of `against` its paired lead and seed band, whether a band exists)."""
     by_variant = {result.variant: result for result in results}
     if reference not in by_variant:
         raise DataError(f"no {reference!r} result among {sorted(by_variant)}")
@@ -199,8 +186,7 @@ def _leads(results: list["PerplexityResult"], reference: str, against: list[str]
 
 def perplexity_findings(results: list["PerplexityResult"], reference: str = "cdlm", n_resamples: int = 1000,
                         profile: str | None = None) -> list[str]:
-    """Per other model: `reference` minus it, with the paired interval and the pretraining seed band
-    (`baselines/<profile>.spread.json`), and the noise rule's verdict (`verdicts`) on `reference` being lower."""
+    """Per other model: `reference` minus it with paired interval and seed band, and the verdict on its being lower."""
     others = [result.variant for result in results if result.variant != reference]
     base, leads, _ = _leads(results, reference, others, n_resamples, profile)
     name, ppl = display_name(reference), {result.variant: result.ppl for result in results}
@@ -211,10 +197,7 @@ def perplexity_findings(results: list["PerplexityResult"], reference: str = "cdl
 def perplexity_verdict(results: list["PerplexityResult"], reference: str = "cdlm",
                        against: tuple[str, ...] = ("longformer", "local", "rand"), n_resamples: int = 1000,
                        profile: str | None = None) -> str:
-    """Table 1's headline: the noise rule's verdict on `reference` being lower than each of `against` that was
-    evaluated (`holds here` beyond both the paired 95 % interval and the pretraining seed band), and whether that
-    reproduces the paper's ordering (`reference` below all of them): fully only when every one holds; the models
-    not evaluated are named and left unread."""
+    """Table 1's headline: the verdict on `reference` being lower than each of `against`: is the paper's seen?"""
     _, leads, measured = _leads(results, reference, against, n_resamples, profile)
     name, missing = display_name(reference), [display_name(v) for v in against if v not in leads]
     if not leads:
@@ -233,9 +216,7 @@ def perplexity_verdict(results: list["PerplexityResult"], reference: str = "cdlm
 
 
 def reach_readings(reach: pd.DataFrame) -> list[str]:
-    """Per model of `attention_reach_table`: the shares of a masked token's last-layer global attention within 2
-    tokens (and how many times uniform attention's) and on the other documents. A description with no verdict:
-    it names shares and a ratio, never "above" or "more than", so it needs no threshold (one run, no interval)."""
+    """Per model, the last layer's shares within 2 tokens and on other documents (a description, no verdict)."""
     if reach.empty:
         return ["No model here gives its masked tokens global attention."]
     last = reach.groupby(level="model", sort=False).last()  # each model's last layer
@@ -245,7 +226,6 @@ def reach_readings(reach: pd.DataFrame) -> list[str]:
             f"{uniform[other]:.1f} %)." for model, row in last.drop(UNIFORM).iterrows()]
 
 
-# --- the figures notebook 03 records -----------------------------------------------------------------------------
 def perplexity_metrics(scores: dict[str, list["PerplexityResult"]]) -> dict[str, float]:
     """`perplexity/<model>` with `/ci_low` and `/ci_high` on the test clusters, `perplexity/validation/<model>`."""
     return {f"perplexity/{r.variant}{suffix}": value for r in scores["test"]
@@ -263,8 +243,7 @@ def answer_location_metrics(by_answer: pd.DataFrame) -> dict[str, float]:
 
 
 def attention_reach_metrics(reach: pd.DataFrame) -> dict[str, float]:
-    """`attention_reach/<model>/{other_documents,local_window,within_2_tokens}` of each model's last layer (percent;
-    `uniform`: the scale row); `local_window` is within 2 tokens + the rest of the window."""
+    """`attention_reach/<model>/<where>` of each model's last layer (percent), `local_window` the whole local window."""
     last = reach.groupby(level="model", sort=False).last().iterrows() if len(reach) else ()
     return {f"attention_reach/{_VARIANT_OF[model]}/{name}": float(value) for model, row in last for name, value in (
         ("other_documents", row["other documents"]),

@@ -1,7 +1,6 @@
 """One CDLM training step with each self-attention implementation, same weights and batch: what the fused attention
-(`cdlm_nb.longformer_attention`) saves over Hugging Face's, and what global attention on the masked tokens costs (the
-same step with no global token, Local CDLM's attention). Timed in rounds (`cdlm_nb.timing`), each ratio with its
-interval. `benchmarks/attention_speed.py`: 512-4,096 tokens."""
+(`cdlm_nb.longformer_attention`) saves over Hugging Face's, and what global attention on the masked tokens costs;
+timed in rounds (`cdlm_nb.timing`). `benchmarks/attention_speed.py`: 512-4,096 tokens."""
 
 from __future__ import annotations
 
@@ -29,8 +28,7 @@ if TYPE_CHECKING:
 
 def cdlm_batch(profile: "Profile", clusters: "PretrainingClusters", encoder: "Encoder", size: int = 1,
                run_dir: str | os.PathLike | None = None) -> dict:
-    """A training batch of the first `size` CDLM inputs (`inputs.first_inputs`), masked, masked tokens global. One
-    by default: Hugging Face's attention keeps its score matrices, so one long input alone takes gigabytes."""
+    """A masked batch of the first `size` CDLM inputs; one by default, as Hugging Face's attention takes gigabytes."""
     examples = first_inputs("cdlm", clusters.train, encoder.tokenizer, profile.pretrain.max_length, size, profile.seed,
                             profile.encoder.sentence_markers, run_dir)
     rows = [{"input_ids": ids} for ids in examples["input_ids"]]
@@ -55,8 +53,7 @@ class StepTimes:
 
 def attention_speed(profile: "Profile", clusters: "PretrainingClusters", encoder: "Encoder", device: str = "cpu",
                     rounds: int = timing.ROUNDS, run_dir: str | os.PathLike | None = None) -> StepTimes:
-    """Seconds of one training step (forward + backward) on `device` with each of `STEPS`, each on its own copy of
-    `encoder.model` with the same weights, every step once per round (`timing.interleaved_times`)."""
+    """Seconds of one training step on `device` with each of `STEPS`, each on its own model copy, once per round."""
     batch = {key: value.to(device) for key, value in cdlm_batch(profile, clusters, encoder, run_dir=run_dir).items()}
     local = batch | {"global_attention_mask": torch.zeros_like(batch["global_attention_mask"])}
     swaps = {"hf": use_hf_attention, "ours": use_fast_attention}
@@ -64,24 +61,21 @@ def attention_speed(profile: "Profile", clusters: "PretrainingClusters", encoder
     def step(implementation: str, global_attention: bool):
         model = MaskedPositionsLongformer.from_plain(copy.deepcopy(encoder.model)).to(device).train()
         swaps[implementation](model)
-        inputs = batch if global_attention else local
 
         def one_step() -> None:
             with autocast(model.device.type):
-                loss = model(**inputs).loss
+                loss = model(**(batch if global_attention else local)).loss
             loss.backward()
             model.zero_grad(set_to_none=True)
         return one_step
 
     torch.manual_seed(profile.seed)
-    times = timing.interleaved_times([step(implementation, glob) for _, implementation, glob in STEPS], rounds,
-                                     device)
+    times = timing.interleaved_times([step(implementation, glob) for _, implementation, glob in STEPS], rounds, device)
     return StepTimes({name: seconds for (name, _, _), seconds in zip(STEPS, times)}, int(batch["attention_mask"].sum()))
 
 
 def speed_table(times: StepTimes) -> pd.DataFrame:
-    """Per step: the implementation, global attention or not, median seconds and tokens per second, and its time
-    over the fused CDLM step's with the interval."""
+    """Per step: implementation, global tokens, median seconds, tokens/s, and its time over the fused CDLM step's."""
     rows = {}
     for name, implementation, global_attention in STEPS:
         seconds, (ratio, low, high) = float(np.median(times.rounds[name])), times.ratio(name, "ours")
@@ -95,9 +89,7 @@ def speed_table(times: StepTimes) -> pd.DataFrame:
 
 
 def speed_metrics(times: StepTimes) -> dict[str, float]:
-    """`pretrain/step_tokens_per_s/<step>`, `pretrain/attention_speedup` (Hugging Face's step over the fused one)
-    and `pretrain/global_attention_slowdown` (the fused CDLM step over the same step without global tokens), each
-    ratio with its interval's `/ci_low` and `/ci_high`."""
+    """Tokens/s per step, and the fused attention's speedup and global attention's slowdown with their intervals."""
     metrics = {f"pretrain/step_tokens_per_s/{name}": times.tokens / float(np.median(seconds))
                for name, seconds in times.rounds.items()}
     for name, ratio in (("attention_speedup", times.ratio("hf", "ours")),

@@ -1,8 +1,6 @@
-"""Can a model of this family copy at all? A document written twice, `<s> doc </s> doc' </s>`, tokens of the second
-copy masked; `doc'` is the document (copy by position) or its sentences shuffled (copy by content). The copy gain,
-as `perplexity.copy_gain` measures it: the masked tokens' NLL with another document in place of the first copy,
-minus that with it readable. `tools/copy_task.py` runs docs/experiments.md's grid ("Can the cpu model copy?").
-"""
+"""Can a model of this family copy at all? `<s> doc </s> doc' </s>`, tokens of the second copy masked, `doc'` the
+document or its sentences shuffled (copy by content). The copy gain: the masked tokens' NLL with another document in
+place of the first copy minus that with it readable. `tools/copy_task.py` runs docs/experiments.md's grid."""
 
 from __future__ import annotations
 
@@ -59,8 +57,7 @@ def copy_input(first: Sequence[int], second: Sequence[int], tokenizer: "PreTrain
 
 def task_documents(texts: Sequence[str], tokenizer: "PreTrainedTokenizerBase", length: int) -> list[list[int]]:
     """Every text's first `length` tokens, for the texts that have that many."""
-    encoded = tokenizer(list(texts), add_special_tokens=False)["input_ids"]
-    return [ids[:length] for ids in encoded if len(ids) >= length]
+    return [ids[:length] for ids in tokenizer(list(texts), add_special_tokens=False)["input_ids"] if len(ids) >= length]
 
 
 class CopyTaskData:
@@ -94,8 +91,7 @@ class CopyTaskData:
         rows = []
         for _ in range(size):
             doc = self.rng.choice(self.train)
-            rows.append(copy_input(doc, self.second_copy(doc, self.rng), self.tokenizer, self.task.mask_rate,
-                                   self.rng))
+            rows.append(copy_input(doc, self.second_copy(doc, self.rng), self.tokenizer, self.task.mask_rate, self.rng))
         return self.collate(rows)
 
     def collate(self, rows: list[dict]) -> dict:
@@ -116,9 +112,8 @@ def copy_task_gain(model: "PreTrainedModel", data: CopyTaskData, batch_size: int
     return float(readable), float(other - readable)
 
 
-#: The within-reach copy probe of a start: a 24-token span of a held-out document written twice (51 tokens with its
-#: separators: inside one 64-token Longformer window), 30 % of the second copy masked. Longformer-base copies here;
-#: a start that does not has nothing for CD-MLM to move onto its global attention.
+#: The within-reach copy probe of a start: a 24-token held-out span written twice (inside one 64-token window), 30 %
+#: of the second copy masked. Longformer-base copies here; a start that does not gives CD-MLM nothing to build on.
 WITHIN_REACH = CopyTask(length=24, mask_rate=0.3)
 WITHIN_REACH_PAIRS = 128  # evaluation pairs of the probe (each a held-out span and another one)
 

@@ -1,7 +1,5 @@
-"""Curves of a pretraining run: held-out perplexity from step 0 on (where the variants' orderings cross, not only where
-the budget stopped them), and the copy probe along the copy stage. Points go into the Trainer's log history (saved
-with checkpoints); the evaluation masks have their own seeded generators, so measuring leaves the run unchanged.
-"""
+"""Curves of a pretraining run, in the Trainer's log history: held-out perplexity from step 0 on, and the copy probe
+along the copy stage. The evaluation masks have their own seeded generators: measuring leaves the run unchanged."""
 
 from __future__ import annotations
 

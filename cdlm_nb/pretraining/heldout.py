@@ -1,8 +1,6 @@
 """Held-out scoring of a masked language model (the CDLM paper, §3.1): held-out clusters packed as in pretraining,
-15 % of their tokens masked with fixed evaluation masks (the same for every model, each with its own attention
-pattern), perplexity = exp(mean NLL of the masked tokens). Notebook 02's curve and start check use it; notebook 03
-imports it from here, so chapter 02 never depends on chapter 03.
-"""
+fixed evaluation masks for every model, perplexity = exp(mean NLL of the masked tokens). Here for notebook 02's curve
+and start check; notebook 03 imports it, so chapter 02 never depends on chapter 03."""
 
 from __future__ import annotations
 
@@ -30,8 +28,7 @@ HELDOUT_MIN_DOCUMENTS = 2  # a held-out cluster needs a second document for cros
 
 def heldout_examples(clusters: "Dataset", tokenizer: "PreTrainedTokenizerBase", profile: "Profile",
                      max_length: int | None = None) -> "Dataset":
-    """Held-out clusters packed as in pretraining (one example per cluster, fixed seed), from 2 documents up (the
-    paper's 5,622 Multi-News validation and test clusters include them); `max_length`: another than the profile's."""
+    """Held-out clusters of 2 documents or more (as the paper's) packed as in pretraining, one example each."""
     from ..inputs import pack_clusters
 
     return pack_clusters(clusters, tokenizer, max_length or profile.pretrain.max_length, seed=profile.seed,
@@ -83,8 +80,7 @@ def row_nll(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", data
     sums, counts = [], []
     for _, batch in masked_batches(model, tokenizer, dataset, variant, seed, batch_size, desc=desc):
         scored = (batch["labels"] != IGNORE_INDEX).numpy()
-        nll = np.zeros(len(scored))
-        np.add.at(nll, scored.nonzero()[0], masked_token_nll(model, batch))
+        nll = np.bincount(scored.nonzero()[0], masked_token_nll(model, batch), len(scored))
         sums.extend(nll.tolist())
         counts.extend(scored.sum(axis=1).tolist())
     return sums, counts

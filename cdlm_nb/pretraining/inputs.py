@@ -1,9 +1,7 @@
 """The training examples of each model (the CDLM paper, §3): related clusters, unrelated documents, or one document
-per example (`packing_of`). Each packing is built once per run folder and read back by every later use:
-`<run_dir>/packed/` holds the tokenized corpus (`tokens-<key>`) and each packing
-(`<packing>-<length>-x<per cluster>-<key>`) as checked Arrow artefacts. A key changes with the corpus, the tokenizer
-and every packing setting, not with the masking pattern (the collator's): CDLM, Local and Prefix read one packing.
-"""
+per example (`packing_of`), built once per run folder: `<run_dir>/packed/` holds the tokenized corpus and each packing
+as checked Arrow artefacts, keyed by the corpus, the tokenizer and every packing setting (not the masking pattern:
+CDLM, Local and Prefix read one packing)."""
 
 from __future__ import annotations
 
@@ -46,8 +44,7 @@ Echo = Callable[[str], object]
 
 
 def packing_of(variant: str) -> str:
-    """How `variant`'s examples are packed: `related` (cdlm, local, prefix, release), `unrelated` (rand), `filled`
-    (base-long: unrelated documents up to the length) or `single` (longformer, base)."""
+    """How `variant`'s examples are packed: `related`, `unrelated` (rand), `filled` (base-long) or `single`."""
     check_variant(variant)
     if variant in SINGLE_DOCUMENT_VARIANTS:
         return "single"
@@ -177,8 +174,7 @@ def _cached(folder: Path | None, name: str, features: "Features", build: Callabl
     """`build(cache_file)` once per folder, saved as `folder/name` and read back (damaged: said, rebuilt)."""
     if folder is None:
         return build(None)
-    hit = _read(folder / name, features, echo)
-    if hit is not None:
+    if (hit := _read(folder / name, features, echo)) is not None:
         return hit
 
     def write(temporary: Path) -> None:

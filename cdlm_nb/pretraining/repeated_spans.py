@@ -1,12 +1,8 @@
-"""Inputs in which copying pays: a share of the copy stage's inputs gets a span of its own text written again.
-
-Longformer-base inherits RoBERTa's induction heads (Olsson et al. 2022: find an earlier occurrence of a token's
-context, copy what follows), which CD-MLM points at the other documents; a tiny model trained on short single
-documents never grows them (docs/experiments.md, "A start that copies"). So an input is cut to make room for
-`... </s> span' </s>`, one document's span with its sentences reordered: readable by content, not at an offset.
-Such heads form in a phase change after about T * sqrt(B * C) tokens (B inputs of C tokens a step, T ~ 10^5.7:
-Aoyama, Wilcox & Schneider, arXiv:2511.16893): hence small batches of short inputs, trained past the probe's jump.
-"""
+"""Inputs in which copying pays: a share of the copy stage's inputs end in `</s> span' </s>`, a span of one of their
+documents, sentences reordered (readable by content, not at an offset). Longformer-base inherits RoBERTa's induction
+heads (Olsson et al. 2022), which CD-MLM points at the other documents; a tiny model trained on short single documents
+never grows them (docs/experiments.md). They form after about T * sqrt(B * C) tokens (B inputs of C tokens a step, T ~
+10^5.7: Aoyama, Wilcox & Schneider, arXiv:2511.16893): hence small batches of short inputs."""
 
 from __future__ import annotations
 
@@ -31,24 +27,21 @@ def text_runs(maskable: torch.Tensor, minimum: int) -> list[tuple[int, int]]:
 
 def repeat_span(row: torch.Tensor, maskable: torch.Tensor, stops: set[int], span: int, max_length: int,
                 separator: int, generator: torch.Generator | None = None) -> torch.Tensor:
-    """`row` cut to make room, then `</s> span' </s>`: up to `span` tokens from the start of one of its documents
-    (drawn among those the cut keeps), sentences (ending in `stops`) shuffled; unchanged with no such document."""
+    """`row` cut to make room for `</s> span' </s>`, a document's first `span` tokens shuffled by sentence."""
     keep = min(len(row), max_length - span - 2)
     runs = text_runs(maskable[:keep], minimum=min(span, 8))
     if not runs:
         return row
     start, stop = runs[int(torch.randint(len(runs), (), generator=generator))]
     parts = sentences(row[start:min(stop, start + span)].tolist(), stops)
-    order = torch.randperm(len(parts), generator=generator).tolist()
-    again = [token for k in order for token in parts[k]]
+    again = [token for k in torch.randperm(len(parts), generator=generator).tolist() for token in parts[k]]
     return torch.cat([row[:keep], torch.tensor([separator, *again, separator], dtype=row.dtype)])
 
 
 def spread_positions(lengths: list[int], positions: int, padding_idx: int,
                      generator: torch.Generator | None = None) -> torch.Tensor:
-    """RoBERTa position ids (padding: `padding_idx`) of rows of `lengths`, each from a random offset within the first
-    `positions`, so short inputs train every position (from 0 only, 24,000 steps of 68-token inputs took the start's
-    1,024-token perplexity from 3.2 to about 1,000: docs/experiments.md)."""
+    """RoBERTa position ids of rows of `lengths`, each from a random offset within the first `positions`, so short
+    inputs train every position (from 0 only, the start's long-input perplexity exploded: docs/experiments.md)."""
     rows = []
     for length in lengths:
         offset = int(torch.randint(max(1, positions - length + 1), (), generator=generator))

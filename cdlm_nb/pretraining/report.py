@@ -60,9 +60,8 @@ def input_summary(profile: "Profile", clusters: "PretrainingClusters", tokenizer
                                       sentence_markers=profile.encoder.sentence_markers, run_dir=run_dir)
         table = examples.with_format("arrow")[:]
         lengths, documents = (pc.list_value_length(table[column]) for column in ("input_ids", "sources"))
-        rows.append({"model": display_name(variant), "inputs": len(examples),
-                     "mean tokens": pc.mean(lengths).as_py(), "max tokens": pc.max(lengths).as_py(),
-                     "mean documents": pc.mean(documents).as_py()})
+        rows.append({"model": display_name(variant), "inputs": len(examples), "mean tokens": pc.mean(lengths).as_py(),
+                     "max tokens": pc.max(lengths).as_py(), "mean documents": pc.mean(documents).as_py()})
     return pd.DataFrame(rows).set_index("model")
 
 
@@ -121,9 +120,8 @@ def copy_probe_curve(bases: Sequence[PretrainResult]) -> pd.DataFrame:
     """The copy probe's points along the base stages, tokens counted from the first traced stage's start."""
     rows, before = [], 0
     for base in bases:
-        for step, tokens, same, swapped in base.copy_probe_history:
-            rows.append({"stage": display_name(base.variant), "step": step, "tokens": before + tokens,
-                         "as repeated": same, "halves swapped": swapped})
+        rows += [(display_name(base.variant), step, before + tokens, same, swapped)
+                 for step, tokens, same, swapped in base.copy_probe_history]
         before += base.tokens if base.copy_probe_history else 0
     return pd.DataFrame(rows, columns=["stage", "step", "tokens", "as repeated", "halves swapped"])
 
@@ -146,9 +144,7 @@ def plot_copy_probe(curve: pd.DataFrame) -> "Figure":
 
 def model_folders(run_dir: str | os.PathLike, results: list[PretrainResult]) -> pd.DataFrame:
     """Where each model was saved (relative to the run folder) and its size in MB."""
-    rows = []
-    for result in results:
-        folder = model_dir(run_dir, result.variant)
-        rows.append({"model": display_name(result.variant), "folder": str(folder.relative_to(run_dir)),
-                     "MB": sum(f.stat().st_size for f in folder.iterdir()) / 1e6})
+    folders = [(display_name(result.variant), model_dir(run_dir, result.variant)) for result in results]
+    rows = [{"model": model, "folder": str(folder.relative_to(run_dir)),
+             "MB": sum(f.stat().st_size for f in folder.iterdir()) / 1e6} for model, folder in folders]
     return pd.DataFrame(rows).set_index("model")

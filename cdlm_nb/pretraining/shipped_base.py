@@ -1,8 +1,6 @@
-"""The base stages shipped inside the package, as the paper starts from a released Longformer-base: the `cpu`
-profile's, trained by `cdlm-nb pretrain-base --profile cpu` (deterministic on CPU) into `cdlm_nb/checkpoints/`.
-Notebook 02 copies a stage instead of training it only when its run setup (`variants.run_setup`), architecture and
-tokenizer are exactly those it would train with; otherwise it trains that stage and says why.
-"""
+"""The `cpu` profile's base stages shipped in `cdlm_nb/checkpoints/` (`cdlm-nb pretrain-base --profile cpu`), as the
+paper starts from a released Longformer-base; notebook 02 copies one only when its run setup, architecture and
+tokenizer are exactly those it would train with, else trains it and says why."""
 
 from __future__ import annotations
 

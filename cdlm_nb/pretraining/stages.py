@@ -1,12 +1,8 @@
 """Notebook 02's order of work: the starting encoder, the base stages, then every variant, reusing finished models
-whose run setup is unchanged (`variants.run_setup`). The paper's ablations continue from Longformer-base (RoBERTa,
-positions copied out to 4,096 and trained by continued MLM, global Q/K/V copied from the local ones); tiny models
-get that history in small (`base_stages`, full attention): single documents, then unrelated documents packed to
-`max_length`, then inputs repeating a span of their own text until the start copies; then `longformer_recipe`.
-Why (docs/experiments.md): from random weights no tiny variant learned to use context within a CPU budget; without
-the long stage, global attention reached untrained position copies and started far worse than local; the copy
-stage comes last, as its copying was gone 1,000 long-stage steps after it.
-"""
+whose run setup is unchanged. The paper's ablations start from Longformer-base; tiny models get its history in small
+(`base_stages`, as from random weights none learned to use context: docs/experiments.md): single documents, unrelated
+documents packed to `max_length` (else global attention reaches untrained positions), then inputs repeating a span
+until the start copies (last: later stages undo it); then `longformer_recipe`."""
 
 from __future__ import annotations
 
@@ -62,8 +58,7 @@ def initial_encoder(profile: "Profile", clusters: "PretrainingClusters | None") 
 
 
 def _stage(config: "PretrainConfig", variant: str, steps: int, **changes) -> "PretrainConfig":
-    """`config` as a base stage (no learning curve: the start is step 0 of every variant's). Before the copy stage the
-    `copy_*` fields are at their defaults: fingerprints leave defaults out, so older shipped stages still match."""
+    """`config` as a base stage; `copy_*` fields at their defaults before the copy stage (older shipped ones match)."""
     if variant != COPY_STAGE:
         changes |= {f.name: f.default for f in fields(config) if f.name.startswith("copy_")}
     return replace(config, variants=(variant,), max_steps=steps, gradient_accumulation_steps=1, curve_steps=0,
@@ -82,8 +77,7 @@ def long_stage_config(config: "PretrainConfig") -> "PretrainConfig":
 
 
 def copy_stage_config(config: "PretrainConfig") -> "PretrainConfig":
-    """The copy stage: `copy_batch_size` documents a step, cut to `<s> <doc-s> span </s> span' </s>`, at a constant
-    rate: copy heads form late and abruptly (after 20,000 decayed-rate steps, none: docs/experiments.md)."""
+    """The copy stage: short documents repeating spans, at a constant rate (copy heads form late: experiments.md)."""
     return _stage(config, COPY_STAGE, config.copy_steps, per_device_batch_size=config.copy_batch_size,
                   max_length=2 * config.copy_span + 4, lr_power=0.0)
 
@@ -97,10 +91,9 @@ def base_stages(config: "PretrainConfig") -> "list[tuple[str, PretrainConfig, st
                        f" on unrelated documents packed to {config.max_length} tokens, full attention"))
     if config.copy_steps > 0:
         copy = copy_stage_config(config)
-        stages.append((COPY_STAGE, copy,
-                       f" on single documents cut to {copy.max_length} tokens, {config.copy_batch_size} a step, "
-                       f"{config.copy_share:.0%} with a span of up to {config.copy_span} tokens written again, "
-                       "full attention, constant rate"))
+        stages.append((COPY_STAGE, copy, f" on single documents cut to {copy.max_length} tokens, "
+                       f"{config.copy_batch_size} a step, {config.copy_share:.0%} with a span of up to "
+                       f"{config.copy_span} tokens written again, full attention, constant rate"))
     return stages
 
 
@@ -115,8 +108,7 @@ def full_attention(encoder: Encoder, length: int, trained: int) -> Encoder:
 def pretrain_base(profile: "Profile", encoder: Encoder, clusters: "PretrainingClusters",
                   run_dir: str | os.PathLike, resume: bool = True, shipped: bool = True,
                   echo: Echo = say) -> tuple[Encoder, list[PretrainResult]]:
-    """The start of every variant (Longformer-base as it is; a tiny one through `base_stages`, `longformer_recipe`)
-    and its base-stage runs, each trained once and reused, or copied from the package (`shipped`, `shipped_base`)."""
+    """The start of every variant and its base-stage runs, each trained once and reused, or copied from the package."""
     config = profile.pretrain
     if starts_pretrained(profile) or config.base_steps <= 0:
         return encoder, []
@@ -153,8 +145,7 @@ def starting_model(profile: "Profile", run_dir: str | os.PathLike, stages: int |
 
 def finished_result(run_dir: str | os.PathLike, variant: str, config: "PretrainConfig", n_train: int,
                     echo: Echo | None = None) -> PretrainResult | None:
-    """The saved result of a finished run of `variant` with this setup (`variants.run_setup`) on any number of
-    processes (the effective batch is kept: said), or None: not run, another setup, or damaged (said)."""
+    """The result of a finished run of `variant` with this setup, or None (not run, another setup, or damaged: said)."""
     folder = model_dir(run_dir, variant)
     problems = model_problems(folder) if is_saved(folder) else []
     if problems:
@@ -181,8 +172,7 @@ def save_unchanged(variant: str, encoder: Encoder, run_dir: str | os.PathLike, s
 
 
 def notebook_steps(profile: "Profile", pretrain_steps: int | None) -> int:
-    """Steps per variant in notebook 02: `PRETRAIN_STEPS`, else 0 from Longformer-base (the releases: the paper's
-    25,000 steps take days per variant on one GPU), else the profile's; a tiny start has no release to take at 0."""
+    """Steps per variant: `PRETRAIN_STEPS`, else 0 from Longformer-base (its releases), else the profile's."""
     if pretrain_steps is None:
         return 0 if starts_pretrained(profile) else profile.pretrain.max_steps
     if pretrain_steps < 0 or (pretrain_steps == 0 and not starts_pretrained(profile)):
@@ -237,8 +227,7 @@ def pretrain_variants(profile: "Profile", encoder: Encoder, clusters: "Pretraini
 def without_pretraining(variant: str, config: "PretrainConfig", profile: "Profile", encoder: Encoder,
                         clusters: "PretrainingClusters", run_dir: str | os.PathLike, resume: bool = True,
                         echo: Echo = say) -> PretrainResult | None:
-    """A variant not pretrained here: `longformer` is the start itself; at 0 steps another is its finished model
-    (`resume`; e.g. from `cdlm-nb pretrain`), else `cdlm` the release and an ablation is skipped (None, said)."""
+    """A variant not pretrained here: the start, its finished model, the release (`cdlm`), or None (skipped)."""
     done = None if variant == "longformer" else reused(variant, config, clusters, run_dir, resume, echo)
     if done is None and variant in ("longformer", "cdlm"):
         return save_released(variant, profile, encoder, run_dir, echo)

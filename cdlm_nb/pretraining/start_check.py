@@ -1,8 +1,6 @@
 """Can the starting model read its whole input? Its perplexity on held-out clusters packed to several lengths, under
-each attention pattern a variant trains with: a start whose far positions were never trained (copies of the first
-ones) is far worse once attention reaches past them, handicapping the variants with global attention
-(docs/experiments.md). Patterns: `local`, `cdlm` (masked tokens global), `prefix` (the first 15 % global), `full`.
-"""
+each attention pattern a variant trains with: a start whose far positions were never trained is far worse once
+attention reaches them, handicapping the variants with global attention (docs/experiments.md)."""
 
 from __future__ import annotations
 
@@ -57,9 +55,8 @@ def start_perplexity(start: "Encoder", clusters: "Dataset", profile: "Profile", 
     for length in lengths or start_lengths(profile):
         examples = heldout_examples(subset, start.tokenizer, profile, max_length=length)
         for pattern in START_PATTERNS:
-            full = pattern == "full"
-            model = with_attention_window(start.model, 2 * length) if full else start.model
-            variant = "local" if full else pattern
+            model = with_attention_window(start.model, 2 * length) if pattern == "full" else start.model
+            variant = "local" if pattern == "full" else pattern
             scores[pattern, length] = heldout_perplexity(model, start.tokenizer, examples, variant,
                                                          profile.pretrain.eval_batch_size, desc=f"perplexity {variant}")
     return scores

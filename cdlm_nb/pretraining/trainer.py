@@ -1,9 +1,6 @@
-"""One pretraining run with the Hugging Face `Trainer`: a copy of the starting model trained as one variant, with the
-CDLM preprint (v1)'s Appendix B recipe (Beltagy et al.'s): AdamW with RoBERTa's betas (0.9, 0.98), epsilon 1e-6,
-weight decay 0.01, linear warm-up then power-3 polynomial decay, fp16 on CUDA (cpu: peak 1e-3, linear decay, for
-runs of minutes from a tiny base). An interrupted run resumes from `<run_dir>/checkpoints/<model>/`; a finished one
-is saved as a plain `LongformerForMaskedLM` in `<run_dir>/models/<model>/` (with tokenizer, `pretraining.json`).
-"""
+"""One pretraining run with the Hugging Face `Trainer`, with the CDLM preprint (v1)'s Appendix B recipe: AdamW with
+RoBERTa's betas, weight decay 0.01, linear warm-up then power-3 polynomial decay, fp16 on CUDA. An interrupted run
+resumes from `<run_dir>/checkpoints/<model>/`; a finished one is saved in `<run_dir>/models/<model>/`."""
 
 from __future__ import annotations
 
@@ -57,8 +54,7 @@ CHECKPOINT_FILES = ("model.safetensors", "optimizer.pt", "scheduler.pt", "traine
 
 
 class MaskedPositionsLongformer(LongformerForMaskedLM):
-    """A LongformerForMaskedLM whose LM head, given labels, runs on the predicted positions only: the same loss
-    without most of a tiny model's cost (docs/experiments.md); saved as a plain one (`from_plain` / `to_plain`)."""
+    """A LongformerForMaskedLM whose LM head, given labels, runs on predicted positions only; saved as a plain one."""
 
     accepts_loss_kwargs = False  # the Trainer must scale the loss for gradient accumulation and processes itself
 
@@ -86,16 +82,15 @@ class MaskedPositionsLongformer(LongformerForMaskedLM):
 
 def masked_positions_loss(lm_head: torch.nn.Module, hidden: torch.Tensor,
                           labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """(logits, loss) of masked-LM training, the vocabulary projection on the predicted (labelled) positions only:
-    the full projection's loss without projecting the other 85 % of the tokens. Any masked LM's `lm_head` will do."""
+    """(logits, loss) of masked-LM training, only the predicted positions projected onto the vocabulary."""
     predicted = labels != IGNORE_INDEX
     logits = lm_head(hidden[predicted])
     return logits, F.cross_entropy(logits.float(), labels[predicted])
 
 
 def process_batch(config: "PretrainConfig", world_size: int) -> tuple[int, int]:
-    """(per-device batch, accumulation) on `world_size` processes keeping the profile's effective batch, so a step
-    and the schedule are the same on 1 GPU or 8; accumulation is divided first (no device holds more than before)."""
+    """(per-device batch, accumulation) on `world_size` processes keeping the effective batch (1 GPU or 8 alike);
+    accumulation is divided first, so no device holds more than before."""
     effective = config.per_device_batch_size * config.gradient_accumulation_steps
     per_process, rest = divmod(effective, world_size)
     if rest or not per_process:
@@ -141,9 +136,8 @@ def pretrain(variant: str, config: "PretrainConfig", initial_model: "PreTrainedM
              resume: bool = True, seed: int | None = None, sentence_markers: bool = False,
              callbacks: list[TrainerCallback] | None = None, echo: Callable[[str], object] = print,
              collator: CrossDocumentMLMCollator | None = None) -> PretrainResult:
-    """Pretrain a copy of `initial_model` as `variant` on `train_clusters`; save it under `run_dir`. With `resume`, an
-    interrupted run continues from its last intact checkpoint with its step, data order, optimizer and scheduler; the
-    masks drawn after differ (`Trainer` restores the RNG one batch late). `collator`: another objective."""
+    """Pretrain a copy of `initial_model` as `variant` and save it under `run_dir`; with `resume`, an interrupted run
+    continues from its last intact checkpoint (the masks drawn after differ: the Trainer restores the RNG late)."""
     check_variant(variant)
     seed = config.seeds[0] if seed is None else seed
     capacity = max_input_length(initial_model)
@@ -154,8 +148,7 @@ def pretrain(variant: str, config: "PretrainConfig", initial_model: "PreTrainedM
     final_dir = model_dir(run_dir, variant, seed, config)
     args = training_arguments(config, variant, checkpoints, seed)
     setup = run_setup(variant, seed, config, len(train_clusters), args.world_size)
-    # the job's first process (of all nodes: one run folder, on a filesystem every node shares) checks, removes and
-    # packs first; the others then find intact checkpoints and read what it saved
+    # the job's first process (of all nodes, sharing one run folder) checks, removes and packs first; the others read
     with args.main_process_first(local=False, desc="checking checkpoints"):
         resume_from = _checkpoint_to_resume(checkpoints, setup, echo) if resume else None
         if not resume and checkpoints.exists():
@@ -164,8 +157,7 @@ def pretrain(variant: str, config: "PretrainConfig", initial_model: "PreTrainedM
     set_seed(seed)
     effective_batch = config.per_device_batch_size * config.gradient_accumulation_steps  # on any process count
     with args.main_process_first(local=False, desc=f"packing {variant} inputs"):
-        examples = training_examples(variant, config, tokenizer, train_clusters, run_dir, seed, sentence_markers,
-                                     echo)
+        examples = training_examples(variant, config, tokenizer, train_clusters, run_dir, seed, sentence_markers, echo)
     # each example's tokens, from the Arrow column: on gpu the token lists would not fit in memory as Python lists
     lengths = pc.list_value_length(examples.with_format("arrow")["input_ids"]).to_pylist()
     order = length_grouped_order(lengths, effective_batch, config.max_steps, seed)

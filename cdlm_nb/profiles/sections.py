@@ -39,9 +39,8 @@ class SearchSpace:
 
 
 class RatesOnDev:
-    """A fine-tuning section's fields `learning_rates`, `epochs`, `select_on_dev`: with `select_on_dev` every rate is
-    tried and dev scored after each epoch (`search`), else its one rate trained (`learning_rate`); the schedule's
-    shape: `warmup` and `schedule`."""
+    """A fine-tuning section's `learning_rates`, `epochs`, `select_on_dev`: with `select_on_dev` every rate tried, dev
+    scored after each epoch (`search`), else its one rate trained (`learning_rate`); shape: `warmup`, `schedule`."""
 
     schedule: ClassVar[str] = "linear"
 
@@ -53,8 +52,7 @@ class RatesOnDev:
     @property
     def search(self) -> SearchSpace | None:
         """The recipes tried on dev (`select_on_dev`), or None: train `learning_rate` alone."""
-        return (SearchSpace(self.learning_rates, self.epochs, self.warmup, self.schedule) if self.select_on_dev
-                else None)
+        return SearchSpace(self.learning_rates, self.epochs, self.warmup, self.schedule) if self.select_on_dev else None
 
     @property
     def learning_rate(self) -> float:
@@ -111,8 +109,7 @@ class AttentionConfig:
     n_pairs: int  # positive pairs per mention kind, and as many negatives (paper: 1,000 + 1,000 per kind)
     kinds: tuple[str, ...]  # mention kinds analysed separately (paper: events and entities)
     models: tuple[str, ...]  # notebook 02's variants compared (Table 6 rows)
-    max_length: int  # tokens per input (paper: 4,096), capped by the model: the pretraining length, so every
-    #                  position used was trained
+    max_length: int  # tokens per input (paper: 4,096), capped at the pretraining length: every position was trained
     exclude_punctuation: bool  # punctuation-only tokens are not ranked (as in the authors' analysis)
     batch_size: int  # pairs per forward pass (all layers' attentions are returned: ~1 GB per 4,096-token pair)
 
@@ -198,10 +195,8 @@ class MatchingConfig(RatesOnDev):
     warmup: float  # share of the steps with a linear learning-rate warm-up (then linear decay to 0)
     score_batch_size: int  # pairs per forward pass when scoring
     ecbplus_topics: tuple[int, ...] | None  # ECB+ topics read when DATA = "ecbplus" (None: all)
-    per_device_batch: int | None = None  # pairs per forward pass, gradients accumulated to batch_size (None: all);
-    #                                      set by `cdlm_nb.tooling.plan` to what fits the card
-    select_on_dev: bool = False  # dev scored after each epoch of each rate, the best kept (`recipe_search`); False:
-    #                              the one rate, last epoch
+    per_device_batch: int | None = None  # pairs per pass, gradients accumulated (None: all; `tooling.plan` sets it)
+    select_on_dev: bool = False  # dev scored after each epoch of each rate, the best kept; False: one rate, last epoch
     class_weighted: bool = False  # cross-entropy with balanced class weights (`matching.training.balanced_weights`)
 
 
@@ -254,8 +249,7 @@ class ClassificationConfig:
     finetune_docs: int | None  # training documents of the fine-tuned setting (None: all of train_docs)
     finetune_epochs: int  # paper: 20 (IMDB, 20 Newsgroups), 10 (MIND)
     finetune_learning_rate: float  # the encoder's (paper: 2e-5); the new top keeps frozen_learning_rate
-    max_segments_per_step: int  # fine-tuning runs a batch in pieces of at most this many segments (gradients
-    #                             accumulated): a whole batch of long documents can exhaust the memory
+    max_segments_per_step: int  # most segments per piece of a fine-tuning batch (gradients accumulated): saves memory
     embed_batch_size: int  # segments per encoder forward pass
 
 
@@ -279,8 +273,7 @@ class CDAConfig(RatesOnDev):
     learning_rates: tuple[float, ...]  # Adam, constant (paper: 1e-5 on 100k+ pairs; a few hundred need more)
     min_improvement: float  # the least fall in nats that makes a dev loss better (paper: not given): at lr 1e-5 the
     #                         loss creeps down by hairs, and any decrease would run every epoch
-    select_on_dev: bool = False  # dev D2D scored after each epoch of each rate, the best kept (`recipe_search`);
-    #                              False: the one rate, early stopping alone
+    select_on_dev: bool = False  # dev D2D scored after each epoch of each rate, the best kept; False: early stopping
 
     warmup: ClassVar[float] = 0.0  # the paper's Adam at a constant rate: no warm-up, no decay
     schedule: ClassVar[str] = "constant"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from cdlm_nb.aose.segments import segment
+from cdlm_nb.aose.experiment import segment
 
 
 @pytest.fixture(scope="module")

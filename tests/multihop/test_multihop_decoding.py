@@ -2,8 +2,7 @@
 
 import numpy as np
 
-from cdlm_nb.multihop.decoding import best_span, decode, official_prediction
-from cdlm_nb.multihop.inputs import add_qa_markers, encode_question
+from cdlm_nb.multihop.inputs import add_qa_markers, best_span, decode, encode_question, official_prediction
 
 
 def test_best_span_stays_in_one_allowed_sentence_and_within_the_length():

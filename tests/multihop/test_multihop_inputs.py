@@ -1,7 +1,13 @@
 """The HotpotQA input: markers, global positions, what each head reads, the labels and the counted cuts."""
 
-from cdlm_nb.multihop.decoding import span_text
-from cdlm_nb.multihop.inputs import add_qa_markers, encode_question, encode_questions, preview_question, question_labels
+from cdlm_nb.multihop.inputs import (
+    add_qa_markers,
+    encode_question,
+    encode_questions,
+    preview_question,
+    question_labels,
+    span_text,
+)
 
 
 def test_input_layout_and_what_each_head_reads(qa_row, qa_tokenizer):

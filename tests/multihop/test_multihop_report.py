@@ -4,8 +4,8 @@ import math
 
 from cdlm_nb.multihop import report
 from cdlm_nb.multihop.baselines import most_frequent_answer
-from cdlm_nb.multihop.decoding import Decoded
 from cdlm_nb.multihop.experiment import REFERENCE, TFIDF, QARun, real_runs, reference_run, score
+from cdlm_nb.multihop.inputs import Decoded
 from cdlm_nb.multihop.metric import HotpotScores
 
 CONTEXT = {"title": ["A", "B"], "sentences": [["a0", "a1"], ["b0", "b1"]]}

@@ -23,7 +23,8 @@ def world_test(tiny_tokenizer):
     made = world(get_profile("smoke").world)
     clusters, facts = made.clusters["test"], made.facts["test"]
     examples = pack_clusters(clusters, tiny_tokenizer, 600, seed=13, min_documents=2)
-    return examples, clusters, facts, ft.world_token_groups(examples, clusters, facts, tiny_tokenizer)
+    groups = ft.per_world_row(examples, clusters, facts, tiny_tokenizer, ft.token_groups, "world_test")
+    return examples, clusters, facts, groups
 
 
 def test_fact_tokens_decode_to_the_facts_and_shared_ones_are_stated_elsewhere(world_test, tiny_tokenizer):

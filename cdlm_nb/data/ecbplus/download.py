@@ -49,9 +49,8 @@ def topic_folders(xml_dir: Path) -> dict[str, Path]:
     return dict(sorted(folders.items(), key=lambda item: int(item[0])))
 
 
-def read_validated_sentences(csv_path: str | Path) -> dict[str, set[int]]:
+def read_validated_sentences(csv_path: Path) -> dict[str, set[int]]:
     """The validated sentence numbers per document id ("1_10ecbplus") from ECBplus_coreference_sentences.csv."""
-    csv_path = Path(csv_path)
     validated: dict[str, set[int]] = defaultdict(set)
     with csv_path.open(newline="", encoding="utf-8") as handle:
         reader = csv.reader(handle)
@@ -76,8 +75,7 @@ def holds_ecbplus(dest: Path) -> bool:
     csv_path = dest / SENTENCES_CSV
     if not (dest / XML_FOLDER).is_dir() or not csv_path.is_file():
         return False
-    problems = check_manifest(csv_path)  # None: placed by hand, without a manifest
-    if problems:
+    if problems := check_manifest(csv_path):  # None: placed by hand, without a manifest
         print(f"ECB+ download damaged, downloading it again: {'; '.join(problems)}")
     return not problems
 

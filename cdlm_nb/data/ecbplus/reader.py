@@ -8,12 +8,11 @@ CROSS_DOC_COREF (its `note`, the corpus-wide instance id, is our cluster id) and
 document). Conventions, which reproduce the CDLM preprint (v1)'s Table 7 and Cattan et al.'s preprocessing:
 - only the CSV's validated sentences count (`validated_only=True`); documents without any are left out (20_10ecbplus
   and 34_5ecb of the 772 shared files), giving 574 train / 196 dev documents;
-- CSV values are whitespace-stripped: three rows carry a trailing space ("9,13ecbplus,14 "); reading them as numbers
-  is what yields the reference counts (3,808/4,758 train mentions, not 3,796/4,743);
+- CSV values are whitespace-stripped (three rows end in a space): that yields the reference counts (3,808/4,758
+  train mentions, not 3,796/4,743);
 - every token-anchored markable in a kept sentence is a mention, none de-duplicated (the release already removed
-  double annotations); events are ACTION_*/NEG_ACTION_*, entities HUMAN_*, NON_HUMAN_*, LOC_*, TIME_*;
-- a discontinuous markable ("checked ... into") becomes its covering span, as the CDLM cross-encoder does (it uses
-  the first and last token); such widenings are counted in the report;
+  double annotations); a discontinuous one ("checked ... into") becomes its covering span, as the CDLM cross-encoder
+  does (first and last token), counted in the report;
 - a few instance ids are shared by two topics (a person in topics 9 and 34): they stay one cluster, as in the
   reference statistics.
 """
@@ -179,11 +178,10 @@ def _read_document(path: Path, topic: str, validated: dict[str, set[int]] | None
         if kind is None:
             report.mentions_with_unknown_tag.append(f"{doc_id}:{m_id}:{markable.tag}")
             continue
-        sentence_numbers = {where[t][0] for t in anchors}
-        if len(sentence_numbers) > 1:
+        sentence, *others = {where[t][0] for t in anchors}
+        if others:
             report.mentions_crossing_sentences.append(f"{doc_id}:{m_id}")
             continue
-        sentence = sentence_numbers.pop()
         if sentence not in gold:
             report.mentions_outside_kept_sentences += 1
             continue
@@ -216,12 +214,10 @@ def read_ecbplus(path: str | Path, topics: Iterable[int | str] | None = None, va
     xml_dir, csv_path = locate_corpus(path)
     present = topic_folders(xml_dir)
     chosen = select_topics(present, topics, split)
-    validated = None
-    if validated_only:
-        if csv_path is None:
-            raise DataError(f"{SENTENCES_CSV} not found beside {xml_dir} (needed for validated_only=True; pass "
-                            f"validated_only=False to keep every sentence): {WHERE_TO_GET}.")
-        validated = read_validated_sentences(csv_path)
+    if validated_only and csv_path is None:
+        raise DataError(f"{SENTENCES_CSV} not found beside {xml_dir} (needed for validated_only=True; pass "
+                        f"validated_only=False to keep every sentence): {WHERE_TO_GET}.")
+    validated = read_validated_sentences(csv_path) if validated_only else None
 
     report = EcbPlusReport()
     files = [(topic, file) for topic in chosen for file in sorted(present[topic].glob("*.xml"), key=_document_order)]
@@ -292,11 +288,8 @@ def select_topics(present: dict[str, Path], topics: Iterable[int | str] | None, 
 
 def rows_to_datasets(rows: list[dict]) -> DatasetDict:
     """Group document rows by the standard split of their topic into a `DatasetDict` (only splits present)."""
-    by_split: dict[str, list[dict]] = defaultdict(list)
-    for row in rows:
-        by_split[split_of_topic(row["topic"])].append(row)
-    return DatasetDict({name: Dataset.from_list(by_split[name], features=COREF_FEATURES)
-                        for name in SPLITS if by_split[name]})
+    return DatasetDict({name: Dataset.from_list(part, features=COREF_FEATURES) for name in SPLITS
+                        if (part := [row for row in rows if split_of_topic(row["topic"]) == name])})
 
 
 def split_stats(dataset: Dataset) -> dict[str, int]:

@@ -8,28 +8,16 @@
 3. Every trigger and entity becomes a gold **mention** with its cluster (ECB+ schema): one event or entity cluster
    per subtopic, across its documents (a city two topics draw gets two clusters); siblings never share one.
 
-The datasets (`rows`; `DatasetDict`s split by **topic** into train/dev/test, so evaluation is on unseen events):
-`clusters` (pretraining), `coref`, `pairs`, `qa` (HotpotQA layout: bridge and comparison questions over clean
-"articles" and entity profiles), `classification` (a cluster's documents concatenated, labelled with the event
-type) and `facts` (where each document states each fact, for masked-fact probes).
+The datasets (`World`'s fields, built by `rows`) are `DatasetDict`s split by **topic** into train/dev/test, so
+evaluation is on unseen events.
 
-The knobs (`WorldConfig`, defaults in `profiles.WORLD`) decide whether cross-document context can help. The effect
-column says how raising a knob moves `describe()["recoverable_fact_share"]` (the share of non-anchor fact
-statements that another document of the same cluster also states correctly) and the words per document (values:
-docs/experiments.md; cpu and gpu are calibrated against Multi-News by `tooling.world_calibration`).
-
-| knob               | what it does                                                  | effect of raising it      |
-|--------------------|---------------------------------------------------------------|---------------------------|
-| `fact_overlap`     | P(a document states a given non-anchor fact); each fact is    | more recoverable (none at |
-|                    | still stated by at least one document of its cluster          | 0.0, all at 1.0), longer  |
-| `noise`            | P(a stated non-anchor fact goes wrong in a document: another  | fewer recoverable         |
-|                    | number for numbers; a filler sentence instead for the others) |                           |
-| `filler`           | target share of filler sentences (stating no fact)            | longer, recoverable kept  |
-| `words_per_doc`    | fewest/most words; fillers are added or dropped to fit        | length only               |
-| `docs_per_cluster` | fewest/most documents per cluster (skewed small: Multi-News)  | more witnesses per fact   |
-
-At `fact_overlap=0` a masked fact can only be recovered from its own document (or guessed); at 1.0 every other
-document of the cluster states it: the contrast a cross-document model should show.
+The knobs (`WorldConfig`, which says what each does; values in docs/experiments.md, cpu and gpu calibrated against
+Multi-News by `tooling.world_calibration`) decide whether cross-document context can help. Raising `fact_overlap`
+makes more non-anchor facts recoverable (`describe()["recoverable_fact_share"]`: another document of the cluster
+states them correctly; none at 0.0, all at 1.0) and documents longer, `noise` fewer recoverable; `filler` and
+`words_per_doc` change the length only, `docs_per_cluster` the witnesses per fact. At `fact_overlap=0` a masked fact
+can only be recovered from its own document (or guessed); at 1.0 every other document of the cluster states it: the
+contrast a cross-document model should show.
 
 Use: `world = generate_world(session.profile.world)`, then `world.clusters["train"]`, `world.describe()`.
 """

@@ -89,11 +89,11 @@ class Subtopic:
     article: Document | None = None  # a clean report stating every fact once (QA paragraphs, summary)
 
 
+@dataclass
 class NameBook:
     """Hands out names no other participant of the world has (people, companies, products, ...)."""
 
-    def __init__(self) -> None:
-        self.used: set[str] = set()
+    used: set[str] = field(default_factory=set)
 
     def unique(self, rng: random.Random, make: Callable[[random.Random], str]) -> str:
         """A name from `make(rng)` that nobody in the world has yet (it is then taken)."""
@@ -185,8 +185,7 @@ def draw_fact(role: Role, rng: random.Random, book: NameBook, year: int, sibling
 def draw_subtopic(etype: EventType, topic: str, half: str, rng: random.Random, book: NameBook,
                   sibling: Subtopic | None) -> Subtopic:
     """An event of type `etype` with all its facts; differs from its sibling in year, place and values."""
-    years = [y for y in range(2005, 2024) if sibling is None or y != sibling.year]
-    year = rng.choice(years)
+    year = rng.choice([y for y in range(2005, 2024) if sibling is None or y != sibling.year])
     others = sibling.facts if sibling else {}
     facts = {role.name: draw_fact(role, rng, book, year, others) for role in etype.roles}
     subtopic = Subtopic(f"{topic}_{half}", topic, etype, year, facts)

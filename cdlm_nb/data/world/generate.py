@@ -100,8 +100,7 @@ def generate_world(config: WorldConfig) -> World:
     """Generate every dataset of the embedded world; a pure function of `config` (seed included)."""
     started = time.perf_counter()
     check_config(config)
-    problems = [f"{etype.name}: {p}" for etype in EVENT_TYPES for p in check_lexicon(etype)]
-    if problems:
+    if problems := [f"{etype.name}: {p}" for etype in EVENT_TYPES for p in check_lexicon(etype)]:
         raise ConfigError("cdlm_nb/data/world/lexicon.toml has template problems:\n" + "\n".join(problems))
     rng = random.Random(config.seed)
     book = NameBook()
@@ -115,8 +114,7 @@ def generate_world(config: WorldConfig) -> World:
         for topic in topics[split]:
             etype = type_order[(int(topic) - 1) % len(type_order)]
             first = draw_subtopic(etype, topic, "a", rng, book, None)
-            second = draw_subtopic(etype, topic, "b", rng, book, first)
-            for subtopic in (first, second):
+            for subtopic in (first, draw_subtopic(etype, topic, "b", rng, book, first)):
                 titles[subtopic.title] += 1  # QA supporting facts point at titles: keep them unique
                 if titles[subtopic.title] > 1:
                     subtopic.title += f" ({titles[subtopic.title]})"

@@ -1,14 +1,9 @@
-"""Rows of the world's datasets, built from written subtopics.
+"""Rows of the world's datasets, built from written subtopics (`coref_row`, `pair_rows`, `fact_rows`, ...).
 
-- `coref`: one COREF_FEATURES row per document, every gold mention with its cluster (ECB+ schema).
-- `pairs`: positive (same subtopic), hard negative (sibling subtopic) and easy negative (other topic) pairs.
-- `classification`: a cluster's documents concatenated, labelled with the event type; some open with background
-  that names no event (`WorldConfig.preamble_share`), so their label evidence starts past 512 tokens.
-- `facts`: where each document states each fact, and how many other documents of its cluster state it too.
-- `qa` (HotpotQA layout): a bridge question names an event (a subtopic's clean article) and asks about a
-  participant, whose entity profile paragraph holds the answer; a comparison question asks which of a topic's two
-  events has the larger number (answered by a name, or yes/no). Distractor paragraphs come from the same split:
-  the sibling's article (bridge) or a same-type event (comparison) first, the rest at random.
+`qa` (HotpotQA layout): a bridge question names an event (a subtopic's clean article) and asks about a participant,
+whose entity profile paragraph holds the answer; a comparison question asks which of a topic's two events has the
+larger number (answered by a name, or yes/no). Distractor paragraphs come from the same split: the sibling's
+article (bridge) or a same-type event (comparison) first, the rest at random.
 """
 
 from __future__ import annotations
@@ -22,7 +17,7 @@ from datasets import Features, Value
 
 from ...profiles import WorldConfig
 from .documents import Writer
-from .facts import Document, EntityProfile, NameBook, Subtopic
+from .facts import Document, NameBook, Subtopic
 from .lexicon import GENERIC_FILLERS, detokenize
 
 #: Generic filler that does not name the event ("{core...}"): background that carries no label evidence.
@@ -51,12 +46,9 @@ def pair_rows(subtopics: list[Subtopic], pool: list[Subtopic], per_kind: int, rn
     """Positive (same subtopic), hard negative (sibling subtopic) and easy negative (other topic) pairs, drawn from
     `pool` (the same split, or the whole world when the split has a single topic). `positive_sentences`: those of
     doc_a that mention the core event, what any other report of the same event is about."""
-    by_topic: dict[str, list[Subtopic]] = {}
-    for subtopic in pool:
-        by_topic.setdefault(subtopic.topic, []).append(subtopic)
     rows = []
     for subtopic in subtopics:
-        sibling = next(s for s in by_topic[subtopic.topic] if s is not subtopic)
+        sibling = next(s for s in pool if s.topic == subtopic.topic and s is not subtopic)
         strangers = [s for s in pool if s.topic != subtopic.topic]
         for k in range(per_kind):
             a, b = rng.sample(subtopic.documents, 2)
@@ -144,11 +136,6 @@ def article_paragraph(subtopic: Subtopic) -> Paragraph:
     return Paragraph(subtopic.title, tuple(s.text for s in document.sentences), where)
 
 
-def profile_paragraph(profile: EntityProfile) -> Paragraph:
-    """A participant's entity profile as a QA paragraph, with where each attribute is stated."""
-    return Paragraph(profile.title, profile.sentences, {a: i for a, (i, _) in profile.answers.items()})
-
-
 def _qa_row(qid: str, question: str, answer: str, qtype: str, support: list[tuple[Paragraph, str]],
             gold: list[Paragraph], distractors: list[Paragraph], rng: random.Random) -> dict[str, Any]:
     """One QA_FEATURES row: supporting facts as (title, sentence) pairs, the context paragraphs shuffled."""
@@ -176,8 +163,8 @@ def qa_rows(subtopics: list[Subtopic], n_distractors: int, rng: random.Random,
     """Bridge questions (article -> profile) per subtopic; per topic, one comparison question whose answer is a
     name and the same comparison as a yes/no question (HotpotQA types both "comparison")."""
     articles = {s.id: article_paragraph(s) for s in subtopics}
-    profiles = {(s.id, s.etype.bridge.key): profile_paragraph(s.facts[s.etype.bridge.key].profile)
-                for s in subtopics if s.etype.bridge}
+    profiles = {(s.id, s.etype.bridge.key): Paragraph(p.title, p.sentences, {a: i for a, (i, _) in p.answers.items()})
+                for s in subtopics if s.etype.bridge and (p := s.facts[s.etype.bridge.key].profile)}
     every = list(articles.values()) + list(profiles.values())
 
     def distractors(gold: list[Paragraph], first: list[Paragraph]) -> list[Paragraph]:
