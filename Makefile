@@ -82,7 +82,7 @@ rehearse: install
 # After the smoke run, its metrics against baselines/smoke.json: a drift table and failure when a number moved.
 test: lint unit smoke
 	$(BIN)/cdlm-nb compare runs/smoke baselines/smoke.json
-	@if $(BIN)/python -c "import sys, cdlm_nb.paths as p; sys.exit(p.shared_data_dir() is None)"; then \
+	@if $(BIN)/python -c "import sys, cdlm_nb.support.paths as p; sys.exit(p.shared_data_dir() is None)"; then \
 		$(MAKE) --no-print-directory rehearse; \
 	else echo "rehearse: SKIPPED, no sample corpora (../shared/data or CDLM_NB_SHARED_DATA) to fill the stand-ins"; fi
 

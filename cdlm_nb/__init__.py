@@ -6,7 +6,7 @@ from importlib import import_module
 from typing import Any
 
 from .profiles import get_profile, profile_names
-from .progress import progress
+from .support.progress import progress
 from .widgets import say
 
 __version__ = "0.1.0"

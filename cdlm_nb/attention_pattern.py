@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import ConfigError
 from .masking import IGNORE_INDEX
+from .support.errors import ConfigError
 
 if TYPE_CHECKING:
     from .masking import CrossDocumentMLMCollator

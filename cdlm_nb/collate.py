@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConfigError
+from .support.errors import ConfigError
 
 if TYPE_CHECKING:
     import torch

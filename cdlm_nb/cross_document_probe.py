@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .attention_pattern import attention_pattern_matrix
-from .errors import ConfigError
+from .support.errors import ConfigError
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase

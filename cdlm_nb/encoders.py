@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
-from .errors import ConfigError, DataError
-from .hub_errors import hub_load_error
+from .support.errors import ConfigError, DataError
+from .support.hub_errors import hub_load_error
 from .tokenization import add_document_separators, train_tokenizer
 
 if TYPE_CHECKING:

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 from .batching import length_grouped_batches
-from .errors import DataError
-from .precision import precision
 from .profiles import SEED
-from .progress import progress
+from .support.errors import DataError
+from .support.precision import precision
+from .support.progress import progress
 
 if TYPE_CHECKING:
     import numpy as np

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .data.text import split_sentences
-from .errors import ConfigError, DataError
 from .profiles import SEED
+from .support.errors import ConfigError, DataError
 from .tokenization import document_separator_ids, sequence_markers
 
 if TYPE_CHECKING:

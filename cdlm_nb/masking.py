@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, get_args
 import torch
 
 from .collate import pad_batch
-from .errors import ConfigError
+from .support.errors import ConfigError
 from .tokenization import document_separator_ids
 
 if TYPE_CHECKING:

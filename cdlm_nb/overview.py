@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import ConfigError
-from .paths import repo_root
 from .profiles import SEED, get_profile, profile_names
+from .support.errors import ConfigError
+from .support.paths import repo_root
 
 if TYPE_CHECKING:
     import pandas as pd

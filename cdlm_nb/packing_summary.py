@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import ConfigError
+from .support.errors import ConfigError
 
 if TYPE_CHECKING:
     from datasets import Dataset

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from .attention_pattern import GLOBAL_ATTENTION, LOCAL_ATTENTION, attention_kinds, global_fraction
-from .errors import ConfigError
+from .support.errors import ConfigError
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -141,7 +141,7 @@ class RecipeCache:
         """The weights first, then the JSON that makes them a cache hit."""
         from safetensors.torch import save_file
 
-        from .artefacts import write_atomic, write_text_atomic
+        from .support.artefacts import write_atomic, write_text_atomic
 
         # one copy per entry: safetensors refuses tensors that share memory (tied weights)
         tensors = {name: value.detach().cpu().contiguous().clone() for name, value in state.items()}

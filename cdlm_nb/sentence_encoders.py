@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from .artefacts import check_artefact, manifest_path, save_file
-from .errors import OfflineError
-from .progress import is_headless
+from .support.artefacts import check_artefact, manifest_path, save_file
+from .support.errors import OfflineError
+from .support.progress import is_headless
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer

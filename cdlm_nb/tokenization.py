@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from .errors import ConfigError, DataError
+from .support.errors import ConfigError, DataError
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer

@@ -13,9 +13,9 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .artefacts import check_artefact, manifest_path, save_folder
-from .errors import ConfigError, DataError
 from .profiles import PAPER_MODELS, RELEASED_MODELS
+from .support.artefacts import check_artefact, manifest_path, save_folder
+from .support.errors import ConfigError, DataError
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import ConfigError, DataError
-from .paths import repo_root, spread_path
 from .profiles import SEED
+from .support.errors import ConfigError, DataError
+from .support.paths import repo_root, spread_path
 
 LEARNED_NOTHING = "learned nothing here"
 UNCHECKED = "cannot be checked here"  # a claim on a row that learned nothing: never compared

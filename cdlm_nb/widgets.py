@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from numbers import Integral, Real
 from typing import Any
 
-from .progress import is_headless
+from .support.progress import is_headless
 
 
 def say(*texts: str | Iterable[str], width: int = 120) -> None:

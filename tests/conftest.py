@@ -13,7 +13,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 def shared_data() -> Path:
     """The sample corpora (../shared/data beside the checkout, or $CDLM_NB_SHARED_DATA: `paths.shared_data_dir`);
     tests that need them are skipped, with that reason, where they are absent (a fresh clone)."""
-    from cdlm_nb.paths import shared_data_dir
+    from cdlm_nb.support.paths import shared_data_dir
 
     found = shared_data_dir()
     if found is None:

@@ -16,9 +16,9 @@ from cdlm_nb.attention_pattern import (
     pattern_metrics,
     pattern_statistics,
 )
-from cdlm_nb.errors import ConfigError
 from cdlm_nb.inputs import pack_cluster
 from cdlm_nb.masking import CrossDocumentMLMCollator, collators_by_pattern
+from cdlm_nb.support.errors import ConfigError
 
 DOCUMENTS = [
     "Jurors convicted Yuki Petrov in Bulawayo. A fine of $978,703 was imposed. The trial lasted weeks.",

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from cdlm_nb.collate import indicator, pad_batch
-from cdlm_nb.errors import ConfigError
+from cdlm_nb.support.errors import ConfigError
 
 
 def test_each_field_is_padded_with_its_value_and_dtype():

@@ -18,9 +18,9 @@ from cdlm_nb.encoders import (
     tiny_longformer,
     with_attention_window,
 )
-from cdlm_nb.errors import ConfigError, DataError, OfflineError
 from cdlm_nb.masking import PATTERNS, CrossDocumentMLMCollator
 from cdlm_nb.profiles import get_profile
+from cdlm_nb.support.errors import ConfigError, DataError, OfflineError
 from cdlm_nb.tokenization import document_separator_ids
 
 TEXTS = [
@@ -189,7 +189,7 @@ def test_a_checkpoint_without_its_masked_lm_head_takes_the_starting_models(tmp_p
     import torch
 
     from cdlm_nb.encoders import from_hub
-    from cdlm_nb.errors import DataError
+    from cdlm_nb.support.errors import DataError
 
     tiny_encoder.model.longformer.save_pretrained(tmp_path)  # the encoder only, as a release without its head
     tiny_encoder.tokenizer.save_pretrained(tmp_path)

@@ -27,8 +27,8 @@ def test_train_epochs_learns_and_refuses_an_empty_split():
     import pytest
     import torch
 
-    from cdlm_nb.errors import DataError
     from cdlm_nb.finetuning import TrainSetup, input_lengths
+    from cdlm_nb.support.errors import DataError
 
     torch.manual_seed(0)
     inputs = [SimpleNamespace(input_ids=[0] * (i % 3 + 1)) for i in range(8)]
@@ -109,7 +109,7 @@ def test_per_device_pieces_accumulate_to_the_whole_batch():
 
 def test_precision_on_a_cpu_is_full_and_the_scaler_passes_through():
     from cdlm_nb.finetuning import gradient_scaler
-    from cdlm_nb.precision import precision
+    from cdlm_nb.support.precision import precision
 
     assert precision("cpu") == "fp32"
     assert not gradient_scaler("cpu").is_enabled()

@@ -4,7 +4,6 @@ import pytest
 from datasets import Dataset
 
 from cdlm_nb.data.schemas import CLUSTER_FEATURES
-from cdlm_nb.errors import DataError
 from cdlm_nb.inputs import (
     NO_DOCUMENT,
     TokenArrays,
@@ -19,6 +18,7 @@ from cdlm_nb.inputs import (
     tokens_features,
     window_start,
 )
+from cdlm_nb.support.errors import DataError
 
 WORDS = ("court judge police said monday fire earthquake killed people city mayor announced plan storm coast "
          "rescue teams searched buildings officials reported aid region government").split()

@@ -3,7 +3,6 @@ import random
 import pytest
 import torch
 
-from cdlm_nb.errors import ConfigError
 from cdlm_nb.inputs import pack_cluster
 from cdlm_nb.masking import (
     IGNORE_INDEX,
@@ -15,6 +14,7 @@ from cdlm_nb.masking import (
     masking_statistics,
     replacement_counts,
 )
+from cdlm_nb.support.errors import ConfigError
 
 WORDS = ("court judge police said monday fire earthquake killed people city mayor announced plan storm coast "
          "rescue teams searched buildings officials reported aid region government he she they it").split()

@@ -6,7 +6,7 @@ import re
 import nbformat
 import pytest
 
-from cdlm_nb.paths import notebooks_dir
+from cdlm_nb.support.paths import notebooks_dir
 from cdlm_nb.tooling.runner import NOTEBOOK_NAME, discover_notebooks
 
 NOTEBOOKS = discover_notebooks()

@@ -9,7 +9,6 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from cdlm_nb.errors import ConfigError
 from cdlm_nb.overview import (
     CHAPTERS,
     GLANCE_MODELS,
@@ -24,6 +23,7 @@ from cdlm_nb.overview import (
     references_table,
 )
 from cdlm_nb.profiles import profile_names
+from cdlm_nb.support.errors import ConfigError
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 ARXIV_ID = re.compile(r"^\d{4}\.\d{5}(v\d+)?$")

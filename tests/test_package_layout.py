@@ -10,7 +10,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from cdlm_nb.paths import PACKAGE_DIR
+from cdlm_nb.support.paths import PACKAGE_DIR
 
 MAX_LINES = 400
 # Pure data tables (word lists), not logic: long by nature, allowed past MAX_LINES. None at present: the embedded
@@ -128,6 +128,16 @@ def test_the_core_imports_nothing_of_the_machinery():
     graph = import_graph()
     upward = sorted(f"{a} -> {b}" for a, b in graph.edges if is_machinery(b) and not is_machinery(a))
     assert not upward, f"the core imports the machinery: {upward}"
+
+
+def test_the_support_layer_imports_nothing_of_the_method_or_the_machinery():
+    """`cdlm_nb.support` (files, paths, progress, memory, precision, processes, errors) is what the method code runs
+    on: it may import only itself, so that the method reads as the method and the support can be read alone."""
+    graph = import_graph()
+    support = [name for name in graph if name.startswith("cdlm_nb.support")]
+    assert {"cdlm_nb.support.artefacts", "cdlm_nb.support.hub_errors"} <= set(support)
+    outward = sorted(f"{a} -> {b}" for a in support for b in graph.successors(a) if not b.startswith("cdlm_nb.support"))
+    assert not outward, f"the support layer imports the rest of the package: {outward}"
 
 
 def test_the_import_time_reading_skips_functions_and_type_checking_blocks():

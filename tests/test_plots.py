@@ -8,7 +8,6 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from cdlm_nb.attention_pattern import GLOBAL_ATTENTION, LOCAL_ATTENTION, NO_ATTENTION  # noqa: E402
-from cdlm_nb.errors import ConfigError  # noqa: E402
 from cdlm_nb.plots import (  # noqa: E402
     PATTERN_COLOURS,
     _layout,
@@ -18,6 +17,7 @@ from cdlm_nb.plots import (  # noqa: E402
     plot_patterns,
     readable_tokens,
 )
+from cdlm_nb.support.errors import ConfigError  # noqa: E402
 
 DOC_IDS = [-1] + [0] * 12 + [1] * 12 + [-1]
 

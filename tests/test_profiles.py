@@ -2,8 +2,8 @@ from dataclasses import FrozenInstanceError, fields, is_dataclass
 
 import pytest
 
-from cdlm_nb.errors import ConfigError
 from cdlm_nb.profiles import PROFILES, Profile, get_profile, profile_names
+from cdlm_nb.support.errors import ConfigError
 
 
 def test_profiles_in_increasing_size_then_the_rehearsal():

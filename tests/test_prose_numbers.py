@@ -112,8 +112,8 @@ def _budget_ratio() -> float:
 
 
 def _minilm_millions() -> float:
-    from cdlm_nb.errors import ConfigError
     from cdlm_nb.sentence_encoders import load_sentence_encoder
+    from cdlm_nb.support.errors import ConfigError
 
     try:
         encoder = load_sentence_encoder("minilm")

@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from cdlm_nb.artefacts import fingerprint
 from cdlm_nb.finetuning import Epoch
 from cdlm_nb.profiles import SearchSpace
 from cdlm_nb.recipe_search import (
@@ -19,6 +18,7 @@ from cdlm_nb.recipe_search import (
     search_note,
     space_table,
 )
+from cdlm_nb.support.artefacts import fingerprint
 
 torch = pytest.importorskip("torch")
 

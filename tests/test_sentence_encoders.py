@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from cdlm_nb.errors import OfflineError
 from cdlm_nb.sentence_encoders import CACHE_FOLDER, embed, load_sentence_encoder, max_positions
+from cdlm_nb.support.errors import OfflineError
 
 
 def test_minilm_embeddings_are_normalised_and_cut_to_max_length(sentence_encoder):

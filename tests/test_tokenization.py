@@ -4,7 +4,7 @@ import time
 import pytest
 import torch
 
-from cdlm_nb.errors import ConfigError, DataError
+from cdlm_nb.support.errors import ConfigError, DataError
 from cdlm_nb.tokenization import (
     DOC_END,
     DOC_START,

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import torch
 
-from cdlm_nb.paths import PACKAGE_DIR
 from cdlm_nb.profiles import get_profile
+from cdlm_nb.support.paths import PACKAGE_DIR
 
 MOST_PACKAGE_FRAMES = 3
 

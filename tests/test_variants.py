@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from cdlm_nb.errors import ConfigError, DataError
+from cdlm_nb.support.errors import ConfigError, DataError
 from cdlm_nb.variants import DISPLAY_NAMES, PAPER_MODELS, display_name, run_setup
 
 
@@ -127,7 +127,7 @@ def test_a_damaged_model_is_a_data_error_naming_the_file_and_the_command(two_mod
 
 
 def test_a_model_saved_before_manifests_still_loads_and_that_is_said_once(two_models, capsys):
-    from cdlm_nb.artefacts import MANIFEST
+    from cdlm_nb.support.artefacts import MANIFEST
     from cdlm_nb.variants import load_pretrained, model_dir
 
     (model_dir(two_models, "cdlm") / MANIFEST).unlink()

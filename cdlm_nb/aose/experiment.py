@@ -22,8 +22,8 @@ from ..data.aose_sets import ClassificationSplits, stratified_sample
 from ..data.text import split_sentences
 from ..finetuning import Split, TrainSetup
 from ..profiles import ClassificationConfig
-from ..progress import progress
 from ..sentence_encoders import embed, max_positions
+from ..support.progress import progress
 from .model import DocumentClassifier, FineTunedClassifier, pad_groups
 from .training import Forward, predict, train
 

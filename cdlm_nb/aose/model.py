@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 from ..attention_pooling import AttentionPooling, mean_pooling
-from ..errors import ConfigError
+from ..support.errors import ConfigError
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer

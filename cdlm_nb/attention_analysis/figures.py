@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..coref.mentions import MentionPair
-from ..errors import DataError
 from ..plots import readable_tokens
+from ..support.errors import DataError
 from ..variants import display_name
 from .pairs import pair_label
 from .ranking import PairAttention

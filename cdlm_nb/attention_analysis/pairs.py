@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..coref.mentions import Mention, MentionPair, WordIds, collect_mentions, group_mentions
-from ..errors import ConfigError
 from ..inputs import share_room, window_start
+from ..support.errors import ConfigError
 from ..tokenization import document_separator_ids, sequence_markers
 
 if TYPE_CHECKING:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.special import softmax
 
-from ..errors import ConfigError, DataError
+from ..support.errors import ConfigError, DataError
 from ..tokenization import document_separator_ids
 
 if TYPE_CHECKING:

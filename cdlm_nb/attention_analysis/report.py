@@ -10,7 +10,7 @@ import pandas as pd
 
 from .. import verdicts
 from ..coref.mentions import MentionPair
-from ..errors import DataError
+from ..support.errors import DataError
 from ..variants import display_name
 from ..verdicts import reference_label
 from .pairs import PAIR_LABELS, pair_label

@@ -23,8 +23,8 @@ from ..batching import length_grouped_batches
 from ..collate import indicator, pad_batch
 from ..coref.mentions import MentionPair, tokenize_documents
 from ..encoders import max_input_length
-from ..errors import ConfigError
-from ..progress import progress
+from ..support.errors import ConfigError
+from ..support.progress import progress
 from .pairs import AttentionInput, build_attention_input, pair_label
 from .ranking import PairAttention, excluded_token_ids, rank_target, token_scores
 

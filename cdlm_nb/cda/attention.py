@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..errors import ConfigError
+from ..support.errors import ConfigError
 
 
 class CrossAttention(nn.Module):

@@ -18,12 +18,12 @@ import numpy as np
 import torch
 
 from .. import timing
-from ..artefacts import fingerprint, save_file
-from ..errors import ConfigError
 from ..finetuning import EarlyStopping, Epoch, TrainSetup, decide, pieces, predict_batches, train_epochs
 from ..matching.metrics import pair_scores
 from ..profiles import SEED, CDAConfig
 from ..recipe_search import RecipeCache, Search, SearchResult, dev_scores, setting
+from ..support.artefacts import fingerprint, save_file
+from ..support.errors import ConfigError
 from .alignment import S2DScores, expected_random_mrr, joint_s2d
 from .inputs import PairSet, Vocabulary, sentence_vectors, side, vector_pairs, word_pairs
 from .model import GRUHAN, BertHAN, Output, PooledSentences, SiameseCDA

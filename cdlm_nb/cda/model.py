@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 from ..attention_pooling import AttentionPooling, mean_pooling
-from ..errors import ConfigError
+from ..support.errors import ConfigError
 from .attention import CrossAttention, with_document
 
 CDA_KINDS = ("none", "shallow", "deep")

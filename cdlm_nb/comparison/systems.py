@@ -16,15 +16,15 @@ import torch
 from ..cda.experiment import CDARun, ModelSearch, model_spec, prepare
 from ..cda.experiment import recipe_cache as cda_cache
 from ..encoders import max_input_length
-from ..errors import ConfigError
 from ..finetuning import DECISION_THRESHOLD
 from ..match_ignition.experiment import cross_encoder_filters, filter_splits, variant_search
 from ..matching.experiment import ClassifierSearch, MatchingRun, recipe_cache, tfidf_run
 from ..matching.metrics import best_threshold
-from ..memory import PeakMemory
 from ..profiles import COMPARISON_SYSTEMS as SYSTEMS
 from ..profiles import SEED
 from ..sentence_encoders import embed, load_sentence_encoder
+from ..support.errors import ConfigError
+from ..support.memory import PeakMemory
 from ..variants import PretrainedShelf, display_name
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ..errors import ConfigError
+from ..support.errors import ConfigError
 from .conll import coref_clusters
 from .mentions import MENTION_KINDS, check_kind
 from .metrics import CorefScores, score_coreference

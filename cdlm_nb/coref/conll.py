@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataError
+from ..support.errors import DataError
 from .mentions import check_kind, check_mention
 from .metrics import CorefScores, MentionKey, score_coreference
 

@@ -17,9 +17,9 @@ from scipy.cluster.hierarchy import fcluster, linkage
 from transformers import set_seed
 
 from ..encoders import max_input_length
-from ..errors import ConfigError, DataError
 from ..finetuning import ScoringResult, TrainSetup
 from ..profiles import SEED, CorefConfig, Profile
+from ..support.errors import ConfigError, DataError
 from ..variants import PretrainedShelf
 from .conll import coref_clusters
 from .inputs import EncodingStats, SpecialIds, add_mention_markers, encode_pairs

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..encoders import max_input_length
-from ..errors import ConfigError, DataError
 from ..inputs import share_room, window_start
+from ..support.errors import ConfigError, DataError
 from ..tokenization import add_marker_tokens, document_separator_ids, sequence_markers
 from .mentions import Mention, MentionPair, WordIds, collect_mentions, group_mentions, tokenize_documents
 from .pairs import candidate_pairs

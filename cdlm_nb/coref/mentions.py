@@ -8,7 +8,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..errors import ConfigError, DataError
+from ..support.errors import ConfigError, DataError
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from ..errors import ConfigError
+from ..support.errors import ConfigError
 
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from datasets import Dataset
 
-from ..errors import ConfigError, DataError
+from ..support.errors import ConfigError, DataError
 from .schemas import classification_features
 from .sources import load_hub_split, log_skips, read_csv_rows, require_path, require_unique
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from datasets import Dataset, concatenate_datasets
 
-from ..errors import ConfigError, DataError
+from ..support.errors import ConfigError, DataError
 from .aose_corpora import load_imdb, load_mind, load_newsgroups
 from .schemas import classification_features
 

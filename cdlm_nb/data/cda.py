@@ -21,7 +21,7 @@ from pathlib import Path
 
 from datasets import Dataset
 
-from ..errors import DataError
+from ..support.errors import DataError
 from .schemas import PAIR_FEATURES
 from .sources import read_csv_rows, require_path
 from .text import sentence_spans

@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigError, DataError, OfflineError
+from ..support.errors import ConfigError, DataError, OfflineError
 
 if TYPE_CHECKING:
     from datasets import Dataset

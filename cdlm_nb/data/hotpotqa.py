@@ -14,7 +14,7 @@ from pathlib import Path
 
 from datasets import Dataset
 
-from ..errors import DataError
+from ..support.errors import DataError
 from .schemas import QA_FEATURES
 from .sources import load_hub_split, read_json, read_json_lines, require_path, require_unique
 

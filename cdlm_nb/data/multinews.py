@@ -29,8 +29,8 @@ from datasets.exceptions import DataFilesNotFoundError
 from huggingface_hub import hf_hub_download
 from huggingface_hub.errors import EntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError
 
-from ..artefacts import sha256
-from ..errors import ConfigError, DataError, OfflineError
+from ..support.artefacts import sha256
+from ..support.errors import ConfigError, DataError, OfflineError
 from . import sources
 from .schemas import CLUSTER_FEATURES
 

@@ -16,8 +16,8 @@ from pathlib import Path
 from datasets import Dataset, load_dataset
 from datasets.exceptions import DatasetNotFoundError
 
-from ..errors import DataError, OfflineError
-from ..hub_errors import connection_errors
+from ..support.errors import DataError, OfflineError
+from ..support.hub_errors import connection_errors
 
 #: The hub branch where the dataset viewer keeps a Parquet copy of every public dataset, scripted ones included.
 PARQUET_EXPORT = "refs/convert/parquet"
@@ -41,7 +41,7 @@ def require_path(path: str | Path, *, what: str, fix: str) -> Path:
 
 def shared_sample(name: str) -> Path | None:
     """The folder `name` of the sample corpora beside the checkout (`paths.shared_data_dir`), None if absent."""
-    from ..paths import shared_data_dir
+    from ..support.paths import shared_data_dir
 
     shared = shared_data_dir()
     return shared / name if shared is not None and (shared / name).is_dir() else None

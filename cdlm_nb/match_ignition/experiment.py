@@ -21,12 +21,12 @@ import torch
 
 from .. import timing
 from ..encoders import minilm_path
-from ..errors import ConfigError
 from ..finetuning import DECISION_THRESHOLD
 from ..matching.experiment import ClassifierSearch, evaluate_at
 from ..matching.inputs import encode_pairs
 from ..matching.training import score
 from ..profiles import SEED
+from ..support.errors import ConfigError
 from .sentence_filter import filter_pair
 from .word_filter import WordFilterClassifier
 

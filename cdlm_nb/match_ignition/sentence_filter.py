@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import networkx as nx
 
-from ..errors import ConfigError
+from ..support.errors import ConfigError
 
 #: PageRank's damping, the paper's (and networkx's default) for both of Match-Ignition's filters.
 DAMPING = 0.85

@@ -18,7 +18,7 @@ from torch import nn
 from transformers.modeling_outputs import SequenceClassifierOutput
 
 from .. import fast_dropout
-from ..errors import ConfigError
+from ..support.errors import ConfigError
 from .sentence_filter import DAMPING
 
 ITERATIONS = 20

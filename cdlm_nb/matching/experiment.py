@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from transformers import set_seed
 
-from ..artefacts import fingerprint
 from ..encoders import max_input_length
 from ..finetuning import DECISION_THRESHOLD, Epoch, ScoringResult, TrainSetup, decide
 from ..profiles import SEED
 from ..recipe_search import RecipeCache, Search, SearchResult, dev_scores, setting
+from ..support.artefacts import fingerprint
 from . import training
 from .inputs import EncodingStats, encode_pairs
 from .metrics import best_threshold, pair_scores

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..errors import ConfigError
 from ..inputs import share_room
+from ..support.errors import ConfigError
 from ..tokenization import DOC_END, DOC_START, sequence_markers
 
 if TYPE_CHECKING:

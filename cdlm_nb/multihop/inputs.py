@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy.special import expit
 
-from ..errors import DataError
 from ..finetuning import DECISION_THRESHOLD
+from ..support.errors import DataError
 from ..tokenization import add_marker_tokens, document_separator_ids, sequence_markers
 
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ConfigError, DataError
 from ..pretraining.heldout import EVAL_MASK_SEED, perplexity
+from ..support.errors import ConfigError, DataError
 from ..verdicts import CONFIDENCE, Difference, paired_bootstrap
 
 #: The seed of the bootstrap resamples: the evaluation masks' (`pretraining.heldout.EVAL_MASK_SEED`).

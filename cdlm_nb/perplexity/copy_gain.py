@@ -17,11 +17,11 @@ import torch
 
 from ..collate import pad_batch
 from ..data.corpora import world
-from ..errors import DataError
 from ..masking import IGNORE_INDEX, CrossDocumentMLMCollator
 from ..pretraining.copy_task import copy_task_gain, within_reach_data
 from ..pretraining.heldout import EVAL_MASK_SEED, heldout_examples, masked_token_nll
-from ..progress import progress
+from ..support.errors import DataError
+from ..support.progress import progress
 from ..variants import attention_pattern_of, display_name
 from ..verdicts import flat
 from .bootstrap import ratio_interval

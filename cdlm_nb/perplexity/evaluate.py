@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..errors import ConfigError, DataError
 from ..masking import IGNORE_INDEX, MASKED_GLOBAL_PATTERNS
 from ..pretraining import heldout  # notebook 02's held-out scoring
 from ..pretraining.heldout import EVAL_MASK_SEED, masked_batches, masked_token_nll
+from ..support.errors import ConfigError, DataError
 from ..verdicts import CONFIDENCE
 from .bootstrap import PerplexityResult, cluster_result
 

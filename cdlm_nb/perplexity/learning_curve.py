@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ..paths import repo_root
+from ..support.paths import repo_root
 from ..variants import display_name, load_result
 
 if TYPE_CHECKING:

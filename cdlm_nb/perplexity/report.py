@@ -11,8 +11,8 @@ import pandas as pd
 
 from .. import verdicts
 from ..data.corpora import HELDOUT_SPLITS
-from ..errors import DataError
 from ..masking import MASKED_GLOBAL_PATTERNS
+from ..support.errors import DataError
 from ..variants import DISPLAY_NAMES, TRAINED_ON, attention_pattern_of, display_name, load_result
 from .bootstrap import lower_reading, paired_difference
 from .evaluate import global_attention_reach, perplexity_by_answer_location, uniform_reach, with_start

@@ -13,9 +13,9 @@ import numpy as np
 
 from ..collate import pad_batch
 from ..encoders import with_attention_window
-from ..errors import DataError
 from ..finetuning import TrainSetup, train_epochs
 from ..masking import IGNORE_INDEX
+from ..support.errors import DataError
 from .heldout import masked_token_nll
 
 if TYPE_CHECKING:

@@ -10,8 +10,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..errors import DataError
 from ..masking import IGNORE_INDEX, CrossDocumentMLMCollator
+from ..support.errors import DataError
 from ..variants import attention_pattern_of
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ def evaluation_batches(tokenizer: "PreTrainedTokenizerBase", dataset: "Dataset",
                        seed: int = EVAL_MASK_SEED, batch_size: int = 8,
                        desc: str | None = None) -> "Iterator[tuple[dict, dict]]":
     """(rows, batch collated with the evaluation masks and `variant`'s pattern) of `dataset`; `desc`: progress bar."""
-    from ..progress import progress
+    from ..support.progress import progress
 
     collate = CrossDocumentMLMCollator(tokenizer, pattern=attention_pattern_of(variant), seed=seed)
     starts = range(0, len(dataset), batch_size)

@@ -16,8 +16,6 @@ from typing import TYPE_CHECKING
 
 import pyarrow.compute as pc
 
-from ..artefacts import check_artefact, fingerprint, save_folder
-from ..errors import DataError
 from ..inputs import (
     MIN_CLUSTER_DOCUMENTS,
     pack_random_tokenized,
@@ -26,12 +24,19 @@ from ..inputs import (
     tokenize_clusters,
     tokens_features,
 )
+from ..masking import CrossDocumentMLMCollator
+from ..support.artefacts import check_artefact, fingerprint, save_folder
+from ..support.errors import DataError
 from ..tokenization import document_separator_ids, sequence_markers
 from ..variants import SINGLE_DOCUMENT_VARIANTS, UNRELATED_DOCUMENT_VARIANTS, check_variant
 
 if TYPE_CHECKING:
     from datasets import Dataset, Features
     from transformers import PreTrainedTokenizerBase
+
+    from ..data.corpora import PretrainingClusters
+    from ..encoders import Encoder
+    from ..profiles import Profile
 
 #: At most this many different random packings per cluster are materialised; the Trainer cycles over them.
 MAX_PACKINGS_PER_CLUSTER = 4
@@ -192,3 +197,12 @@ def _load(folder: Path, features: "Features") -> "Dataset":
 
     info = json.loads((folder / INFO).read_text(encoding="utf-8"))
     return Dataset.from_file(str(folder / DATA), info=DatasetInfo(description=info["description"], features=features))
+
+
+def cdlm_batch(profile: "Profile", clusters: "PretrainingClusters", encoder: "Encoder", size: int = 1,
+               run_dir: str | os.PathLike | None = None) -> dict:
+    """A masked batch of the first `size` CDLM inputs; one by default, as Hugging Face's attention takes gigabytes."""
+    examples = first_inputs("cdlm", clusters.train, encoder.tokenizer, profile.pretrain.max_length, size, profile.seed,
+                            profile.encoder.sentence_markers, run_dir)
+    rows = [{"input_ids": ids} for ids in examples["input_ids"]]
+    return CrossDocumentMLMCollator(encoder.tokenizer, pattern="cdlm", seed=profile.seed)(rows)

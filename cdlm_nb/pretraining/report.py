@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import pyarrow.compute as pc
 
-from ..precision import precision
+from ..support.precision import precision
 from ..variants import PretrainResult, display_name, model_dir, starts_pretrained
 from ..verdicts import flat
 from .inputs import pretraining_inputs

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from transformers import AutoConfig, AutoTokenizer
 
-from ..artefacts import copy_folder
+from ..support.artefacts import copy_folder
 from ..variants import (
     RESULT_FILE,
     PretrainResult,

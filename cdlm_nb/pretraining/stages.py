@@ -15,9 +15,9 @@ from transformers import set_seed
 
 from .. import encoders
 from ..encoders import Encoder, copy_global_from_local, copy_positions_out, load_encoder, with_attention_window
-from ..errors import ConfigError
 from ..masking import CrossDocumentMLMCollator
-from ..processes import main_process_first
+from ..support.errors import ConfigError
+from ..support.processes import main_process_first
 from ..variants import (
     PretrainResult,
     display_name,

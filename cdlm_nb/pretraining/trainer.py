@@ -19,14 +19,14 @@ import torch.nn.functional as F
 from transformers import LongformerForMaskedLM, PrinterCallback, Trainer, TrainerCallback, TrainingArguments, set_seed
 from transformers.modeling_outputs import MaskedLMOutput
 
-from ..artefacts import check_artefact, record_manifest, write_text_atomic
 from ..batching import length_grouped_order
 from ..encoders import max_input_length
-from ..errors import ConfigError
 from ..longformer_attention import implementation, use_fast_attention, uses_fast_attention
 from ..masking import IGNORE_INDEX, CrossDocumentMLMCollator
-from ..precision import precision
-from ..progress import is_headless
+from ..support.artefacts import check_artefact, record_manifest, write_text_atomic
+from ..support.errors import ConfigError
+from ..support.precision import precision
+from ..support.progress import is_headless
 from ..variants import (
     PretrainResult,
     attention_pattern_of,

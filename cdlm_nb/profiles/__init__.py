@@ -12,7 +12,7 @@ from dataclasses import dataclass, fields, replace
 from types import ModuleType
 from typing import Any
 
-from ..errors import ConfigError
+from ..support.errors import ConfigError
 from . import cpu, gpu, smoke
 from .rehearsal import REHEARSAL_MINUTES, REHEARSAL_SIZES
 from .sections import (

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..errors import ConfigError
+from ..support.errors import ConfigError
 
 #: The one default seed of every run, split and resample, unless a notebook's `SEED` or a seed-spread run says
 #: otherwise (seeding itself: transformers' `set_seed`).

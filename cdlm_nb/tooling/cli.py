@@ -12,8 +12,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ..errors import CdlmNbError
 from ..profiles import get_profile, profile_names
+from ..support.errors import CdlmNbError
 from .cli_results import add_compare, add_publish
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ def _coref_baseline(args: argparse.Namespace) -> int:
     from ..coref.baselines import head_lemma_scores
     from ..coref.metrics import format_scores
     from ..data.ecbplus import read_ecbplus, split_of_topic
-    from ..errors import DataError
+    from ..support.errors import DataError
 
     rows, report = read_ecbplus(args.dir)
     for line in report.lines():
@@ -173,7 +173,7 @@ def _run_line(name: str, result: PretrainResult, target: str | os.PathLike) -> s
 def _pretrain(args: argparse.Namespace) -> int:
     import json
 
-    from ..processes import end_job, is_main_process
+    from ..support.processes import end_job, is_main_process
     from ..variants import display_name
     from .pretrain_script import pretrain_from_config
 

@@ -17,11 +17,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..artefacts import copy_folder, record_manifest, write_text_atomic
-from ..errors import ConfigError
 from ..pretraining.shipped_base import shipped_base_dir
 from ..pretraining.stages import initial_encoder, pretrain_base, save_released, train_variant
-from ..processes import is_main_process, main_process_first
+from ..support.artefacts import copy_folder, record_manifest, write_text_atomic
+from ..support.errors import ConfigError
+from ..support.processes import is_main_process, main_process_first
 from ..variants import RESULT_FILE, PretrainResult, check_variant, load_result, model_dir
 
 if TYPE_CHECKING:
@@ -68,8 +68,8 @@ def pretrain_from_config(path: str | os.PathLike) -> list[PretrainResult]:
 
     from ..data.corpora import training_clusters
     from ..encoders import load_encoder
-    from ..paths import run_dir as default_run_dir
     from ..profiles import get_profile, override
+    from ..support.paths import run_dir as default_run_dir
 
     settings = read_script_config(path)
     profile = get_profile(settings.get("profile", "cpu"))
@@ -119,8 +119,8 @@ def build_shipped_base(profile_name: str, run_dir: str | os.PathLike | None = No
     default `runs/<profile>-base`), never from a shipped model, and copy each to `output/<profile>-<stage>`
     (default: the package's checkpoints, where notebook 02 looks: `shipped_base.shipped_base_dir`)."""
     from ..data.corpora import pretraining_clusters
-    from ..paths import run_dir as default_run_dir
     from ..profiles import get_profile
+    from ..support.paths import run_dir as default_run_dir
 
     profile = get_profile(profile_name)
     folder = default_run_dir(f"{profile.name}-base", run_dir)

@@ -10,9 +10,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..artefacts import write_text_atomic
-from ..errors import ConfigError, DataError
-from ..paths import notebooks_dir, repo_root
+from ..support.artefacts import write_text_atomic
+from ..support.errors import ConfigError, DataError
+from ..support.paths import notebooks_dir, repo_root
 from .regression import load_results, results_path
 from .runner import discover_notebooks, execute_notebook
 from .runtime import library_versions

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, DataError
+from ..support.errors import ConfigError, DataError
 from .metric_kinds import KINDS, MetricKind, kind_of
 from .seed_spread import load_bands, same_machine
 

@@ -21,12 +21,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..artefacts import write_text_atomic
-from ..errors import ConfigError
-from ..paths import notebooks_dir
-from ..paths import run_dir as default_run_dir
 from ..profiles import get_profile
-from ..progress import HEADLESS_ENV
+from ..support.artefacts import write_text_atomic
+from ..support.errors import ConfigError
+from ..support.paths import notebooks_dir
+from ..support.paths import run_dir as default_run_dir
+from ..support.progress import HEADLESS_ENV
 from .runtime import RECORDS, cpu_identity, library_versions, notebook_record, read_record
 
 NOTEBOOK_NAME = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")

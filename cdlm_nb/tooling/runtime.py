@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING
 
 from transformers import set_seed
 
-from ..artefacts import write_text_atomic
-from ..errors import ConfigError
-from ..paths import run_dir as default_run_dir
 from ..profiles import SEED, Profile, get_profile
-from ..progress import is_headless
+from ..support.artefacts import write_text_atomic
+from ..support.errors import ConfigError
+from ..support.paths import run_dir as default_run_dir
+from ..support.progress import is_headless
 
 if TYPE_CHECKING:
     from .plan import NotebookPlan

@@ -13,7 +13,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..paths import spread_path
+from ..support.paths import spread_path
 from .metric_kinds import KINDS, MetricKind, kind_of
 
 # Two runs that differ only by chance (seed, float noise) differ by more than 1.96 x sqrt(2) x sd in 5 % of cases

@@ -89,8 +89,8 @@ def grid_table(points: Sequence[GridPoint]) -> "pd.DataFrame":
 def main(argv: Sequence[str] = ()) -> None:
     """Print the calibration of the cpu world against Multi-News (`argv[0]`, else the sample beside the checkout)."""
     from ..data.multinews import CDLM_MIN_DOCUMENTS, MULTINEWS_MANUAL, filter_min_documents, load_multinews
-    from ..errors import ConfigError
     from ..profiles import get_profile
+    from ..support.errors import ConfigError
 
     path = multinews_sample(argv[0] if argv else None)
     if path is None:

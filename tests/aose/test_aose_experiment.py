@@ -183,7 +183,7 @@ def test_readings_name_a_model_that_gives_one_class_instead_of_checking_claims()
 
 def test_an_unknown_pooling_is_refused_with_the_choices():
     from cdlm_nb.aose.model import DocumentClassifier
-    from cdlm_nb.errors import ConfigError
+    from cdlm_nb.support.errors import ConfigError
 
     with pytest.raises(ConfigError, match="pooling='max' is not a pooling; use one of .*'attention', 'mean'"):
         DocumentClassifier(8, 2, pooling="max")

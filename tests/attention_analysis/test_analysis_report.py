@@ -14,7 +14,7 @@ from cdlm_nb.attention_analysis.report import (
     skip_report,
     table6_with_paper,
 )
-from cdlm_nb.errors import DataError
+from cdlm_nb.support.errors import DataError
 
 
 def test_paper_table6_has_every_model_label_and_kind():

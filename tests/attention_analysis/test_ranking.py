@@ -11,7 +11,7 @@ from cdlm_nb.attention_analysis.ranking import (
     percentile_rank,
     token_scores,
 )
-from cdlm_nb.errors import ConfigError, DataError
+from cdlm_nb.support.errors import ConfigError, DataError
 
 # A hand-built last layer: 2 heads, 7 positions, source span S = {1, 2} (two global tokens, so |S| = 2 columns).
 # Position 0 and 6 stand for special tokens, positions 3-5 for the target document.

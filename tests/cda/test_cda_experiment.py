@@ -7,9 +7,9 @@ from datasets import Dataset
 from cdlm_nb.cda import experiment, report
 from cdlm_nb.cda.inputs import Vocabulary, sentence_vectors, side, word_pairs
 from cdlm_nb.data.schemas import PAIR_FEATURES
-from cdlm_nb.errors import ConfigError
 from cdlm_nb.profiles import get_profile
 from cdlm_nb.recipe_search import train_and_score
+from cdlm_nb.support.errors import ConfigError
 
 ROWS = [{"pair_id": str(i), "doc_a": ["The quake hit Lima.", f"It killed {i} people.", "Rain fell."],
          "doc_b": ["A quake struck Lima.", "Many died."] if i % 2 else ["Stocks rose."], "label": i % 2,
@@ -131,8 +131,8 @@ def test_sentence_means_over_padding_run_on_the_encoders_device():
 def test_cda_files_are_written_atomically_with_a_manifest(tmp_path, monkeypatch):
     """A write killed midway leaves the last whole file under the CSV's name, marked unfinished; the next run
     writes it again."""
-    from cdlm_nb.artefacts import check_artefact
     from cdlm_nb.data import cda
+    from cdlm_nb.support.artefacts import check_artefact
 
     splits = {"train": Dataset.from_list(ROWS, features=PAIR_FEATURES)}
     experiment.through_csv(splits, tmp_path)

@@ -5,7 +5,7 @@ import torch
 
 from cdlm_nb.cda.attention import CrossAttention, with_document
 from cdlm_nb.cda.model import GRUHAN, BertHAN, SiameseCDA, Side
-from cdlm_nb.errors import ConfigError
+from cdlm_nb.support.errors import ConfigError
 
 
 def test_equation_2_by_hand():

@@ -7,10 +7,10 @@ from datasets import Dataset
 
 from cdlm_nb.comparison import report
 from cdlm_nb.comparison.systems import BASELINE_LABELS, CDA_MODELS, CROSS_ENCODERS, UNTRAINED, System, search_for
-from cdlm_nb.errors import ConfigError
-from cdlm_nb.memory import PeakMemory
 from cdlm_nb.profiles import COMPARISON_SYSTEMS as SYSTEMS
 from cdlm_nb.profiles import PAPER_MODELS, PROFILE_NAMES, get_profile
+from cdlm_nb.support.errors import ConfigError
+from cdlm_nb.support.memory import PeakMemory
 
 ROWS = Dataset.from_dict({
     "doc_a": [["a " * n] for n in (10, 20, 30, 40, 50, 60)], "doc_b": [["b"]] * 6,

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from cdlm_nb.coref.baselines import head_lemma, head_lemma_assignment, head_lemma_scores, lemmatize, mention_head
-from cdlm_nb.errors import ConfigError
+from cdlm_nb.support.errors import ConfigError
 from cdlm_nb.tooling.cli import main
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from cdlm_nb.coref.conll import coref_clusters, document_key, read_conll, score_conll_files
 from cdlm_nb.coref.metrics import score_coreference
-from cdlm_nb.errors import ConfigError, DataError
+from cdlm_nb.support.errors import ConfigError, DataError
 from cdlm_nb.tooling.cli import main
 
 # Two documents in two blocks; cluster 1 ("Obama") crosses them, cluster 5 nests a mention inside another.

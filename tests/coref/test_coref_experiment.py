@@ -10,8 +10,8 @@ import pytest
 
 from cdlm_nb.coref.experiment import coref_data, evaluation_groups, limit_subtopics, run_coreference
 from cdlm_nb.coref.mentions import collect_mentions
-from cdlm_nb.errors import ConfigError
 from cdlm_nb.profiles import get_profile
+from cdlm_nb.support.errors import ConfigError
 from cdlm_nb.variants import PretrainedShelf
 
 

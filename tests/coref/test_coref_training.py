@@ -12,8 +12,8 @@ from cdlm_nb.coref.mentions import group_mentions
 from cdlm_nb.coref.model import build_pair_scorer
 from cdlm_nb.coref.pairs import candidate_pairs
 from cdlm_nb.coref.training import collate, score_pairs, train_scorer
-from cdlm_nb.errors import DataError
 from cdlm_nb.finetuning import TrainSetup
+from cdlm_nb.support.errors import DataError
 
 
 @pytest.fixture(scope="module")

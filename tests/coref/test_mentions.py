@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cdlm_nb.coref.mentions import collect_mentions, gold_clusters, group_mentions
-from cdlm_nb.errors import ConfigError, DataError
+from cdlm_nb.support.errors import ConfigError, DataError
 
 
 def test_collect_mentions_keeps_one_kind_with_its_groups(corpus):

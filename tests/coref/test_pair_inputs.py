@@ -7,7 +7,7 @@ import pytest
 
 from cdlm_nb.coref.inputs import build_pair_input, encode_pairs, preview_pair, render_pair_input
 from cdlm_nb.coref.mentions import MentionPair
-from cdlm_nb.errors import ConfigError, DataError
+from cdlm_nb.support.errors import ConfigError, DataError
 
 
 def test_cross_document_pair_layout(corpus, word_ids, special, documents, events):

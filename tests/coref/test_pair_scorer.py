@@ -8,7 +8,7 @@ from cdlm_nb.coref.inputs import build_pair_input
 from cdlm_nb.coref.mentions import MentionPair
 from cdlm_nb.coref.model import PairScorer, build_pair_scorer
 from cdlm_nb.coref.training import collate
-from cdlm_nb.errors import ConfigError
+from cdlm_nb.support.errors import ConfigError
 
 
 def test_pair_vector_is_cls_and_summed_mentions(special, documents, events, encoder):

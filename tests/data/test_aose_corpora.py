@@ -17,7 +17,7 @@ from cdlm_nb.data.aose_corpora import (
     strip_newsgroup_header,
     strip_newsgroup_quotes,
 )
-from cdlm_nb.errors import ConfigError, DataError, OfflineError
+from cdlm_nb.support.errors import ConfigError, DataError, OfflineError
 
 IMDB = "imdb/imdb_reviews.sample.csv"
 NEWSGROUPS = "20newsgroups/mini_newsgroups"

@@ -5,8 +5,8 @@ from dataclasses import replace
 import pytest
 
 from cdlm_nb.data.aose_sets import classification_splits, default_corpora, load_corpus
-from cdlm_nb.errors import ConfigError, DataError
 from cdlm_nb.profiles import get_profile
+from cdlm_nb.support.errors import ConfigError, DataError
 
 
 def _profile(**changes):

@@ -10,7 +10,7 @@ import pytest
 from cdlm_nb.data import cda
 from cdlm_nb.data.cda import MARKER, load_cda, split_marked_document
 from cdlm_nb.data.schemas import PAIR_FEATURES
-from cdlm_nb.errors import DataError
+from cdlm_nb.support.errors import DataError
 
 CITING = f"We study parsing. Prior work {MARKER} used chart parsers. Ours is faster."
 CITED = "Chart parsing in cubic time. We give an algorithm."

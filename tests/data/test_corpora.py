@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cdlm_nb.errors import ConfigError
 from cdlm_nb.profiles import get_profile
+from cdlm_nb.support.errors import ConfigError
 
 
 def test_the_world_is_generated_once_per_config():

@@ -21,7 +21,7 @@ from cdlm_nb.data.ecbplus import (
     split_of_topic,
 )
 from cdlm_nb.data.schemas import COREF_FEATURES
-from cdlm_nb.errors import ConfigError, DataError, OfflineError
+from cdlm_nb.support.errors import ConfigError, DataError, OfflineError
 from cdlm_nb.tooling.cli import main
 
 # CDLM preprint (v1), Appendix A.2, Table 7: mentions and clusters as event/entity. Its "Docs 594" for train

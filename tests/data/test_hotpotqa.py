@@ -11,7 +11,7 @@ from datasets import Dataset
 from cdlm_nb.data import hotpotqa, sources
 from cdlm_nb.data.hotpotqa import invalid_supporting_facts, load_hotpotqa, make_record_id
 from cdlm_nb.data.schemas import QA_FEATURES
-from cdlm_nb.errors import DataError, OfflineError
+from cdlm_nb.support.errors import DataError, OfflineError
 
 ORIGINAL = "hotpotqa/hotpot_dev_distractor_v1.sample.json"
 HF_LAYOUT = "hotpotqa/hotpot_dev_distractor.hf_layout.sample.json"

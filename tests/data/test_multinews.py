@@ -27,7 +27,7 @@ from cdlm_nb.data.multinews import (
     verify_raw_file,
 )
 from cdlm_nb.data.schemas import CLUSTER_FEATURES
-from cdlm_nb.errors import ConfigError, DataError, OfflineError
+from cdlm_nb.support.errors import ConfigError, DataError, OfflineError
 
 SAMPLE = "multinews/multi_news.longbench.sample.jsonl"
 FIRST_ID = "e45abfcb82a3c862c0f772e6f461866839955c11ea2f46a8"

@@ -7,7 +7,7 @@ import pytest
 
 from cdlm_nb.data import sources
 from cdlm_nb.data.sources import load_hub_split, read_csv_rows, read_json_lines, require_unique
-from cdlm_nb.errors import DataError, OfflineError
+from cdlm_nb.support.errors import DataError, OfflineError
 
 
 def test_csv_rows_report_start_lines_and_skip_blank_lines(tmp_path):

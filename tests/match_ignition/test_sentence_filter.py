@@ -5,7 +5,6 @@ import math
 import networkx as nx
 import pytest
 
-from cdlm_nb.errors import ConfigError
 from cdlm_nb.match_ignition.sentence_filter import (
     content_words,
     edge_weight,
@@ -13,6 +12,7 @@ from cdlm_nb.match_ignition.sentence_filter import (
     sentence_graph,
     sentence_scores,
 )
+from cdlm_nb.support.errors import ConfigError
 
 
 def test_edge_weight_by_hand():

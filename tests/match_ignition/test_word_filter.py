@@ -5,7 +5,6 @@ import pytest
 import torch
 from transformers import BertConfig, BertForSequenceClassification
 
-from cdlm_nb.errors import ConfigError
 from cdlm_nb.match_ignition import word_filter
 from cdlm_nb.match_ignition.word_filter import (
     WordFilterClassifier,
@@ -13,6 +12,7 @@ from cdlm_nb.match_ignition.word_filter import (
     pagerank_scores,
     select_tokens,
 )
+from cdlm_nb.support.errors import ConfigError
 
 CLS, SEP, PAD = 1, 2, 0
 

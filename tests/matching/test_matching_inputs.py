@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from cdlm_nb.errors import ConfigError
 from cdlm_nb.matching.inputs import (
     RELEASED_SENTENCE_TOKENS,
     document_ids,
@@ -13,6 +12,7 @@ from cdlm_nb.matching.inputs import (
     pair_template,
     render_pair,
 )
+from cdlm_nb.support.errors import ConfigError
 
 ROW = {"doc_a": ["The prize went to Maria Gupta.", "The gala was held in Spokane."],
        "doc_b": ["Maria Gupta won the Mendes Prize."], "label": 1, "kind": "positive"}

@@ -7,13 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from cdlm_nb.errors import DataError
 from cdlm_nb.perplexity.evaluate import (
     ANSWER_LOCATIONS,
     answer_locations,
     evaluate_perplexity,
     perplexity_by_answer_location,
 )
+from cdlm_nb.support.errors import DataError
 
 
 def test_answer_locations_finds_the_nearest_visible_copy():

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from cdlm_nb.errors import ConfigError, DataError
 from cdlm_nb.perplexity.bootstrap import cluster_result, lower_reading, paired_difference, ratio_interval
 from cdlm_nb.pretraining.heldout import perplexity
+from cdlm_nb.support.errors import ConfigError, DataError
 from cdlm_nb.verdicts import Difference
 
 

@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from cdlm_nb.errors import DataError
 from cdlm_nb.perplexity.evaluate import evaluate_perplexity
 from cdlm_nb.pretraining.heldout import EVAL_MASK_SEED, heldout_examples
+from cdlm_nb.support.errors import DataError
 
 
 def test_every_model_is_scored_on_the_same_masked_tokens(heldout, model):

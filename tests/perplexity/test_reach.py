@@ -7,9 +7,9 @@ import copy
 import numpy as np
 import pytest
 
-from cdlm_nb.errors import ConfigError
 from cdlm_nb.perplexity.evaluate import REACH_BINS, global_attention_reach, reach_bins, uniform_reach
 from cdlm_nb.pretraining.heldout import EVAL_MASK_SEED
+from cdlm_nb.support.errors import ConfigError
 
 
 def test_reach_bins_places_every_position_relative_to_the_token():

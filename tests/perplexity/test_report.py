@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cdlm_nb.errors import DataError
 from cdlm_nb.perplexity import report
 from cdlm_nb.perplexity.bootstrap import paired_difference
+from cdlm_nb.support.errors import DataError
 
 
 @pytest.fixture(scope="module")

@@ -32,10 +32,10 @@ def calls(monkeypatch):
 
 def notebook_02(profile, clusters, encoder, run_dir):
     """What notebook 02 packs: the input summary, the speed cell's batch, each trained model's training examples."""
-    from cdlm_nb.pretraining import attention_speed, report, trainer
+    from cdlm_nb.pretraining import inputs, report, trainer
 
     summary = report.input_summary(profile, clusters, encoder.tokenizer, run_dir)
-    batch = attention_speed.cdlm_batch(profile, clusters, encoder, run_dir=run_dir)
+    batch = inputs.cdlm_batch(profile, clusters, encoder, run_dir=run_dir)
     training = {variant: trainer.training_examples(variant, profile.pretrain, encoder.tokenizer, clusters.train,
                                                    run_dir, profile.seed, profile.encoder.sentence_markers)
                 for variant, _ in report.trained_models(profile)}

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from cdlm_nb.errors import DataError
+from cdlm_nb.profiles import get_profile
+from cdlm_nb.support.errors import DataError
 from cdlm_nb.tokenization import document_separator_ids
 
 
@@ -41,3 +44,18 @@ def test_no_inputs_is_an_error_that_says_why(clusters, tiny_tokenizer):
 
     with pytest.raises(DataError, match="no cdlm pretraining examples"):
         pretraining_inputs("cdlm", clusters.select([]), tiny_tokenizer, 256, n_examples=1, seed=0)
+
+
+def _smoke(max_length: int = 128):
+    smoke = get_profile("smoke")
+    return smoke.override(pretrain=replace(smoke.pretrain, max_length=max_length, per_device_batch_size=2))
+
+
+def test_cdlm_batch_is_cdlms_masked_tokens_made_global(tiny_encoder, word_clusters):
+    from cdlm_nb.pretraining.inputs import cdlm_batch
+
+    batch = cdlm_batch(_smoke(), word_clusters, tiny_encoder)
+    predicted = batch["labels"] != -100
+    assert batch["input_ids"].shape[0] == 1 and predicted.any()  # one input: HF's attention keeps its scores
+    assert cdlm_batch(_smoke(), word_clusters, tiny_encoder, size=2)["input_ids"].shape[0] == 2
+    assert (batch["global_attention_mask"].bool() | ~predicted).all()  # every predicted token is global

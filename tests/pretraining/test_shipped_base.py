@@ -106,7 +106,7 @@ def test_the_shipped_cpu_base_is_load_checked_and_left_as_it_is(tmp_path, capsys
     nothing into the package; a damaged copy of it is refused, naming the file."""
     import shutil
 
-    from cdlm_nb import artefacts
+    from cdlm_nb.support import artefacts
     from cdlm_nb.pretraining.shipped_base import mismatch, shipped_base_dir
     from cdlm_nb.variants import model_problems
 
@@ -150,11 +150,11 @@ def test_the_shipped_cpu_start_reads_its_whole_input(tmp_path):
     stage keeps local attention within 2x of that (from position 0 only, its short inputs took it to about 1,000).
     Under CDLM's pattern the copying start is worse: its global masked tokens look for copies everywhere
     (docs/experiments.md, "A start that copies")."""
-    from cdlm_nb.artefacts import copy_folder
     from cdlm_nb.data.corpora import pretraining_clusters
     from cdlm_nb.pretraining.shipped_base import shipped_base_dir
     from cdlm_nb.pretraining.stages import starting_model
     from cdlm_nb.pretraining.start_check import start_perplexity
+    from cdlm_nb.support.artefacts import copy_folder
     from cdlm_nb.variants import model_dir
 
     profile = get_profile("cpu")

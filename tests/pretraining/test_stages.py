@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from cdlm_nb.errors import DataError
 from cdlm_nb.profiles import get_profile
+from cdlm_nb.support.errors import DataError
 
 
 def test_base_stage_configs_take_the_base_fields():
@@ -97,8 +97,8 @@ def test_the_long_base_stage_packs_unrelated_documents_to_the_full_length(tiny_e
 def test_a_finished_run_is_reused_only_with_the_same_setup(tmp_path, tiny_encoder):
     import json
 
-    from cdlm_nb.artefacts import record_manifest
     from cdlm_nb.pretraining.stages import finished_result, save_unchanged
+    from cdlm_nb.support.artefacts import record_manifest
     from cdlm_nb.variants import RESULT_FILE, load_pretrained, model_dir, run_setup, shared_tokenizer
 
     config = get_profile("smoke").pretrain
@@ -228,8 +228,8 @@ def test_the_gpu_default_takes_the_released_checkpoints_and_skips_the_ablations(
 
 
 def test_pretrain_steps_default_to_the_release_on_gpu_and_to_the_profile_elsewhere():
-    from cdlm_nb.errors import ConfigError
     from cdlm_nb.pretraining.stages import notebook_steps, with_steps
+    from cdlm_nb.support.errors import ConfigError
 
     gpu, cpu = get_profile("gpu"), get_profile("cpu")
     assert notebook_steps(gpu, None) == 0 and notebook_steps(gpu, 300) == 300
@@ -258,8 +258,8 @@ def test_pretrain_steps_pretrain_every_variant_but_longformer_on_gpu(tmp_path, t
 def test_a_damaged_finished_model_is_said_and_not_reused(tmp_path, tiny_encoder):
     import json
 
-    from cdlm_nb.artefacts import record_manifest
     from cdlm_nb.pretraining.stages import finished_result, save_unchanged
+    from cdlm_nb.support.artefacts import record_manifest
     from cdlm_nb.variants import RESULT_FILE, model_dir, run_setup
 
     config = get_profile("smoke").pretrain

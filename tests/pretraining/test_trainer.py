@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from cdlm_nb.errors import ConfigError
 from cdlm_nb.profiles import get_profile
+from cdlm_nb.support.errors import ConfigError
 
 
 def test_every_profile_keeps_the_paper_schedule_shape():
@@ -186,7 +186,7 @@ def _fake_checkpoint(folder, step: int) -> None:
     import torch
     from safetensors.torch import save_file
 
-    from cdlm_nb.artefacts import record_manifest
+    from cdlm_nb.support.artefacts import record_manifest
 
     folder.mkdir(parents=True)
     save_file({"w": torch.full((2, 2), float(step))}, folder / "model.safetensors")

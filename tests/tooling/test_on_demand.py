@@ -50,7 +50,7 @@ def test_the_expected_time_is_measured_on_the_cpu_profiles_and_planned_on_gpu():
 
 
 def test_nothing_is_built_when_every_model_is_there_or_when_building_is_turned_off(two_saved, monkeypatch, capsys):
-    from cdlm_nb.errors import DataError
+    from cdlm_nb.support.errors import DataError
     from cdlm_nb.tooling import on_demand
     from cdlm_nb.variants import PretrainedShelf
 
@@ -82,7 +82,7 @@ def test_on_gpu_only_the_released_checkpoints_are_saved(tmp_path, tiny_encoder, 
 def test_a_missing_model_is_built_once_with_notebook_02s_functions_and_the_random_state_is_kept(two_saved):
     import torch
 
-    from cdlm_nb.artefacts import sha256
+    from cdlm_nb.support.artefacts import sha256
     from cdlm_nb.tooling.on_demand import ensure_pretrained
     from cdlm_nb.variants import PretrainedShelf, load_result, model_dir
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from cdlm_nb.errors import ConfigError
+from cdlm_nb.support.errors import ConfigError
 
 
 def _script_config(tmp_path, **changes) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cdlm_nb.errors import ConfigError, DataError
+from cdlm_nb.support.errors import ConfigError, DataError
 from cdlm_nb.tooling import cli
 from cdlm_nb.tooling.metric_kinds import kind_of
 from cdlm_nb.tooling.regression import compare_files, compare_results, format_comparison

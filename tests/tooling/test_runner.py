@@ -5,7 +5,7 @@ import time
 import nbformat
 import pytest
 
-from cdlm_nb.errors import ConfigError
+from cdlm_nb.support.errors import ConfigError
 from cdlm_nb.tooling.runner import (
     CellProgress,
     check_parameter_type,

@@ -4,8 +4,8 @@ import math
 import pytest
 
 import cdlm_nb
-from cdlm_nb.errors import ConfigError
-from cdlm_nb.progress import is_headless, progress
+from cdlm_nb.support.errors import ConfigError
+from cdlm_nb.support.progress import is_headless, progress
 from cdlm_nb.tooling import runtime
 
 

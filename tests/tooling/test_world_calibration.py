@@ -41,8 +41,8 @@ def test_the_grid_finds_the_setting_the_target_was_measured_on():
 
 
 def test_without_a_sample_the_command_says_where_to_get_multinews(monkeypatch):
-    from cdlm_nb.errors import ConfigError
+    from cdlm_nb.support.errors import ConfigError
 
-    monkeypatch.setattr("cdlm_nb.paths.shared_data_dir", lambda *args: None)
+    monkeypatch.setattr("cdlm_nb.support.paths.shared_data_dir", lambda *args: None)
     with pytest.raises(ConfigError, match="pass its path.*Multi-News"):
         wc.main([])

@@ -18,8 +18,8 @@ import zipfile
 from collections import defaultdict
 from pathlib import Path
 
-from ...artefacts import check_manifest, save_file
-from ...errors import DataError, OfflineError
+from ...support.artefacts import check_manifest, save_file
+from ...support.errors import DataError, OfflineError
 
 SENTENCES_CSV = "ECBplus_coreference_sentences.csv"
 XML_FOLDER = "ECB+"

@@ -29,8 +29,8 @@ from pathlib import Path
 from datasets import Dataset, DatasetDict
 from lxml import etree
 
-from ...errors import ConfigError, DataError
-from ...progress import progress
+from ...support.errors import ConfigError, DataError
+from ...support.progress import progress
 from ..schemas import COREF_FEATURES
 from ..sources import log_skips
 from .download import SENTENCES_CSV, WHERE_TO_GET, locate_corpus, read_validated_sentences, topic_folders

@@ -13,8 +13,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from ...errors import ConfigError
 from ...profiles import WorldConfig
+from ...support.errors import ConfigError
 from . import lexicon as lx
 from .facts import Document, NameBook, Sentence, Span, Subtopic, wrong_number
 from .lexicon import EventType, Maybe, Slot, indefinite_article, parse_template, required_roles, role_slots

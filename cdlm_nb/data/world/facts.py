@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from ...errors import ConfigError
+from ...support.errors import ConfigError
 from . import lexicon as lx
 from .lexicon import EventType, Role, detokenize, indefinite_article
 

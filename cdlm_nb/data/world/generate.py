@@ -12,8 +12,8 @@ from typing import Any
 
 from datasets import Dataset, DatasetDict
 
-from ...errors import ConfigError
 from ...profiles import WorldConfig
+from ...support.errors import ConfigError
 from ..schemas import CLUSTER_FEATURES, COREF_FEATURES, PAIR_FEATURES, QA_FEATURES, classification_features
 from . import rows
 from .documents import write_cluster

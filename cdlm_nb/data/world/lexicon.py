@@ -26,7 +26,7 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
-from ...errors import ConfigError
+from ...support.errors import ConfigError
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The memory and time plan of the notebooks on one device (`cdlm-nb plan`; printed at the top of every gpu
 notebook): which batch, accumulation, precision and checkpointing fit the card, and how long each notebook takes."""
 
-from ...precision import precision_for
+from ...support.precision import precision_for
 from .cards import CARDS, Card, get_card, this_card
 from .planner import NotebookPlan, plan_notebook, plan_suite
 

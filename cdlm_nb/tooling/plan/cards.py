@@ -1,5 +1,5 @@
-"""The cards people run the notebooks on, the precision each one trains in (`cdlm_nb.precision`), and the card this
-session has.
+"""The cards people run the notebooks on, the precision each one trains in (`cdlm_nb.support.precision`), and the
+card this session has.
 
 Peaks are the vendors' dense tensor-core figures for the precision the card trains in (fp16 on a T4, bf16 from
 compute capability 8.0 up); memory is the card's nominal size in GiB. A CUDA card not in the table is described
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ...errors import ConfigError
+from ...support.errors import ConfigError
 
 GIB = 2**30
 #: Share of a card's memory the plan may fill: the CUDA context and the allocator's fragmentation take the rest.

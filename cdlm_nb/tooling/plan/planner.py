@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ...precision import precision_for
+from ...support.precision import precision_for
 from .cards import GIB, Card
 from .memory_model import peak_bytes, step_flops
 from .workloads import NOTEBOOK_JOBS, Job

@@ -24,7 +24,7 @@ from pathlib import Path
 from ...data.ecbplus import SENTENCES_CSV, TEST_TOPICS, XML_FOLDER, split_of_topic
 from ...data.ecbplus.download import holds_ecbplus
 from ...data.sources import require_path
-from ...errors import DataError
+from ...support.errors import DataError
 from .hub_datasets import sample_root
 
 _CORPUS_IDS = re.compile(r'\b(doc_id|note|instance_id)="([^"]+)"')  # empty notes stay empty (the reader rejects them)

@@ -46,8 +46,8 @@ from ...data.aose_corpora import load_newsgroups
 from ...data.hotpotqa import load_hotpotqa
 from ...data.multinews import HUB_RAW_FILES, MULTINEWS_HUB_ID, RAW_SEPARATOR, load_multinews
 from ...data.sources import require_path
-from ...errors import DataError
-from ...paths import shared_data_dir
+from ...support.errors import DataError
+from ...support.paths import shared_data_dir
 
 #: The fake hub commit every stand-in is cached under (a real cache holds the repository's commit sha).
 REHEARSAL_COMMIT = hashlib.sha1(b"cdlm-nb rehearsal stand-in").hexdigest()

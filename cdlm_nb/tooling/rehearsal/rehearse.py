@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ...data.multinews import CHECKSUMS_VARIABLE
-from ...paths import run_dir as default_run_dir
+from ...support.paths import run_dir as default_run_dir
 from .hub_datasets import STANDIN_CHECKSUMS
 
 REHEARSAL_PROFILE = "gpu-rehearsal"
@@ -83,7 +83,7 @@ def rehearse(output: str | os.PathLike | None = None, only: Sequence[str] | None
     """Build the stand-ins in `<output>/standins` and run the chosen notebooks (default all) with `profile` from
     them, as `cdlm-nb run` would (`parameters` as its `-p`); returns (and writes) the same results.json, with each
     notebook's time against its share of the budget (`budget`) under `rehearsal_times`."""
-    from ...artefacts import write_text_atomic
+    from ...support.artefacts import write_text_atomic
     from ..runner import run_notebooks
     from .budget import notebook_times, probe_of, timing_report, timing_section
 

@@ -8,8 +8,8 @@ import pytest
 
 from cdlm_nb.data.world import EVENT_TYPES, check_config, check_lexicon, generate_world
 from cdlm_nb.data.world.lexicon import Role
-from cdlm_nb.errors import ConfigError
 from cdlm_nb.profiles import get_profile
+from cdlm_nb.support.errors import ConfigError
 
 
 def test_every_event_type_can_write_every_fact():

@@ -15,7 +15,7 @@ from cdlm_nb.data.world.lexicon import (
     template_events,
     tokenize,
 )
-from cdlm_nb.errors import ConfigError
+from cdlm_nb.support.errors import ConfigError
 
 
 def test_parse_template_splits_slots_and_optional_segments():

@@ -93,7 +93,7 @@ import json, sys
 import torch
 from transformers import LongformerConfig
 from cdlm_nb.longformer_attention import use_fast_attention
-from cdlm_nb.memory import PeakMemory
+from cdlm_nb.support.memory import PeakMemory
 from cdlm_nb.pretraining.trainer import MaskedPositionsLongformer
 
 tokens = int(sys.argv[1])

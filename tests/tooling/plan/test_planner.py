@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from cdlm_nb.errors import ConfigError
-from cdlm_nb.paths import repo_root
 from cdlm_nb.profiles import get_profile
+from cdlm_nb.support.errors import ConfigError
+from cdlm_nb.support.paths import repo_root
 from cdlm_nb.tooling.plan import CARDS, get_card, plan_notebook, plan_suite, precision_for
 from cdlm_nb.tooling.plan.cards import H100_UTILISATION, card_like
 

@@ -16,7 +16,7 @@ from cdlm_nb.data.ecbplus import (
     load_ecbplus,
     read_ecbplus,
 )
-from cdlm_nb.errors import DataError
+from cdlm_nb.support.errors import DataError
 from cdlm_nb.tooling.rehearsal.ecbplus_files import (
     place_ecbplus,
     renumber_document,

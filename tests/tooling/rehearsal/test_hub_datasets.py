@@ -14,7 +14,7 @@ import pytest
 from datasets import Features
 
 from cdlm_nb.data.multinews import CHECKSUMS_VARIABLE, HUB_RAW_FILES, MULTINEWS_HUB_ID
-from cdlm_nb.errors import DataError
+from cdlm_nb.support.errors import DataError
 from cdlm_nb.tooling.rehearsal.hub_datasets import (
     EXPORT_DATA_DIRS,
     HUB_DATASETS,

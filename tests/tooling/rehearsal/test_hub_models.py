@@ -28,7 +28,7 @@ LOADS = """
 import json, sys
 import torch
 from cdlm_nb.encoders import from_hub
-from cdlm_nb.errors import OfflineError
+from cdlm_nb.support.errors import OfflineError
 from cdlm_nb.sentence_encoders import embed, load_sentence_encoder, max_positions
 
 report = {}

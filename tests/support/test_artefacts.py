@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from cdlm_nb.artefacts import (
+from cdlm_nb.support.artefacts import (
     MANIFEST,
     check_artefact,
     check_manifest,

@@ -16,23 +16,13 @@ import torch
 from .. import timing
 from ..finetuning import autocast
 from ..longformer_attention import IMPLEMENTATIONS, use_fast_attention, use_hf_attention
-from ..masking import CrossDocumentMLMCollator
-from .inputs import first_inputs
-from .trainer import MaskedPositionsLongformer
+from ..pretraining.inputs import cdlm_batch
+from ..pretraining.trainer import MaskedPositionsLongformer
 
 if TYPE_CHECKING:
     from ..data.corpora import PretrainingClusters
     from ..encoders import Encoder
     from ..profiles import Profile
-
-
-def cdlm_batch(profile: "Profile", clusters: "PretrainingClusters", encoder: "Encoder", size: int = 1,
-               run_dir: str | os.PathLike | None = None) -> dict:
-    """A masked batch of the first `size` CDLM inputs; one by default, as Hugging Face's attention takes gigabytes."""
-    examples = first_inputs("cdlm", clusters.train, encoder.tokenizer, profile.pretrain.max_length, size, profile.seed,
-                            profile.encoder.sentence_markers, run_dir)
-    rows = [{"input_ids": ids} for ids in examples["input_ids"]]
-    return CrossDocumentMLMCollator(encoder.tokenizer, pattern="cdlm", seed=profile.seed)(rows)
 
 
 #: The timed steps: (name, implementation, global attention on the masked tokens).

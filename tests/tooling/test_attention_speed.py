@@ -7,21 +7,13 @@ from dataclasses import replace
 import pytest
 
 from cdlm_nb.longformer_attention import uses_fast_attention
-from cdlm_nb.pretraining import attention_speed as speed
 from cdlm_nb.profiles import get_profile
+from cdlm_nb.tooling import attention_speed as speed
 
 
 def _smoke(max_length: int = 128):
     smoke = get_profile("smoke")
     return smoke.override(pretrain=replace(smoke.pretrain, max_length=max_length, per_device_batch_size=2))
-
-
-def test_the_batch_is_cdlms_masked_tokens_made_global(tiny_encoder, word_clusters):
-    batch = speed.cdlm_batch(_smoke(), word_clusters, tiny_encoder)
-    predicted = batch["labels"] != -100
-    assert batch["input_ids"].shape[0] == 1 and predicted.any()  # one input: HF's attention keeps its scores
-    assert speed.cdlm_batch(_smoke(), word_clusters, tiny_encoder, size=2)["input_ids"].shape[0] == 2
-    assert (batch["global_attention_mask"].bool() | ~predicted).all()  # every predicted token is global
 
 
 def test_attention_speed_times_every_step_in_rounds_on_copies(tiny_encoder, word_clusters):
