@@ -106,8 +106,8 @@ def test_the_shipped_cpu_base_is_load_checked_and_left_as_it_is(tmp_path, capsys
     nothing into the package; a damaged copy of it is refused, naming the file."""
     import shutil
 
-    from cdlm_nb.support import artefacts
     from cdlm_nb.pretraining.shipped_base import mismatch, shipped_base_dir
+    from cdlm_nb.support import artefacts
     from cdlm_nb.variants import model_problems
 
     monkeypatch.setattr(artefacts, "_said_unrecorded", set())  # said once per process: maybe by an earlier test
