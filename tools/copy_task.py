@@ -20,7 +20,44 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from cdlm_nb.encoders import with_attention_window
+from cdlm_nb.finetuning import TrainSetup, train_epochs
+from cdlm_nb.pretraining import copy_task
+
+if TYPE_CHECKING:
+    import torch
+    from transformers import PreTrainedModel
+
+
+def full_attention_copy(model: "PreTrainedModel", length: int) -> "torch.nn.Module":
+    """`model` with a window wide enough that every token of a `length`-token input sees every other."""
+    return with_attention_window(model, 2 * (length // 2 + 8))
+
+
+
+def train_copy_task(model: "PreTrainedModel", data: copy_task.CopyTaskData, every: int = 0,
+                    report: Callable[[int, float, float], object] | None = None) -> list[tuple[int, float, float]]:
+    """Train `model` on the task; (step, readable NLL, copy gain) at 0, every `every` steps and at the end."""
+    task = data.task
+    every = every or task.steps
+    setup = TrainSetup(epochs=-(-task.steps // every), batch_size=task.batch_size, learning_rate=task.learning_rate,
+                       seed=task.seed, warmup=task.warmup_steps / task.steps, decay=False, random_batches=True)
+    history = []
+
+    def measure(step: int) -> None:
+        history.append((step, *copy_task.copy_task_gain(model, data)))
+        if report is not None:
+            report(*history[-1])
+
+    measure(0)
+    for epoch in train_epochs(model, [1] * (every * task.batch_size),
+                              lambda batch: model(**data.batch(len(batch))).loss, setup, what="copy-task inputs"):
+        measure(epoch.number * every)
+    return history
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,7 +84,6 @@ def main(argv: list[str] | None = None) -> int:
     from cdlm_nb.data.corpora import world
     from cdlm_nb.encoders import tiny_longformer
     from cdlm_nb.longformer_attention import use_fast_attention
-    from cdlm_nb.pretraining import copy_task
     from cdlm_nb.pretraining.shipped_base import shipped_base_dir
     from cdlm_nb.profiles import get_profile
 
@@ -60,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         model = tiny_longformer(encoder, tokenizer)
     else:
         model = LongformerForMaskedLM.from_pretrained(shipped_base_dir("cpu", args.start))
-    model = copy_task.full_attention_copy(model, 2 * args.length + 3)
+    model = full_attention_copy(model, 2 * args.length + 3)
     if args.attention == "fast":
         use_fast_attention(model)
     made = world(profile.world)
@@ -74,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     def report(step: int, readable: float, gain: float) -> None:
         print(json.dumps({"step": step, "readable_nll": round(readable, 3), "copy_gain": round(gain, 3)}), flush=True)
 
-    copy_task.train_copy_task(model, data, every=args.every, report=report)
+    train_copy_task(model, data, every=args.every, report=report)
     return 0
 
 

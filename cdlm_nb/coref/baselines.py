@@ -12,8 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..support.errors import ConfigError
-from .conll import coref_clusters
-from .mentions import MENTION_KINDS, check_kind
+from .mentions import MENTION_KINDS, check_kind, coref_clusters
 from .metrics import CorefScores, score_coreference
 
 Lemmatizer = Callable[[str], str]

@@ -21,9 +21,17 @@ from ..finetuning import ScoringResult, TrainSetup
 from ..profiles import SEED, CorefConfig, Profile
 from ..support.errors import ConfigError, DataError
 from ..variants import PretrainedShelf
-from .conll import coref_clusters
 from .inputs import EncodingStats, SpecialIds, add_mention_markers, encode_pairs
-from .mentions import Mention, WordIds, collect_mentions, gold_clusters, group_mentions, grouped, tokenize_documents
+from .mentions import (
+    Mention,
+    WordIds,
+    collect_mentions,
+    coref_clusters,
+    gold_clusters,
+    group_mentions,
+    grouped,
+    tokenize_documents,
+)
 from .metrics import CorefScores, score_coreference
 from .model import PairScorer, build_pair_scorer
 from .pairs import PairStats, candidate_pairs, training_pairs

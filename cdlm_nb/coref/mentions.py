@@ -3,12 +3,14 @@ groups pairs are drawn from, and each word's subword ids (so a mention's tokens 
 
 from __future__ import annotations
 
+import itertools
 import operator
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..support.errors import ConfigError, DataError
+from .metrics import MentionKey
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
@@ -110,3 +112,33 @@ def tokenize_documents(dataset: Iterable[Mapping[str, Any]],
         flat = iter(tokenizer([" " + word for word in words], add_special_tokens=False)["input_ids"] if words else [])
         documents[row["doc_id"]] = [[next(flat) for _ in sentence] for sentence in row["sentences"]]
     return documents
+
+
+def coref_clusters(rows: Iterable[Mapping[str, Any]], kind: str,
+                   assignment: Mapping[str, Hashable] | None = None) -> list[list[MentionKey]]:
+    """The `kind` mention clusters of COREF_FEATURES rows, mentions as `(doc_id, start, end)` over the whole document:
+    the gold key, or with `assignment` (mention_id -> predicted cluster label, for every mention) the response."""
+    check_kind(kind)
+    clusters: dict[Hashable, list[MentionKey]] = {}
+    unassigned, seen = [], set()
+    for row in rows:
+        starts = [0, *itertools.accumulate(len(sentence) for sentence in row["sentences"])]
+        for mention in row["mentions"]:
+            if mention["kind"] != kind:
+                continue
+            check_mention(row, mention)
+            mention_id = mention["mention_id"]
+            seen.add(mention_id)
+            if assignment is not None and mention_id not in assignment:
+                unassigned.append(mention_id)
+                continue
+            offset = starts[mention["sentence"]]
+            clusters.setdefault(mention["cluster_id"] if assignment is None else assignment[mention_id], []).append(
+                (row["doc_id"], offset + mention["start"], offset + mention["end"]))
+    if unassigned:
+        raise DataError(f"{len(unassigned)} {kind} mention(s) have no predicted cluster in the assignment, e.g. "
+                        f"{unassigned[:3]}; assign every mention (a singleton gets a label of its own)")
+    if unknown := [m for m in assignment or () if m not in seen]:
+        raise DataError(f"{len(unknown)} assigned mention id(s) are not {kind} mentions of these documents, e.g. "
+                        f"{unknown[:3]}")
+    return list(clusters.values())

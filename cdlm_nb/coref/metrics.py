@@ -12,7 +12,7 @@ from __future__ import annotations
 import warnings
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import asdict, astuple, dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -170,11 +170,3 @@ def score_coreference(key: Iterable[Iterable[MentionKey]], response: Iterable[It
         return _prf(*side(key, response), *side(response, key))
 
     return CorefScores(both(_muc_side), both(_bcub_side), ceaf_e(key, response), both(_lea_side))
-
-
-def format_scores(scores: CorefScores, title: str = "") -> str:
-    """A plain-text table: one row per metric with R, P and F1 in percent, then the CoNLL F1."""
-    lines = [*([title] if title else []), f"{'metric':<8}{'R':>8}{'P':>8}{'F1':>8}"]
-    lines += [f"{label:<8}" + "".join(f"{100 * value:>8.2f}" for value in astuple(getattr(scores, name)))
-              for name, label in METRIC_NAMES.items()]
-    return "\n".join([*lines, f"{'CoNLL':<8}{'':>8}{'':>8}{100 * scores.conll:>8.2f}"])

@@ -112,20 +112,6 @@ def world_clusters(config: "WorldConfig") -> PretrainingClusters:
                                {"validation": clusters["dev"], "test": clusters["test"]})
 
 
-def training_clusters(source: str, world_config: "WorldConfig",
-                      multinews_path: str | None = None) -> PretrainingClusters:
-    """The clusters of a `cdlm-nb pretrain` config: the `world` (with its held-out topics, so the runs record
-    learning curves as notebook 02's do) or Multi-News train (file or hub; no held-out clusters)."""
-    if source == "world":
-        return world_clusters(world_config)
-    if source == "multinews":
-        from .multinews import CDLM_MIN_DOCUMENTS, load_multinews
-
-        train = load_multinews(multinews_path, split="train", min_documents=CDLM_MIN_DOCUMENTS)
-        return PretrainingClusters(f"Multi-News train ({multinews_path or 'hub'})", train, {})
-    raise ConfigError(f"data.source must be 'world' or 'multinews', got {source!r}")
-
-
 def _hub_else_sample(profile: "Profile", name: str, fetch: Callable[[], Any], what: str) -> tuple[Any, Path | None]:
     """(`fetch()`, None) on a hub profile; else (None, the sample `name` beside the checkout or None). Offline, the
     sample replaces the hub, said on stdout with `what` (formatted with the sample's path); no sample: re-raised."""

@@ -13,9 +13,6 @@ import string
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-
-from ..support.errors import DataError
 
 #: The official script's keys, in its order.
 OFFICIAL_KEYS = ("em", "f1", "prec", "recall", "sp_em", "sp_f1", "sp_prec", "sp_recall",
@@ -97,32 +94,3 @@ def mean_scores(scores: HotpotScores, ids: Iterable[str]) -> dict[str, float]:
     """The official metrics over a subset of questions (e.g. one question type)."""
     chosen = [scores.per_question[qid] for qid in ids]
     return {key: sum(s[key] for s in chosen) / len(chosen) if chosen else float("nan") for key in OFFICIAL_KEYS}
-
-
-def check_prediction(prediction: object, where: str) -> dict[str, dict]:
-    """The official prediction format, checked; a DataError names `where` (the file) and the first offending id."""
-    if not isinstance(prediction, dict) or not isinstance(prediction.get("answer"), dict) \
-            or not isinstance(prediction.get("sp"), dict):
-        raise DataError(f"{where}: expected a JSON object {{\"answer\": {{id: answer}}, \"sp\": {{id: [[title, "
-                        "sent_id], ...]}}}} (hotpot_evaluate_v1's prediction format).")
-    for qid, answer in prediction["answer"].items():
-        if not isinstance(answer, str):
-            raise DataError(f"{where}, answer of id {qid}: expected a string, got {type(answer).__name__}.")
-    for qid, facts in prediction["sp"].items():
-        if not isinstance(facts, list) or not all(
-                isinstance(f, list | tuple) and len(f) == 2 and isinstance(f[0], str) and isinstance(f[1], int)
-                for f in facts):
-            raise DataError(f"{where}, sp of id {qid}: expected a list of [title, sentence id] pairs, "
-                            f"got {facts!r:.80}.")
-    return prediction
-
-
-def evaluate_files(prediction_file: str | Path, gold_file: str | Path) -> HotpotScores:
-    """`evaluate` on a prediction file and a gold file in either HotpotQA layout (original `_id`, or Hugging Face)."""
-    from ..data.hotpotqa import load_hotpotqa
-    from ..data.sources import read_json, require_path
-
-    path = require_path(prediction_file, what="HotpotQA prediction file",
-                        fix="write {\"answer\": {...}, \"sp\": {...}} as JSON")
-    prediction = check_prediction(read_json(path), str(path))
-    return evaluate(prediction, load_hotpotqa(gold_file))

@@ -5,21 +5,18 @@ place of the first copy minus that with it readable. `tools/copy_task.py` runs d
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..collate import pad_batch
-from ..encoders import with_attention_window
-from ..finetuning import TrainSetup, train_epochs
 from ..masking import IGNORE_INDEX
 from ..support.errors import DataError
 from .heldout import masked_token_nll
 
 if TYPE_CHECKING:
-    import torch
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 
@@ -126,29 +123,3 @@ def within_reach_data(tokenizer: "PreTrainedTokenizerBase", texts: Sequence[str]
     if not documents:
         raise DataError(f"no held-out document has the copy probe's {task.length} tokens")
     return CopyTaskData(task, tokenizer, [], documents, n_eval=WITHIN_REACH_PAIRS)
-
-
-def train_copy_task(model: "PreTrainedModel", data: CopyTaskData, every: int = 0,
-                    report: Callable[[int, float, float], object] | None = None) -> list[tuple[int, float, float]]:
-    """Train `model` on the task; (step, readable NLL, copy gain) at 0, every `every` steps and at the end."""
-    task = data.task
-    every = every or task.steps
-    setup = TrainSetup(epochs=-(-task.steps // every), batch_size=task.batch_size, learning_rate=task.learning_rate,
-                       seed=task.seed, warmup=task.warmup_steps / task.steps, decay=False, random_batches=True)
-    history = []
-
-    def measure(step: int) -> None:
-        history.append((step, *copy_task_gain(model, data)))
-        if report is not None:
-            report(*history[-1])
-
-    measure(0)
-    for epoch in train_epochs(model, [1] * (every * task.batch_size),
-                              lambda batch: model(**data.batch(len(batch))).loss, setup, what="copy-task inputs"):
-        measure(epoch.number * every)
-    return history
-
-
-def full_attention_copy(model: "PreTrainedModel", length: int) -> "torch.nn.Module":
-    """`model` with a window wide enough that every token of a `length`-token input sees every other."""
-    return with_attention_window(model, 2 * (length // 2 + 8))

@@ -7,7 +7,7 @@ until the start copies (last: later stages undo it); then `longformer_recipe`.""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import fields, replace
 from typing import TYPE_CHECKING
 
@@ -206,22 +206,6 @@ def save_released(variant: str, profile: "Profile", encoder: Encoder, run_dir: s
     echo(f"{display_name(variant)}: the released biu-nlp/cdlm checkpoint, saved without further training")
     release = encoders.from_hub("cdlm-release", head_from=encoder.model)  # its head, should the release hold none
     return save_unchanged(variant, release, run_dir, "biu-nlp/cdlm", profile.seed)
-
-
-def pretrain_variants(profile: "Profile", encoder: Encoder, clusters: "PretrainingClusters",
-                      run_dir: str | os.PathLike, resume: bool = True, pretrain_steps: int | None = None,
-                      echo: Echo = say, only: Collection[str] | None = None) -> list[PretrainResult]:
-    """Notebook 02's loop over the variants, for a later notebook building what it lacks (`on_demand`, `only`)."""
-    steps = notebook_steps(profile, pretrain_steps)
-    config = with_steps(profile.pretrain, steps) if steps else profile.pretrain
-    results = []
-    for variant in (v for v in config.variants if only is None or v in only):
-        if variant == "longformer" or steps == 0:
-            result = without_pretraining(variant, config, profile, encoder, clusters, run_dir, resume, echo)
-        else:
-            result = reuse_or_pretrain(variant, config, profile, encoder, clusters, run_dir, resume, echo)
-        results += [result] if result is not None else []
-    return results
 
 
 def without_pretraining(variant: str, config: "PretrainConfig", profile: "Profile", encoder: Encoder,

@@ -84,8 +84,7 @@ def _add_ecbplus_stats(sub: argparse._SubParsersAction) -> None:
 def _score_coref(args: argparse.Namespace) -> int:
     import json
 
-    from ..coref.conll import score_conll_files
-    from ..coref.metrics import format_scores
+    from .official_files import format_scores, score_conll_files
 
     scores = score_conll_files(args.key, args.response, remove_singletons=args.remove_singletons,
                                shared_ids=not args.within_document_ids)
@@ -108,9 +107,9 @@ def _coref_baseline(args: argparse.Namespace) -> int:
     import json
 
     from ..coref.baselines import head_lemma_scores
-    from ..coref.metrics import format_scores
     from ..data.ecbplus import read_ecbplus, split_of_topic
     from ..support.errors import DataError
+    from .official_files import format_scores
 
     rows, report = read_ecbplus(args.dir)
     for line in report.lines():
@@ -140,7 +139,7 @@ def _add_coref_baseline(sub: argparse._SubParsersAction) -> None:
 def _hotpot_eval(args: argparse.Namespace) -> int:
     import json
 
-    from ..multihop.metric import evaluate_files
+    from .official_files import evaluate_files
 
     scores = evaluate_files(args.prediction, args.gold)
     for what, ids in (("no answer", scores.missing_answer), ("no supporting facts", scores.missing_sp)):

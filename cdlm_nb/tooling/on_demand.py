@@ -4,7 +4,7 @@ runtime), so one that finds notebook 02's models missing makes them itself, befo
 `ensure_pretrained` says what it builds, why, and about how long it takes on the profile (measured on a 2-core CPU
 for `smoke` and `cpu`, `MEASURED_SECONDS`; on a hub profile the plan's minutes for notebook 02 on this device),
 then calls the same functions notebook 02 calls (`stages.initial_encoder`, `stages.pretrain_base`,
-`stages.pretrain_variants`) into the same run folder. What is there and sound (`variants.model_problems`) is
+`pretrain_variants`) into the same run folder. What is there and sound (`variants.model_problems`) is
 reused, so nothing is built twice: after notebook 02 it builds nothing. From Longformer-base (`gpu`) it saves only
 the released checkpoints, as notebook 02 does by default; the unreleased ablations stay "not run" rows. The random
 state is kept (`runtime.random_state_kept`), so the notebook's own numbers are those it gives after notebook 02.
@@ -21,9 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..variants import display_name, is_saved, model_dir, model_problems, notebook_02_makes, starts_pretrained
+from ..widgets import say
 
 if TYPE_CHECKING:
+    from ..data.corpora import PretrainingClusters
+    from ..encoders import Encoder
     from ..profiles import Profile
+    from ..variants import PretrainResult
 
 Echo = Callable[[str], object]
 
@@ -84,7 +88,7 @@ def build(run_dir: str | os.PathLike, profile: "Profile", names: Collection[str]
     """Notebook 02's work for `names` only, with its functions and into `run_dir`: the released checkpoints saved
     from a pretrained start (no corpus needed), else the starting model, the base stage and the variants."""
     from ..data.corpora import pretraining_clusters
-    from ..pretraining.stages import initial_encoder, pretrain_base, pretrain_variants, save_released
+    from ..pretraining.stages import initial_encoder, pretrain_base, save_released
 
     if starts_pretrained(profile):
         encoder = initial_encoder(profile, None)
@@ -115,3 +119,21 @@ def ensure_pretrained(run_dir: str | os.PathLike, profile: "Profile", wanted: Co
         build(run_dir, profile, names, echo)
     echo(f"built {readable} in {_duration(time.perf_counter() - start)}")
     return names
+
+
+def pretrain_variants(profile: "Profile", encoder: Encoder, clusters: "PretrainingClusters",
+                      run_dir: str | os.PathLike, resume: bool = True, pretrain_steps: int | None = None,
+                      echo: Callable[[str], object] = say, only: Collection[str] | None = None) -> list[PretrainResult]:
+    """Notebook 02's loop over the variants, for a later notebook building what it lacks (`only`)."""
+    from ..pretraining.stages import notebook_steps, reuse_or_pretrain, with_steps, without_pretraining
+
+    steps = notebook_steps(profile, pretrain_steps)
+    config = with_steps(profile.pretrain, steps) if steps else profile.pretrain
+    results = []
+    for variant in (v for v in config.variants if only is None or v in only):
+        if variant == "longformer" or steps == 0:
+            result = without_pretraining(variant, config, profile, encoder, clusters, run_dir, resume, echo)
+        else:
+            result = reuse_or_pretrain(variant, config, profile, encoder, clusters, run_dir, resume, echo)
+        results += [result] if result is not None else []
+    return results

@@ -25,8 +25,9 @@ from ..support.processes import is_main_process, main_process_first
 from ..variants import RESULT_FILE, PretrainResult, check_variant, load_result, model_dir
 
 if TYPE_CHECKING:
+    from ..data.corpora import PretrainingClusters
     from ..encoders import Encoder
-    from ..profiles import Profile
+    from ..profiles import Profile, WorldConfig
 
 #: The fields of a `cdlm-nb pretrain --config FILE` JSON file (all optional).
 SCRIPT_FIELDS = {
@@ -41,6 +42,22 @@ SCRIPT_FIELDS = {
             "{\"source\": \"multinews\", \"path\": FILE or null for the hub}",
     "world": "overrides of WorldConfig fields when data.source is world",
 }
+
+
+def training_clusters(source: str, world_config: "WorldConfig",
+                      multinews_path: str | None = None) -> PretrainingClusters:
+    """The clusters of a `cdlm-nb pretrain` config: the `world` (with its held-out topics, so the runs record
+    learning curves as notebook 02's do) or Multi-News train (file or hub; no held-out clusters)."""
+    from ..data import corpora
+
+    if source == "world":
+        return corpora.world_clusters(world_config)
+    if source == "multinews":
+        from ..data.multinews import CDLM_MIN_DOCUMENTS, load_multinews
+
+        train = load_multinews(multinews_path, split="train", min_documents=CDLM_MIN_DOCUMENTS)
+        return corpora.PretrainingClusters(f"Multi-News train ({multinews_path or 'hub'})", train, {})
+    raise ConfigError(f"data.source must be 'world' or 'multinews', got {source!r}")
 
 
 def read_script_config(path: str | os.PathLike) -> dict:
@@ -66,7 +83,6 @@ def pretrain_from_config(path: str | os.PathLike) -> list[PretrainResult]:
     record their learning curves on its validation topics (`stages.train_variant`); progress goes to stderr."""
     from transformers import set_seed
 
-    from ..data.corpora import training_clusters
     from ..encoders import load_encoder
     from ..profiles import get_profile, override
     from ..support.paths import run_dir as default_run_dir

@@ -13,7 +13,6 @@ from cdlm_nb.coref.metrics import (
     CorefInputWarning,
     canonical_clusters,
     ceaf_e,
-    format_scores,
     score_coreference,
 )
 
@@ -198,10 +197,3 @@ def _random_partition(rng: random.Random, mentions: list) -> list[list]:
     for mention, label in labels.items():
         clusters.setdefault(label, []).append(mention)
     return list(clusters.values())
-
-
-def test_format_scores_lists_every_metric():
-    text = format_scores(score_coreference([list("abc"), list("defg")], [list("ab"), list("cd"), list("fghi")]))
-    assert "MUC        40.00   40.00   40.00" in text
-    assert "CEAF-e     65.00   43.33   52.00" in text
-    assert text.splitlines()[-1].split() == ["CoNLL", "45.82"]

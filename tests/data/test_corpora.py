@@ -51,14 +51,15 @@ def test_ecbplus_test_topics_are_the_test_set_when_present(monkeypatch, tmp_path
 
 
 def test_training_clusters_refuses_an_unknown_source():
-    from cdlm_nb.data.corpora import training_clusters
+    from cdlm_nb.tooling.pretrain_script import training_clusters
 
     with pytest.raises(ConfigError, match="data.source"):
         training_clusters("wikipedia", get_profile("smoke").world)
 
 
 def test_pretrain_script_world_clusters_are_the_notebooks():
-    from cdlm_nb.data.corpora import pretraining_clusters, training_clusters
+    from cdlm_nb.data.corpora import pretraining_clusters
+    from cdlm_nb.tooling.pretrain_script import training_clusters
 
     profile = get_profile("smoke")
     script, notebook = training_clusters("world", profile.world), pretraining_clusters(profile)

@@ -52,7 +52,7 @@ def test_missing_and_unknown_ids_are_said(tmp_path, capsys):
 
 def test_the_gold_answers_score_one_on_the_real_samples(shared_data, tmp_path):
     from cdlm_nb.data.hotpotqa import load_hotpotqa
-    from cdlm_nb.multihop.metric import evaluate_files
+    from cdlm_nb.tooling.official_files import evaluate_files
 
     for name in ("hotpot_dev_distractor_v1.sample.json", "hotpot_dev_distractor.hf_layout.sample.json"):
         gold = shared_data / "hotpotqa" / name

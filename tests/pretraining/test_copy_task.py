@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import random
 
 import pytest
 
 from cdlm_nb.masking import IGNORE_INDEX
 from cdlm_nb.pretraining import copy_task
+from tests.conftest import REPO_ROOT
 
 
 def test_copy_input_masks_only_the_second_copy(tiny_tokenizer):
@@ -53,16 +55,19 @@ def test_the_shipped_start_learns_to_copy_by_position_and_both_attentions_agree(
     from cdlm_nb.pretraining.shipped_base import shipped_base_dir
     from cdlm_nb.profiles import get_profile
 
+    spec = importlib.util.spec_from_file_location("copy_task_tool", REPO_ROOT / "tools" / "copy_task.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
     torch.manual_seed(0)
     folder = shipped_base_dir("cpu", "base-long")
     tokenizer = AutoTokenizer.from_pretrained(folder)
-    model = use_fast_attention(copy_task.full_attention_copy(LongformerForMaskedLM.from_pretrained(folder), 51))
+    model = use_fast_attention(tool.full_attention_copy(LongformerForMaskedLM.from_pretrained(folder), 51))
     made = world(get_profile("cpu").world)
     texts = {split: [d for docs in made.clusters[split]["documents"] for d in docs] for split in ("train", "dev")}
     task = copy_task.CopyTask(length=24, steps=300)
     data = copy_task.CopyTaskData(task, tokenizer, copy_task.task_documents(texts["train"], tokenizer, 24),
                                   copy_task.task_documents(texts["dev"], tokenizer, 24), n_eval=32)
-    history = copy_task.train_copy_task(model, data)
+    history = tool.train_copy_task(model, data)  # tools/copy_task.py's loop
     assert abs(history[0][2]) < 0.05 and history[-1][2] > 0.2
     fast = copy_task.copy_task_gain(model, data)
     hf = copy_task.copy_task_gain(use_hf_attention(model), data)

@@ -130,7 +130,7 @@ def test_a_finished_run_is_reused_only_with_the_same_setup(tmp_path, tiny_encode
 @pytest.mark.slow
 def test_pretrain_variants_trains_once_then_reuses_the_finished_model(tmp_path, tiny_encoder, word_clusters):
     from cdlm_nb.pretraining.report import throughput_table
-    from cdlm_nb.pretraining.stages import pretrain_variants
+    from cdlm_nb.tooling.on_demand import pretrain_variants
 
     smoke = get_profile("smoke")
     profile = smoke.override(pretrain=replace(smoke.pretrain, variants=("local",), max_steps=2, max_length=128))
@@ -214,6 +214,7 @@ def test_the_gpu_default_takes_the_released_checkpoints_and_skips_the_ablations(
     (days per ablation on one GPU); the gpu profile's starting checkpoint is the pretrained encoder."""
     from cdlm_nb import encoders
     from cdlm_nb.pretraining import stages
+    from cdlm_nb.tooling import on_demand
 
     def no_training(*args, **kwargs):
         raise AssertionError("nothing may be pretrained with the released CDLM")
@@ -221,7 +222,7 @@ def test_the_gpu_default_takes_the_released_checkpoints_and_skips_the_ablations(
     monkeypatch.setattr(encoders, "from_hub", lambda name, head_from=None: tiny_encoder)
     monkeypatch.setattr(stages, "train_variant", no_training)
     said = []
-    results = stages.pretrain_variants(get_profile("gpu-rehearsal"), tiny_encoder, word_clusters, tmp_path,
+    results = on_demand.pretrain_variants(get_profile("gpu-rehearsal"), tiny_encoder, word_clusters, tmp_path,
                                        echo=said.append)
     assert [result.variant for result in results] == ["longformer", "cdlm"]
     assert sum("skipped" in line for line in said) == 3  # Local, Rand and Prefix CDLM, each said
@@ -246,11 +247,12 @@ def test_pretrain_steps_default_to_the_release_on_gpu_and_to_the_profile_elsewhe
 def test_pretrain_steps_pretrain_every_variant_but_longformer_on_gpu(tmp_path, tiny_encoder, word_clusters,
                                                                       monkeypatch):
     from cdlm_nb.pretraining import stages
+    from cdlm_nb.tooling import on_demand
 
     trained = []
     monkeypatch.setattr(stages, "reuse_or_pretrain", lambda variant, config, *a, **k: trained.append(
         (variant, config.max_steps)))
-    stages.pretrain_variants(get_profile("gpu-rehearsal"), tiny_encoder, word_clusters, tmp_path, pretrain_steps=7,
+    on_demand.pretrain_variants(get_profile("gpu-rehearsal"), tiny_encoder, word_clusters, tmp_path, pretrain_steps=7,
                              echo=lambda line: None)
     assert trained == [(v, 7) for v in ("local", "rand", "prefix", "cdlm")]
 
@@ -280,7 +282,7 @@ def test_a_damaged_finished_model_is_said_and_not_reused(tmp_path, tiny_encoder)
 @pytest.mark.slow
 def test_notebook_02_with_resume_rebuilds_a_damaged_model(tmp_path, tiny_encoder, word_clusters):
     """The issue's scenario in small: a finished model truncated to 1,000 bytes is said and trained again."""
-    from cdlm_nb.pretraining.stages import pretrain_variants
+    from cdlm_nb.tooling.on_demand import pretrain_variants
     from cdlm_nb.variants import load_pretrained
 
     smoke = get_profile("smoke")

@@ -1,25 +1,26 @@
-"""CoNLL-2012 coreference files, read for scoring (`cdlm-nb score-coref`), and COREF_FEATURES rows as clusterings.
+"""The official file formats the CLI scores (`cdlm-nb score-coref`, `cdlm-nb hotpot-eval`): CoNLL-2012 coreference
+files (`read_conll`, `score_conll_files`, `format_scores`) and HotpotQA prediction files (`evaluate_files`).
 
 Layout: `#begin document (NAME); part 000` (or `#begin document NAME`) ... `#end document`, one token per line, the
 LAST column the coreference annotation: `(7` opens a mention of cluster 7, `7)` closes one, `(7)` is a one-token
 mention, `|` joins several, `-` means none; blank lines separate sentences. Cluster ids are shared across ALL blocks
 of a file, the cross-document practice (ECB+) (`shared_ids=False`: local to a block, as in within-document files).
 A mention is `(document key, start, end)`, token offsets over the whole block (end exclusive; the key is NAME for
-part 000, else "NAME; part NNN"): the scheme `coref_clusters` uses with doc_id as the key."""
+part 000, else "NAME; part NNN"): the scheme `coref.mentions.coref_clusters` uses with doc_id as the key."""
 
 from __future__ import annotations
 
-import itertools
 import os
 import re
-from collections.abc import Hashable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Hashable, Iterable
+from dataclasses import astuple, dataclass
 from pathlib import Path
-from typing import Any
 
+from ..coref.metrics import METRIC_NAMES, CorefScores, MentionKey, score_coreference
+from ..data.hotpotqa import load_hotpotqa
+from ..data.sources import read_json, require_path
+from ..multihop.metric import HotpotScores, evaluate
 from ..support.errors import DataError
-from .mentions import check_kind, check_mention
-from .metrics import CorefScores, MentionKey, score_coreference
 
 _BEGIN = "#begin document"
 _END = "#end document"
@@ -140,31 +141,35 @@ def score_conll_files(key_path: str | os.PathLike, response_path: str | os.PathL
     return score_coreference(key.clusters.values(), response.clusters.values(), remove_singletons=remove_singletons)
 
 
-def coref_clusters(rows: Iterable[Mapping[str, Any]], kind: str,
-                   assignment: Mapping[str, Hashable] | None = None) -> list[list[MentionKey]]:
-    """The `kind` mention clusters of COREF_FEATURES rows, mentions as `(doc_id, start, end)` over the whole document:
-    the gold key, or with `assignment` (mention_id -> predicted cluster label, for every mention) the response."""
-    check_kind(kind)
-    clusters: dict[Hashable, list[MentionKey]] = {}
-    unassigned, seen = [], set()
-    for row in rows:
-        starts = [0, *itertools.accumulate(len(sentence) for sentence in row["sentences"])]
-        for mention in row["mentions"]:
-            if mention["kind"] != kind:
-                continue
-            check_mention(row, mention)
-            mention_id = mention["mention_id"]
-            seen.add(mention_id)
-            if assignment is not None and mention_id not in assignment:
-                unassigned.append(mention_id)
-                continue
-            offset = starts[mention["sentence"]]
-            clusters.setdefault(mention["cluster_id"] if assignment is None else assignment[mention_id], []).append(
-                (row["doc_id"], offset + mention["start"], offset + mention["end"]))
-    if unassigned:
-        raise DataError(f"{len(unassigned)} {kind} mention(s) have no predicted cluster in the assignment, e.g. "
-                        f"{unassigned[:3]}; assign every mention (a singleton gets a label of its own)")
-    if unknown := [m for m in assignment or () if m not in seen]:
-        raise DataError(f"{len(unknown)} assigned mention id(s) are not {kind} mentions of these documents, e.g. "
-                        f"{unknown[:3]}")
-    return list(clusters.values())
+def format_scores(scores: CorefScores, title: str = "") -> str:
+    """A plain-text table: one row per metric with R, P and F1 in percent, then the CoNLL F1."""
+    lines = [*([title] if title else []), f"{'metric':<8}{'R':>8}{'P':>8}{'F1':>8}"]
+    lines += [f"{label:<8}" + "".join(f"{100 * value:>8.2f}" for value in astuple(getattr(scores, name)))
+              for name, label in METRIC_NAMES.items()]
+    return "\n".join([*lines, f"{'CoNLL':<8}{'':>8}{'':>8}{100 * scores.conll:>8.2f}"])
+
+
+def check_prediction(prediction: object, where: str) -> dict[str, dict]:
+    """The official prediction format, checked; a DataError names `where` (the file) and the first offending id."""
+    if not isinstance(prediction, dict) or not isinstance(prediction.get("answer"), dict) \
+            or not isinstance(prediction.get("sp"), dict):
+        raise DataError(f"{where}: expected a JSON object {{\"answer\": {{id: answer}}, \"sp\": {{id: [[title, "
+                        "sent_id], ...]}}}} (hotpot_evaluate_v1's prediction format).")
+    for qid, answer in prediction["answer"].items():
+        if not isinstance(answer, str):
+            raise DataError(f"{where}, answer of id {qid}: expected a string, got {type(answer).__name__}.")
+    for qid, facts in prediction["sp"].items():
+        if not isinstance(facts, list) or not all(
+                isinstance(f, list | tuple) and len(f) == 2 and isinstance(f[0], str) and isinstance(f[1], int)
+                for f in facts):
+            raise DataError(f"{where}, sp of id {qid}: expected a list of [title, sentence id] pairs, "
+                            f"got {facts!r:.80}.")
+    return prediction
+
+
+def evaluate_files(prediction_file: str | Path, gold_file: str | Path) -> HotpotScores:
+    """`evaluate` on a prediction file and a gold file in either HotpotQA layout (original `_id`, or Hugging Face)."""
+    path = require_path(prediction_file, what="HotpotQA prediction file",
+                        fix="write {\"answer\": {...}, \"sp\": {...}} as JSON")
+    prediction = check_prediction(read_json(path), str(path))
+    return evaluate(prediction, load_hotpotqa(gold_file))

@@ -6,10 +6,12 @@ import json
 
 import pytest
 
-from cdlm_nb.coref.conll import coref_clusters, document_key, read_conll, score_conll_files
+from cdlm_nb.coref.mentions import coref_clusters
 from cdlm_nb.coref.metrics import score_coreference
-from cdlm_nb.support.errors import ConfigError, DataError
+from cdlm_nb.support.errors import DataError
 from cdlm_nb.tooling.cli import main
+from cdlm_nb.tooling.official_files import document_key, format_scores, read_conll, score_conll_files
+from tests.coref.test_mentions import ROWS
 
 # Two documents in two blocks; cluster 1 ("Obama") crosses them, cluster 5 nests a mention inside another.
 TWO_BLOCKS = """\
@@ -71,51 +73,6 @@ def test_document_key_of_headers():
 
 
 # A tiny COREF_FEATURES corpus: two documents of one subtopic.
-ROWS = [
-    {
-        "doc_id": "1_1ecb", "topic": "1", "subtopic": "1_ecb", "sentence_ids": [0, 2],
-        "sentences": [["Lohan", "checked", "into", "rehab"], ["She", "entered", "rehab", "again"]],
-        "mentions": [
-            {"mention_id": "m1", "kind": "entity", "sentence": 0, "start": 0, "end": 1, "cluster_id": "LOHAN"},
-            {"mention_id": "m2", "kind": "event", "sentence": 0, "start": 1, "end": 3, "cluster_id": "CHECKIN"},
-            {"mention_id": "m3", "kind": "entity", "sentence": 0, "start": 3, "end": 4, "cluster_id": "REHAB"},
-            {"mention_id": "m4", "kind": "entity", "sentence": 1, "start": 0, "end": 1, "cluster_id": "LOHAN"},
-            {"mention_id": "m5", "kind": "event", "sentence": 1, "start": 1, "end": 2, "cluster_id": "CHECKIN"},
-            {"mention_id": "m6", "kind": "entity", "sentence": 1, "start": 2, "end": 3, "cluster_id": "REHAB"},
-        ],
-    },
-    {
-        "doc_id": "1_2ecb", "topic": "1", "subtopic": "1_ecb", "sentence_ids": [1],
-        "sentences": [["Lindsay", "Lohan", "went", "to", "rehab"]],
-        "mentions": [
-            {"mention_id": "n1", "kind": "entity", "sentence": 0, "start": 0, "end": 2, "cluster_id": "LOHAN"},
-            {"mention_id": "n2", "kind": "event", "sentence": 0, "start": 2, "end": 3, "cluster_id": "CHECKIN"},
-            {"mention_id": "n3", "kind": "entity", "sentence": 0, "start": 4, "end": 5, "cluster_id": "REHAB2"},
-        ],
-    },
-]
-
-
-def test_coref_clusters_gold_and_predicted():
-    assert coref_clusters(ROWS, "event") == [[("1_1ecb", 1, 3), ("1_1ecb", 5, 6), ("1_2ecb", 2, 3)]]
-    # document-level offsets: sentence 1 of 1_1ecb starts at token 4
-    gold_entities = coref_clusters(ROWS, "entity")
-    assert gold_entities[0] == [("1_1ecb", 0, 1), ("1_1ecb", 4, 5), ("1_2ecb", 0, 2)]
-    predicted = coref_clusters(ROWS, "event", {"m2": "x", "m5": "y", "n2": "x"})
-    assert predicted == [[("1_1ecb", 1, 3), ("1_2ecb", 2, 3)], [("1_1ecb", 5, 6)]]
-
-
-def test_coref_clusters_rejects_incomplete_or_foreign_assignments():
-    with pytest.raises(DataError, match="1 event mention"):
-        coref_clusters(ROWS, "event", {"m2": "x", "m5": "y"})
-    with pytest.raises(DataError, match="not event mentions"):
-        coref_clusters(ROWS, "event", {"m2": "x", "m5": "y", "n2": "x", "m1": "z"})
-    with pytest.raises(ConfigError):
-        coref_clusters(ROWS, "events")
-
-
-# ROWS' tokens (columns doc_id, sentence_id, token index, token) with the entity key and a response, as CoNLL
-# coreference columns: the key's clusters 0, 1, 2 are coref_clusters' LOHAN, REHAB, REHAB2.
 ROWS_TOKENS = [
     ("1_1ecb 0 0 Lohan", "(0)", "(0)"), ("1_1ecb 0 1 checked", "-", "-"), ("1_1ecb 0 2 into", "-", "-"),
     ("1_1ecb 0 3 rehab", "(1)", "(1)"), None,
@@ -217,3 +174,10 @@ def test_score_coref_cli_reports_bad_input(tmp_path, capsys):
     key.write_text(TWO_BLOCKS)
     assert main(["score-coref", str(key), str(tmp_path / "missing.conll")]) == 2
     assert "missing.conll" in capsys.readouterr().err
+
+
+def test_format_scores_lists_every_metric():
+    text = format_scores(score_coreference([list("abc"), list("defg")], [list("ab"), list("cd"), list("fghi")]))
+    assert "MUC        40.00   40.00   40.00" in text
+    assert "CEAF-e     65.00   43.33   52.00" in text
+    assert text.splitlines()[-1].split() == ["CoNLL", "45.82"]
