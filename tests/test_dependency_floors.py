@@ -38,6 +38,9 @@ FLOOR_APIS: dict[str, list[tuple[str, str, str]]] = {
     "huggingface-hub": [
         (r"\(\"httpx\", \"TransportError\"\)", "1.0", "huggingface_hub's httpx transport (requests before 1.0)"),
     ],
+    "adjustText": [
+        (r"\bprevent_crossings=", "1.3", "adjustText.adjust_text(prevent_crossings=...)"),
+    ],
 }
 
 

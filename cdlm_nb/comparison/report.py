@@ -96,46 +96,6 @@ def pareto_front(systems: Mapping[str, System], rows) -> list[str]:
     return sorted(front, key=lambda name: -points[name][0])
 
 
-def spread_labels(anchors, sizes) -> list[tuple[float, float]]:
-    """Lower-left corners of label boxes (display units; `sizes`: width, height), none overlapping: a box starts at
-    its anchor, else moves up or down in steps of the tallest box to the nearest free place, so labels of (nearly)
-    coinciding points stack. Placed from the lowest anchor up, the result does not depend on the input order."""
-    anchors, sizes = np.asarray(anchors, float).reshape(-1, 2), np.asarray(sizes, float).reshape(-1, 2)
-    step = float(sizes[:, 1].max()) * 1.15 if len(sizes) else 1.0
-    placed: list[tuple[float, float, float, float]] = []
-    corners: list[tuple[float, float]] = [(0.0, 0.0)] * len(anchors)
-    for i in sorted(range(len(anchors)), key=lambda i: (anchors[i][1], anchors[i][0], i)):
-        (x, y), (width, height) = anchors[i], sizes[i]
-        for shift in (0, *(sign * k for k in range(1, 4 * len(anchors) + 2) for sign in (1, -1))):
-            top = y + shift * step
-            if not any(x < px + pw and px < x + width and top < py + ph and py < top + height
-                       for px, py, pw, ph in placed):
-                break
-        placed.append((x, top, width, height))
-        corners[i] = (float(x), float(top))
-    return corners
-
-
-def _label_points(ax, points, labels, fontsize: float = 7) -> None:
-    """`labels` just right of and above `points` (data coordinates), stacked by `spread_labels`; a moved label gets a
-    leader line. Call once the axes' limits and layout are final."""
-    fig = ax.figure
-    renderer = fig.canvas.get_renderer()
-    probes = [ax.text(0, 0, label, fontsize=fontsize) for label in labels]
-    sizes = [(box.width, box.height) for box in (probe.get_window_extent(renderer) for probe in probes)]
-    for probe in probes:
-        probe.remove()
-    points = np.asarray(points, float).reshape(-1, 2)
-    pixels = ax.transData.transform(points)
-    pad = 4 * fig.dpi / 72  # 4 points right of and above the marker
-    for point, (px, py), (cx, cy), label in zip(points, pixels, spread_labels(pixels + pad, sizes), labels):
-        moved = abs(cy - py - pad) > 0.5  # a moved label steps right too, so its leader line shows
-        offset = ((cx - px) * 72 / fig.dpi + 8 * moved, (cy - py) * 72 / fig.dpi)  # points: right at any dpi
-        ax.annotate(label, tuple(point), xytext=offset, textcoords="offset points", fontsize=fontsize, va="bottom",
-                    ha="left", arrowprops={"arrowstyle": "-", "lw": 0.5, "color": "#777777", "shrinkA": 1,
-                                           "shrinkB": 3, "relpos": (0, 0.5)} if moved else None)
-
-
 def learned_systems(systems: Mapping[str, System], rows) -> tuple[dict[str, System], list[str]]:
     """(the systems above the reference rows on accuracy and F1, the lines naming the others, which are left out of
     rankings, the Pareto front and claims)."""
@@ -150,6 +110,7 @@ def pareto_figure(systems: Mapping[str, System], rows) -> "Figure":
     """Accuracy against inference seconds per pair (log), the Pareto front of the systems that learned something
     joined, the others in grey, the majority-class accuracy as a line."""
     import matplotlib.pyplot as plt
+    from adjustText import adjust_text
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     cost = {name: 1 / s.pairs_per_second for name, s in systems.items()}
@@ -167,7 +128,14 @@ def pareto_figure(systems: Mapping[str, System], rows) -> "Figure":
     ax.margins(x=0.25, y=0.2)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    _label_points(ax, [(cost[n], accuracy[n]) for n in systems], [s.label for s in systems.values()])
+    # Labels right of and above their points, pushed apart by adjustText once the layout is final, a leader line to
+    # a moved one; a fixed number of steps, so the same figure every run. It pushes two labels apart along the
+    # difference of their positions: the 1e-6 steps let labels at one accuracy part vertically, not only sideways.
+    # prevent_crossings (swapping labels after the push) can leave two overlapping, so it is off.
+    texts = [ax.text(cost[n], accuracy[n] + 1e-6 * i, s.label, fontsize=7, ha="left", va="bottom")
+             for i, (n, s) in enumerate(systems.items())]
+    adjust_text(texts, ax=ax, iter_lim=500, prevent_crossings=False,
+                arrowprops={"arrowstyle": "-", "lw": 0.5, "color": "#777777", "shrinkB": 3})
     return fig
 
 

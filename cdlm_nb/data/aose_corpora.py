@@ -2,9 +2,9 @@
 
 Each loader returns `classification_features(label_names)` rows (`text`, `label`), label names sorted so that ids
 never depend on file order. `path=None` reads the hub copy (IMDB, and 20 Newsgroups' cleaned version AoSE uses);
-MIND is not on the hub. Newsgroups posts lose their header, quotes and footer, in that order, by the rules of
-scikit-learn's `fetch_20newsgroups(remove=...)` (AoSE's "cleaned version"); MIND's `min_per_label` drops (and logs)
-rare topics, as AoSE drops those with fewer than 3.
+MIND is not on the hub. Newsgroups' `remove` strips "headers", "quotes" and/or "footers" as scikit-learn's
+`fetch_20newsgroups(remove=...)` does (default: all three, AoSE's "cleaned version"); MIND's `min_per_label` drops
+(and logs) rare topics, as AoSE drops those with fewer than 3.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import csv
 import logging
 import re
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 
 from datasets import Dataset
@@ -32,6 +33,7 @@ NEWSGROUPS_MANUAL = ("Download 20 Newsgroups (e.g. 20news-bydate-train from http
 MIND_MANUAL = ("Download MIND (https://msnews.github.io, e.g. MINDsmall_train.zip), unpack it under data/ and call "
                "load_mind('data/MINDsmall_train/news.tsv').")
 
+NEWSGROUPS_PARTS = ("headers", "quotes", "footers")  # what `remove` may strip, in the order it is applied
 MIND_COLUMNS = ("news_id", "category", "subcategory", "title", "abstract", "url", "title_entities", "abstract_entities")
 
 _BR_TAG = re.compile(r"<br\s*/?>", flags=re.IGNORECASE)
@@ -95,9 +97,16 @@ def strip_newsgroup_footer(text: str) -> str:
     return text
 
 
-def load_newsgroups(path: str | Path | None = None, *, split: str = "train") -> Dataset:
-    """20 Newsgroups posts labelled by group, from the folder `path` (`<group>/<post>`, both in name order; header,
-    quotes and footer stripped), or if None the hub split."""
+_STRIPPERS = {"headers": strip_newsgroup_header, "quotes": strip_newsgroup_quotes, "footers": strip_newsgroup_footer}
+
+
+def load_newsgroups(path: str | Path | None = None, *, remove: Iterable[str] = NEWSGROUPS_PARTS,
+                    split: str = "train") -> Dataset:
+    """20 Newsgroups posts labelled by group, from the folder `path` (`<group>/<post>`, both in name order), or if
+    None the hub split."""
+    requested = {remove} if isinstance(remove, str) else set(remove)
+    if requested - set(NEWSGROUPS_PARTS):
+        raise ConfigError(f"remove may hold {NEWSGROUPS_PARTS}; got {sorted(requested - set(NEWSGROUPS_PARTS))}.")
     if path is None:
         raw = load_hub_split(NEWSGROUPS_HUB_ID, split=split, manual=NEWSGROUPS_MANUAL)
         return _dataset([text.strip() for text in raw["text"]], list(raw["label_text"]))
@@ -105,7 +114,7 @@ def load_newsgroups(path: str | Path | None = None, *, split: str = "train") -> 
     groups = sorted(item for item in root.iterdir() if item.is_dir() and not item.name.startswith("."))
     if not groups:
         raise DataError(f"{root} holds no group folders. {NEWSGROUPS_MANUAL}")
-    texts, labels = [], []
+    strippers, texts, labels = [_STRIPPERS[part] for part in NEWSGROUPS_PARTS if part in requested], [], []
     for group in groups:
         for post in sorted(item for item in group.iterdir() if item.is_file() and not item.name.startswith(".")):
             data = post.read_bytes()  # UTF-8 where valid, else Latin-1 (Usenet posts mix encodings; it never fails)
@@ -113,7 +122,9 @@ def load_newsgroups(path: str | Path | None = None, *, split: str = "train") -> 
                 text = data.decode("utf-8")
             except UnicodeDecodeError:
                 text = data.decode("latin-1")
-            texts.append(strip_newsgroup_footer(strip_newsgroup_quotes(strip_newsgroup_header(text))).strip())
+            for strip in strippers:
+                text = strip(text)
+            texts.append(text.strip())
             labels.append(group.name)
     return _dataset(texts, labels)
 

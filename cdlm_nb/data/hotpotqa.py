@@ -30,7 +30,8 @@ HOTPOTQA_MANUAL = ("Download hotpot_dev_distractor_v1.json (and hotpot_train_v1.
 def make_record_id(question: str, titles: list[str]) -> str:
     """A stable id for a record that has none: "sha1:" + 24 hex digits of the question and its context titles (its
     content only, so the same in any file, order or subset)."""
-    return "sha1:" + hashlib.sha1("\n".join([question, *titles]).encode("utf-8")).hexdigest()[:24]
+    digest = hashlib.sha1("\n".join([question, *titles]).encode("utf-8")).hexdigest()
+    return f"sha1:{digest[:24]}"
 
 
 def _require(record: dict, field: str, kind: type, where: str):
@@ -49,7 +50,8 @@ def invalid_supporting_facts(row: dict) -> list[tuple[str, int]]:
 
 
 def _convert(record: object, where: str) -> dict:
-    """Either layout -> schema row, told apart by `context`'s type; missing answer, type and level are "" (test set)."""
+    """Either layout -> schema row, told apart by the type of `context`; `answer`, `type` and `level` default to ""
+    (the test set has no answers)."""
     if not isinstance(record, dict):
         raise DataError(f"{where}: expected a JSON object, got {type(record).__name__}.")
     original = not isinstance(record.get("context"), dict)
@@ -90,9 +92,9 @@ def _read_file(path: Path) -> list[dict]:
     return [_convert(record, f"{path}, record {index}") for index, record in enumerate(records)]
 
 
-def load_hotpotqa(path: str | Path | None = None, *, split: str = "validation") -> Dataset:
+def load_hotpotqa(path: str | Path | None = None, *, split: str = "validation", strict: bool = False) -> Dataset:
     """HotpotQA records from a JSON (list of records) or JSON-lines file, a folder's *.json / *.jsonl files (in name
-    order), or when `path` is None the hub split `split`."""
+    order), or when `path` is None the hub split `split`. Invalid supporting facts raise with `strict=True`."""
     if path is None:
         source = f"hub:{HOTPOTQA_HUB_ID}/{HOTPOTQA_HUB_CONFIG}/{split}"
         raw = load_hub_split(HOTPOTQA_HUB_ID, config=HOTPOTQA_HUB_CONFIG, split=split, manual=HOTPOTQA_MANUAL)
@@ -105,7 +107,15 @@ def load_hotpotqa(path: str | Path | None = None, *, split: str = "validation") 
             raise DataError(f"{source} holds no *.json or *.jsonl file. {HOTPOTQA_MANUAL}")
         rows = [row for file in files for row in _read_file(file)]
     require_unique((row["id"] for row in rows), source=source, field="id")
-    if invalid := sum(len(invalid_supporting_facts(row)) for row in rows):
+    invalid = 0
+    for row in rows:
+        facts = invalid_supporting_facts(row)
+        if facts and strict:
+            raise DataError(f"{source}, record {row['id']}: supporting fact ({facts[0][0]!r}, sentence {facts[0][1]}) "
+                            "is not in the record's context. Fix the record, or load with strict=False to keep and "
+                            "count such facts.")
+        invalid += len(facts)
+    if invalid:
         log.warning("HotpotQA %s: %d supporting facts point outside their record's context (kept as they are; "
                     "list them with invalid_supporting_facts).", source, invalid)
     return Dataset.from_list(rows, features=QA_FEATURES)

@@ -130,14 +130,16 @@ def test_newsgroups_sample_cleaned(shared_data):
 
 
 def test_newsgroups_sample_raw_and_headers_only(shared_data):
-    raw = (shared_data / NEWSGROUPS / "alt.atheism" / "51121").read_text(encoding="latin-1")
-    assert raw.startswith("Xref: cantaloupe.srv.cs.cmu.edu alt.atheism:51121")
-    body = strip_newsgroup_header(raw).strip()
+    raw = load_newsgroups(shared_data / NEWSGROUPS, remove=())
+    assert raw[0]["text"].startswith("Xref: cantaloupe.srv.cs.cmu.edu alt.atheism:51121")
+    body = strip_newsgroup_header(raw[0]["text"])
     assert body.startswith("In article <N4HY.93Apr5120934@harder.ccr-p.ida.org>")
     assert body.endswith("Yorktown Heights, NY  10598")
 
 
-def test_newsgroups_without_group_folders(tmp_path):
+def test_newsgroups_bad_options_and_folders(tmp_path):
+    with pytest.raises(ConfigError, match="signatures"):
+        load_newsgroups(tmp_path, remove=["signatures"])
     with pytest.raises(DataError, match="no group folders"):
         load_newsgroups(tmp_path)
 
@@ -147,7 +149,7 @@ def test_newsgroups_fixture_labels_sorted(tmp_path):
         (tmp_path / group).mkdir()
         (tmp_path / group / "1").write_bytes(text.encode("latin-1"))
     (tmp_path / "sci.space" / "2").write_bytes("Subject: z\n\nCaf\xe9.".encode("latin-1"))
-    posts = load_newsgroups(tmp_path)
+    posts = load_newsgroups(tmp_path, remove=["headers"])
     assert posts.features["label"].names == ["alt.atheism", "sci.space"]
     assert posts["text"] == ["God?", "Orbit.", "Café."]
     assert posts["label"] == [0, 1, 1]

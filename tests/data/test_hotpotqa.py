@@ -77,6 +77,12 @@ def test_invalid_supporting_facts_are_kept_and_counted(tmp_path, caplog):
     assert "2 supporting facts point outside" in caplog.text
 
 
+def test_strict_mode_names_the_record(tmp_path):
+    path = _write(tmp_path, [_original_record("bad-one", facts=[("Beta", 5)])])
+    with pytest.raises(DataError, match=r"record bad-one: supporting fact \('Beta', sentence 5\)"):
+        load_hotpotqa(path, strict=True)
+
+
 def _hf_record(record_id, level):
     return {"id": record_id, "question": "Q?", "answer": "A", "type": "bridge", "level": level,
             "supporting_facts": {"title": ["T"], "sent_id": [0]}, "context": {"title": ["T"], "sentences": [["S0."]]}}
