@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .finetuning import LOOP_VERSION, Epoch, cpu_state
 from .profiles import SearchSpace
 from .verdicts import flat
+from .widgets import blank_missing
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -233,7 +234,7 @@ def space_table(results: dict[str, SearchResult], labels: Callable[[str], str] =
                                        f"{'*' if (rate, p.epoch) == chosen else ''}" for p in points},
                 "chosen recipe": r.chosen.describe(), "search s": round(r.search_seconds, 1),
                 "chosen's training s": round(r.train_seconds, 1), "from cache": r.cached}
-    return pd.DataFrame(rows).T.fillna("")
+    return blank_missing(pd.DataFrame(rows).T)
 
 
 def search_metrics(prefix: str, results: dict[str, SearchResult]) -> dict[str, float]:

@@ -25,6 +25,13 @@ def say(*texts: str | Iterable[str], width: int = 120) -> None:
               if line.strip() else line)
 
 
+def blank_missing(table: Any) -> Any:
+    """`table` with its missing cells shown blank: a float column with gaps becomes `object` first (pandas no longer
+    fills floats with a string), every other column keeps its dtype, so the table prints as before."""
+    return table.apply(lambda column: column.astype(object).fillna("") if column.dtype.kind == "f"
+                       and column.isna().any() else column.fillna(""))
+
+
 def show(result: Any) -> None:
     """Display a render's result, a table's `attrs["caption"]` under it; a Figure is then closed (not shown twice)."""
     from IPython.display import display

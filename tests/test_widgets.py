@@ -147,3 +147,19 @@ def test_say_wraps_long_lines_under_their_bullet_and_splits_no_token(capsys):
     assert all(len(line) <= 120 for line in lines if token not in line) and token in "".join(lines)
     assert lines[0].startswith("- word") and lines[1].startswith("  word") and "short" in lines
     assert lines[-1] == "end" and lines[-2].endswith(token)
+
+
+def test_blank_missing_blanks_gaps_and_keeps_every_other_column_as_it_prints():
+    import warnings
+
+    import pandas as pd
+
+    from cdlm_nb.widgets import blank_missing
+
+    table = pd.DataFrame.from_dict({"a": {"x": 0.286, "gap": 2.0, "n": 3, "s": "reads"}, "b": {"x": 1.5, "n": 4}},
+                                   orient="index")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # pandas' FutureWarning on filling floats with a string
+        shown = blank_missing(table)
+    assert shown.loc["b", "gap"] == "" and shown.loc["b", "s"] == "" and shown.loc["a", "gap"] == 2.0
+    assert shown["x"].dtype == table["x"].dtype and shown["n"].dtype == table["n"].dtype  # "1.500", not "1.5"

@@ -24,6 +24,7 @@ from ..support.errors import DataError
 from ..support.progress import progress
 from ..variants import attention_pattern_of, display_name
 from ..verdicts import flat
+from ..widgets import blank_missing
 from .bootstrap import ratio_interval
 from .evaluate import with_start
 from .fact_tokens import located_statements, per_world_row
@@ -177,7 +178,7 @@ def copy_table(gains: Mapping[str, CopyGain], reference: str = "cdlm", n_resampl
         if reference in gains and variant != reference:
             diff, low, high = paired_gain_difference(r, gains[reference], n_resamples)
             row[f"− {display_name(reference)}"] = f"{diff:+.3f} ({low:+.3f} to {high:+.3f})"
-    return pd.DataFrame.from_dict(rows, orient="index").fillna("")
+    return blank_missing(pd.DataFrame.from_dict(rows, orient="index"))
 
 
 def copy_metrics(gains: Mapping[str, CopyGain]) -> dict[str, float]:

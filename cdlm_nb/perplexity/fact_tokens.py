@@ -19,6 +19,7 @@ from ..inputs import PackedExample
 from ..masking import IGNORE_INDEX
 from ..pretraining.heldout import EVAL_MASK_SEED
 from ..variants import display_name
+from ..widgets import blank_missing
 from .bootstrap import PerplexityResult, cluster_result, lower_reading, paired_difference
 from .evaluate import require_doc_ids, scored_rows
 
@@ -107,7 +108,7 @@ def fact_table(results: Results, reference: str = "cdlm", n_resamples: int = 100
             if (name, variant) in differences:
                 diff, low, high = differences[name, variant]
                 row[(group, f"− {display_name(reference)}")] = f"{diff:+.2f} ({low:+.2f} to {high:+.2f})"
-    return pd.DataFrame.from_dict(rows, orient="index").fillna("")
+    return blank_missing(pd.DataFrame.from_dict(rows, orient="index"))
 
 
 def fact_metrics(results: Results) -> dict[str, float]:
