@@ -75,13 +75,15 @@ def _newsgroups_root(folder: Path) -> Path:
 
 
 def load_corpus(name: str, folder: str | os.PathLike) -> Dataset:
-    """Corpus `name` ("imdb", "20ng" or "mind", as `classification_splits` checks) from a DATA_DIR-layout folder."""
+    """Corpus `name` ("imdb", "20ng" or "mind") from a DATA_DIR-layout folder."""
     folder = Path(folder)
     if name == "imdb":
         return load_imdb(_one(folder / "imdb", "*.csv", "IMDB"))
     if name == "20ng":
         return load_newsgroups(_newsgroups_root(folder))
-    return load_mind(_one(folder / "mind", "*news*.tsv", "MIND"), min_per_label=MIND_MIN_PER_LABEL)
+    if name == "mind":
+        return load_mind(_one(folder / "mind", "*news*.tsv", "MIND"), min_per_label=MIND_MIN_PER_LABEL)
+    raise ConfigError(f"unknown corpus {name!r}; choose from {CORPORA[:3]} (or 'world' without DATA_DIR).")
 
 
 def _drop_empty(data: Dataset, notes: list[str], what: str) -> Dataset:

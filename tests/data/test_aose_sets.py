@@ -65,3 +65,8 @@ def test_bad_folders_name_what_is_missing(tmp_path):
         classification_splits(get_profile("smoke"), "reuters", tmp_path)
     with pytest.raises(ConfigError, match="TEST_DIR needs DATA_DIR"):
         classification_splits(get_profile("smoke"), "imdb", None, tmp_path)
+
+
+def test_an_unknown_corpus_is_an_error_that_names_the_choices(tmp_path):
+    with pytest.raises(ConfigError, match="unknown corpus 'yelp'; choose from"):
+        load_corpus("yelp", tmp_path)
