@@ -164,7 +164,7 @@ def qa_rows(subtopics: list[Subtopic], n_distractors: int, rng: random.Random,
     name and the same comparison as a yes/no question (HotpotQA types both "comparison")."""
     articles = {s.id: article_paragraph(s) for s in subtopics}
     profiles = {(s.id, s.etype.bridge.key): Paragraph(p.title, p.sentences, {a: i for a, (i, _) in p.answers.items()})
-                for s in subtopics if s.etype.bridge and (p := s.facts[s.etype.bridge.key].profile)}
+                for s in subtopics if s.etype.bridge for p in [s.facts[s.etype.bridge.key].profile]}
     every = list(articles.values()) + list(profiles.values())
 
     def distractors(gold: list[Paragraph], first: list[Paragraph]) -> list[Paragraph]:
