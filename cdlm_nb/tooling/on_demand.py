@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,10 +26,10 @@ from ..widgets import say
 if TYPE_CHECKING:
     from ..data.corpora import PretrainingClusters
     from ..encoders import Encoder
+    from ..pretraining.stages import Echo
     from ..profiles import Profile
     from ..variants import PretrainResult
 
-Echo = Callable[[str], object]
 
 #: Seconds notebook 02's work takes when a later notebook builds it, on a 2-core x86-64 CPU: "start" is the corpus,
 #: the starting model and the base stages (`cpu`: the two shipped with the package, copied), then each model with
@@ -123,7 +123,7 @@ def ensure_pretrained(run_dir: str | os.PathLike, profile: "Profile", wanted: Co
 
 def pretrain_variants(profile: "Profile", encoder: Encoder, clusters: "PretrainingClusters",
                       run_dir: str | os.PathLike, resume: bool = True, pretrain_steps: int | None = None,
-                      echo: Callable[[str], object] = say, only: Collection[str] | None = None) -> list[PretrainResult]:
+                      echo: Echo = say, only: Collection[str] | None = None) -> list[PretrainResult]:
     """Notebook 02's loop over the variants, for a later notebook building what it lacks (`only`)."""
     from ..pretraining.stages import notebook_steps, reuse_or_pretrain, with_steps, without_pretraining
 
