@@ -190,7 +190,7 @@ class CellProgress:
         self.start = self.last_line = clock()
         self.count = 0
         self.cell_start = self.start
-        self._running: threading.Event | None = None
+        self._running: tuple[threading.Event, threading.Thread] | None = None
 
     def _beat(self, number: int, stop: threading.Event) -> None:
         while not stop.wait(self.heartbeat):
@@ -200,9 +200,12 @@ class CellProgress:
             self.last_line = now
 
     def stop(self) -> None:
-        """End the heartbeat of the running cell, if any (also called when a notebook fails)."""
+        """End the heartbeat of the running cell, if any (also called when a notebook fails); waits for its thread, so
+        no heartbeat line can follow the cell's end."""
         if self._running is not None:
-            self._running.set()
+            stop, thread = self._running
+            stop.set()
+            thread.join()
             self._running = None
 
     def _maybe_echo(self, text: str) -> None:
@@ -217,8 +220,9 @@ class CellProgress:
         self.cell_start = self.clock()
         self._maybe_echo("running")
         if self.heartbeat > 0:
-            self._running = threading.Event()
-            threading.Thread(target=self._beat, args=(self.count, self._running), daemon=True).start()
+            stop = threading.Event()
+            self._running = (stop, threading.Thread(target=self._beat, args=(self.count, stop), daemon=True))
+            self._running[1].start()
 
     def on_cell_executed(self, cell=None, cell_index=None, **_) -> None:
         self.stop()
